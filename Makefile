@@ -1,0 +1,123 @@
+# Arbiter - build, test, bench, install.
+#
+#   make              build/libarbiter.a and build/arbiter
+#   make test         install missing Debian packages, build, run unit and command-line tests
+#   make demo         run the bundled example
+#   make bench        print throughput figures (not a test)
+#   make SANITIZE=address,undefined test    the same tests under ASan/UBSan (in build-san/)
+#   make WERROR=1     warnings are errors (CI)
+#   make install PREFIX=/usr/local DESTDIR=   make uninstall   make clean   make fmt
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+CFLAGS ?= -O2 -g
+LDFLAGS ?=
+
+PKGS = libcjson libpcre2-8 libcrypto libcurl sqlite3
+# Debian packages a build and its tests need: make deps installs the missing ones.
+DEB_PACKAGES = pkg-config libcjson-dev libpcre2-dev libssl-dev libcurl4-openssl-dev \
+               libsqlite3-dev libcriterion-dev
+
+ifdef SANITIZE
+BUILD ?= build-san
+SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD ?= build
+SAN_FLAGS =
+endif
+
+WARN = -Wall -Wextra -pedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wno-unused-parameter
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+# Recursive (=) so pkg-config runs when a recipe needs it, after make deps.
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude $(WARN) $(SAN_FLAGS) $(CFLAGS) \
+             $(PKG_CFLAGS)
+ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+
+LIB_SRC = $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c)))
+CLI_SRC = $(sort $(wildcard src/cli/*.c))
+TEST_SRC = $(sort $(wildcard tests/unit/*.c))
+BENCH_SRC = $(sort $(wildcard bench/*.c))
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+.PHONY: all deps test check test-unit test-cli demo bench clean install uninstall fmt \
+        valgrind test-schema-suite
+
+all: $(BUILD)/libarbiter.a $(BUILD)/arbiter
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libarbiter.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $(LIB_OBJ)
+
+$(BUILD)/arbiter: $(CLI_OBJ) $(BUILD)/libarbiter.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libarbiter.a $(PKG_LIBS)
+
+$(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libarbiter.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libarbiter.a $(PKG_LIBS) -lcriterion
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libarbiter.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libarbiter.a $(PKG_LIBS)
+
+deps:
+	@sh tools/deps.sh $(DEB_PACKAGES)
+
+# The sub-make runs after deps, so pkg-config sees freshly installed packages.
+test: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/unit-tests
+	@$(MAKE) --no-print-directory test-unit test-cli
+
+check: test
+
+test-unit:
+	ARBITER_SHARED=$(CURDIR)/../shared $(BUILD)/unit-tests --jobs=2
+
+test-cli:
+	@sh tests/cli/run.sh $(BUILD)/arbiter
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh examples/demo.sh $(BUILD)/arbiter
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+	@for b in $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%); do echo "== $$b"; $$b || exit 1; done
+
+valgrind: deps
+	@$(MAKE) --no-print-directory all
+	@VALGRIND="valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect -q" \
+	    sh tests/cli/run.sh $(BUILD)/arbiter
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/arbiter
+	install -m 755 $(BUILD)/arbiter $(DESTDIR)$(BINDIR)/arbiter
+	install -m 644 $(BUILD)/libarbiter.a $(DESTDIR)$(LIBDIR)/libarbiter.a
+	install -m 644 include/arbiter/*.h $(DESTDIR)$(INCLUDEDIR)/arbiter/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/arbiter $(DESTDIR)$(LIBDIR)/libarbiter.a
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/arbiter
+
+fmt:
+	clang-format -i $(LIB_SRC) $(CLI_SRC) $(TEST_SRC) $(BENCH_SRC) include/arbiter/*.h
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,49 @@
+/*
+ * buf.h - a growable byte buffer with a hard cap (after curl's dynbuf).
+ *
+ * Used for HTTP bodies, prompts, canonical JSON and reports, so that a runaway
+ * input cannot eat the machine.  The buffer is always NUL-terminated once
+ * anything has been added.  The struct is caller-owned; arb_buf_release()
+ * frees the storage, arb_buf_detach() hands it over.
+ */
+#ifndef ARBITER_BUF_H
+#define ARBITER_BUF_H
+
+#include <stddef.h>
+
+#include "arbiter/status.h"
+
+struct arb_buf {
+    char *ptr;     /* NULL until the first append */
+    size_t len;    /* bytes in use, not counting the terminating NUL */
+    size_t cap;    /* bytes allocated */
+    size_t toobig; /* len may never reach this; 0 means SIZE_MAX */
+};
+
+/* Set up an empty buffer that refuses to grow to toobig bytes or more. */
+void arb_buf_init(struct arb_buf *b, size_t toobig);
+
+/* Free the storage; the buffer is empty and reusable afterwards. */
+void arb_buf_release(struct arb_buf *b);
+
+/* Forget the contents but keep the storage. */
+void arb_buf_reset(struct arb_buf *b);
+
+/* Append bytes.  ARB_ENOMEM on allocation failure, ARB_ETOOBIG past the cap. */
+enum arb_status arb_buf_add(struct arb_buf *b, const void *data, size_t len);
+enum arb_status arb_buf_adds(struct arb_buf *b, const char *s);
+enum arb_status arb_buf_addc(struct arb_buf *b, char c);
+enum arb_status arb_buf_printf(struct arb_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/*
+ * Hand the storage to the caller (who frees it with free()) and leave the
+ * buffer empty.  Returns an allocated "" for a buffer that never grew; NULL
+ * only when that allocation fails.  *len_out, when given, receives the length.
+ */
+char *arb_buf_detach(struct arb_buf *b, size_t *len_out);
+
+#endif

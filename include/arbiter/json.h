@@ -1,0 +1,77 @@
+/*
+ * json.h - JSON parsing with located errors, RFC 8785 canonicalization and
+ * deep equality, on top of cJSON.
+ *
+ * cJSON (1.7.15) is the parser, but it has limits Arbiter handles on purpose:
+ *  - a "\u0000" escape truncates the string it is in: arb_json_parse refuses
+ *    such input (ARB_EPARSE, "string contains \u0000") rather than compare a
+ *    silently shortened value;
+ *  - duplicate object keys are kept: arb_json_parse refuses them when
+ *    ARB_JSON_NO_DUPLICATES is given (RFC 8785 and I-JSON require it);
+ *  - numbers that overflow a double (1e400) become inf: refused as ARB_EPARSE;
+ *  - nesting deeper than CJSON_NESTING_LIMIT (1000) fails to parse: reported
+ *    as ARB_ETOOBIG with its location, never a stack overflow;
+ *  - cJSON does not check UTF-8: arb_json_parse does.
+ * cJSON's printer is not canonical (it loses digits of 9007199254740992), so
+ * canonical output is produced here, never by cJSON_Print.
+ *
+ * Ownership: every cJSON tree returned is the caller's, freed with cJSON_Delete.
+ */
+#ifndef ARBITER_JSON_H
+#define ARBITER_JSON_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "arbiter/buf.h"
+#include "arbiter/status.h"
+
+enum arb_json_flags {
+    ARB_JSON_NO_DUPLICATES = 1 << 0, /* duplicate keys in an object are an error */
+    ARB_JSON_ALLOW_BOM = 1 << 1      /* skip a leading UTF-8 byte order mark */
+};
+
+/*
+ * Parse text[0..len) as one JSON value (surrounding white space allowed).
+ * On failure returns ARB_EPARSE or ARB_ETOOBIG and writes
+ * "line L, column C: what was wrong" into err (columns count code points, from 1).
+ * *out is set only on success.
+ */
+enum arb_status arb_json_parse(const char *text, size_t len, unsigned flags, cJSON **out,
+                               struct arb_err *err);
+
+/*
+ * Append the RFC 8785 (JCS) canonical form of v to out: object members sorted
+ * by the UTF-16 code units of their names, no white space, ECMAScript number
+ * form, minimal string escapes.  ARB_ESCHEMA for a non-finite number,
+ * ARB_ENOMEM / ARB_ETOOBIG from the buffer.
+ */
+enum arb_status arb_jcs_write(const cJSON *v, struct arb_buf *out, struct arb_err *err);
+
+/* As arb_jcs_write, into a malloc'd string the caller frees (*len_out optional). */
+enum arb_status arb_jcs_string(const cJSON *v, char **out, size_t *len_out, struct arb_err *err);
+
+/*
+ * Write d in ECMAScript Number::toString form (shortest round-trip digits:
+ * 1e+21, 1e-7, 0.000001, 333333333.3333333, -0 as "0") into out, which must
+ * hold at least ARB_JSON_NUMBER_MAX bytes.  d must be finite.  Returns length.
+ */
+#define ARB_JSON_NUMBER_MAX 32
+size_t arb_json_number_format(double d, char *out);
+
+/*
+ * Deep equality as JSON values: numbers by numeric value (1 == 1.0), objects
+ * regardless of member order, arrays in order, strings by bytes.  Booleans
+ * are not numbers.  Returns 1 when equal, 0 otherwise.
+ */
+int arb_json_equal(const cJSON *a, const cJSON *b);
+
+/*
+ * Resolve an RFC 6901 JSON pointer ("" is the whole document, "/a/0/b~1c").
+ * Returns the node (borrowed from root) or NULL when it does not exist or the
+ * pointer is malformed.
+ */
+const cJSON *arb_json_pointer(const cJSON *root, const char *pointer);
+
+#endif
