@@ -75,6 +75,15 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libarbiter.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libarbiter.a $(PKG_LIBS)
 
+$(BUILD)/schema-suite: tests/schema_suite/run_suite.c $(BUILD)/libarbiter.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libarbiter.a $(PKG_LIBS)
+
+# Every required test of draft 7 and 2020-12 from the official JSON-Schema-Test-Suite.
+test-schema-suite: deps
+	@$(MAKE) --no-print-directory $(BUILD)/schema-suite
+	$(BUILD)/schema-suite $(CURDIR)/../shared/data/json-schema-test-suite
+
 deps:
 	@sh tools/deps.sh $(DEB_PACKAGES)
 

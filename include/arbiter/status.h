@@ -25,7 +25,7 @@ enum arb_status {
 
 /* One line of detail.  Messages are lower case with no full stop. */
 struct arb_err {
-    char msg[256];
+    char msg[1024];
 };
 
 /* A static, human description of a status ("out of memory"). Never NULL. */

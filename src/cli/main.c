@@ -1,1 +1,111 @@
-int main(void) { return 0; }
+/*
+ * main.c - `arbiter COMMAND [options]`: finds the command in the table and
+ * runs it.  Each command lives in its own cmd_*.c file.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef ARBITER_VERSION
+#define ARBITER_VERSION "0.1.0"
+#endif
+
+static const struct arb_cmd *const commands[] = {
+    &arb_cmd_check,
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "arbiter %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_exit_for(enum arb_status st)
+{
+    switch (st) {
+    case ARB_OK:
+        return EXIT_PASS;
+    case ARB_EIO:
+    case ARB_EPARSE:
+    case ARB_ESCHEMA:
+    case ARB_EUSAGE:
+    case ARB_ETOOBIG:
+        return EXIT_USAGE;
+    case ARB_ENOMEM:
+    case ARB_EINTERNAL:
+        return EXIT_ENV;
+    }
+    return EXIT_ENV;
+}
+
+int cli_is_help(const char *arg)
+{
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+static void usage(FILE *out)
+{
+    size_t i;
+
+    fputs("usage: arbiter COMMAND [options]\n"
+          "\n"
+          "Blind A/B comparison of LLM outputs: deterministic comparators first, an LLM judge\n"
+          "only for what they leave unresolved, everything recorded.\n"
+          "\n"
+          "commands:\n",
+          out);
+    for (i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    fputs("\n"
+          "'arbiter COMMAND --help' describes one command.\n"
+          "exit codes: 0 success or pass, 1 negative outcome (check failed, gate missed),\n"
+          "            2 usage or input error, 3 check unresolved, 4 environment failure\n",
+          out);
+}
+
+int main(int argc, char **argv)
+{
+    size_t i;
+    const char *name;
+
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    name = argv[1];
+    if (cli_is_help(name)) {
+        usage(stdout);
+        return EXIT_PASS;
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        printf("arbiter %s\n", ARBITER_VERSION);
+        return EXIT_PASS;
+    }
+    if (strcmp(name, "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return EXIT_PASS;
+        }
+        name = argv[2];
+        for (i = 0; i < N_COMMANDS; i++) {
+            if (strcmp(commands[i]->name, name) == 0) {
+                fputs(commands[i]->usage, stdout);
+                return EXIT_PASS;
+            }
+        }
+    }
+    for (i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i]->run(argc - 1, argv + 1);
+    fprintf(stderr, "arbiter: unknown command '%s' (see 'arbiter --help')\n", name);
+    return EXIT_USAGE;
+}

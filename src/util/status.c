@@ -48,6 +48,7 @@ enum arb_status arb_err_prefix(struct arb_err *err, enum arb_status st, const ch
 {
     char prefix[sizeof(err->msg)];
     char old[sizeof(err->msg)];
+    char both[2 * sizeof(err->msg) + 2];
     va_list ap;
 
     if (!err)
@@ -57,9 +58,12 @@ enum arb_status arb_err_prefix(struct arb_err *err, enum arb_status st, const ch
     va_end(ap);
     memcpy(old, err->msg, sizeof(old));
     old[sizeof(old) - 1] = '\0';
+    /* Join in a buffer large enough for both, then truncate into msg. */
     if (old[0])
-        snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+        snprintf(both, sizeof(both), "%s: %s", prefix, old);
     else
-        snprintf(err->msg, sizeof(err->msg), "%s", prefix);
+        snprintf(both, sizeof(both), "%s", prefix);
+    memcpy(err->msg, both, sizeof(err->msg) - 1);
+    err->msg[sizeof(err->msg) - 1] = '\0';
     return st;
 }

@@ -1,0 +1,123 @@
+/*
+ * compare.h - the named comparator family.
+ *
+ * A check is a JSON object ({"op": "regex", "expected": "^INV-\\d+$", ...}),
+ * the same in a suite, on the command line and in a batch file.  It is
+ * compiled once (arb_check_compile: the operator looked up, its parameters
+ * validated, patterns compiled, expected_file read) and then run on any number
+ * of observed texts (arb_check_run).  Each run fills one result record:
+ *
+ *   operator, expected, observed (after extract), normalization, notes,
+ *   score, threshold, fail_below, verdict (+ children for aggregates)
+ *
+ * verdict is pass when score >= threshold, fail when score < fail_below (or
+ * < threshold when there is no grey band), else unresolved.  A negated check
+ * ("not": true) reports 1 - score and the inverse verdict (unresolved stays).
+ * Problems with the observed text (not JSON, not a number, invalid UTF-8)
+ * are notes on a failing record, never errors; problems with the check itself
+ * (unknown operator or parameter, wrong types) are compile errors naming the
+ * JSON path.  Comparators never fetch state: everything comes in through the
+ * check, the observed text and the optional expected value of the case.
+ *
+ * Threads: a compiled check keeps scratch space (PCRE2 match data), so one
+ * check must not run in two threads at once.  Distinct checks may.
+ */
+#ifndef ARBITER_COMPARE_H
+#define ARBITER_COMPARE_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "arbiter/buf.h"
+#include "arbiter/status.h"
+
+enum arb_verdict { ARB_PASS = 0, ARB_FAIL, ARB_UNRESOLVED };
+
+/* "pass", "fail" or "unresolved". */
+const char *arb_verdict_name(enum arb_verdict v);
+
+struct arb_check; /* compiled, opaque */
+struct arb_schema_cache;
+
+struct arb_check_opts {
+    const char *base_dir;                  /* for expected_file; NULL means "." */
+    struct arb_schema_cache *schema_cache; /* shared compiled schemas; NULL for none */
+    size_t max_file_size;                  /* cap for expected_file; 0 means 64 MiB */
+};
+
+/* One result record.  Initialise with arb_result_init, free with arb_result_release. */
+struct arb_result {
+    const char *op;           /* the operator's name (static) */
+    const cJSON *expected;    /* borrowed from the check or the case; NULL when none */
+    const char *observed;     /* the compared text after extract; NULL when extraction failed */
+    size_t observed_len;
+    char *observed_owned;     /* storage behind observed when it is not the caller's input */
+    const char *norm[8];      /* normalization steps applied, in order (static strings) */
+    size_t n_norm;
+    char **notes;             /* owned strings */
+    size_t n_notes, cap_notes;
+    double score;
+    double threshold;
+    double fail_below;
+    int has_fail_below;
+    int negated;
+    enum arb_verdict verdict;
+    cJSON *details;           /* owned; operator-specific (per-path leaves, violations); may be NULL */
+    struct arb_result *children; /* aggregates: one per child check */
+    size_t n_children;
+};
+
+void arb_result_init(struct arb_result *r);
+void arb_result_release(struct arb_result *r);
+
+/*
+ * Compile config into *out.  Errors (ARB_ESCHEMA, ARB_EIO, ARB_ENOMEM) name the
+ * JSON path inside config ("/checks/1/op: unknown operator 'exactt' (did you
+ * mean 'exact'?)") and, for unknown names, list the valid ones.  The check
+ * keeps its own copy of what it needs; config may be freed afterwards.
+ */
+enum arb_status arb_check_compile(const cJSON *config, const struct arb_check_opts *opts,
+                                  struct arb_check **out, struct arb_err *err);
+
+/* Free a compiled check.  NULL is fine. */
+void arb_check_free(struct arb_check *c);
+
+/* The operator name of a compiled check. */
+const char *arb_check_op(const struct arb_check *c);
+
+/* 1 when the check has its own expected value (or needs none). */
+int arb_check_has_expected(const struct arb_check *c);
+
+/* The "file" parameter (which file of a directory output), or NULL. */
+const char *arb_check_file(const struct arb_check *c);
+
+/*
+ * The first problem found at compile time that will make every run fail
+ * (an invalid regex pattern, an invalid schema), or NULL.  `arbiter check`
+ * reports such problems as notes; a suite loader refuses them up front.
+ */
+const char *arb_check_problem(const struct arb_check *c);
+
+/*
+ * Run c on observed[0..len).  case_expected is used when the check has no
+ * expected of its own (may be NULL).  res must have been initialised; it is
+ * released and refilled.  res->observed may point into observed, which must
+ * therefore outlive res.  Returns ARB_OK for any verdict; ARB_ENOMEM,
+ * ARB_ESCHEMA (no expected value where the operator needs one) otherwise.
+ */
+enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t len,
+                              const cJSON *case_expected, struct arb_result *res,
+                              struct arb_err *err);
+
+/*
+ * Append the record as one line of JSON (no newline) to out, members in the
+ * order of DESIGN.md: operator, expected, observed, normalization, notes,
+ * score, threshold, fail_below, verdict, then not, details, children.
+ */
+enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out);
+
+/* The i-th operator name in registry order, NULL past the last. */
+const char *arb_operator_name(size_t i);
+
+#endif

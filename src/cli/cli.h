@@ -1,0 +1,44 @@
+/*
+ * cli.h - what the command files of src/cli/ share: the command table entry,
+ * the documented exit codes, and message helpers.  Only src/cli/ prints,
+ * exits, reads argv or the environment.
+ */
+#ifndef ARBITER_CLI_H
+#define ARBITER_CLI_H
+
+#include <stdio.h>
+
+#include "arbiter/status.h"
+
+/* Exit codes, as documented in README.md and DESIGN.md. */
+enum {
+    EXIT_PASS = 0,       /* success: a run completed, a check passed */
+    EXIT_NEGATIVE = 1,   /* a negative outcome asked about: check failed, gate missed */
+    EXIT_USAGE = 2,      /* usage or input error */
+    EXIT_UNRESOLVED = 3, /* check unresolved (grey band) */
+    EXIT_ENV = 4         /* environment: out of memory, database, judge unreachable */
+};
+
+struct arb_cmd {
+    const char *name;
+    const char *summary; /* one line for `arbiter --help` */
+    const char *usage;   /* the full --help text */
+    int (*run)(int argc, char **argv);
+};
+
+extern const struct arb_cmd arb_cmd_check;
+
+/* "arbiter CMD: message" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The exit code for a library status: input problems 2, environment 4. */
+int cli_exit_for(enum arb_status st);
+
+/* 1 when arg is -h or --help. */
+int cli_is_help(const char *arg);
+
+#endif

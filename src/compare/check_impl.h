@@ -1,0 +1,125 @@
+/*
+ * check_impl.h - what the operators of src/compare/ share: the compiled check,
+ * the operator table entry, and small helpers for reading parameters and
+ * filling result records.  Private to the library (not in include/).
+ */
+#ifndef ARBITER_CHECK_IMPL_H
+#define ARBITER_CHECK_IMPL_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "arbiter/buf.h"
+#include "arbiter/compare.h"
+#include "arbiter/status.h"
+
+struct arb_check;
+
+/* What one run of an operator sees. */
+struct op_input {
+    const char *text;        /* observed, after extract */
+    size_t len;
+    int utf8_ok;             /* text is valid UTF-8 */
+    const cJSON *expected;   /* the check's own, else the case's; may be NULL */
+    struct arb_err *err;
+};
+
+enum op_flags {
+    OP_NEEDS_EXPECTED = 1 << 0, /* a run without expected is an error */
+    OP_SETS_VERDICT = 1 << 1,   /* the operator decides the verdict itself (aggregates) */
+    OP_NO_EXPECTED = 1 << 2     /* "expected" is not a parameter at all */
+};
+
+struct op_def {
+    const char *name;
+    const char *const *params; /* operator-specific keys, NULL-terminated */
+    unsigned flags;
+    double default_threshold;
+    /* Read operator parameters into c->priv.  path is the check's JSON path. */
+    enum arb_status (*compile)(struct arb_check *c, const cJSON *cfg, const char *path,
+                               struct arb_err *err);
+    /* Compute res->score (and notes, normalization, details). */
+    enum arb_status (*run)(struct arb_check *c, const struct op_input *in,
+                           struct arb_result *res);
+    void (*free_priv)(void *priv);
+};
+
+enum extract_kind { EXTRACT_NONE = 0, EXTRACT_POINTER, EXTRACT_REGEX };
+
+struct arb_check {
+    const struct op_def *op;
+    cJSON *expected;          /* owned copy; NULL when the check has none */
+    double threshold;
+    double fail_below;
+    int has_fail_below;
+    int negate;
+    char *file;
+    enum extract_kind extract;
+    char *extract_pointer;
+    void *extract_re;         /* struct regex_prog *, see ops_regex.c */
+    void *priv;               /* operator state */
+    char *problem;            /* see arb_check_problem */
+    struct arb_check **children;
+    double *weights;
+    size_t n_children;
+    struct arb_buf scratch[3];  /* reusable per-run space */
+    struct arb_schema_cache *schema_cache; /* borrowed from the compile options */
+    const struct arb_check_opts *opts;     /* valid during compile only (for children) */
+};
+
+/* The registry (registry.c). */
+const struct op_def *op_lookup(const char *name);
+void op_suggest(const char *name, struct arb_buf *out);
+
+/* Parameter helpers: each writes "path/key: what was expected" on failure. */
+enum arb_status param_number(const cJSON *cfg, const char *key, const char *path, double *out,
+                             int *present, struct arb_err *err);
+enum arb_status param_bool(const cJSON *cfg, const char *key, const char *path, int *out,
+                           struct arb_err *err);
+enum arb_status param_string(const cJSON *cfg, const char *key, const char *path,
+                             const char **out, struct arb_err *err);
+
+/* Record helpers. */
+enum arb_status result_note(struct arb_result *r, const char *note);
+enum arb_status result_notef(struct arb_result *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void result_norm(struct arb_result *r, const char *step);
+enum arb_verdict verdict_of(double score, double threshold, double fail_below, int has_fail_below);
+
+/*
+ * The text of an expected value for the string operators: a string as is,
+ * anything else as its RFC 8785 form.  *s may point into e or into scratch.
+ */
+enum arb_status expected_text(const cJSON *e, struct arb_buf *scratch, const char **s,
+                              size_t *n);
+
+/*
+ * The expected value as JSON for the structural operators: a string whose
+ * content parses as a JSON object or array is taken as that JSON (peers such
+ * as evalwire pass JSON as text).  *owned receives a tree to free, or NULL.
+ */
+const cJSON *expected_json(const cJSON *e, cJSON **owned);
+
+/* Parse the observed text as JSON; on failure notes json_parse_failed (+ detail). */
+enum arb_status observed_json(const struct op_input *in, struct arb_result *r, cJSON **out);
+
+/* Compile a child check at path (aggregates). */
+enum arb_status check_compile_at(const cJSON *config, const struct arb_check_opts *opts,
+                                 const char *path, struct arb_check **out, struct arb_err *err);
+
+/* Regex support shared by the regex operator and regex extraction (ops_regex.c). */
+struct regex_prog;
+enum arb_status regex_compile(const char *pattern, size_t len, const char *flags,
+                              unsigned mode, struct regex_prog **out, char *errbuf,
+                              size_t errlen);
+/* 1 match, 0 no match, -1 error (message in errbuf).  Group 1 span when want_group. */
+int regex_exec(struct regex_prog *p, const char *s, size_t len, int want_group, size_t *gstart,
+               size_t *glen, char *errbuf, size_t errlen);
+size_t regex_groups(const struct regex_prog *p);
+void regex_free(struct regex_prog *p);
+
+#endif

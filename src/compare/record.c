@@ -1,0 +1,173 @@
+/*
+ * record.c - the result record as one line of JSON.
+ *
+ * Written directly into a buffer (no cJSON tree) because `check --batch`
+ * prints hundreds of thousands of records a second.  Member order follows
+ * DESIGN.md.  Text that is not valid UTF-8 is written with U+FFFD in place
+ * of each invalid byte, so every record is valid JSON; the record's notes
+ * say invalid_utf8 when that happened.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arbiter/json.h"
+#include "arbiter/unicode.h"
+#include "check_impl.h"
+
+static enum arb_status write_string(struct arb_buf *out, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t i = 0, run = 0;
+    enum arb_status st = arb_buf_addc(out, '"');
+
+    while (!st && i < len) {
+        unsigned char ch = (unsigned char)s[i];
+
+        if (ch >= 0x20 && ch != '"' && ch != '\\' && ch < 0x80) {
+            i++;
+            run++;
+            continue;
+        }
+        if (run)
+            st = arb_buf_add(out, s + i - run, run);
+        run = 0;
+        if (st)
+            break;
+        if (ch < 0x80) {
+            char esc[7] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15], 0};
+
+            switch (ch) {
+            case '"':
+                st = arb_buf_adds(out, "\\\"");
+                break;
+            case '\\':
+                st = arb_buf_adds(out, "\\\\");
+                break;
+            case '\n':
+                st = arb_buf_adds(out, "\\n");
+                break;
+            case '\r':
+                st = arb_buf_adds(out, "\\r");
+                break;
+            case '\t':
+                st = arb_buf_adds(out, "\\t");
+                break;
+            case '\b':
+                st = arb_buf_adds(out, "\\b");
+                break;
+            case '\f':
+                st = arb_buf_adds(out, "\\f");
+                break;
+            default:
+                st = arb_buf_add(out, esc, 6);
+            }
+            i++;
+        } else {
+            size_t j = i;
+            uint32_t cp = arb_utf8_next(s, len, &j);
+
+            if (cp == 0xFFFD && !(j - i == 3 && (unsigned char)s[i] == 0xEF))
+                st = arb_buf_adds(out, "\\ufffd");
+            else
+                st = arb_buf_add(out, s + i, j - i);
+            i = j;
+        }
+    }
+    if (!st && run)
+        st = arb_buf_add(out, s + i - run, run);
+    return st ? st : arb_buf_addc(out, '"');
+}
+
+static enum arb_status write_number(struct arb_buf *out, double d)
+{
+    char num[ARB_JSON_NUMBER_MAX];
+    size_t n;
+
+    if (!isfinite(d))
+        return arb_buf_adds(out, "null");
+    n = arb_json_number_format(d, num);
+    return arb_buf_add(out, num, n);
+}
+
+static enum arb_status write_json(struct arb_buf *out, const cJSON *v)
+{
+    if (!v)
+        return arb_buf_adds(out, "null");
+    /* A non-finite number cannot be canonical; print it as null. */
+    if (arb_jcs_write(v, out, NULL) == ARB_ESCHEMA)
+        return arb_buf_adds(out, "null");
+    return ARB_OK;
+}
+
+enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out)
+{
+    enum arb_status st;
+    size_t i;
+
+    st = arb_buf_adds(out, "{\"operator\":");
+    if (!st)
+        st = write_string(out, r->op ? r->op : "", r->op ? strlen(r->op) : 0);
+    if (!st)
+        st = arb_buf_adds(out, ",\"expected\":");
+    if (!st)
+        st = write_json(out, r->expected);
+    if (!st)
+        st = arb_buf_adds(out, ",\"observed\":");
+    if (!st)
+        st = r->observed ? write_string(out, r->observed, r->observed_len)
+                         : arb_buf_adds(out, "null");
+    if (!st)
+        st = arb_buf_adds(out, ",\"normalization\":[");
+    for (i = 0; !st && i < r->n_norm; i++) {
+        if (i)
+            st = arb_buf_addc(out, ',');
+        if (!st)
+            st = write_string(out, r->norm[i], strlen(r->norm[i]));
+    }
+    if (!st)
+        st = arb_buf_adds(out, "],\"notes\":[");
+    for (i = 0; !st && i < r->n_notes; i++) {
+        if (i)
+            st = arb_buf_addc(out, ',');
+        if (!st)
+            st = write_string(out, r->notes[i], strlen(r->notes[i]));
+    }
+    if (!st)
+        st = arb_buf_adds(out, "],\"score\":");
+    if (!st)
+        st = write_number(out, r->score);
+    if (!st)
+        st = arb_buf_adds(out, ",\"threshold\":");
+    if (!st)
+        st = write_number(out, r->threshold);
+    if (!st)
+        st = arb_buf_adds(out, ",\"fail_below\":");
+    if (!st)
+        st = r->has_fail_below ? write_number(out, r->fail_below) : arb_buf_adds(out, "null");
+    if (!st)
+        st = arb_buf_adds(out, ",\"verdict\":\"");
+    if (!st)
+        st = arb_buf_adds(out, arb_verdict_name(r->verdict));
+    if (!st)
+        st = arb_buf_addc(out, '"');
+    if (!st && r->negated)
+        st = arb_buf_adds(out, ",\"not\":true");
+    if (!st && r->details) {
+        st = arb_buf_adds(out, ",\"details\":");
+        if (!st)
+            st = write_json(out, r->details);
+    }
+    if (!st && r->n_children) {
+        st = arb_buf_adds(out, ",\"children\":[");
+        for (i = 0; !st && i < r->n_children; i++) {
+            if (i)
+                st = arb_buf_addc(out, ',');
+            if (!st)
+                st = arb_result_write_json(&r->children[i], out);
+        }
+        if (!st)
+            st = arb_buf_addc(out, ']');
+    }
+    return st ? st : arb_buf_addc(out, '}');
+}

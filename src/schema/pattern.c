@@ -1,0 +1,124 @@
+/*
+ * pattern.c - ECMA-262 regular expressions ("pattern", "patternProperties")
+ * on PCRE2.
+ *
+ * Patterns are unanchored, `$` matches only at the very end
+ * (PCRE2_DOLLAR_ENDONLY), \d \w \b are ASCII (PCRE2_UCP is left off, as
+ * ECMA-262 has them), \s is rewritten to ECMA-262's white space and line
+ * terminators, \v is the vertical tab, \uXXXX and \u{...} are code points
+ * (PCRE2_ALT_BSUX), `[]` matches nothing and `[^]` anything.  Strings that are
+ * not valid UTF-8 are matched rather than refused (PCRE2_MATCH_INVALID_UTF).
+ * Patterns are JIT-compiled when PCRE2 can; a failure there is ignored.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema_int.h"
+
+/* ECMA-262 WhiteSpace and LineTerminator, in ALT_BSUX escapes. */
+static const char ws_chars[] =
+    "\\t\\n\\x0b\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
+
+/* Rewrite ecma into a malloc'd PCRE2 pattern; NULL when out of memory. */
+static char *translate(const char *ecma)
+{
+    size_t n = strlen(ecma), o = 0, i;
+    /* Each source byte grows to at most one ws class ("[^" ws "]"). */
+    char *out = malloc(n * (sizeof(ws_chars) + 3) + 1);
+    int in_class = 0;
+
+    if (!out)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        char ch = ecma[i];
+
+        if (ch == '\\' && i + 1 < n) {
+            char next = ecma[++i];
+
+            if (next == 's' || (next == 'S' && !in_class)) {
+                if (!in_class)
+                    out[o++] = '[';
+                if (next == 'S')
+                    out[o++] = '^';
+                memcpy(out + o, ws_chars, sizeof(ws_chars) - 1);
+                o += sizeof(ws_chars) - 1;
+                if (!in_class)
+                    out[o++] = ']';
+            } else if (next == 'v') {
+                memcpy(out + o, "\\x0b", 4);
+                o += 4;
+            } else {
+                out[o++] = '\\';
+                out[o++] = next;
+            }
+            continue;
+        }
+        if (ch == '[' && !in_class) {
+            in_class = 1;
+        } else if (ch == ']' && in_class) {
+            in_class = 0;
+        }
+        out[o++] = ch;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/*
+ * Compile an ECMA-262 pattern.  On failure returns NULL and writes PCRE2's
+ * reason (or "out of memory") into why.
+ */
+pcre2_code *pattern_compile(const char *ecma, char *why, size_t why_len)
+{
+    uint32_t opts = PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_BSUX | PCRE2_ALLOW_EMPTY_CLASS |
+                    PCRE2_MATCH_INVALID_UTF;
+    pcre2_compile_context *cc;
+    pcre2_code *re;
+    PCRE2_SIZE offset = 0;
+    int code = 0;
+    char *pat = translate(ecma);
+
+    if (!pat) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
+    cc = pcre2_compile_context_create(NULL);
+    if (!cc) {
+        free(pat);
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
+    pcre2_set_compile_extra_options(cc, PCRE2_EXTRA_ALT_BSUX);
+    re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, opts, &code, &offset, cc);
+    pcre2_compile_context_free(cc);
+    free(pat);
+    if (!re) {
+        PCRE2_UCHAR msg[160];
+
+        if (pcre2_get_error_message(code, msg, sizeof(msg)) < 0)
+            snprintf((char *)msg, sizeof(msg), "error %d", code);
+        snprintf(why, why_len, "%s", (const char *)msg);
+        return NULL;
+    }
+    (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    return re;
+}
+
+/* Search s[0..len) for re.  1 found, 0 not found, negative PCRE2 error. */
+int pattern_match(const pcre2_code *re, const char *s, size_t len, pcre2_match_data **md)
+{
+    int rc;
+
+    if (!*md) {
+        *md = pcre2_match_data_create(1, NULL);
+        if (!*md)
+            return PCRE2_ERROR_NOMEMORY;
+    }
+    rc = pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, *md, NULL);
+    if (rc >= 0)
+        return 1;
+    if (rc == PCRE2_ERROR_NOMATCH)
+        return 0;
+    return rc;
+}

@@ -1,0 +1,514 @@
+/*
+ * jcs.c - RFC 8785 (JSON Canonicalization Scheme) output of cJSON trees, and numbers in
+ * ECMAScript Number::toString form.
+ *
+ * Members are sorted by the UTF-16 code units of their names without converting anything: UTF-8
+ * byte order is code point order, which differs from UTF-16 order only in that U+E000..U+FFFF
+ * (lead bytes EE, EF) sort after the supplementary planes (lead bytes F0..F4, surrogates in
+ * UTF-16).  Numbers take the shortest digits that read back as the same double, found with the C
+ * library's correctly rounded printf and strtod (glibc), so no digit-generation code lives here.
+ * The tree is walked recursively; trees from arb_json_parse are at most 1000 deep and deeper
+ * hand-built trees are refused, so the stack stays bounded.
+ *
+ * Parsing and equality live in json.c.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/json.h"
+
+#define MAX_DEPTH    CJSON_NESTING_LIMIT
+#define SMALL_OBJECT 16 /* members sorted on the stack by insertion, larger objects by qsort */
+#define PATH_MAX_LEN 120
+
+/* ---- numbers ---- */
+
+/* The p-significant-digit form of d ("d.ddde+XX") reads back as d. */
+static int round_trips(double d, int p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%.*e", p - 1, d);
+    return strtod(buf, NULL) == d;
+}
+
+/*
+ * Split "%e" output into significant digits without trailing zeros and n, the position of the
+ * decimal point (d = 0.DIGITS x 10^n).  Any decimal point character is skipped, so a locale
+ * with ',' does no harm.  Returns the digit count.
+ */
+static int split_e(const char *buf, char *digits, int *n)
+{
+    int k = 0;
+
+    for (; *buf && *buf != 'e'; buf++) {
+        if (*buf >= '0' && *buf <= '9')
+            digits[k++] = *buf;
+    }
+    *n = (int)strtol(buf + (*buf == 'e'), NULL, 10) + 1;
+    while (k > 1 && digits[k - 1] == '0')
+        k--;
+    return k;
+}
+
+/*
+ * For a power of two the next double below is twice as close as the one above, so a p-digit
+ * value above d may read back as d while the nearest p-digit value (below d) does not.  Shorter
+ * is what ECMAScript asks for: try rounding the digits up at each shorter precision.
+ */
+static int shorter_above(double d, int p, char *digits, int *n)
+{
+    char buf[40], up[24], cand[40];
+    int k, i, m, best = 0;
+
+    for (; p > 1; p--) {
+        snprintf(buf, sizeof(buf), "%.*e", p - 2, d);
+        if (strtod(buf, NULL) >= d)
+            break;
+        k = 0;
+        for (i = 0; buf[i] && buf[i] != 'e'; i++) {
+            if (buf[i] >= '0' && buf[i] <= '9')
+                up[k++] = buf[i];
+        }
+        m = (int)strtol(buf + i + 1, NULL, 10);
+        for (i = k - 1; i >= 0 && up[i] == '9'; i--)
+            up[i] = '0';
+        if (i < 0) {
+            up[0] = '1';
+            m++;
+        } else {
+            up[i]++;
+        }
+        snprintf(cand, sizeof(cand), "%.*se%d", k, up, m - (k - 1));
+        if (strtod(cand, NULL) != d)
+            break;
+        memcpy(digits, up, (size_t)k);
+        *n = m + 1;
+        best = k;
+        while (best > 1 && digits[best - 1] == '0')
+            best--;
+    }
+    return best;
+}
+
+/* Shortest round-trip digits of d > 0; reading back more digits only gets closer, so bisect. */
+static int shortest_digits(double d, char *digits, int *n)
+{
+    char buf[40], best[40] = "";
+    int lo = 1, hi = 17, mid, k, e, shorter;
+
+    while (lo < hi) {
+        mid = (lo + hi) / 2;
+        if (round_trips(d, mid, buf, sizeof(buf))) {
+            hi = mid;
+            memcpy(best, buf, sizeof(best));
+        } else {
+            lo = mid + 1;
+        }
+    }
+    if (!best[0])
+        snprintf(best, sizeof(best), "%.16e", d); /* 17 digits always read back */
+    k = split_e(best, digits, n);
+    if (frexp(d, &e) == 0.5) {
+        shorter = shorter_above(d, lo, digits, n);
+        if (shorter)
+            k = shorter;
+    }
+    return k;
+}
+
+static size_t put_digits(char *out, const char *digits, int k)
+{
+    memcpy(out, digits, (size_t)k);
+    return (size_t)k;
+}
+
+/* Lay out 0.DIGITS x 10^n as ECMAScript does (Number::toString, radix 10). */
+static size_t layout(const char *digits, int k, int n, char *out)
+{
+    size_t len = 0;
+    int e;
+
+    if (k <= n && n <= 21) {
+        len += put_digits(out, digits, k);
+        memset(out + len, '0', (size_t)(n - k));
+        return len + (size_t)(n - k);
+    }
+    if (0 < n && n <= 21) {
+        len += put_digits(out, digits, n);
+        out[len++] = '.';
+        return len + put_digits(out + len, digits + n, k - n);
+    }
+    if (-6 < n && n <= 0) {
+        out[len++] = '0';
+        out[len++] = '.';
+        memset(out + len, '0', (size_t)-n);
+        len += (size_t)-n;
+        return len + put_digits(out + len, digits, k);
+    }
+    out[len++] = digits[0];
+    if (k > 1) {
+        out[len++] = '.';
+        len += put_digits(out + len, digits + 1, k - 1);
+    }
+    e = n - 1;
+    out[len++] = 'e';
+    out[len++] = e < 0 ? '-' : '+';
+    e = e < 0 ? -e : e;
+    if (e >= 100)
+        out[len++] = (char)('0' + e / 100);
+    if (e >= 10)
+        out[len++] = (char)('0' + e / 10 % 10);
+    out[len++] = (char)('0' + e % 10);
+    return len;
+}
+
+size_t arb_json_number_format(double d, char *out)
+{
+    char digits[24];
+    size_t len = 0;
+    uint64_t u;
+    int k, n;
+
+    if (isnan(d) || isinf(d)) {
+        memcpy(out, "null", 5); /* outside the contract; what JSON.stringify writes */
+        return 4;
+    }
+    if (d == 0) {
+        memcpy(out, "0", 2); /* -0 too */
+        return 1;
+    }
+    if (d < 0) {
+        out[len++] = '-';
+        d = -d;
+    }
+    if (d < 9007199254740992.0 && d == floor(d)) {
+        /* integers below 2^53 are exact: their digits are the shortest (the common case) */
+        u = (uint64_t)d;
+        for (k = 0; u; u /= 10)
+            digits[k++] = (char)('0' + u % 10);
+        for (n = 0; n < k; n++)
+            out[len + (size_t)n] = digits[k - 1 - n];
+        len += (size_t)k;
+    } else {
+        k = shortest_digits(d, digits, &n);
+        len += layout(digits, k, n, out + len);
+    }
+    out[len] = '\0';
+    return len;
+}
+
+/* ---- strings and names ---- */
+
+/* Length of the well-formed UTF-8 sequence at p in a NUL-terminated string, or 0. */
+static size_t utf8_seq(const unsigned char *p)
+{
+    unsigned char c = p[0], lo = 0x80, hi = 0xBF;
+
+    if (c < 0xC2 || c > 0xF4)
+        return 0;
+    if (c == 0xE0)
+        lo = 0xA0;
+    else if (c == 0xED)
+        hi = 0x9F;
+    else if (c == 0xF0)
+        lo = 0x90;
+    else if (c == 0xF4)
+        hi = 0x8F;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    if (c < 0xE0)
+        return 2;
+    if ((p[2] & 0xC0) != 0x80)
+        return 0;
+    if (c < 0xF0)
+        return 3;
+    return (p[3] & 0xC0) == 0x80 ? 4 : 0;
+}
+
+struct jcs {
+    struct arb_buf *out;
+    enum arb_status st;
+    const cJSON *bad; /* the node that could not be written */
+    const char *why;
+};
+
+static int put(struct jcs *j, const void *data, size_t len)
+{
+    if (j->st == ARB_OK)
+        j->st = arb_buf_add(j->out, data, len);
+    return j->st == ARB_OK ? 0 : -1;
+}
+
+static int refuse(struct jcs *j, const cJSON *node, enum arb_status st, const char *why)
+{
+    j->st = st;
+    j->bad = node;
+    j->why = why;
+    return -1;
+}
+
+/* A string with RFC 8785's minimal escapes; everything else is copied as UTF-8. */
+static int write_string(struct jcs *j, const cJSON *node, const char *str)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)(str ? str : ""), *run;
+    char esc[6] = {'\\', 'u', '0', '0', 0, 0};
+    size_t n;
+
+    put(j, "\"", 1);
+    for (run = p;; p++) {
+        if (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+            continue;
+        if (*p >= 0x80) {
+            n = utf8_seq(p);
+            if (n == 0)
+                return refuse(j, node, ARB_ESCHEMA, "invalid UTF-8 in a string");
+            p += n - 1;
+            continue;
+        }
+        put(j, run, (size_t)(p - run));
+        if (*p == '\0')
+            break;
+        run = p + 1;
+        switch (*p) {
+        case '"':
+            put(j, "\\\"", 2);
+            break;
+        case '\\':
+            put(j, "\\\\", 2);
+            break;
+        case '\b':
+            put(j, "\\b", 2);
+            break;
+        case '\t':
+            put(j, "\\t", 2);
+            break;
+        case '\n':
+            put(j, "\\n", 2);
+            break;
+        case '\f':
+            put(j, "\\f", 2);
+            break;
+        case '\r':
+            put(j, "\\r", 2);
+            break;
+        default:
+            esc[4] = hex[*p >> 4];
+            esc[5] = hex[*p & 15];
+            put(j, esc, 6);
+        }
+    }
+    return put(j, "\"", 1);
+}
+
+/* Compare names in UTF-16 code unit order (see the file comment). */
+static int utf16_cmp(const char *a, const char *b)
+{
+    const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
+    int x, y;
+
+    while (*p && *p == *q) {
+        p++;
+        q++;
+    }
+    x = *p == 0xEE || *p == 0xEF ? *p + 0x10 : *p;
+    y = *q == 0xEE || *q == 0xEF ? *q + 0x10 : *q;
+    return x - y;
+}
+
+struct entry {
+    const cJSON *item;
+    size_t idx; /* document order breaks ties between duplicate names */
+};
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+    const struct entry *a = pa, *b = pb;
+    int c = utf16_cmp(a->item->string ? a->item->string : "",
+                      b->item->string ? b->item->string : "");
+
+    if (c)
+        return c;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int write_value(struct jcs *j, const cJSON *v, int depth);
+
+static int write_object(struct jcs *j, const cJSON *obj, int depth)
+{
+    struct entry small[SMALL_OBJECT], *e = small, tmp;
+    const cJSON *c;
+    size_t n = 0, i, k;
+    int rc = 0;
+
+    for (c = obj->child; c; c = c->next)
+        n++;
+    if (n > SMALL_OBJECT) {
+        e = malloc(n * sizeof(*e));
+        if (!e)
+            return refuse(j, NULL, ARB_ENOMEM, NULL);
+    }
+    for (i = 0, c = obj->child; c; c = c->next, i++) {
+        e[i].item = c;
+        e[i].idx = i;
+    }
+    if (n > SMALL_OBJECT) {
+        qsort(e, n, sizeof(*e), entry_cmp);
+    } else {
+        for (i = 1; i < n; i++) {
+            tmp = e[i];
+            for (k = i; k > 0 && entry_cmp(&e[k - 1], &tmp) > 0; k--)
+                e[k] = e[k - 1];
+            e[k] = tmp;
+        }
+    }
+    put(j, "{", 1);
+    for (i = 0; rc == 0 && i < n; i++) {
+        if (i > 0)
+            put(j, ",", 1);
+        rc = write_string(j, e[i].item, e[i].item->string);
+        if (rc == 0)
+            put(j, ":", 1);
+        if (rc == 0)
+            rc = write_value(j, e[i].item, depth + 1);
+    }
+    if (e != small)
+        free(e);
+    return rc ? rc : put(j, "}", 1);
+}
+
+static int write_value(struct jcs *j, const cJSON *v, int depth)
+{
+    char num[ARB_JSON_NUMBER_MAX];
+    const cJSON *c;
+
+    if (depth > MAX_DEPTH)
+        return refuse(j, v, ARB_ETOOBIG, "nesting deeper than 1000 levels");
+    switch (v->type & 0xFF) {
+    case cJSON_False:
+        return put(j, "false", 5);
+    case cJSON_True:
+        return put(j, "true", 4);
+    case cJSON_NULL:
+        return put(j, "null", 4);
+    case cJSON_Number:
+        if (!isfinite(v->valuedouble))
+            return refuse(j, v, ARB_ESCHEMA, "a non-finite number has no JSON form");
+        return put(j, num, arb_json_number_format(v->valuedouble, num));
+    case cJSON_String:
+        return write_string(j, v, v->valuestring);
+    case cJSON_Array:
+        put(j, "[", 1);
+        for (c = v->child; c; c = c->next) {
+            if (c != v->child)
+                put(j, ",", 1);
+            if (write_value(j, c, depth + 1) != 0)
+                return -1;
+        }
+        return put(j, "]", 1);
+    case cJSON_Object:
+        return write_object(j, v, depth);
+    default:
+        return refuse(j, v, ARB_ESCHEMA, "a raw or invalid cJSON node has no canonical form");
+    }
+}
+
+/* ---- errors ---- */
+
+static int subtree_has(const cJSON *node, const cJSON *target, int depth)
+{
+    const cJSON *c;
+
+    if (node == target)
+        return 1;
+    if (depth > MAX_DEPTH)
+        return 0;
+    for (c = node->child; c; c = c->next) {
+        if (subtree_has(c, target, depth + 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* Name target as a JSON pointer from root, shortened to fit (only on the error path). */
+static void pointer_to(const cJSON *root, const cJSON *target, char *path)
+{
+    const cJSON *node = root, *c;
+    size_t len = 0, k;
+    const char *s;
+    char seg[24];
+    int depth = 0;
+
+    path[0] = '\0';
+    while (node != target && node && len + 24 < PATH_MAX_LEN) {
+        for (k = 0, c = node->child; c && !subtree_has(c, target, depth + 1); c = c->next)
+            k++;
+        if (!c)
+            return;
+        if (cJSON_IsObject(node)) {
+            path[len++] = '/';
+            for (s = c->string ? c->string : ""; *s; s++) {
+                /* stop only before a lead byte, so no UTF-8 sequence is cut */
+                if (((unsigned char)*s & 0xC0) != 0x80 && len + 6 >= PATH_MAX_LEN)
+                    break;
+                if (*s == '~' || *s == '/') {
+                    path[len++] = '~';
+                    path[len++] = *s == '~' ? '0' : '1';
+                } else {
+                    path[len++] = (unsigned char)*s < 0x20 ? '?' : *s;
+                }
+            }
+            path[len] = '\0';
+        } else {
+            snprintf(seg, sizeof(seg), "/%zu", k);
+            memcpy(path + len, seg, strlen(seg) + 1);
+            len += strlen(seg);
+        }
+        node = c;
+        depth++;
+    }
+}
+
+enum arb_status arb_jcs_write(const cJSON *v, struct arb_buf *out, struct arb_err *err)
+{
+    struct jcs j = {out, ARB_OK, NULL, NULL};
+    size_t start = out->len;
+    char path[PATH_MAX_LEN];
+
+    if (!v)
+        return arb_err_set(err, ARB_EUSAGE, "no JSON value to canonicalize");
+    if (write_value(&j, v, 0) == 0)
+        return ARB_OK;
+    /* leave out as it was, not with half a document in it */
+    out->len = start;
+    if (out->ptr)
+        out->ptr[start] = '\0';
+    if (j.st == ARB_ENOMEM)
+        return arb_err_set(err, j.st, "out of memory while canonicalizing JSON");
+    if (j.st == ARB_ETOOBIG && !j.bad)
+        return arb_err_set(err, j.st, "canonical JSON exceeds the buffer cap of %zu bytes",
+                           out->toobig);
+    pointer_to(v, j.bad, path);
+    return arb_err_set(err, j.st, "cannot canonicalize '%s': %s", path, j.why);
+}
+
+enum arb_status arb_jcs_string(const cJSON *v, char **out, size_t *len_out, struct arb_err *err)
+{
+    struct arb_buf b;
+    enum arb_status st;
+    char *s;
+
+    arb_buf_init(&b, 0);
+    st = arb_jcs_write(v, &b, err);
+    if (st != ARB_OK) {
+        arb_buf_release(&b);
+        return st;
+    }
+    s = arb_buf_detach(&b, len_out);
+    if (!s)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory while canonicalizing JSON");
+    *out = s;
+    return ARB_OK;
+}

@@ -1,0 +1,922 @@
+/*
+ * json.c - arb_json_parse, deep equality and RFC 6901 pointers on cJSON trees.
+ *
+ * cJSON builds the tree but is too lenient to be the judge of the text: it takes any byte up
+ * to 0x20 as white space, keeps raw control characters in strings, accepts "01" and "1.", skips
+ * a byte order mark on its own, truncates a string at "\u0000", turns 1e400 into inf and
+ * reports a failure only as an offset.  So scan_text() below checks the whole text first, in
+ * one pass (grammar, UTF-8, escapes, depth, number syntax), and locates the first error itself.
+ * After it, cJSON fails only when it runs out of memory.  What needs the tree (duplicate keys,
+ * numbers that overflow) is checked on the tree, and located by walking the text again, which
+ * costs nothing unless there is an error.
+ *
+ * Canonical output (RFC 8785) and number formatting live in jcs.c.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/json.h"
+
+#define MAX_DEPTH    CJSON_NESTING_LIMIT
+#define SMALL_OBJECT 16 /* objects up to this size are compared pairwise, no allocation */
+#define PATH_MAX_LEN 120
+
+/* What the scanner expects next. */
+enum want {
+    WANT_VALUE,
+    WANT_VALUE_OR_CLOSE, /* just after '[' */
+    WANT_KEY,            /* after ',' in an object */
+    WANT_KEY_OR_CLOSE,   /* just after '{' */
+    WANT_COLON,
+    WANT_NEXT, /* ',' or the closing bracket */
+    WANT_END   /* the top-level value is complete */
+};
+
+struct scan {
+    const unsigned char *s;
+    size_t len;
+    size_t pos;
+    size_t value_end; /* where the top-level value ends */
+    int maybe_inf;    /* some number may overflow a double: check the tree */
+    size_t err_at;
+    enum arb_status err_st;
+    char what[160];
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static int scan_fail(struct scan *sc, size_t at, enum arb_status st, const char *fmt, ...)
+{
+    va_list ap;
+
+    sc->err_at = at;
+    sc->err_st = st;
+    va_start(ap, fmt);
+    vsnprintf(sc->what, sizeof(sc->what), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at p (2 to 4), or 0: no overlongs, no surrogates,
+ * nothing above U+10FFFF.  Only called on bytes >= 0x80.
+ */
+static size_t utf8_seq(const unsigned char *p, size_t avail)
+{
+    unsigned char c = p[0], lo = 0x80, hi = 0xBF;
+    size_t n;
+
+    if (c < 0xC2 || c > 0xF4)
+        return 0;
+    n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (avail < n)
+        return 0;
+    if (c == 0xE0)
+        lo = 0xA0;
+    else if (c == 0xED)
+        hi = 0x9F;
+    else if (c == 0xF0)
+        lo = 0x90;
+    else if (c == 0xF4)
+        hi = 0x8F;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    if (n > 2 && (p[2] & 0xC0) != 0x80)
+        return 0;
+    if (n > 3 && (p[3] & 0xC0) != 0x80)
+        return 0;
+    return n;
+}
+
+/* Describe the character at the scan position, which is not what was expected. */
+static int fail_char(struct scan *sc, const char *expected)
+{
+    const unsigned char *p = sc->s + sc->pos;
+    size_t n;
+
+    if (*p >= 0x20 && *p < 0x7F)
+        return scan_fail(sc, sc->pos, ARB_EPARSE, "unexpected character '%c', expected %s", *p,
+                         expected);
+    if (*p < 0x80)
+        return scan_fail(sc, sc->pos, ARB_EPARSE, "unexpected control character U+%04X, expected %s",
+                         *p, expected);
+    n = utf8_seq(p, sc->len - sc->pos);
+    if (n == 0)
+        return scan_fail(sc, sc->pos, ARB_EPARSE, "invalid UTF-8 byte 0x%02x", *p);
+    if (n == 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+        return scan_fail(sc, sc->pos, ARB_EPARSE, "unexpected byte order mark, expected %s",
+                         expected);
+    return scan_fail(sc, sc->pos, ARB_EPARSE, "unexpected character '%.*s', expected %s", (int)n,
+                     (const char *)p, expected);
+}
+
+static int hex4(const unsigned char *p, unsigned *out)
+{
+    unsigned v = 0;
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        unsigned c = p[i];
+
+        if (c >= '0' && c <= '9')
+            v = v * 16 + (c - '0');
+        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+            v = v * 16 + ((c | 0x20) - 'a' + 10);
+        else
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* The escape at s[i] (a backslash, with at least one byte after it): its length, or -1. */
+static int scan_escape(struct scan *sc, size_t i)
+{
+    const unsigned char *p = sc->s + i;
+    size_t avail = sc->len - i;
+    unsigned cu, lo;
+
+    if (p[1] != '\0' && strchr("\"\\/bfnrt", p[1]))
+        return 2;
+    if (p[1] != 'u') {
+        if (p[1] >= 0x20 && p[1] < 0x7F)
+            return scan_fail(sc, i, ARB_EPARSE, "invalid escape '\\%c' in string", p[1]);
+        return scan_fail(sc, i, ARB_EPARSE, "invalid escape in string");
+    }
+    if (avail < 6 || hex4(p + 2, &cu) != 0)
+        return scan_fail(sc, i, ARB_EPARSE, "invalid \\u escape, expected 4 hex digits");
+    /* cJSON would end the C string here and silently drop the rest of the value */
+    if (cu == 0)
+        return scan_fail(sc, i, ARB_EPARSE, "string contains \\u0000");
+    if (cu >= 0xDC00 && cu <= 0xDFFF)
+        return scan_fail(sc, i, ARB_EPARSE, "unpaired surrogate '\\u%.4s' in string", p + 2);
+    if (cu < 0xD800 || cu > 0xDBFF)
+        return 6;
+    if (avail < 12 || p[6] != '\\' || p[7] != 'u' || hex4(p + 8, &lo) != 0 || lo < 0xDC00 ||
+        lo > 0xDFFF)
+        return scan_fail(sc, i, ARB_EPARSE, "unpaired surrogate '\\u%.4s' in string", p + 2);
+    return 12;
+}
+
+/* A string starting at the opening quote at sc->pos. */
+static int scan_string(struct scan *sc)
+{
+    const unsigned char *s = sc->s;
+    size_t i = sc->pos + 1, len = sc->len, n;
+    int e;
+
+    for (;;) {
+        while (i < len && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\')
+            i++;
+        if (i >= len)
+            return scan_fail(sc, sc->pos, ARB_EPARSE, "unterminated string");
+        if (s[i] == '"')
+            break;
+        if (s[i] == '\\') {
+            if (i + 1 >= len)
+                return scan_fail(sc, sc->pos, ARB_EPARSE, "unterminated string");
+            e = scan_escape(sc, i);
+            if (e < 0)
+                return -1;
+            i += (size_t)e;
+        } else if (s[i] < 0x20) {
+            return scan_fail(sc, i, ARB_EPARSE, "unescaped control character U+%04X in string",
+                             s[i]);
+        } else {
+            n = utf8_seq(s + i, len - i);
+            if (n == 0)
+                return scan_fail(sc, i, ARB_EPARSE, "invalid UTF-8 byte 0x%02x in string", s[i]);
+            i += n;
+        }
+    }
+    sc->pos = i + 1;
+    return 0;
+}
+
+static int is_digit(const struct scan *sc, size_t i)
+{
+    return i < sc->len && sc->s[i] >= '0' && sc->s[i] <= '9';
+}
+
+/*
+ * A number at sc->pos, by the JSON grammar (cJSON takes "01", "1." and "1.e5").  Errors point at
+ * the start of the number.  Overflow cannot be judged without converting, so a number that might
+ * exceed DBL_MAX only sets maybe_inf and the tree is checked after cJSON converted it.
+ */
+static int scan_number(struct scan *sc)
+{
+    size_t start = sc->pos, i = sc->pos, int_digits = 0;
+    long exp = 0;
+    int exp_neg = 0;
+
+    if (sc->s[i] == '-')
+        i++;
+    if (!is_digit(sc, i))
+        return scan_fail(sc, start, ARB_EPARSE, "invalid number, expected a digit after '-'");
+    if (sc->s[i] == '0') {
+        i++;
+        if (is_digit(sc, i))
+            return scan_fail(sc, start, ARB_EPARSE, "invalid number, leading zeros are not allowed");
+    } else {
+        while (is_digit(sc, i)) {
+            i++;
+            int_digits++;
+        }
+    }
+    if (i < sc->len && sc->s[i] == '.') {
+        i++;
+        if (!is_digit(sc, i))
+            return scan_fail(sc, start, ARB_EPARSE, "invalid number, expected a digit after '.'");
+        while (is_digit(sc, i))
+            i++;
+    }
+    if (i < sc->len && (sc->s[i] == 'e' || sc->s[i] == 'E')) {
+        i++;
+        if (i < sc->len && (sc->s[i] == '+' || sc->s[i] == '-'))
+            exp_neg = sc->s[i++] == '-';
+        if (!is_digit(sc, i))
+            return scan_fail(sc, start, ARB_EPARSE,
+                             "invalid number, expected a digit in the exponent");
+        while (is_digit(sc, i)) {
+            if (exp < 100000)
+                exp = exp * 10 + (sc->s[i] - '0');
+            i++;
+        }
+    }
+    /* DBL_MAX is below 1e309: fewer than 300 integer digits after scaling cannot overflow */
+    if (!exp_neg && (int_digits > 300 || exp + (long)int_digits > 300))
+        sc->maybe_inf = 1;
+    sc->pos = i;
+    return 0;
+}
+
+static int scan_literal(struct scan *sc)
+{
+    unsigned char c = sc->s[sc->pos];
+    const char *word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+    size_t n = strlen(word);
+
+    if (sc->len - sc->pos < n || memcmp(sc->s + sc->pos, word, n) != 0)
+        return scan_fail(sc, sc->pos, ARB_EPARSE, "invalid literal, expected '%s'", word);
+    sc->pos += n;
+    return 0;
+}
+
+static const char *expected_text(enum want want, int in_object)
+{
+    switch (want) {
+    case WANT_VALUE:
+        return "a value";
+    case WANT_VALUE_OR_CLOSE:
+        return "a value or ']'";
+    case WANT_KEY:
+        return "a string key";
+    case WANT_KEY_OR_CLOSE:
+        return "a string key or '}'";
+    case WANT_COLON:
+        return "':'";
+    case WANT_NEXT:
+        return in_object ? "',' or '}'" : "',' or ']'";
+    case WANT_END:
+        return "the end of input";
+    }
+    return "a value";
+}
+
+/*
+ * Check that s[0..len) is one JSON value.  Container kinds live in a bit set, one bit per level,
+ * so the scan needs no allocation and no recursion.
+ */
+static int scan_text(struct scan *sc)
+{
+    unsigned char objects[(MAX_DEPTH + 7) / 8];
+    size_t depth = 0;
+    enum want want = WANT_VALUE;
+    int in_object = 0, rc;
+    unsigned char c;
+
+    for (;;) {
+        while (sc->pos < sc->len && (sc->s[sc->pos] == ' ' || sc->s[sc->pos] == '\n' ||
+                                     sc->s[sc->pos] == '\r' || sc->s[sc->pos] == '\t'))
+            sc->pos++;
+        if (sc->pos == sc->len) {
+            if (want == WANT_END)
+                return 0;
+            return scan_fail(sc, sc->pos, ARB_EPARSE, "unexpected end of input, expected %s",
+                             expected_text(want, in_object));
+        }
+        c = sc->s[sc->pos];
+        switch (want) {
+        case WANT_END:
+            return scan_fail(sc, sc->pos, ARB_EPARSE, "trailing characters after the JSON value");
+        case WANT_COLON:
+            if (c != ':')
+                return fail_char(sc, "':'");
+            sc->pos++;
+            want = WANT_VALUE;
+            continue;
+        case WANT_NEXT:
+            if (c == ',') {
+                sc->pos++;
+                want = in_object ? WANT_KEY : WANT_VALUE;
+                continue;
+            }
+            if (c != (in_object ? '}' : ']'))
+                return fail_char(sc, expected_text(want, in_object));
+            break; /* close below */
+        case WANT_KEY_OR_CLOSE:
+        case WANT_KEY:
+            if (c == '}' && want == WANT_KEY_OR_CLOSE)
+                break;
+            if (c != '"')
+                return fail_char(sc, expected_text(want, in_object));
+            if (scan_string(sc) != 0)
+                return -1;
+            want = WANT_COLON;
+            continue;
+        case WANT_VALUE_OR_CLOSE:
+            if (c == ']')
+                break;
+            /* fall through */
+        case WANT_VALUE:
+            if (c == '{' || c == '[') {
+                if (depth == MAX_DEPTH)
+                    return scan_fail(sc, sc->pos, ARB_ETOOBIG, "nesting deeper than %d levels",
+                                     MAX_DEPTH);
+                in_object = c == '{';
+                if (in_object)
+                    objects[depth / 8] |= (unsigned char)(1u << (depth % 8));
+                else
+                    objects[depth / 8] &= (unsigned char)~(1u << (depth % 8));
+                depth++;
+                sc->pos++;
+                want = in_object ? WANT_KEY_OR_CLOSE : WANT_VALUE_OR_CLOSE;
+                continue;
+            }
+            if (c == '"')
+                rc = scan_string(sc);
+            else if (c == '-' || (c >= '0' && c <= '9'))
+                rc = scan_number(sc);
+            else if (c == 't' || c == 'f' || c == 'n')
+                rc = scan_literal(sc);
+            else
+                return fail_char(sc, expected_text(want, in_object));
+            if (rc != 0)
+                return -1;
+            if (depth == 0)
+                sc->value_end = sc->pos;
+            want = depth ? WANT_NEXT : WANT_END;
+            continue;
+        }
+        /* a closing bracket that matches the open container */
+        sc->pos++;
+        depth--;
+        if (depth == 0)
+            sc->value_end = sc->pos;
+        in_object = depth && (objects[(depth - 1) / 8] >> ((depth - 1) % 8)) & 1;
+        want = depth ? WANT_NEXT : WANT_END;
+    }
+}
+
+/* Report "line L, column C: what" for offset at; CR, LF and CRLF each end a line. */
+static enum arb_status located(const char *text, size_t len, size_t at, enum arb_status st,
+                               const char *what, struct arb_err *err)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    unsigned long line = 1, col = 1;
+    size_t i;
+
+    for (i = 0; i < at && i < len; i++) {
+        if (s[i] == '\n' || (s[i] == '\r' && !(i + 1 < len && s[i + 1] == '\n'))) {
+            line++;
+            col = 1;
+        } else if (s[i] != '\r' && (s[i] & 0xC0) != 0x80) {
+            col++;
+        }
+    }
+    return arb_err_set(err, st, "line %lu, column %lu: %s", line, col, what);
+}
+
+/* ---- locating a tree node in the (already validated) text ---- */
+
+static size_t skip_ws_at(const unsigned char *s, size_t len, size_t i)
+{
+    while (i < len && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
+        i++;
+    return i;
+}
+
+static size_t skip_string_at(const unsigned char *s, size_t len, size_t i)
+{
+    for (i++; i < len && s[i] != '"'; i++) {
+        if (s[i] == '\\')
+            i++;
+    }
+    return i + 1;
+}
+
+static size_t skip_value_at(const unsigned char *s, size_t len, size_t i)
+{
+    size_t depth = 0;
+
+    if (i < len && s[i] == '"')
+        return skip_string_at(s, len, i);
+    if (i < len && s[i] != '{' && s[i] != '[') {
+        while (i < len && !strchr(",]} \t\r\n", s[i]))
+            i++;
+        return i;
+    }
+    while (i < len) {
+        if (s[i] == '"') {
+            i = skip_string_at(s, len, i);
+            continue;
+        }
+        if (s[i] == '{' || s[i] == '[')
+            depth++;
+        else if ((s[i] == '}' || s[i] == ']') && --depth == 0)
+            return i + 1;
+        i++;
+    }
+    return i;
+}
+
+static int subtree_has(const cJSON *node, const cJSON *target)
+{
+    const cJSON *c;
+
+    if (node == target)
+        return 1;
+    for (c = node->child; c; c = c->next) {
+        if (subtree_has(c, target))
+            return 1;
+    }
+    return 0;
+}
+
+/* Append to a bounded path, never cutting a UTF-8 sequence, control bytes shown as '?'. */
+static void path_add(char *path, size_t *plen, const char *s, size_t n)
+{
+    size_t i, k;
+
+    for (i = 0; i < n; i += k) {
+        k = 1;
+        if ((unsigned char)s[i] >= 0xC0)
+            while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+                k++;
+        if (*plen + k >= PATH_MAX_LEN)
+            return;
+        memcpy(path + *plen, s + i, k);
+        if ((unsigned char)s[i] < 0x20)
+            path[*plen] = '?';
+        *plen += k;
+        path[*plen] = '\0';
+    }
+}
+
+struct where {
+    size_t key_at;   /* the member name, or the value for array elements */
+    size_t value_at; /* the value */
+    char path[PATH_MAX_LEN];
+};
+
+/* Find target in the text and name it as a JSON pointer.  Only used on the error path. */
+static void find_in_text(const char *text, size_t len, const cJSON *root, const cJSON *target,
+                         struct where *w)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    const cJSON *node = root, *child;
+    size_t i = skip_ws_at(s, len, 0), plen = 0, k, n;
+    const char *name;
+    char num[24];
+
+    w->key_at = w->value_at = i;
+    w->path[0] = '\0';
+    while (node != target) {
+        for (k = 0, child = node->child; child && !subtree_has(child, target); child = child->next)
+            k++;
+        if (!child)
+            return;
+        if (cJSON_IsObject(node)) {
+            path_add(w->path, &plen, "/", 1);
+            for (name = child->string ? child->string : ""; *name; name++)
+                path_add(w->path, &plen, *name == '~' ? "~0" : *name == '/' ? "~1" : name,
+                         (*name == '~' || *name == '/') ? 2 : 1);
+        } else {
+            snprintf(num, sizeof(num), "/%zu", k);
+            path_add(w->path, &plen, num, strlen(num));
+        }
+        i = skip_ws_at(s, len, i + 1);
+        for (n = 0; n <= k; n++) {
+            w->key_at = i;
+            if (cJSON_IsObject(node)) {
+                i = skip_ws_at(s, len, skip_string_at(s, len, i));
+                i = skip_ws_at(s, len, i + 1);
+            }
+            w->value_at = i;
+            if (n < k)
+                i = skip_ws_at(s, len, skip_ws_at(s, len, skip_value_at(s, len, i)) + 1);
+        }
+        node = child;
+    }
+}
+
+/* ---- checks that need the tree: duplicate keys, overflowing numbers ---- */
+
+struct member {
+    const char *name;
+    size_t idx;
+};
+
+struct walk {
+    int dups;
+    int inf;
+    struct member *scratch;
+    size_t cap;
+    enum arb_status st;
+    int is_dup; /* the problem found is a duplicate key */
+};
+
+static int member_cmp(const void *pa, const void *pb)
+{
+    const struct member *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+
+    if (c)
+        return c;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static const char *name_of(const cJSON *v)
+{
+    return v->string ? v->string : "";
+}
+
+/* The first member of obj (n members) whose name repeats an earlier one, or NULL. */
+static const cJSON *first_duplicate(struct walk *w, const cJSON *obj, size_t n)
+{
+    const cJSON *small[SMALL_OBJECT], *c;
+    size_t i, j, best = SIZE_MAX;
+    struct member *m;
+
+    if (n <= SMALL_OBJECT) {
+        for (j = 0, c = obj->child; c; c = c->next, j++) {
+            small[j] = c;
+            for (i = 0; i < j; i++) {
+                if (strcmp(name_of(small[i]), name_of(c)) == 0)
+                    return c;
+            }
+        }
+        return NULL;
+    }
+    /* sorting keeps 100k keys from costing 10^10 comparisons */
+    if (n > w->cap) {
+        m = realloc(w->scratch, n * sizeof(*m));
+        if (!m) {
+            w->st = ARB_ENOMEM;
+            return NULL;
+        }
+        w->scratch = m;
+        w->cap = n;
+    }
+    for (i = 0, c = obj->child; c; c = c->next, i++) {
+        w->scratch[i].name = name_of(c);
+        w->scratch[i].idx = i;
+    }
+    qsort(w->scratch, n, sizeof(*w->scratch), member_cmp);
+    for (i = 1; i < n; i++) {
+        if (w->scratch[i].idx < best && strcmp(w->scratch[i - 1].name, w->scratch[i].name) == 0)
+            best = w->scratch[i].idx;
+    }
+    if (best == SIZE_MAX)
+        return NULL;
+    for (c = obj->child; best--;)
+        c = c->next;
+    return c;
+}
+
+/* The first problem in document order (recursion is bounded by the scanned depth). */
+static const cJSON *find_problem(struct walk *w, const cJSON *node)
+{
+    const cJSON *dup = NULL, *c, *found;
+    size_t n = 0;
+
+    if (cJSON_IsNumber(node))
+        return w->inf && !isfinite(node->valuedouble) ? node : NULL;
+    if (w->dups && cJSON_IsObject(node)) {
+        for (c = node->child; c; c = c->next)
+            n++;
+        if (n > 1)
+            dup = first_duplicate(w, node, n);
+        if (w->st != ARB_OK)
+            return NULL;
+    }
+    for (c = node->child; c && c != dup; c = c->next) {
+        found = find_problem(w, c);
+        if (found || w->st != ARB_OK)
+            return found;
+    }
+    w->is_dup = dup != NULL;
+    return dup;
+}
+
+enum arb_status arb_json_parse(const char *text, size_t len, unsigned flags, cJSON **out,
+                               struct arb_err *err)
+{
+    struct scan sc = {0};
+    struct walk w = {0};
+    struct where where;
+    const char *end = NULL;
+    const cJSON *bad;
+    cJSON *root;
+    char what[200];
+
+    if (!out || (!text && len))
+        return arb_err_set(err, ARB_EUSAGE, "no JSON text to parse");
+    if (!text)
+        text = "";
+    if ((flags & ARB_JSON_ALLOW_BOM) && len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
+    sc.s = (const unsigned char *)text;
+    sc.len = len;
+    if (scan_text(&sc) != 0)
+        return located(text, len, sc.err_at, sc.err_st, sc.what, err);
+
+    /* without require_null_terminated: with a length, cJSON 1.7.15 then demands a NUL byte */
+    root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory while building the JSON tree");
+    if (end != text + sc.value_end) {
+        cJSON_Delete(root);
+        return located(text, len, sc.value_end, ARB_EINTERNAL,
+                       "cJSON and the scanner disagree on where the value ends", err);
+    }
+    w.dups = (flags & ARB_JSON_NO_DUPLICATES) != 0;
+    w.inf = sc.maybe_inf;
+    if (!w.dups && !w.inf) {
+        *out = root;
+        return ARB_OK;
+    }
+    bad = find_problem(&w, root);
+    free(w.scratch);
+    if (w.st != ARB_OK) {
+        cJSON_Delete(root);
+        return arb_err_set(err, w.st, "out of memory while checking for duplicate keys");
+    }
+    if (!bad) {
+        *out = root;
+        return ARB_OK;
+    }
+    find_in_text(text, len, root, bad, &where);
+    cJSON_Delete(root);
+    if (w.is_dup) {
+        snprintf(what, sizeof(what), "duplicate key at '%s'", where.path);
+        return located(text, len, where.key_at, ARB_EPARSE, what, err);
+    }
+    snprintf(what, sizeof(what), "number out of range of a double at '%s'", where.path);
+    return located(text, len, where.value_at, ARB_EPARSE, what, err);
+}
+
+/* ---- equality ---- */
+
+static int str_eq(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+static int arrays_equal(const cJSON *a, const cJSON *b)
+{
+    for (a = a->child, b = b->child; a && b; a = a->next, b = b->next) {
+        if (!arb_json_equal(a, b))
+            return 0;
+    }
+    return a == NULL && b == NULL;
+}
+
+/* Members of list[0..n) named like x whose value equals x. */
+static size_t count_like(const cJSON *const *list, size_t n, const cJSON *x)
+{
+    size_t i, count = 0;
+
+    for (i = 0; i < n; i++) {
+        if (strcmp(name_of(list[i]), name_of(x)) == 0 && arb_json_equal(list[i], x))
+            count++;
+    }
+    return count;
+}
+
+/*
+ * Objects as multisets of members: with duplicate keys, {"a":1,"a":2} equals {"a":2,"a":1} but
+ * neither {"a":1} nor {"a":1,"a":1}.  Every (name, value) class of a must occur as often in b;
+ * with equal sizes b then has nothing else.  Walks the linked lists, O(n^2): small objects only.
+ */
+static int objects_equal_small(const cJSON *a, const cJSON *b)
+{
+    const cJSON *m, *x, *only;
+    size_t in_a, in_b, ca, cb;
+
+    for (m = a->child; m; m = m->next) {
+        in_a = 0;
+        in_b = 0;
+        ca = 0;
+        cb = 0;
+        only = NULL;
+        for (x = a->child; x; x = x->next) {
+            if (strcmp(name_of(x), name_of(m)) == 0) {
+                in_a++;
+                ca += (size_t)arb_json_equal(x, m); /* x == m costs nothing */
+            }
+        }
+        for (x = b->child; x; x = x->next) {
+            if (strcmp(name_of(x), name_of(m)) == 0) {
+                in_b++;
+                only = x;
+            }
+        }
+        if (in_a != in_b)
+            return 0;
+        if (in_a == 1) {
+            if (!arb_json_equal(m, only))
+                return 0;
+            continue;
+        }
+        for (x = b->child; x; x = x->next) {
+            if (strcmp(name_of(x), name_of(m)) == 0 && arb_json_equal(x, m))
+                cb++;
+        }
+        if (ca != cb)
+            return 0;
+    }
+    return 1;
+}
+
+static int item_cmp(const void *pa, const void *pb)
+{
+    return strcmp(name_of(*(const cJSON *const *)pa), name_of(*(const cJSON *const *)pb));
+}
+
+/* As objects_equal_small, but sorted by name: O(n log n).  -1 when out of memory. */
+static int objects_equal_sorted(const cJSON *a, const cJSON *b, size_t n)
+{
+    const cJSON **sa = malloc(2 * n * sizeof(*sa)), **sb, *c;
+    size_t i, j, ga, gb, k;
+    int equal = 1;
+
+    if (!sa)
+        return -1;
+    sb = sa + n;
+    for (i = 0, c = a->child; c; c = c->next)
+        sa[i++] = c;
+    for (i = 0, c = b->child; c; c = c->next)
+        sb[i++] = c;
+    qsort(sa, n, sizeof(*sa), item_cmp);
+    qsort(sb, n, sizeof(*sb), item_cmp);
+    for (i = 0; equal && i < n; i += ga) {
+        for (ga = 1; i + ga < n && item_cmp(&sa[i], &sa[i + ga]) == 0;)
+            ga++;
+        for (gb = 1; i + gb < n && item_cmp(&sb[i], &sb[i + gb]) == 0;)
+            gb++;
+        if (ga != gb || item_cmp(&sa[i], &sb[i]) != 0)
+            equal = 0;
+        else if (ga == 1)
+            equal = arb_json_equal(sa[i], sb[i]);
+        for (k = 0; equal && ga > 1 && k < ga; k++) {
+            j = i + k;
+            equal = count_like(sa + i, ga, sa[j]) == count_like(sb + i, ga, sa[j]);
+        }
+    }
+    free(sa);
+    return equal;
+}
+
+static int objects_equal(const cJSON *a, const cJSON *b)
+{
+    const cJSON *x, *y;
+    size_t n = 0;
+    int r;
+
+    for (x = a->child, y = b->child; x && y; x = x->next, y = y->next)
+        n++;
+    if (x || y)
+        return 0;
+    if (n > SMALL_OBJECT) {
+        r = objects_equal_sorted(a, b, n);
+        if (r >= 0)
+            return r;
+    }
+    return objects_equal_small(a, b);
+}
+
+int arb_json_equal(const cJSON *a, const cJSON *b)
+{
+    int type;
+
+    if (a == b)
+        return 1;
+    if (!a || !b)
+        return 0;
+    type = a->type & 0xFF;
+    if (type != (b->type & 0xFF))
+        return 0;
+    switch (type) {
+    case cJSON_Number:
+        return a->valuedouble == b->valuedouble;
+    case cJSON_String:
+    case cJSON_Raw:
+        return str_eq(a->valuestring, b->valuestring);
+    case cJSON_Array:
+        return arrays_equal(a, b);
+    case cJSON_Object:
+        return objects_equal(a, b);
+    default:
+        return 1; /* false, true, null: the type is the value */
+    }
+}
+
+/* ---- RFC 6901 ---- */
+
+/* Whether the escaped token [tok, end) names name ("~0" is '~', "~1" is '/'). */
+static int token_is(const char *tok, const char *end, const char *name)
+{
+    char c;
+
+    while (tok < end) {
+        c = *tok;
+        if (c == '~') {
+            c = tok[1] == '0' ? '~' : '/';
+            tok++;
+        }
+        tok++;
+        if (*name++ != c)
+            return 0;
+    }
+    return *name == '\0';
+}
+
+static const cJSON *member_by_token(const cJSON *obj, const char *tok, const char *end)
+{
+    const char *p;
+    const cJSON *c;
+
+    for (p = tok; p < end; p++) {
+        if (*p == '~' && (p + 1 == end || (p[1] != '0' && p[1] != '1')))
+            return NULL;
+    }
+    for (c = obj->child; c; c = c->next) {
+        if (token_is(tok, end, name_of(c)))
+            return c;
+    }
+    return NULL;
+}
+
+static const cJSON *element_by_token(const cJSON *arr, const char *tok, const char *end)
+{
+    const cJSON *c;
+    size_t idx = 0;
+    const char *p;
+
+    /* decimal without leading zeros; "-" (past the end) never exists */
+    if (tok == end || (*tok == '0' && end - tok > 1))
+        return NULL;
+    for (p = tok; p < end; p++) {
+        if (*p < '0' || *p > '9' || idx > (SIZE_MAX - 9) / 10)
+            return NULL;
+        idx = idx * 10 + (size_t)(*p - '0');
+    }
+    for (c = arr->child; c && idx; c = c->next)
+        idx--;
+    return c;
+}
+
+const cJSON *arb_json_pointer(const cJSON *root, const char *pointer)
+{
+    const cJSON *node = root;
+    const char *p = pointer, *end;
+
+    if (!root || !pointer)
+        return NULL;
+    while (*p) {
+        if (*p != '/')
+            return NULL;
+        p++;
+        end = p + strcspn(p, "/");
+        if (cJSON_IsObject(node))
+            node = member_by_token(node, p, end);
+        else if (cJSON_IsArray(node))
+            node = element_by_token(node, p, end);
+        else
+            return NULL;
+        if (!node)
+            return NULL;
+        p = end;
+    }
+    return node;
+}
