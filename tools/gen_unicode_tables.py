@@ -150,6 +150,10 @@ TEMPLATE_HEAD = """\
  * U+0130 maps to U+0069 and final sigma is not context-sensitive.  Punctuation
  * is general category P*, symbols S*, white space Python's str.isspace()
  * (the White_Space property plus U+001C..U+001F).  UTF-8 lives in unicode.c.
+ *
+ * Latin-1 is answered by direct tables.  Above it, entries are sorted by lo;
+ * a per-128-code-point index over the BMP narrows the binary search to the
+ * few entries near cp, so a lookup costs one or two probes.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -157,6 +161,7 @@ TEMPLATE_HEAD = """\
 #include "arbiter/unicode.h"
 
 enum {{ PROP_PUNCT = {punct}, PROP_SYMBOL = {symbol}, PROP_SPACE = {space} }};
+enum {{ BLOCK_SHIFT = {shift}, BMP_BLOCKS = 0x10000 >> BLOCK_SHIFT }};
 
 struct cp_range {{
     uint32_t lo;
@@ -173,84 +178,137 @@ struct lower_run {{
 """
 
 TEMPLATE_TAIL = """\
-/* Index of the last range starting at or before cp, or -1 (ranges sorted by lo). */
-static long find_range(const struct cp_range *r, size_t n, uint32_t cp)
+/*
+ * Narrow the search for the last entry with lo <= cp to [*from, *to).
+ * start[b] counts the entries with lo below block b's first code point, so
+ * that entry is start[b] - 1 or lies inside block b; above the BMP the
+ * window is every entry starting there.
+ */
+static void search_window(const uint8_t *start, size_t n, uint32_t cp, size_t *from, size_t *to)
 {
-    size_t lo = 0, hi = n;
+    size_t b = cp < 0x10000 ? cp >> BLOCK_SHIFT : BMP_BLOCKS;
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (r[mid].lo <= cp)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (long)lo - 1;
+    *from = start[b] ? start[b] - 1u : 0;
+    *to = b < BMP_BLOCKS ? start[b + 1] : n;
 }
 
-static int in_ranges(const struct cp_range *r, size_t n, uint32_t cp)
+/* Index + 1 of the last range in r[from..to) with lo <= cp, or 0. */
+static size_t last_range(const struct cp_range *r, size_t from, size_t to, uint32_t cp)
 {
-    long k = find_range(r, n, cp);
+    while (from < to) {
+        size_t mid = from + (to - from) / 2;
 
-    return k >= 0 && cp <= r[k].hi;
+        if (r[mid].lo <= cp)
+            from = mid + 1;
+        else
+            to = mid;
+    }
+    return from;
+}
+
+static int in_ranges(const struct cp_range *r, size_t n, const uint8_t *start, uint32_t cp)
+{
+    size_t from = 0, to = n, k;
+
+    if (start)
+        search_window(start, n, cp, &from, &to);
+    k = last_range(r, from, to, cp);
+    return k > 0 && cp <= r[k - 1].hi;
 }
 
 uint32_t arb_uc_tolower(uint32_t cp)
 {
-    size_t lo = 0, hi = sizeof(lower_runs) / sizeof(lower_runs[0]);
+    const size_t n = sizeof(lower_runs) / sizeof(lower_runs[0]);
+    const struct lower_run *run;
+    size_t from, to;
 
     if (cp < 256)
         return latin1_lower[cp];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
+    search_window(lower_start, n, cp, &from, &to);
+    while (from < to) {
+        size_t mid = from + (to - from) / 2;
 
         if (lower_runs[mid].lo <= cp)
-            lo = mid + 1;
+            from = mid + 1;
         else
-            hi = mid;
+            to = mid;
     }
-    if (lo == 0)
+    if (from == 0)
         return cp;
-    lo--;
-    if (cp > lower_runs[lo].hi || (cp - lower_runs[lo].lo) % lower_runs[lo].stride != 0)
+    run = &lower_runs[from - 1];
+    /* Strides are 1 or 2 (the generator checks), so a mask replaces a division. */
+    if (cp > run->hi || ((cp - run->lo) & (run->stride - 1)) != 0)
         return cp;
-    return (uint32_t)((int32_t)cp + lower_runs[lo].delta);
+    return (uint32_t)((int32_t)cp + run->delta);
 }
 
 int arb_uc_is_punct(uint32_t cp)
 {
     if (cp < 256)
         return (latin1_props[cp] & PROP_PUNCT) != 0;
-    return in_ranges(punct_ranges, sizeof(punct_ranges) / sizeof(punct_ranges[0]), cp);
+    return in_ranges(punct_ranges, sizeof(punct_ranges) / sizeof(punct_ranges[0]), punct_start,
+                     cp);
 }
 
 int arb_uc_is_symbol(uint32_t cp)
 {
     if (cp < 256)
         return (latin1_props[cp] & PROP_SYMBOL) != 0;
-    return in_ranges(symbol_ranges, sizeof(symbol_ranges) / sizeof(symbol_ranges[0]), cp);
+    return in_ranges(symbol_ranges, sizeof(symbol_ranges) / sizeof(symbol_ranges[0]),
+                     symbol_start, cp);
 }
 
 int arb_uc_is_space(uint32_t cp)
 {
     if (cp < 256)
         return (latin1_props[cp] & PROP_SPACE) != 0;
-    return in_ranges(space_ranges, sizeof(space_ranges) / sizeof(space_ranges[0]), cp);
+    return in_ranges(space_ranges, sizeof(space_ranges) / sizeof(space_ranges[0]), NULL, cp);
 }
 """
 
+BLOCK_SHIFT = 7
+BMP_BLOCKS = 0x10000 >> BLOCK_SHIFT
+
+
+def clip_ranges(rs):
+    """Ranges above Latin-1 (which the direct tables answer), clipped at U+0100."""
+    return [(max(lo, 256), hi) for lo, hi in rs if hi >= 256]
+
 
 def emit_range_table(name, comment, rs):
-    # Ranges that start below 256 are clipped: Latin-1 is answered by latin1_props.
-    items = []
-    for lo, hi in rs:
-        if hi < 256:
-            continue
-        items.append("{%s, %s}" % (hexcp(max(lo, 256)), hexcp(hi)))
-    return ("/* %s (%d ranges, code points >= U+0100). */\n"
+    items = ["{%s, %s}" % (hexcp(lo), hexcp(hi)) for lo, hi in rs]
+    return ("/* %s above U+00FF: %d ranges. */\n"
             "static const struct cp_range %s[] = {\n%s\n};\n"
             % (comment, len(items), name, emit_rows(items)))
+
+
+def emit_block_index(name, los):
+    """start[b] = number of entries whose lo is below block b's first code point."""
+    if len(los) > 255:
+        raise SystemExit("%s: too many entries for a uint8_t index" % name)
+    start = [bisect.bisect_left(los, b << BLOCK_SHIFT) for b in range(BMP_BLOCKS + 1)]
+    return ("/* Search index for %s: entries with lo below each 128-code-point block. */\n"
+            "static const uint8_t %s[BMP_BLOCKS + 1] = {\n%s\n};\n"
+            % (name.replace("_start", ""), name, emit_rows([str(x) for x in start])))
+
+
+def latin1_tables(mapping):
+    lat_lower = ["0x%02X" % mapping.get(cp, cp) for cp in range(256)]
+    props = []
+    for cp in range(256):
+        p = 0
+        if is_punct(cp):
+            p |= PROP_PUNCT
+        if is_symbol(cp):
+            p |= PROP_SYMBOL
+        if is_space(cp):
+            p |= PROP_SPACE
+        props.append(str(p))
+    return ("/* Simple lowercase of U+0000..U+00FF. */\n"
+            "static const uint8_t latin1_lower[256] = {\n%s\n};\n\n"
+            "/* PROP_* bits of U+0000..U+00FF. */\n"
+            "static const uint8_t latin1_props[256] = {\n%s\n};\n"
+            % (emit_rows(lat_lower), emit_rows(props)))
 
 
 def main():
@@ -266,45 +324,30 @@ def main():
     runs = lower_runs(mapping)
     check_runs(runs, mapping)
     big_runs = [r for r in runs if r[1] >= 256]
+    if any(r[3] not in (1, 2) for r in runs):
+        raise SystemExit("lowercase run stride other than 1 or 2")
     if any(r[0] < 256 for r in big_runs):
         raise SystemExit("a lowercase run straddles U+0100; clip it")
 
-    punct = ranges(is_punct)
-    symbol = ranges(is_symbol)
-    space = ranges(is_space)
+    punct = clip_ranges(ranges(is_punct))
+    symbol = clip_ranges(ranges(is_symbol))
+    space = clip_ranges(ranges(is_space))
 
-    out = []
-    out.append(TEMPLATE_HEAD.format(
+    out = [TEMPLATE_HEAD.format(
         pyver="%d.%d.%d" % sys.version_info[:3], univer=unicodedata.unidata_version,
-        punct=PROP_PUNCT, symbol=PROP_SYMBOL, space=PROP_SPACE))
-
-    lat_lower = ["0x%02X" % mapping.get(cp, cp) for cp in range(256)]
-    out.append("/* Simple lowercase of U+0000..U+00FF. */\n"
-               "static const uint8_t latin1_lower[256] = {\n%s\n};\n"
-               % emit_rows(lat_lower))
-
-    props = []
-    for cp in range(256):
-        p = 0
-        if is_punct(cp):
-            p |= PROP_PUNCT
-        if is_symbol(cp):
-            p |= PROP_SYMBOL
-        if is_space(cp):
-            p |= PROP_SPACE
-        props.append(str(p))
-    out.append("/* PROP_* bits of U+0000..U+00FF. */\n"
-               "static const uint8_t latin1_props[256] = {\n%s\n};\n"
-               % emit_rows(props))
+        punct=PROP_PUNCT, symbol=PROP_SYMBOL, space=PROP_SPACE, shift=BLOCK_SHIFT)]
+    out.append(latin1_tables(mapping))
 
     items = ["{%s, %s, %d, %d}" % (hexcp(lo), hexcp(hi), d, s) for lo, hi, d, s in big_runs]
-    out.append("/* Simple lowercase above U+00FF: %d runs {lo, hi, delta, stride} for %d code\n"
-               " * points. */\n"
+    out.append("/* Simple lowercase above U+00FF: %d runs {lo, hi, delta, stride} covering\n"
+               " * %d code points. */\n"
                "static const struct lower_run lower_runs[] = {\n%s\n};\n"
                % (len(items), sum(1 for cp in mapping if cp >= 256), emit_rows(items)))
-
+    out.append(emit_block_index("lower_start", [r[0] for r in big_runs]))
     out.append(emit_range_table("punct_ranges", "General category P*", punct))
+    out.append(emit_block_index("punct_start", [r[0] for r in punct]))
     out.append(emit_range_table("symbol_ranges", "General category S*", symbol))
+    out.append(emit_block_index("symbol_start", [r[0] for r in symbol]))
     out.append(emit_range_table("space_ranges", "str.isspace()", space))
     out.append(TEMPLATE_TAIL)
     sys.stdout.write("\n".join(out))

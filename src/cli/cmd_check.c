@@ -239,6 +239,7 @@ static enum arb_status cache_get(struct cache *k, const cJSON *cfg, struct arb_c
     return ARB_OK;
 }
 
+/* The batch's report of a bad line: {"line": N, "error": "..."}. */
 static enum arb_status error_line(struct arb_buf *line, size_t n, const char *msg)
 {
     cJSON *o = cJSON_CreateObject();
@@ -247,14 +248,14 @@ static enum arb_status error_line(struct arb_buf *line, size_t n, const char *ms
 
     if (o && cJSON_AddNumberToObject(o, "line", (double)n) &&
         cJSON_AddStringToObject(o, "error", msg))
-        st = arb_jcs_string(o, &s, NULL, NULL);
+        s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     arb_buf_reset(line);
-    if (!st)
+    if (s)
         st = arb_buf_adds(line, s);
     if (!st)
         st = arb_buf_addc(line, '\n');
-    free(s);
+    cJSON_free(s);
     return st;
 }
 

@@ -150,6 +150,8 @@ struct node {
     size_t min_items, max_items, min_cont, max_cont;
     struct nodelist prefix;
     struct node *items; /* applies from prefix.n on (draft 7: additionalItems too) */
+    struct node *add_items;    /* draft 7 additionalItems, kept until items is known */
+    unsigned char items_array; /* draft 7 "items" was an array */
     struct node *contains;
     struct node *uneval_items;
 
@@ -235,7 +237,8 @@ struct cctx {
     struct jmap jmap;
     struct node **pending; /* nodes whose $ref / $dynamicRef are unresolved */
     size_t n_pending, cap_pending;
-    char path[512]; /* schema location being compiled, for messages */
+    const char *doc_uri; /* document being compiled ("" for the caller's schema) */
+    char path[512];      /* schema location being compiled, for messages */
     size_t path_len;
     unsigned depth;
 };

@@ -11,6 +11,10 @@
  * U+0130 maps to U+0069 and final sigma is not context-sensitive.  Punctuation
  * is general category P*, symbols S*, white space Python's str.isspace()
  * (the White_Space property plus U+001C..U+001F).  UTF-8 lives in unicode.c.
+ *
+ * Latin-1 is answered by direct tables.  Above it, entries are sorted by lo;
+ * a per-128-code-point index over the BMP narrows the binary search to the
+ * few entries near cp, so a lookup costs one or two probes.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +22,7 @@
 #include "arbiter/unicode.h"
 
 enum { PROP_PUNCT = 1, PROP_SYMBOL = 2, PROP_SPACE = 4 };
+enum { BLOCK_SHIFT = 7, BMP_BLOCKS = 0x10000 >> BLOCK_SHIFT };
 
 struct cp_range {
     uint32_t lo;
@@ -64,8 +69,8 @@ static const uint8_t latin1_props[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-/* Simple lowercase above U+00FF: 179 runs {lo, hi, delta, stride} for 1377 code
- * points. */
+/* Simple lowercase above U+00FF: 179 runs {lo, hi, delta, stride} covering
+ * 1377 code points. */
 static const struct lower_run lower_runs[] = {
     {0x0100, 0x012E, 1, 2}, {0x0130, 0x0130, -199, 1}, {0x0132, 0x0136, 1, 2},
     {0x0139, 0x0147, 1, 2}, {0x014A, 0x0176, 1, 2}, {0x0178, 0x0178, -121, 1},
@@ -128,7 +133,38 @@ static const struct lower_run lower_runs[] = {
     {0x1E900, 0x1E921, 34, 1},
 };
 
-/* General category P* (174 ranges, code points >= U+0100). */
+/* Search index for lower: entries with lo below each 128-code-point block. */
+static const uint8_t lower_start[BMP_BLOCKS + 1] = {
+    0, 0, 0, 7, 49, 60, 60, 63, 76, 79, 83, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84,
+    84, 84, 84, 84, 84, 84, 84, 84, 84, 87, 87, 87, 87, 87, 87, 89, 89, 89, 89, 89, 89, 89, 89, 89,
+    89, 89, 89, 89, 89, 89, 89, 89, 89, 91, 91, 91, 92, 94, 101, 117, 117, 117, 122, 123, 123, 123,
+    123, 123, 123, 124, 124, 124, 124, 124, 124, 124, 124, 124, 124, 124, 124, 124, 124, 124, 137,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140,
+    140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 140, 141, 142, 147, 168,
+    168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168,
+    168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168,
+    168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168,
+    168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168,
+    168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168,
+    168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168,
+    168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168,
+    168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168,
+    168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168, 168,
+    168, 168, 168, 169, 169,
+};
+
+/* General category P* above U+00FF: 174 ranges. */
 static const struct cp_range punct_ranges[] = {
     {0x037E, 0x037E}, {0x0387, 0x0387}, {0x055A, 0x055F}, {0x0589, 0x058A}, {0x05BE, 0x05BE},
     {0x05C0, 0x05C0}, {0x05C3, 0x05C3}, {0x05C6, 0x05C6}, {0x05F3, 0x05F4}, {0x0609, 0x060A},
@@ -170,7 +206,35 @@ static const struct cp_range punct_ranges[] = {
     {0x1DA87, 0x1DA8B}, {0x1E95E, 0x1E95F},
 };
 
-/* General category S* (219 ranges, code points >= U+0100). */
+/* Search index for punct: entries with lo below each 128-code-point block. */
+static const uint8_t punct_start[BMP_BLOCKS + 1] = {
+    0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 2, 3, 9, 14, 15, 16, 17, 19, 19, 21, 22, 23, 24, 24, 24, 25, 26,
+    26, 27, 29, 29, 32, 35, 36, 37, 37, 37, 37, 37, 38, 38, 39, 39, 39, 39, 40, 42, 43, 45, 46, 46,
+    47, 47, 48, 50, 52, 53, 55, 57, 57, 57, 57, 57, 57, 57, 62, 63, 63, 63, 63, 63, 65, 65, 65, 65,
+    65, 65, 65, 65, 66, 68, 68, 68, 68, 71, 71, 71, 71, 71, 71, 73, 74, 74, 77, 77, 77, 77, 82, 84,
+    84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84,
+    84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84,
+    84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84,
+    84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84,
+    84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84,
+    84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84,
+    84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84,
+    84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84,
+    84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84,
+    84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 84, 85, 85, 85, 88, 89, 89, 89, 90, 93,
+    95, 97, 98, 100, 100, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101,
+    101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101,
+    101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101,
+    101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101,
+    101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101,
+    101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101,
+    101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101,
+    101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101,
+    101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 102, 102, 108,
+    108, 118, 118,
+};
+
+/* General category S* above U+00FF: 219 ranges. */
 static const struct cp_range symbol_ranges[] = {
     {0x02C2, 0x02C5}, {0x02D2, 0x02DF}, {0x02E5, 0x02EB}, {0x02ED, 0x02ED}, {0x02EF, 0x02FF},
     {0x0375, 0x0375}, {0x0384, 0x0385}, {0x03F6, 0x03F6}, {0x0482, 0x0482}, {0x058D, 0x058F},
@@ -222,74 +286,125 @@ static const struct cp_range symbol_ranges[] = {
     {0x1FAE0, 0x1FAE7}, {0x1FAF0, 0x1FAF6}, {0x1FB00, 0x1FB92}, {0x1FB94, 0x1FBCA},
 };
 
-/* str.isspace() (6 ranges, code points >= U+0100). */
+/* Search index for symbol: entries with lo below each 128-code-point block. */
+static const uint8_t symbol_start[BMP_BLOCKS + 1] = {
+    0, 0, 0, 0, 0, 0, 5, 6, 8, 8, 9, 9, 10, 13, 16, 16, 18, 18, 19, 19, 21, 21, 22, 23, 24, 25, 25,
+    27, 27, 28, 28, 35, 39, 39, 40, 40, 40, 40, 40, 40, 41, 41, 41, 41, 41, 42, 42, 42, 43, 43, 43,
+    44, 45, 45, 45, 47, 47, 47, 47, 47, 47, 47, 47, 47, 53, 56, 58, 72, 74, 74, 74, 76, 76, 77, 78,
+    79, 79, 79, 79, 79, 82, 82, 82, 82, 85, 85, 85, 86, 87, 87, 88, 88, 88, 89, 91, 92, 93, 98, 99,
+    99, 102, 106, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108,
+    108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108,
+    108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108, 108,
+    109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109,
+    109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109,
+    109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109,
+    109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109,
+    109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109,
+    109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109,
+    109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109,
+    109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109,
+    109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109, 109,
+    109, 109, 109, 110, 110, 110, 110, 110, 112, 113, 115, 115, 115, 115, 116, 116, 118, 118, 118,
+    118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118,
+    118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118,
+    118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118,
+    118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118,
+    118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118,
+    118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118,
+    118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118,
+    118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118, 118,
+    118, 118, 118, 118, 118, 119, 120, 120, 120, 121, 123, 126, 126, 133, 136,
+};
+
+/* str.isspace() above U+00FF: 6 ranges. */
 static const struct cp_range space_ranges[] = {
     {0x1680, 0x1680}, {0x2000, 0x200A}, {0x2028, 0x2029}, {0x202F, 0x202F}, {0x205F, 0x205F},
     {0x3000, 0x3000},
 };
 
-/* Index of the last range starting at or before cp, or -1 (ranges sorted by lo). */
-static long find_range(const struct cp_range *r, size_t n, uint32_t cp)
+/*
+ * Narrow the search for the last entry with lo <= cp to [*from, *to).
+ * start[b] counts the entries with lo below block b's first code point, so
+ * that entry is start[b] - 1 or lies inside block b; above the BMP the
+ * window is every entry starting there.
+ */
+static void search_window(const uint8_t *start, size_t n, uint32_t cp, size_t *from, size_t *to)
 {
-    size_t lo = 0, hi = n;
+    size_t b = cp < 0x10000 ? cp >> BLOCK_SHIFT : BMP_BLOCKS;
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (r[mid].lo <= cp)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (long)lo - 1;
+    *from = start[b] ? start[b] - 1u : 0;
+    *to = b < BMP_BLOCKS ? start[b + 1] : n;
 }
 
-static int in_ranges(const struct cp_range *r, size_t n, uint32_t cp)
+/* Index + 1 of the last range in r[from..to) with lo <= cp, or 0. */
+static size_t last_range(const struct cp_range *r, size_t from, size_t to, uint32_t cp)
 {
-    long k = find_range(r, n, cp);
+    while (from < to) {
+        size_t mid = from + (to - from) / 2;
 
-    return k >= 0 && cp <= r[k].hi;
+        if (r[mid].lo <= cp)
+            from = mid + 1;
+        else
+            to = mid;
+    }
+    return from;
+}
+
+static int in_ranges(const struct cp_range *r, size_t n, const uint8_t *start, uint32_t cp)
+{
+    size_t from = 0, to = n, k;
+
+    if (start)
+        search_window(start, n, cp, &from, &to);
+    k = last_range(r, from, to, cp);
+    return k > 0 && cp <= r[k - 1].hi;
 }
 
 uint32_t arb_uc_tolower(uint32_t cp)
 {
-    size_t lo = 0, hi = sizeof(lower_runs) / sizeof(lower_runs[0]);
+    const size_t n = sizeof(lower_runs) / sizeof(lower_runs[0]);
+    const struct lower_run *run;
+    size_t from, to;
 
     if (cp < 256)
         return latin1_lower[cp];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
+    search_window(lower_start, n, cp, &from, &to);
+    while (from < to) {
+        size_t mid = from + (to - from) / 2;
 
         if (lower_runs[mid].lo <= cp)
-            lo = mid + 1;
+            from = mid + 1;
         else
-            hi = mid;
+            to = mid;
     }
-    if (lo == 0)
+    if (from == 0)
         return cp;
-    lo--;
-    if (cp > lower_runs[lo].hi || (cp - lower_runs[lo].lo) % lower_runs[lo].stride != 0)
+    run = &lower_runs[from - 1];
+    /* Strides are 1 or 2 (the generator checks), so a mask replaces a division. */
+    if (cp > run->hi || ((cp - run->lo) & (run->stride - 1)) != 0)
         return cp;
-    return (uint32_t)((int32_t)cp + lower_runs[lo].delta);
+    return (uint32_t)((int32_t)cp + run->delta);
 }
 
 int arb_uc_is_punct(uint32_t cp)
 {
     if (cp < 256)
         return (latin1_props[cp] & PROP_PUNCT) != 0;
-    return in_ranges(punct_ranges, sizeof(punct_ranges) / sizeof(punct_ranges[0]), cp);
+    return in_ranges(punct_ranges, sizeof(punct_ranges) / sizeof(punct_ranges[0]), punct_start,
+                     cp);
 }
 
 int arb_uc_is_symbol(uint32_t cp)
 {
     if (cp < 256)
         return (latin1_props[cp] & PROP_SYMBOL) != 0;
-    return in_ranges(symbol_ranges, sizeof(symbol_ranges) / sizeof(symbol_ranges[0]), cp);
+    return in_ranges(symbol_ranges, sizeof(symbol_ranges) / sizeof(symbol_ranges[0]),
+                     symbol_start, cp);
 }
 
 int arb_uc_is_space(uint32_t cp)
 {
     if (cp < 256)
         return (latin1_props[cp] & PROP_SPACE) != 0;
-    return in_ranges(space_ranges, sizeof(space_ranges) / sizeof(space_ranges[0]), cp);
+    return in_ranges(space_ranges, sizeof(space_ranges) / sizeof(space_ranges[0]), NULL, cp);
 }
