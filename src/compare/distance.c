@@ -271,9 +271,12 @@ static uint32_t alphabet_id(struct alphabet *al, uint32_t c, int add)
 
 /*
  * Zhao and Sahni's linear-space form of Lowrance-Wagner over rows a (n) and
- * columns b (m).  bid[j] is the alphabet id of b[j]; last_row[id] is the last
- * row whose character has that id (-1 for none).  The row arrays are offset
- * by one so that index -1 is the "infinite" border.
+ * columns b (m), 1-based as in the paper.  bid[j] is the alphabet id of b[j];
+ * last_row[id] is the last row whose character has that id (-1 for none).
+ * r and r1 are the current and previous rows, fr[j] keeps H[k-1][j-2] from
+ * the last row k that matched column j, and t keeps H[i-2][l-1] for the last
+ * matching column l of this row.  Arrays are offset by one so that index -1
+ * is the "infinite" border.
  */
 static size_t dl_rows(const uint32_t *a, size_t n, const uint32_t *b, size_t m,
                       struct alphabet *al, const uint32_t *bid, ptrdiff_t *last_row,
@@ -292,42 +295,48 @@ static size_t dl_rows(const uint32_t *a, size_t n, const uint32_t *b, size_t m,
         ptrdiff_t *tmp = r;
         uint32_t ai = a[i - 1];
         uint32_t id;
-        ptrdiff_t last_col = -1, last_i2l1, t = big;
+        ptrdiff_t last_col = -1, t = big;
+        /* Carried in registers: left = r[j - 1], diag = r1[j - 1], two_up = old r[j - 1]. */
+        ptrdiff_t left = i, diag, two_up;
 
         r = r1;
         r1 = tmp;
-        last_i2l1 = r[0];
+        two_up = r[0];
+        diag = r1[0];
         r[0] = i;
         for (j = 1; j <= (ptrdiff_t)m; j++) {
-            ptrdiff_t diag = r1[j - 1] + (ai != b[j - 1]);
-            ptrdiff_t left = r[j - 1] + 1;
-            ptrdiff_t up = r1[j] + 1;
-            ptrdiff_t cell = diag < left ? diag : left;
+            ptrdiff_t up = r1[j];
+            ptrdiff_t cell = diag + (ai != b[j - 1]);
 
-            if (up < cell)
-                cell = up;
+            if (up + 1 < cell)
+                cell = up + 1;
             if (ai == b[j - 1]) {
                 last_col = j;
                 fr[j] = r1[j - 2];
-                t = last_i2l1;
+                t = two_up;
             } else {
                 ptrdiff_t k = last_row[bid[j - 1]];
+                ptrdiff_t tr = cell;
 
-                /* A transposition ending here: a[k] ... a[i] against b[l] ... b[j]. */
-                if (j - last_col == 1) {
-                    ptrdiff_t tr = fr[j] + (i - k);
-
-                    if (tr < cell)
-                        cell = tr;
-                } else if (i - k == 1) {
-                    ptrdiff_t tr = t + (j - last_col);
-
-                    if (tr < cell)
-                        cell = tr;
-                }
+                /*
+                 * A transposition ending here (a[k] = b[j], b[last_col] = a[i], 1-based)
+                 * is only cheaper when one side of it is adjacent: b[last_col] is the
+                 * previous column, or a[k] the previous row (Zhao and Sahni).
+                 */
+                if (j - last_col == 1)
+                    tr = fr[j] + (i - k);
+                else if (i - k == 1)
+                    tr = t + (j - last_col);
+                if (tr < cell)
+                    cell = tr;
             }
-            last_i2l1 = r[j];
+            /* left is the only input from this row: take it last to keep the chain short. */
+            if (left + 1 < cell)
+                cell = left + 1;
+            two_up = r[j];
             r[j] = cell;
+            left = cell;
+            diag = up;
         }
         id = alphabet_id(al, ai, 0);
         if (id != UINT32_MAX)

@@ -196,9 +196,6 @@ static int take_identity(struct cctx *c, struct node *n, const cJSON *j, struct 
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "$id");
     const cJSON *ref = cJSON_GetObjectItemCaseSensitive(j, "$ref");
 
-    /* Draft 7: $ref replaces the whole schema object, $id included. */
-    if (ref && *draft == ARB_SCHEMA_DRAFT_7)
-        id = NULL;
     if (schema && ((*res)->json == j || id)) {
         if (!cJSON_IsString(schema)) {
             compile_fail(c, ARB_ESCHEMA, "'$schema' must be a string");
@@ -211,9 +208,10 @@ static int take_identity(struct cctx *c, struct node *n, const cJSON *j, struct 
             (*res)->draft = (unsigned char)*draft;
             (*res)->vocab = (unsigned char)*vocab;
         }
-        if (ref && *draft == ARB_SCHEMA_DRAFT_7)
-            id = NULL;
     }
+    /* Draft 7: $ref replaces the whole schema object, $id included. */
+    if (ref && *draft == ARB_SCHEMA_DRAFT_7)
+        id = NULL;
     if (id) {
         if (!cJSON_IsString(id)) {
             compile_fail(c, ARB_ESCHEMA, "'$id' must be a string");
@@ -241,6 +239,7 @@ struct node *compile_schema(struct cctx *c, const cJSON *j, struct resource *res
 {
     struct node *n = jmap_get(&c->jmap, j);
     const cJSON *kw;
+    int ref7;
 
     if (n)
         return n;
@@ -274,7 +273,11 @@ struct node *compile_schema(struct cctx *c, const cJSON *j, struct resource *res
     c->depth++;
     if (take_identity(c, n, j, &res, &draft, &vocab) != 0)
         return NULL;
+    ref7 = draft == ARB_SCHEMA_DRAFT_7 && cJSON_GetObjectItemCaseSensitive(j, "$ref");
     for (kw = j->child; kw; kw = kw->next) {
+        /* Draft 7 ignores every sibling of $ref; definitions still name schemas. */
+        if (ref7 && strcmp(kw->string, "$ref") != 0 && strcmp(kw->string, "definitions") != 0)
+            continue;
         if (compile_keyword(c, n, kw, res, draft, vocab) != 0)
             return NULL;
     }
