@@ -246,16 +246,15 @@ int arb_uc_is_punct(uint32_t cp)
 {
     if (cp < 256)
         return (latin1_props[cp] & PROP_PUNCT) != 0;
-    return in_ranges(punct_ranges, sizeof(punct_ranges) / sizeof(punct_ranges[0]), punct_start,
-                     cp);
+    return in_ranges(punct_ranges, sizeof(punct_ranges) / sizeof(punct_ranges[0]), punct_start, cp);
 }
 
 int arb_uc_is_symbol(uint32_t cp)
 {
     if (cp < 256)
         return (latin1_props[cp] & PROP_SYMBOL) != 0;
-    return in_ranges(symbol_ranges, sizeof(symbol_ranges) / sizeof(symbol_ranges[0]),
-                     symbol_start, cp);
+    return in_ranges(symbol_ranges, sizeof(symbol_ranges) / sizeof(symbol_ranges[0]), symbol_start,
+                     cp);
 }
 
 int arb_uc_is_space(uint32_t cp)
@@ -336,6 +335,8 @@ def main():
     out = [TEMPLATE_HEAD.format(
         pyver="%d.%d.%d" % sys.version_info[:3], univer=unicodedata.unidata_version,
         punct=PROP_PUNCT, symbol=PROP_SYMBOL, space=PROP_SPACE, shift=BLOCK_SHIFT)]
+    out.append("/* The generator lays the tables out; make fmt leaves them alone. */\n"
+               "/* clang-format off */\n")
     out.append(latin1_tables(mapping))
 
     items = ["{%s, %s, %d, %d}" % (hexcp(lo), hexcp(hi), d, s) for lo, hi, d, s in big_runs]
@@ -349,6 +350,7 @@ def main():
     out.append(emit_range_table("symbol_ranges", "General category S*", symbol))
     out.append(emit_block_index("symbol_start", [r[0] for r in symbol]))
     out.append(emit_range_table("space_ranges", "str.isspace()", space))
+    out.append("/* clang-format on */\n")
     out.append(TEMPLATE_TAIL)
     sys.stdout.write("\n".join(out))
 

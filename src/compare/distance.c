@@ -106,9 +106,8 @@ static uint64_t pm_get(const struct pm_block *blk, uint32_t c)
  * split into `words` blocks; pm, vp and vn have `words` entries each.  Stops
  * and returns limit + 1 once the distance must exceed limit.
  */
-static size_t myers_blocks(const uint32_t *p, size_t np, const uint32_t *t, size_t nt,
-                           size_t limit, struct pm_block *pm, uint64_t *vp, uint64_t *vn,
-                           size_t words)
+static size_t myers_blocks(const uint32_t *p, size_t np, const uint32_t *t, size_t nt, size_t limit,
+                           struct pm_block *pm, uint64_t *vp, uint64_t *vn, size_t words)
 {
     const uint64_t last = UINT64_C(1) << ((np - 1) % 64);
     size_t score = np;
@@ -278,9 +277,8 @@ static uint32_t alphabet_id(struct alphabet *al, uint32_t c, int add)
  * matching column l of this row.  Arrays are offset by one so that index -1
  * is the "infinite" border.
  */
-static size_t dl_rows(const uint32_t *a, size_t n, const uint32_t *b, size_t m,
-                      struct alphabet *al, const uint32_t *bid, ptrdiff_t *last_row,
-                      ptrdiff_t *arrays)
+static size_t dl_rows(const uint32_t *a, size_t n, const uint32_t *b, size_t m, struct alphabet *al,
+                      const uint32_t *bid, ptrdiff_t *last_row, ptrdiff_t *arrays)
 {
     const ptrdiff_t big = (ptrdiff_t)(n > m ? n : m) + 1;
     ptrdiff_t *r = arrays + 1, *r1 = arrays + (m + 2) + 1, *fr = arrays + 2 * (m + 2) + 1;

@@ -17,7 +17,7 @@
 
 #include "arbiter/unicode.h"
 
-#define HIGH_BITS UINT64_C(0x8080808080808080)
+#define HIGH_BITS   UINT64_C(0x8080808080808080)
 #define REPLACEMENT 0xFFFDu
 
 static uint64_t load8(const unsigned char *p)
@@ -71,8 +71,7 @@ static size_t decode_multi(const unsigned char *p, size_t i, size_t len, uint32_
     if (c < 0xF0) {
         if (avail < 3 || (p[i + 2] & 0xC0) != 0x80)
             return 0;
-        *cp = ((uint32_t)(c & 0x0F) << 12) | ((uint32_t)(p[i + 1] & 0x3F) << 6) |
-              (p[i + 2] & 0x3F);
+        *cp = ((uint32_t)(c & 0x0F) << 12) | ((uint32_t)(p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
         return 3;
     }
     if (avail < 4 || (p[i + 2] & 0xC0) != 0x80 || (p[i + 3] & 0xC0) != 0x80)

@@ -37,6 +37,9 @@ struct lower_run {
     uint32_t stride;
 };
 
+/* The generator lays the tables out; make fmt leaves them alone. */
+/* clang-format off */
+
 /* Simple lowercase of U+0000..U+00FF. */
 static const uint8_t latin1_lower[256] = {
     0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F,
@@ -322,6 +325,8 @@ static const struct cp_range space_ranges[] = {
     {0x3000, 0x3000},
 };
 
+/* clang-format on */
+
 /*
  * Narrow the search for the last entry with lo <= cp to [*from, *to).
  * start[b] counts the entries with lo below block b's first code point, so
@@ -390,16 +395,15 @@ int arb_uc_is_punct(uint32_t cp)
 {
     if (cp < 256)
         return (latin1_props[cp] & PROP_PUNCT) != 0;
-    return in_ranges(punct_ranges, sizeof(punct_ranges) / sizeof(punct_ranges[0]), punct_start,
-                     cp);
+    return in_ranges(punct_ranges, sizeof(punct_ranges) / sizeof(punct_ranges[0]), punct_start, cp);
 }
 
 int arb_uc_is_symbol(uint32_t cp)
 {
     if (cp < 256)
         return (latin1_props[cp] & PROP_SYMBOL) != 0;
-    return in_ranges(symbol_ranges, sizeof(symbol_ranges) / sizeof(symbol_ranges[0]),
-                     symbol_start, cp);
+    return in_ranges(symbol_ranges, sizeof(symbol_ranges) / sizeof(symbol_ranges[0]), symbol_start,
+                     cp);
 }
 
 int arb_uc_is_space(uint32_t cp)

@@ -41,9 +41,9 @@ Test(utf8, should_accept_ascii_and_well_formed_multibyte_text)
 Test(utf8, should_accept_every_encoding_boundary)
 {
     const char *s = "\x7f"
-                    "\xc2\x80\xdf\xbf"                 /* U+0080 U+07FF */
-                    "\xe0\xa0\x80\xed\x9f\xbf"         /* U+0800 U+D7FF */
-                    "\xee\x80\x80\xef\xbf\xbf"         /* U+E000 U+FFFF */
+                    "\xc2\x80\xdf\xbf"                  /* U+0080 U+07FF */
+                    "\xe0\xa0\x80\xed\x9f\xbf"          /* U+0800 U+D7FF */
+                    "\xee\x80\x80\xef\xbf\xbf"          /* U+E000 U+FFFF */
                     "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf"; /* U+10000 U+10FFFF */
 
     cr_assert(arb_utf8_valid(s, strlen(s), NULL));
@@ -250,12 +250,12 @@ Test(lower, should_follow_alternating_upper_lower_blocks)
 
 Test(lower, should_map_letters_outside_the_common_scripts)
 {
-    cr_assert_eq(arb_uc_tolower(0x212A), 'k');    /* KELVIN SIGN */
-    cr_assert_eq(arb_uc_tolower(0x2126), 0x3C9);  /* OHM SIGN */
-    cr_assert_eq(arb_uc_tolower(0x1E9E), 0xDF);   /* CAPITAL SHARP S */
-    cr_assert_eq(arb_uc_tolower(0x1C5), 0x1C6);   /* titlecase DZ with caron */
-    cr_assert_eq(arb_uc_tolower(0x13A0), 0xAB70); /* Cherokee */
-    cr_assert_eq(arb_uc_tolower(0xFF21), 0xFF41); /* fullwidth A */
+    cr_assert_eq(arb_uc_tolower(0x212A), 'k');      /* KELVIN SIGN */
+    cr_assert_eq(arb_uc_tolower(0x2126), 0x3C9);    /* OHM SIGN */
+    cr_assert_eq(arb_uc_tolower(0x1E9E), 0xDF);     /* CAPITAL SHARP S */
+    cr_assert_eq(arb_uc_tolower(0x1C5), 0x1C6);     /* titlecase DZ with caron */
+    cr_assert_eq(arb_uc_tolower(0x13A0), 0xAB70);   /* Cherokee */
+    cr_assert_eq(arb_uc_tolower(0xFF21), 0xFF41);   /* fullwidth A */
     cr_assert_eq(arb_uc_tolower(0x1E900), 0x1E922); /* Adlam */
     cr_assert_eq(arb_uc_tolower(0xA7C0), 0xA7C1);   /* new in Unicode 14 */
     cr_assert_eq(arb_uc_tolower(0x4E2D), 0x4E2D);
@@ -287,7 +287,7 @@ Test(lower, should_grow_when_a_lowercase_form_needs_more_bytes)
 
 Test(lower, should_copy_invalid_bytes_unchanged)
 {
-    expect_lower("A\xff" "B\xc0\x80" "C\xed\xa0\x80", "a\xff" "b\xc0\x80" "c\xed\xa0\x80");
+    expect_lower("X\xffY\xc0\x80Z\xed\xa0\x80", "x\xffy\xc0\x80z\xed\xa0\x80");
 }
 
 Test(lower, should_lowercase_text_longer_than_the_staging_area)
@@ -336,8 +336,8 @@ Test(lower, should_leave_the_buffer_unchanged_when_the_cap_is_hit)
 
 Test(props, should_classify_punctuation)
 {
-    const uint32_t yes[] = {'!', ',', '.', '-', '_', '"', '?', '@', 0xA1, 0xBF,
-                            0x55A, 0x2014, 0x3001, 0x300C, 0xFF01, 0x1E95E};
+    const uint32_t yes[] = {'!',  ',',  '.',   '-',    '_',    '"',    '?',    '@',
+                            0xA1, 0xBF, 0x55A, 0x2014, 0x3001, 0x300C, 0xFF01, 0x1E95E};
     const uint32_t no[] = {'a', '0', ' ', '$', '+', '^', 0xA9, 0x20AC, 0x1F10, 0x4E2D, 0x1F600};
     size_t k;
 
@@ -349,8 +349,8 @@ Test(props, should_classify_punctuation)
 
 Test(props, should_classify_symbols)
 {
-    const uint32_t yes[] = {'$', '+', '<', '=', '>', '^', '`', '|', '~', 0xA9, 0xAC, 0xD7,
-                            0x20AC, 0x2200, 0x2190, 0x1F600, 0x1F44D};
+    const uint32_t yes[] = {'$',  '+',  '<',  '=',    '>',    '^',    '`',     '|',    '~',
+                            0xA9, 0xAC, 0xD7, 0x20AC, 0x2200, 0x2190, 0x1F600, 0x1F44D};
     const uint32_t no[] = {'a', '!', ',', '_', ' ', 0xBF, 0x3001, 0x4E2D, 0x10FFFF};
     size_t k;
 
@@ -362,8 +362,8 @@ Test(props, should_classify_symbols)
 
 Test(props, should_classify_white_space_as_python_isspace)
 {
-    const uint32_t yes[] = {' ', '\t', '\n', '\v', '\f', '\r', 0x1C, 0x1F, 0x85, 0xA0,
-                            0x1680, 0x2000, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000};
+    const uint32_t yes[] = {' ',  '\t',   '\n',   '\v',   '\f',   '\r',   0x1C,   0x1F,   0x85,
+                            0xA0, 0x1680, 0x2000, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000};
     const uint32_t no[] = {'a', 0x1B, 0x200B, 0x180E, 0xFEFF, 0x2060, 0x10FFFF};
     size_t k;
 
