@@ -5,10 +5,12 @@
  * prints hundreds of thousands of records a second.  Member order follows
  * DESIGN.md.  Text that is not valid UTF-8 is written with U+FFFD in place
  * of each invalid byte, so every record is valid JSON; the record's notes
- * say invalid_utf8 when that happened.
+ * say invalid_utf8 when that happened.  arb_result_to_cjson builds the same
+ * record as a cJSON tree, for records nested in other records (fields).
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arbiter/json.h"
@@ -94,10 +96,12 @@ static enum arb_status write_json(struct arb_buf *out, const cJSON *v)
 {
     if (!v)
         return arb_buf_adds(out, "null");
-    /* A non-finite number cannot be canonical; print it as null. */
-    if (arb_jcs_write(v, out, NULL) == ARB_ESCHEMA)
+    enum arb_status st = arb_jcs_write(v, out, NULL);
+
+    /* A value that cannot be canonical (a hand-built non-finite number) prints as null. */
+    if (st == ARB_ESCHEMA)
         return arb_buf_adds(out, "null");
-    return ARB_OK;
+    return st;
 }
 
 enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out)
@@ -170,4 +174,115 @@ enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf
             st = arb_buf_addc(out, ']');
     }
     return st ? st : arb_buf_addc(out, '}');
+}
+
+/* ---- the record as a cJSON tree ------------------------------------------------------ */
+
+/* A string node for s[0..len), with U+FFFD for each invalid byte. */
+static cJSON *string_node(const char *s, size_t len)
+{
+    struct arb_buf b;
+    cJSON *node;
+    size_t i = 0;
+
+    if (arb_utf8_valid(s, len, NULL) && memchr(s, '\0', len) == NULL) {
+        char *copy = malloc(len + 1);
+
+        if (!copy)
+            return NULL;
+        memcpy(copy, s, len);
+        copy[len] = '\0';
+        node = cJSON_CreateString(copy);
+        free(copy);
+        return node;
+    }
+    arb_buf_init(&b, 0);
+    while (i < len) {
+        char enc[4];
+        uint32_t cp = arb_utf8_next(s, len, &i);
+
+        if (cp == 0)
+            cp = 0xFFFD; /* a cJSON string ends at NUL */
+        if (arb_buf_add(&b, enc, arb_utf8_encode(cp, enc))) {
+            arb_buf_release(&b);
+            return NULL;
+        }
+    }
+    node = cJSON_CreateString(b.ptr ? b.ptr : "");
+    arb_buf_release(&b);
+    return node;
+}
+
+static cJSON *number_node(double d)
+{
+    return isfinite(d) ? cJSON_CreateNumber(d) : cJSON_CreateNull();
+}
+
+/* Add item to obj under key; NULL item (no memory) makes the whole call fail. */
+static int add(cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item)
+        return 0;
+    cJSON_AddItemToObject(obj, key, item);
+    return 1;
+}
+
+static cJSON *string_list(const char *const *v, size_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    size_t i;
+
+    for (i = 0; arr && i < n; i++) {
+        cJSON *s = string_node(v[i], strlen(v[i]));
+
+        if (!s) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+        cJSON_AddItemToArray(arr, s);
+    }
+    return arr;
+}
+
+cJSON *arb_result_to_cjson(const struct arb_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    int ok;
+    size_t i;
+
+    if (!o)
+        return NULL;
+    ok = add(o, "operator", string_node(r->op ? r->op : "", r->op ? strlen(r->op) : 0)) &&
+         add(o, "expected",
+             r->expected ? cJSON_Duplicate(r->expected, 1) : cJSON_CreateNull()) &&
+         add(o, "observed",
+             r->observed ? string_node(r->observed, r->observed_len) : cJSON_CreateNull()) &&
+         add(o, "normalization", string_list(r->norm, r->n_norm)) &&
+         add(o, "notes", string_list((const char *const *)r->notes, r->n_notes)) &&
+         add(o, "score", number_node(r->score)) &&
+         add(o, "threshold", number_node(r->threshold)) &&
+         add(o, "fail_below",
+             r->has_fail_below ? number_node(r->fail_below) : cJSON_CreateNull()) &&
+         add(o, "verdict", cJSON_CreateString(arb_verdict_name(r->verdict)));
+    if (ok && r->negated)
+        ok = add(o, "not", cJSON_CreateTrue());
+    if (ok && r->details)
+        ok = add(o, "details", cJSON_Duplicate(r->details, 1));
+    if (ok && r->n_children) {
+        cJSON *kids = cJSON_CreateArray();
+
+        ok = add(o, "children", kids);
+        for (i = 0; ok && i < r->n_children; i++) {
+            cJSON *k = arb_result_to_cjson(&r->children[i]);
+
+            ok = k != NULL;
+            if (ok)
+                cJSON_AddItemToArray(kids, k);
+        }
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
 }

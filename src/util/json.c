@@ -1,5 +1,5 @@
 /*
- * json.c - arb_json_parse, deep equality and RFC 6901 pointers on cJSON trees.
+ * json.c - arb_json_parse: JSON text to a cJSON tree, strictly, with located errors.
  *
  * cJSON builds the tree but is too lenient to be the judge of the text: it takes any byte up
  * to 0x20 as white space, keeps raw control characters in strings, accepts "01" and "1.", skips
@@ -8,9 +8,10 @@
  * one pass (grammar, UTF-8, escapes, depth, number syntax), and locates the first error itself.
  * After it, cJSON fails only when it runs out of memory.  What needs the tree (duplicate keys,
  * numbers that overflow) is checked on the tree, and located by walking the text again, which
- * costs nothing unless there is an error.
+ * costs nothing unless there is an error.  Nothing here is global: cJSON's own global error
+ * pointer is written only when it fails, which after the scan means out of memory.
  *
- * Canonical output (RFC 8785) and number formatting live in jcs.c.
+ * Everything done with a finished tree (canonical output, equality, pointers) lives in jcs.c.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -22,7 +23,7 @@
 #include "arbiter/json.h"
 
 #define MAX_DEPTH    CJSON_NESTING_LIMIT
-#define SMALL_OBJECT 16 /* objects up to this size are compared pairwise, no allocation */
+#define SMALL_OBJECT 16 /* objects up to this size are checked pairwise, no allocation */
 #define PATH_MAX_LEN 120
 
 /* What the scanner expects next. */
@@ -47,9 +48,13 @@ struct scan {
     char what[160];
 };
 
+static int scan_fail(struct scan *sc, size_t at, enum arb_status st, const char *fmt, ...)
 #if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
+    __attribute__((format(printf, 4, 5)))
 #endif
+    ;
+
+/* Record the first error: where, its status and what was wrong.  Returns -1. */
 static int scan_fail(struct scan *sc, size_t at, enum arb_status st, const char *fmt, ...)
 {
     va_list ap;
@@ -103,8 +108,8 @@ static int fail_char(struct scan *sc, const char *expected)
         return scan_fail(sc, sc->pos, ARB_EPARSE, "unexpected character '%c', expected %s", *p,
                          expected);
     if (*p < 0x80)
-        return scan_fail(sc, sc->pos, ARB_EPARSE, "unexpected control character U+%04X, expected %s",
-                         *p, expected);
+        return scan_fail(sc, sc->pos, ARB_EPARSE,
+                         "unexpected control character U+%04X, expected %s", *p, expected);
     n = utf8_seq(p, sc->len - sc->pos);
     if (n == 0)
         return scan_fail(sc, sc->pos, ARB_EPARSE, "invalid UTF-8 byte 0x%02x", *p);
@@ -221,7 +226,8 @@ static int scan_number(struct scan *sc)
     if (sc->s[i] == '0') {
         i++;
         if (is_digit(sc, i))
-            return scan_fail(sc, start, ARB_EPARSE, "invalid number, leading zeros are not allowed");
+            return scan_fail(sc, start, ARB_EPARSE,
+                             "invalid number, leading zeros are not allowed");
     } else {
         while (is_digit(sc, i)) {
             i++;
@@ -269,23 +275,11 @@ static int scan_literal(struct scan *sc)
 
 static const char *expected_text(enum want want, int in_object)
 {
-    switch (want) {
-    case WANT_VALUE:
-        return "a value";
-    case WANT_VALUE_OR_CLOSE:
-        return "a value or ']'";
-    case WANT_KEY:
-        return "a string key";
-    case WANT_KEY_OR_CLOSE:
-        return "a string key or '}'";
-    case WANT_COLON:
-        return "':'";
-    case WANT_NEXT:
-        return in_object ? "',' or '}'" : "',' or ']'";
-    case WANT_END:
-        return "the end of input";
-    }
-    return "a value";
+    static const char *const text[] = {
+        "a value", "a value or ']'", "a string key",    "a string key or '}'",
+        "':'",     "',' or ']'",     "the end of input"};
+
+    return want == WANT_NEXT && in_object ? "',' or '}'" : text[want];
 }
 
 /*
@@ -445,6 +439,11 @@ static size_t skip_value_at(const unsigned char *s, size_t len, size_t i)
     return i;
 }
 
+static const char *name_of(const cJSON *v)
+{
+    return v->string ? v->string : "";
+}
+
 static int subtree_has(const cJSON *node, const cJSON *target)
 {
     const cJSON *c;
@@ -503,8 +502,11 @@ static void find_in_text(const char *text, size_t len, const cJSON *root, const 
             return;
         if (cJSON_IsObject(node)) {
             path_add(w->path, &plen, "/", 1);
-            for (name = child->string ? child->string : ""; *name; name++)
-                path_add(w->path, &plen, *name == '~' ? "~0" : *name == '/' ? "~1" : name,
+            for (name = name_of(child); *name; name++)
+                path_add(w->path, &plen,
+                         *name == '~'   ? "~0"
+                         : *name == '/' ? "~1"
+                                        : name,
                          (*name == '~' || *name == '/') ? 2 : 1);
         } else {
             snprintf(num, sizeof(num), "/%zu", k);
@@ -551,23 +553,17 @@ static int member_cmp(const void *pa, const void *pb)
     return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-static const char *name_of(const cJSON *v)
-{
-    return v->string ? v->string : "";
-}
-
 /* The first member of obj (n members) whose name repeats an earlier one, or NULL. */
 static const cJSON *first_duplicate(struct walk *w, const cJSON *obj, size_t n)
 {
-    const cJSON *small[SMALL_OBJECT], *c;
-    size_t i, j, best = SIZE_MAX;
+    const cJSON *c, *x;
+    size_t i, best = SIZE_MAX;
     struct member *m;
 
     if (n <= SMALL_OBJECT) {
-        for (j = 0, c = obj->child; c; c = c->next, j++) {
-            small[j] = c;
-            for (i = 0; i < j; i++) {
-                if (strcmp(name_of(small[i]), name_of(c)) == 0)
+        for (c = obj->child; c; c = c->next) {
+            for (x = obj->child; x != c; x = x->next) {
+                if (strcmp(name_of(x), name_of(c)) == 0)
                     return c;
             }
         }
@@ -681,242 +677,4 @@ enum arb_status arb_json_parse(const char *text, size_t len, unsigned flags, cJS
     }
     snprintf(what, sizeof(what), "number out of range of a double at '%s'", where.path);
     return located(text, len, where.value_at, ARB_EPARSE, what, err);
-}
-
-/* ---- equality ---- */
-
-static int str_eq(const char *a, const char *b)
-{
-    if (!a || !b)
-        return a == b;
-    return strcmp(a, b) == 0;
-}
-
-static int arrays_equal(const cJSON *a, const cJSON *b)
-{
-    for (a = a->child, b = b->child; a && b; a = a->next, b = b->next) {
-        if (!arb_json_equal(a, b))
-            return 0;
-    }
-    return a == NULL && b == NULL;
-}
-
-/* Members of list[0..n) named like x whose value equals x. */
-static size_t count_like(const cJSON *const *list, size_t n, const cJSON *x)
-{
-    size_t i, count = 0;
-
-    for (i = 0; i < n; i++) {
-        if (strcmp(name_of(list[i]), name_of(x)) == 0 && arb_json_equal(list[i], x))
-            count++;
-    }
-    return count;
-}
-
-/*
- * Objects as multisets of members: with duplicate keys, {"a":1,"a":2} equals {"a":2,"a":1} but
- * neither {"a":1} nor {"a":1,"a":1}.  Every (name, value) class of a must occur as often in b;
- * with equal sizes b then has nothing else.  Walks the linked lists, O(n^2): small objects only.
- */
-static int objects_equal_small(const cJSON *a, const cJSON *b)
-{
-    const cJSON *m, *x, *only;
-    size_t in_a, in_b, ca, cb;
-
-    for (m = a->child; m; m = m->next) {
-        in_a = 0;
-        in_b = 0;
-        ca = 0;
-        cb = 0;
-        only = NULL;
-        for (x = a->child; x; x = x->next) {
-            if (strcmp(name_of(x), name_of(m)) == 0) {
-                in_a++;
-                ca += (size_t)arb_json_equal(x, m); /* x == m costs nothing */
-            }
-        }
-        for (x = b->child; x; x = x->next) {
-            if (strcmp(name_of(x), name_of(m)) == 0) {
-                in_b++;
-                only = x;
-            }
-        }
-        if (in_a != in_b)
-            return 0;
-        if (in_a == 1) {
-            if (!arb_json_equal(m, only))
-                return 0;
-            continue;
-        }
-        for (x = b->child; x; x = x->next) {
-            if (strcmp(name_of(x), name_of(m)) == 0 && arb_json_equal(x, m))
-                cb++;
-        }
-        if (ca != cb)
-            return 0;
-    }
-    return 1;
-}
-
-static int item_cmp(const void *pa, const void *pb)
-{
-    return strcmp(name_of(*(const cJSON *const *)pa), name_of(*(const cJSON *const *)pb));
-}
-
-/* As objects_equal_small, but sorted by name: O(n log n).  -1 when out of memory. */
-static int objects_equal_sorted(const cJSON *a, const cJSON *b, size_t n)
-{
-    const cJSON **sa = malloc(2 * n * sizeof(*sa)), **sb, *c;
-    size_t i, j, ga, gb, k;
-    int equal = 1;
-
-    if (!sa)
-        return -1;
-    sb = sa + n;
-    for (i = 0, c = a->child; c; c = c->next)
-        sa[i++] = c;
-    for (i = 0, c = b->child; c; c = c->next)
-        sb[i++] = c;
-    qsort(sa, n, sizeof(*sa), item_cmp);
-    qsort(sb, n, sizeof(*sb), item_cmp);
-    for (i = 0; equal && i < n; i += ga) {
-        for (ga = 1; i + ga < n && item_cmp(&sa[i], &sa[i + ga]) == 0;)
-            ga++;
-        for (gb = 1; i + gb < n && item_cmp(&sb[i], &sb[i + gb]) == 0;)
-            gb++;
-        if (ga != gb || item_cmp(&sa[i], &sb[i]) != 0)
-            equal = 0;
-        else if (ga == 1)
-            equal = arb_json_equal(sa[i], sb[i]);
-        for (k = 0; equal && ga > 1 && k < ga; k++) {
-            j = i + k;
-            equal = count_like(sa + i, ga, sa[j]) == count_like(sb + i, ga, sa[j]);
-        }
-    }
-    free(sa);
-    return equal;
-}
-
-static int objects_equal(const cJSON *a, const cJSON *b)
-{
-    const cJSON *x, *y;
-    size_t n = 0;
-    int r;
-
-    for (x = a->child, y = b->child; x && y; x = x->next, y = y->next)
-        n++;
-    if (x || y)
-        return 0;
-    if (n > SMALL_OBJECT) {
-        r = objects_equal_sorted(a, b, n);
-        if (r >= 0)
-            return r;
-    }
-    return objects_equal_small(a, b);
-}
-
-int arb_json_equal(const cJSON *a, const cJSON *b)
-{
-    int type;
-
-    if (a == b)
-        return 1;
-    if (!a || !b)
-        return 0;
-    type = a->type & 0xFF;
-    if (type != (b->type & 0xFF))
-        return 0;
-    switch (type) {
-    case cJSON_Number:
-        return a->valuedouble == b->valuedouble;
-    case cJSON_String:
-    case cJSON_Raw:
-        return str_eq(a->valuestring, b->valuestring);
-    case cJSON_Array:
-        return arrays_equal(a, b);
-    case cJSON_Object:
-        return objects_equal(a, b);
-    default:
-        return 1; /* false, true, null: the type is the value */
-    }
-}
-
-/* ---- RFC 6901 ---- */
-
-/* Whether the escaped token [tok, end) names name ("~0" is '~', "~1" is '/'). */
-static int token_is(const char *tok, const char *end, const char *name)
-{
-    char c;
-
-    while (tok < end) {
-        c = *tok;
-        if (c == '~') {
-            c = tok[1] == '0' ? '~' : '/';
-            tok++;
-        }
-        tok++;
-        if (*name++ != c)
-            return 0;
-    }
-    return *name == '\0';
-}
-
-static const cJSON *member_by_token(const cJSON *obj, const char *tok, const char *end)
-{
-    const char *p;
-    const cJSON *c;
-
-    for (p = tok; p < end; p++) {
-        if (*p == '~' && (p + 1 == end || (p[1] != '0' && p[1] != '1')))
-            return NULL;
-    }
-    for (c = obj->child; c; c = c->next) {
-        if (token_is(tok, end, name_of(c)))
-            return c;
-    }
-    return NULL;
-}
-
-static const cJSON *element_by_token(const cJSON *arr, const char *tok, const char *end)
-{
-    const cJSON *c;
-    size_t idx = 0;
-    const char *p;
-
-    /* decimal without leading zeros; "-" (past the end) never exists */
-    if (tok == end || (*tok == '0' && end - tok > 1))
-        return NULL;
-    for (p = tok; p < end; p++) {
-        if (*p < '0' || *p > '9' || idx > (SIZE_MAX - 9) / 10)
-            return NULL;
-        idx = idx * 10 + (size_t)(*p - '0');
-    }
-    for (c = arr->child; c && idx; c = c->next)
-        idx--;
-    return c;
-}
-
-const cJSON *arb_json_pointer(const cJSON *root, const char *pointer)
-{
-    const cJSON *node = root;
-    const char *p = pointer, *end;
-
-    if (!root || !pointer)
-        return NULL;
-    while (*p) {
-        if (*p != '/')
-            return NULL;
-        p++;
-        end = p + strcspn(p, "/");
-        if (cJSON_IsObject(node))
-            node = member_by_token(node, p, end);
-        else if (cJSON_IsArray(node))
-            node = element_by_token(node, p, end);
-        else
-            return NULL;
-        if (!node)
-            return NULL;
-        p = end;
-    }
-    return node;
 }

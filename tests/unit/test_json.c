@@ -122,7 +122,8 @@ Test(json_parse, should_accept_nesting_of_exactly_1000_levels)
 Test(json_parse, should_parse_numbers_longer_than_63_characters)
 {
     /* upstream cJSON 1.7.15 cut numbers at 63 characters; Debian's fix for CVE-2023-26819 not */
-    cJSON *v = must_parse("[0.1000000000000000055511151231257827021181583404541015625000000000001]", 0);
+    cJSON *v =
+        must_parse("[0.1000000000000000055511151231257827021181583404541015625000000000001]", 0);
 
     cr_assert_eq(v->child->valuedouble, 0.1);
     cJSON_Delete(v);
@@ -187,10 +188,13 @@ Test(json_parse, should_report_unexpected_character_and_what_was_expected)
 {
     expect_parse_error("{\"a\" 1}", "line 1, column 6: unexpected character '1', expected ':'");
     expect_parse_error("[1 2]", "line 1, column 4: unexpected character '2', expected ',' or ']'");
-    expect_parse_error("{\"a\":1]", "line 1, column 7: unexpected character ']', expected ',' or '}'");
-    expect_parse_error("{1:2}", "line 1, column 2: unexpected character '1', expected a string key");
+    expect_parse_error("{\"a\":1]",
+                       "line 1, column 7: unexpected character ']', expected ',' or '}'");
+    expect_parse_error("{1:2}",
+                       "line 1, column 2: unexpected character '1', expected a string key");
     expect_parse_error("[1,]", "line 1, column 4: unexpected character ']', expected a value");
-    expect_parse_error("{\"a\":1,}", "line 1, column 8: unexpected character '}', expected a string");
+    expect_parse_error("{\"a\":1,}",
+                       "line 1, column 8: unexpected character '}', expected a string");
     expect_parse_error("[NaN]", "line 1, column 2: unexpected character 'N', expected a value");
     expect_parse_error("['a']", "line 1, column 2: unexpected character ''', expected a value");
 }
@@ -226,7 +230,8 @@ Test(json_parse, should_reject_numbers_json_forbids_but_cjson_takes)
     expect_parse_error("[-01]", "line 1, column 2: invalid number, leading zeros");
     expect_parse_error("[1.]", "line 1, column 2: invalid number, expected a digit after '.'");
     expect_parse_error("1.e5", "line 1, column 1: invalid number, expected a digit after '.'");
-    expect_parse_error("[1e]", "line 1, column 2: invalid number, expected a digit in the exponent");
+    expect_parse_error("[1e]",
+                       "line 1, column 2: invalid number, expected a digit in the exponent");
     expect_parse_error("1e+", "line 1, column 1: invalid number, expected a digit in the exponent");
     expect_parse_error("-", "line 1, column 1: invalid number, expected a digit after '-'");
     expect_parse_error("-Infinity", "line 1, column 1: invalid number, expected a digit after '-'");
@@ -298,13 +303,15 @@ Test(json_parse, should_reject_control_characters_cjson_takes_as_whitespace)
     expect_error("[1,\x01 2]", 7, 0, ARB_EPARSE,
                  "line 1, column 4: unexpected control character U+0001, expected a value");
     expect_error("[1]\0", 4, 0, ARB_EPARSE, "line 1, column 4: trailing characters");
-    expect_error("\0[1]", 4, 0, ARB_EPARSE, "line 1, column 1: unexpected control character U+0000");
+    expect_error("\0[1]", 4, 0, ARB_EPARSE,
+                 "line 1, column 1: unexpected control character U+0000");
 }
 
 Test(json_parse, should_reject_raw_control_characters_in_strings)
 {
     expect_parse_error("[\"a\nb\"]", "line 1, column 4: unescaped control character U+000A");
-    expect_error("\"a\0b\"", 5, 0, ARB_EPARSE, "line 1, column 3: unescaped control character U+0000");
+    expect_error("\"a\0b\"", 5, 0, ARB_EPARSE,
+                 "line 1, column 3: unescaped control character U+0000");
 }
 
 Test(json_parse, should_reject_bom_without_the_flag)
@@ -454,7 +461,8 @@ Test(json_equal, should_compare_strings_by_bytes)
 
 Test(json_equal, should_match_objects_regardless_of_member_order)
 {
-    cr_assert(equal_texts("{\"a\":1,\"b\":[1,{\"c\":null}]}", "{\"b\":[1,{\"c\":null}],\"a\":1.0}"));
+    cr_assert(
+        equal_texts("{\"a\":1,\"b\":[1,{\"c\":null}]}", "{\"b\":[1,{\"c\":null}],\"a\":1.0}"));
     cr_assert_not(equal_texts("{\"a\":1,\"b\":2}", "{\"a\":1,\"c\":2}"));
     cr_assert_not(equal_texts("{\"a\":1}", "{\"a\":1,\"b\":2}"));
     cr_assert(equal_texts("{}", "{}"));
@@ -536,7 +544,7 @@ Test(json_pointer, should_resolve_the_rfc6901_examples)
     const struct {
         const char *ptr;
         double value;
-    } cases[] = {{"/", 0},    {"/a~1b", 1}, {"/c%d", 2}, {"/e^f", 3}, {"/g|h", 4},
+    } cases[] = {{"/", 0},     {"/a~1b", 1}, {"/c%d", 2}, {"/e^f", 3}, {"/g|h", 4},
                  {"/i\\j", 5}, {"/k\"l", 6}, {"/ ", 7},   {"/m~0n", 8}};
     size_t i;
 
@@ -558,10 +566,10 @@ Test(json_pointer, should_reject_malformed_and_missing_pointers)
     cJSON *doc = must_parse("{\"a\": [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20], \"~\": 1, "
                             "\"~2\": 2, \"s\": \"x\"}",
                             0);
-    const char *bad[] = {"a",        "/a/01",  "/a/-",        "/a/",  "/a/1x",   "/a/11",
-                         "/a/+1",    "/a/ 1",  "/a/-1",       "/~2",  "/~",      "/b",
-                         "/s/0",     "/a/0/0", "/a/99999999999999999999999999", "#/a",
-                         "/a~1"};
+    const char *bad[] = {"a",     "/a/01", "/a/-",  "/a/",    "/a/1x",
+                         "/a/11", "/a/+1", "/a/ 1", "/a/-1",  "/~2",
+                         "/~",    "/b",    "/s/0",  "/a/0/0", "/a/99999999999999999999999999",
+                         "#/a",   "/a~1"};
     size_t i;
 
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
