@@ -107,6 +107,7 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 	@for b in $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%); do echo "== $$b"; $$b || exit 1; done
+	@echo "== bench/batch.sh"; sh bench/batch.sh $(BUILD)/arbiter
 
 valgrind: deps
 	@$(MAKE) --no-print-directory all
