@@ -14,10 +14,12 @@
  *
  * Validation names each violation as "instance path: keyword"
  * ("/lineItems/0/price: exclusiveMinimum"), keeps the first
- * ARB_SCHEMA_MAX_ERRORS and counts the rest.  Instance nesting and recursion
- * through $ref are capped at ARB_SCHEMA_MAX_DEPTH levels: deeper input is
- * reported as ARB_ETOOBIG, never a stack overflow.  A $ref loop that does not
- * consume input is reported as ARB_ESCHEMA.
+ * ARB_SCHEMA_MAX_ERRORS and counts the rest.  Schema nesting and the instance
+ * nesting validation descends into are capped at ARB_SCHEMA_MAX_DEPTH levels,
+ * recursion through $ref and in-place applicators at four times that: deeper
+ * input is reported as ARB_ETOOBIG, never a stack overflow.  A $ref loop that does not
+ * consume input is reported as ARB_ESCHEMA.  At those caps validation needs
+ * up to about 1 MiB of stack (the default thread stack is 8 MiB on glibc).
  *
  * struct arb_schema_cache keys compiled schemas by the SHA-256 of their
  * RFC 8785 canonical form, so equal schemas (member order aside) compile once.
@@ -35,7 +37,7 @@
 #include "arbiter/buf.h"
 #include "arbiter/status.h"
 
-/* Deepest instance nesting, schema nesting or $ref recursion accepted. */
+/* Deepest schema nesting, and instance nesting validation descends into. */
 #define ARB_SCHEMA_MAX_DEPTH 512
 /* Violations kept in struct arb_schema_errors; the rest are only counted. */
 #define ARB_SCHEMA_MAX_ERRORS 20
@@ -146,8 +148,7 @@ enum arb_status arb_schema_cache_new(const struct arb_schema_opts *opts,
  * Statuses as arb_schema_compile.
  */
 enum arb_status arb_schema_cache_get_or_compile(struct arb_schema_cache *c, const cJSON *schema,
-                                                const struct arb_schema **out,
-                                                struct arb_err *err);
+                                                const struct arb_schema **out, struct arb_err *err);
 
 /* Number of distinct schemas (compiled or failed) held. */
 size_t arb_schema_cache_size(const struct arb_schema_cache *c);

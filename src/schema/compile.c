@@ -51,6 +51,17 @@ void path_push(struct cctx *c, const char *seg)
     c->path[c->path_len] = '\0';
 }
 
+/* Make the location p (a JSON pointer), cut to fit. */
+void path_set(struct cctx *c, const char *p)
+{
+    size_t len = strlen(p);
+
+    if (len >= sizeof(c->path))
+        len = sizeof(c->path) - 1;
+    memcpy(c->path, p, len);
+    path_pop(c, len);
+}
+
 void path_pop(struct cctx *c, size_t len)
 {
     c->path_len = len;

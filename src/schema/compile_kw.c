@@ -6,6 +6,7 @@
  * content and meta-data keywords are annotations and compile to nothing.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "schema_int.h"
@@ -237,6 +238,7 @@ static int add_depreq(struct cctx *c, struct node *n, const cJSON *m, const cJSO
     if (strlist(c, m, &d->req, named) != 0)
         return -1;
     d->name = m->string;
+    d->kw = named->string;
     n->n_depreq++;
     n->kw |= K_DEPREQ;
     return 0;
@@ -459,7 +461,8 @@ static const struct kwdef keywords[] = {
     {"required", DBOTH, VOC_VALIDATION, kw_required},
     {"dependentRequired", D2020, VOC_VALIDATION, kw_dependent},
     {"dependentSchemas", D2020, VOC_APPLICATOR, kw_dependent},
-    {"dependencies", D7, VOC_APPLICATOR, kw_dependent},
+    /* Not in 2020-12, but its metaschema still describes it: honoured in both. */
+    {"dependencies", DBOTH, VOC_APPLICATOR, kw_dependent},
     {"properties", DBOTH, VOC_APPLICATOR, kw_schema_map},
     {"patternProperties", DBOTH, VOC_APPLICATOR, kw_schema_map},
     {"additionalProperties", DBOTH, VOC_APPLICATOR, kw_sub},

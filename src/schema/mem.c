@@ -183,3 +183,17 @@ int schema_own_code(struct arb_schema *s, pcre2_code *re)
     s->codes[s->n_codes++] = re;
     return 0;
 }
+
+/* Nested deeper than ARB_SCHEMA_MAX_DEPTH?  Stops there, so recursion is bounded. */
+int json_too_deep(const cJSON *v, unsigned depth)
+{
+    const cJSON *ch;
+
+    if (depth > ARB_SCHEMA_MAX_DEPTH)
+        return 1;
+    for (ch = v->child; ch; ch = ch->next) {
+        if (json_too_deep(ch, depth + 1))
+            return 1;
+    }
+    return 0;
+}

@@ -99,12 +99,10 @@ int multiple_of(double x, double divisor, const struct decimal *dd)
         return 1;
     if (!isfinite(x))
         return 0;
-    q = x / divisor;
-    if (!isfinite(q))
-        return 0;
-    r = floor(q + 0.5);
     if (fabs(x) < 9007199254740992.0 && x == floor(x) && divisor == floor(divisor))
         return fmod(x, divisor) == 0;
+    q = x / divisor;
+    r = floor(q + 0.5);
     /* Rounding moves a true quotient by a few ulps; far more means no multiple. */
     if (fabs(q) < 9007199254740992.0 && fabs(q - r) > 1e-9 * (fabs(q) > 1 ? fabs(q) : 1))
         return 0;

@@ -118,6 +118,7 @@ struct strlist {
 
 struct depreq {
     const char *name;
+    const char *kw; /* "dependentRequired" or "dependencies" */
     struct strlist req;
 };
 
@@ -149,7 +150,7 @@ struct node {
 
     size_t min_items, max_items, min_cont, max_cont;
     struct nodelist prefix;
-    struct node *items; /* applies from prefix.n on (draft 7: additionalItems too) */
+    struct node *items;        /* applies from prefix.n on (draft 7: additionalItems too) */
     struct node *add_items;    /* draft 7 additionalItems, kept until items is known */
     unsigned char items_array; /* draft 7 "items" was an array */
     struct node *contains;
@@ -181,9 +182,9 @@ struct anchor {
 
 /* A schema resource: a document root or a subschema with $id. */
 struct resource {
-    const char *uri;    /* absolute without fragment; "" for an anonymous root */
-    const cJSON *json;  /* the resource's root schema */
-    struct node *root;  /* compiled root, NULL until compiled */
+    const char *uri;        /* absolute without fragment; "" for an anonymous root */
+    const cJSON *json;      /* the resource's root schema */
+    struct node *root;      /* compiled root, NULL until compiled */
     struct anchor *anchors; /* $anchor, $dynamicAnchor, draft 7 "$id": "#name" */
     struct anchor *dynamic; /* $dynamicAnchor only */
     unsigned char draft;
@@ -243,6 +244,79 @@ struct cctx {
     unsigned depth;
 };
 
+/* Recursion through nodes allowed in one validation (in-place applicators and $ref). */
+#define MAX_FRAMES (4 * ARB_SCHEMA_MAX_DEPTH)
+
+/* An instance location, as a list from the leaf up; key NULL means index. */
+struct vpath {
+    const struct vpath *up;
+    const char *key;
+    size_t index;
+};
+
+/* The dynamic scope: schema resources entered, innermost first. */
+struct scope {
+    const struct resource *res;
+    const struct scope *up;
+};
+
+/* $ref frames on the current evaluation path, to catch loops. */
+struct reflink {
+    const struct node *target;
+    const cJSON *inst;
+    const struct reflink *up;
+};
+
+/* Members or items of one instance that some keyword evaluated. */
+struct eval {
+    uint64_t *bits;
+    size_t n;
+    uint64_t small[2];
+};
+
+/* Validation state, on the caller's stack. */
+struct vctx {
+    const struct arb_schema *s;
+    struct arb_schema_errors *errs; /* NULL: stop at the first violation */
+    struct arb_err *fatal;          /* why validation could not finish, or NULL */
+    pcre2_match_data *md;
+    unsigned depth;  /* instance nesting */
+    unsigned frames; /* nested node evaluations */
+    const struct scope *scope;
+    const struct reflink *refs;
+};
+
+/* validate.c */
+int v_node(struct vctx *c, const struct node *n, const cJSON *v, const struct vpath *p,
+           struct eval *ev);
+int v_child(struct vctx *c, const struct node *n, const cJSON *v, const struct vpath *p,
+            const char *kw);
+int v_fail(struct vctx *c, const struct vpath *p, const char *kw);
+int v_error(struct vctx *c, enum arb_status st, const struct vpath *p, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+int v_stop(const struct vctx *c, int r, int *ok);
+int eval_init(struct eval *ev, size_t n);
+void eval_release(struct eval *ev);
+void eval_mark(struct eval *ev, size_t i);
+int eval_test(const struct eval *ev, size_t i);
+void eval_merge(struct eval *dst, const struct eval *src);
+void eval_mark_all(struct eval *ev);
+
+/* validate_kw.c: keyword groups; 1 valid, 0 invalid, negative status. */
+int check_type(struct vctx *c, const struct node *n, const cJSON *v, const struct vpath *p);
+int check_values(struct vctx *c, const struct node *n, const cJSON *v, const struct vpath *p);
+int check_number(struct vctx *c, const struct node *n, const cJSON *v, const struct vpath *p);
+int check_string(struct vctx *c, const struct node *n, const cJSON *v, const struct vpath *p);
+int check_array(struct vctx *c, const struct node *n, const cJSON *v, const struct vpath *p,
+                struct eval *ev);
+int check_object(struct vctx *c, const struct node *n, const cJSON *v, const struct vpath *p,
+                 struct eval *ev);
+int check_uneval(struct vctx *c, const struct node *n, const cJSON *v, const struct vpath *p,
+                 const struct eval *ev);
+
 /* mem.c */
 void *arena_alloc(struct arena *a, size_t size);
 char *arena_strdup(struct arena *a, const char *s);
@@ -253,6 +327,7 @@ struct node *jmap_get(const struct jmap *m, const cJSON *key);
 void jmap_release(struct jmap *m);
 int schema_own_doc(struct arb_schema *s, cJSON *doc);
 int schema_own_code(struct arb_schema *s, pcre2_code *re);
+int json_too_deep(const cJSON *v, unsigned depth);
 
 /* compile.c */
 struct node *compile_schema(struct cctx *c, const cJSON *j, struct resource *res,
@@ -266,6 +341,7 @@ enum arb_status compile_fail(struct cctx *c, enum arb_status st, const char *fmt
     ;
 void path_push(struct cctx *c, const char *seg);
 void path_pop(struct cctx *c, size_t len);
+void path_set(struct cctx *c, const char *p);
 
 /* compile_kw.c: one keyword of an object schema; 0 ok, -1 failed (c->st set). */
 int compile_keyword(struct cctx *c, struct node *n, const cJSON *kw, struct resource *res,
@@ -278,8 +354,7 @@ struct resource *resource_new(struct cctx *c, const char *uri, const cJSON *json
                               enum arb_schema_draft draft, unsigned vocab);
 struct resource *resource_find(const struct cctx *c, const char *uri);
 int idmap_add(struct cctx *c, const char *uri, struct resource *res);
-int anchor_add(struct cctx *c, struct resource *res, const char *name, struct node *n,
-               int dynamic);
+int anchor_add(struct cctx *c, struct resource *res, const char *name, struct node *n, int dynamic);
 int pending_add(struct cctx *c, struct node *n);
 int meta_draft(struct cctx *c, const char *uri, enum arb_schema_draft *draft, unsigned *vocab);
 int resolve_pending(struct cctx *c);
