@@ -37,33 +37,47 @@ OP_RUN(op_json_valid_run)
     return st;
 }
 
-OP_RUN(op_json_canonical_run)
+/*
+ * The RFC 8785 forms of expected and observed into a and b (initialised by
+ * the caller).  *ok is 1 when both exist; otherwise the record has its note.
+ */
+static enum arb_status canonical_pair(const struct op_input *in, struct arb_result *res,
+                                      struct arb_buf *a, struct arb_buf *b, int *ok)
 {
     cJSON *doc = NULL, *owned = NULL;
     const cJSON *e = expected_json(in->expected, &owned);
-    struct arb_buf a, b;
     struct arb_err jerr = {{0}};
     enum arb_status st = observed_json(in, res, &doc);
 
-    if (st || !doc) {
-        cJSON_Delete(owned);
-        return st;
+    *ok = 0;
+    if (!st && doc) {
+        result_norm(res, "rfc8785");
+        st = arb_jcs_write(e, a, &jerr);
+        if (!st)
+            st = arb_jcs_write(doc, b, &jerr);
+        if (st == ARB_ESCHEMA)
+            st = result_notef(res, "json_parse_failed: %s", jerr.msg);
+        else if (!st)
+            *ok = 1;
     }
-    arb_buf_init(&a, 0);
-    arb_buf_init(&b, 0);
-    result_norm(res, "rfc8785");
-    st = arb_jcs_write(e, &a, &jerr);
-    if (!st)
-        st = arb_jcs_write(doc, &b, &jerr);
-    if (st == ARB_ESCHEMA) {
-        st = result_notef(res, "json_parse_failed: %s", jerr.msg);
-    } else if (!st) {
-        res->score = (a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0) ? 1.0 : 0.0;
-    }
-    arb_buf_release(&a);
-    arb_buf_release(&b);
     cJSON_Delete(doc);
     cJSON_Delete(owned);
+    return st;
+}
+
+OP_RUN(op_json_canonical_run)
+{
+    struct arb_buf a, b;
+    int ok;
+    enum arb_status st;
+
+    arb_buf_init(&a, 0);
+    arb_buf_init(&b, 0);
+    st = canonical_pair(in, res, &a, &b, &ok);
+    if (!st && ok)
+        res->score = (a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0) ? 1.0 : 0.0;
+    arb_buf_release(&a);
+    arb_buf_release(&b);
     return st;
 }
 
@@ -231,36 +245,25 @@ OP_RUN(op_json_subset_run)
 
 OP_RUN(op_json_distance_run)
 {
-    cJSON *doc = NULL, *owned = NULL;
-    const cJSON *e = expected_json(in->expected, &owned);
     struct arb_buf a, b;
     uint32_t *ca = NULL, *cb = NULL;
     size_t na = 0, nb = 0, d = 0, mx;
-    struct arb_err jerr = {{0}};
-    enum arb_status st = observed_json(in, res, &doc);
+    int ok;
+    enum arb_status st;
 
-    if (st || !doc) {
-        cJSON_Delete(owned);
-        return st;
-    }
     arb_buf_init(&a, 0);
     arb_buf_init(&b, 0);
-    result_norm(res, "rfc8785");
-    st = arb_jcs_write(e, &a, &jerr);
-    if (!st)
-        st = arb_jcs_write(doc, &b, &jerr);
-    if (!st)
+    st = canonical_pair(in, res, &a, &b, &ok);
+    if (!st && ok)
         st = arb_utf8_to_cps(a.ptr, a.len, &ca, &na);
-    if (!st)
+    if (!st && ok)
         st = arb_utf8_to_cps(b.ptr, b.len, &cb, &nb);
-    if (!st)
+    if (!st && ok)
         st = arb_damerau_levenshtein(ca, na, cb, nb, &d);
     if (st == ARB_ETOOBIG) {
         st = result_note(res, "input_too_large: the distance would need more than "
                               "100 million cells");
-    } else if (st == ARB_ESCHEMA) {
-        st = result_notef(res, "json_parse_failed: %s", jerr.msg);
-    } else if (!st) {
+    } else if (!st && ok) {
         mx = na > nb ? na : nb;
         res->score = mx == 0 ? 1.0 : 1.0 - (double)d / (double)mx;
     }
@@ -268,7 +271,5 @@ OP_RUN(op_json_distance_run)
     free(cb);
     arb_buf_release(&a);
     arb_buf_release(&b);
-    cJSON_Delete(doc);
-    cJSON_Delete(owned);
     return st;
 }
