@@ -117,6 +117,15 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
  */
 enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out);
 
+/*
+ * The record as a cJSON object with the members arb_result_write_json writes,
+ * in the same order (a non-finite number becomes null, text that is not valid
+ * UTF-8 gets U+FFFD for each invalid byte).  Used to nest one record inside
+ * another (the fields operator's per-leaf records).  Returns a new tree the
+ * caller frees with cJSON_Delete, or NULL when memory runs out.
+ */
+cJSON *arb_result_to_cjson(const struct arb_result *r);
+
 /* The i-th operator name in registry order, NULL past the last. */
 const char *arb_operator_name(size_t i);
 

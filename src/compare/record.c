@@ -252,18 +252,16 @@ cJSON *arb_result_to_cjson(const struct arb_result *r)
 
     if (!o)
         return NULL;
-    ok = add(o, "operator", string_node(r->op ? r->op : "", r->op ? strlen(r->op) : 0)) &&
-         add(o, "expected",
-             r->expected ? cJSON_Duplicate(r->expected, 1) : cJSON_CreateNull()) &&
-         add(o, "observed",
-             r->observed ? string_node(r->observed, r->observed_len) : cJSON_CreateNull()) &&
-         add(o, "normalization", string_list(r->norm, r->n_norm)) &&
-         add(o, "notes", string_list((const char *const *)r->notes, r->n_notes)) &&
-         add(o, "score", number_node(r->score)) &&
-         add(o, "threshold", number_node(r->threshold)) &&
-         add(o, "fail_below",
-             r->has_fail_below ? number_node(r->fail_below) : cJSON_CreateNull()) &&
-         add(o, "verdict", cJSON_CreateString(arb_verdict_name(r->verdict)));
+    ok =
+        add(o, "operator", string_node(r->op ? r->op : "", r->op ? strlen(r->op) : 0)) &&
+        add(o, "expected", r->expected ? cJSON_Duplicate(r->expected, 1) : cJSON_CreateNull()) &&
+        add(o, "observed",
+            r->observed ? string_node(r->observed, r->observed_len) : cJSON_CreateNull()) &&
+        add(o, "normalization", string_list(r->norm, r->n_norm)) &&
+        add(o, "notes", string_list((const char *const *)r->notes, r->n_notes)) &&
+        add(o, "score", number_node(r->score)) && add(o, "threshold", number_node(r->threshold)) &&
+        add(o, "fail_below", r->has_fail_below ? number_node(r->fail_below) : cJSON_CreateNull()) &&
+        add(o, "verdict", cJSON_CreateString(arb_verdict_name(r->verdict)));
     if (ok && r->negated)
         ok = add(o, "not", cJSON_CreateTrue());
     if (ok && r->details)

@@ -15,6 +15,7 @@ static const char *const p_lev[] = {"max_distance", NULL};
 static const char *const p_numeric[] = {"atol", "rtol", NULL};
 static const char *const p_within[] = {"tolerance", "percent", NULL};
 static const char *const p_json_match[] = {"keys", NULL};
+static const char *const p_fields[] = {"fields", "allow_extra", NULL};
 static const char *const p_top_k[] = {"k", NULL};
 static const char *const p_traj[] = {"match_args", NULL};
 static const char *const p_agg[] = {"checks", NULL};
@@ -40,6 +41,9 @@ static const struct op_def ops[] = {
     {"json_match", p_json_match, NE, 1.0, op_json_match_compile, op_json_match_run, op_free_json},
     {"json_subset", p_none, NE, 1.0, NULL, op_json_subset_run, NULL},
     {"json_distance", p_none, NE, 1.0, NULL, op_json_distance_run, NULL},
+    {"json_schema", p_none, NE, 1.0, op_json_schema_compile, op_json_schema_run,
+     op_json_schema_free},
+    {"fields", p_fields, NE, 1.0, op_fields_compile, op_fields_run, op_fields_free},
     {"top_k", p_top_k, NE, 1.0, op_top_k_compile, op_top_k_run, op_free},
     {"trajectory_exact", p_traj, NE, 1.0, op_traj_compile, op_traj_exact_run, op_free},
     {"trajectory_in_order", p_traj, NE, 1.0, op_traj_compile, op_traj_in_order_run, op_free},
