@@ -51,3 +51,19 @@ STDIN='{"check":{"op":"contains","expected":"b"},"observed":"abc"}
 STDIN=$(printf '{"check":{"op":"exact","expected":"a"},"observed":"a"}\r\n{"check":{"op":"exact","expected":"a"},"observed":"b"}\r\n') t "batch CRLF lines" 0 '"verdict":"fail"' "" -- check --batch -
 t "batch missing file" 2 "" "cannot open 'no/such.jsonl'" -- check --batch no/such.jsonl
 t "batch extra argument" 2 "" "--batch takes one FILE" -- check --batch a b
+
+# Every record a batch writes conforms to schemas/record.schema.json (checked by Arbiter itself).
+$ARB check --batch tests/data/cli/batch.jsonl | grep '"operator"' >"$T/records.jsonl"
+$ARB check --batch examples/checks.jsonl >>"$T/records.jsonl"
+n=0
+while IFS= read -r rec; do
+    n=$((n + 1))
+    printf '%s' "$rec" >"$T/rec.json"
+    if $ARB check '{"op":"json_schema","expected_file":"schemas/record.schema.json"}' \
+        --observed-file "$T/rec.json" >"$T/v.out" 2>&1; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: record $n does not match schemas/record.schema.json: $(head -c 400 "$T/v.out")"
+    fi
+done <"$T/records.jsonl"
