@@ -74,4 +74,7 @@ int arb_json_equal(const cJSON *a, const cJSON *b);
  */
 const cJSON *arb_json_pointer(const cJSON *root, const char *pointer);
 
+/* Append "/" and one reference token to the JSON pointer in p, escaping ~ and /. */
+enum arb_status arb_json_pointer_push(struct arb_buf *p, const char *token);
+
 #endif

@@ -161,22 +161,6 @@ out:
 
 /* ---- json_subset --------------------------------------------------------------------- */
 
-/* Append one RFC 6901 reference token. */
-static enum arb_status path_push(struct arb_buf *p, const char *tok)
-{
-    enum arb_status st = arb_buf_addc(p, '/');
-
-    for (; !st && *tok; tok++) {
-        if (*tok == '~')
-            st = arb_buf_adds(p, "~0");
-        else if (*tok == '/')
-            st = arb_buf_adds(p, "~1");
-        else
-            st = arb_buf_addc(p, *tok);
-    }
-    return st;
-}
-
 /* 1 when e is contained in o; on the first difference, path names it. */
 static int subset(const cJSON *e, const cJSON *o, struct arb_buf *path, int depth)
 {
@@ -192,7 +176,7 @@ static int subset(const cJSON *e, const cJSON *o, struct arb_buf *path, int dept
         cJSON_ArrayForEach(ec, e)
         {
             oc = cJSON_GetObjectItemCaseSensitive(o, ec->string);
-            if (path_push(path, ec->string))
+            if (arb_json_pointer_push(path, ec->string))
                 return 0;
             if (!oc || !subset(ec, oc, path, depth + 1))
                 return 0;

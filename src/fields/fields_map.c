@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arbiter/json.h"
 #include "fields_int.h"
 
 static void node_free(struct node *nd)
@@ -36,22 +37,6 @@ void op_fields_free(void *priv)
         return;
     node_free(fp->root);
     free(fp);
-}
-
-/* Append one RFC 6901 reference token to a JSON pointer. */
-static enum arb_status push_token(struct arb_buf *p, const char *tok)
-{
-    enum arb_status st = arb_buf_addc(p, '/');
-
-    for (; !st && *tok; tok++) {
-        if (*tok == '~')
-            st = arb_buf_adds(p, "~0");
-        else if (*tok == '/')
-            st = arb_buf_adds(p, "~1");
-        else
-            st = arb_buf_addc(p, *tok);
-    }
-    return st;
 }
 
 static void pop_to(struct arb_buf *p, size_t mark)
@@ -167,7 +152,7 @@ static enum arb_status compile_map(struct node *nd, const cJSON *cfg,
         nd->names[nd->n] = strdup(k->string);
         if (!nd->names[nd->n++])
             return ARB_ENOMEM;
-        st = push_token(cp, k->string);
+        st = arb_json_pointer_push(cp, k->string);
         if (!st)
             st = compile_node(k, opts, cp, depth + 1, &nd->kids[nd->n - 1], err);
         pop_to(cp, mark);

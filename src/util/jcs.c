@@ -770,3 +770,18 @@ const cJSON *arb_json_pointer(const cJSON *root, const char *pointer)
     }
     return node;
 }
+
+enum arb_status arb_json_pointer_push(struct arb_buf *p, const char *token)
+{
+    enum arb_status st = arb_buf_addc(p, '/');
+
+    for (; !st && *token; token++) {
+        if (*token == '~')
+            st = arb_buf_adds(p, "~0");
+        else if (*token == '/')
+            st = arb_buf_adds(p, "~1");
+        else
+            st = arb_buf_addc(p, *token);
+    }
+    return st;
+}
