@@ -23,6 +23,13 @@
 int arb_utf8_valid(const char *s, size_t len, size_t *bad_at);
 
 /*
+ * Length (2 to 4) of the well-formed multi-byte sequence at s, reading at most
+ * avail bytes, or 0 when it is ill-formed or truncated.  For bytes >= 0x80;
+ * it stops at the first bad byte, so a NUL-terminated string may pass 4.
+ */
+size_t arb_utf8_seq(const char *s, size_t avail);
+
+/*
  * Decode one code point at s[*i], advancing *i.  An invalid sequence decodes
  * as U+FFFD and advances by one byte, so every input decodes.
  */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "arbiter/json.h"
+#include "arbiter/unicode.h"
 
 #define MAX_DEPTH    CJSON_NESTING_LIMIT
 #define SMALL_OBJECT 16 /* sorted on the stack / compared pairwise; larger objects use qsort */
@@ -243,32 +244,6 @@ size_t arb_json_number_format(double d, char *out)
 
 /* ---- strings and names ---- */
 
-/* Length of the well-formed UTF-8 sequence at p in a NUL-terminated string, or 0. */
-static size_t utf8_seq(const unsigned char *p)
-{
-    unsigned char c = p[0], lo = 0x80, hi = 0xBF;
-
-    if (c < 0xC2 || c > 0xF4)
-        return 0;
-    if (c == 0xE0)
-        lo = 0xA0;
-    else if (c == 0xED)
-        hi = 0x9F;
-    else if (c == 0xF0)
-        lo = 0x90;
-    else if (c == 0xF4)
-        hi = 0x8F;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    if (c < 0xE0)
-        return 2;
-    if ((p[2] & 0xC0) != 0x80)
-        return 0;
-    if (c < 0xF0)
-        return 3;
-    return (p[3] & 0xC0) == 0x80 ? 4 : 0;
-}
-
 struct jcs {
     struct arb_buf *out;
     enum arb_status st;
@@ -304,7 +279,7 @@ static int write_string(struct jcs *j, const cJSON *node, const char *str)
         if (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
             continue;
         if (*p >= 0x80) {
-            n = utf8_seq(p);
+            n = arb_utf8_seq((const char *)p, 4);
             if (n == 0)
                 return refuse(j, node, ARB_ESCHEMA, "invalid UTF-8 in a string");
             p += n - 1;

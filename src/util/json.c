@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "arbiter/json.h"
+#include "arbiter/unicode.h"
 
 #define MAX_DEPTH    CJSON_NESTING_LIMIT
 #define SMALL_OBJECT 16 /* objects up to this size are checked pairwise, no allocation */
@@ -67,37 +68,6 @@ static int scan_fail(struct scan *sc, size_t at, enum arb_status st, const char 
     return -1;
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at p (2 to 4), or 0: no overlongs, no surrogates,
- * nothing above U+10FFFF.  Only called on bytes >= 0x80.
- */
-static size_t utf8_seq(const unsigned char *p, size_t avail)
-{
-    unsigned char c = p[0], lo = 0x80, hi = 0xBF;
-    size_t n;
-
-    if (c < 0xC2 || c > 0xF4)
-        return 0;
-    n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    if (avail < n)
-        return 0;
-    if (c == 0xE0)
-        lo = 0xA0;
-    else if (c == 0xED)
-        hi = 0x9F;
-    else if (c == 0xF0)
-        lo = 0x90;
-    else if (c == 0xF4)
-        hi = 0x8F;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    if (n > 2 && (p[2] & 0xC0) != 0x80)
-        return 0;
-    if (n > 3 && (p[3] & 0xC0) != 0x80)
-        return 0;
-    return n;
-}
-
 /* Describe the character at the scan position, which is not what was expected. */
 static int fail_char(struct scan *sc, const char *expected)
 {
@@ -110,7 +80,7 @@ static int fail_char(struct scan *sc, const char *expected)
     if (*p < 0x80)
         return scan_fail(sc, sc->pos, ARB_EPARSE,
                          "unexpected control character U+%04X, expected %s", *p, expected);
-    n = utf8_seq(p, sc->len - sc->pos);
+    n = arb_utf8_seq((const char *)p, sc->len - sc->pos);
     if (n == 0)
         return scan_fail(sc, sc->pos, ARB_EPARSE, "invalid UTF-8 byte 0x%02x", *p);
     if (n == 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
@@ -193,7 +163,7 @@ static int scan_string(struct scan *sc)
             return scan_fail(sc, i, ARB_EPARSE, "unescaped control character U+%04X in string",
                              s[i]);
         } else {
-            n = utf8_seq(s + i, len - i);
+            n = arb_utf8_seq((const char *)s + i, len - i);
             if (n == 0)
                 return scan_fail(sc, i, ARB_EPARSE, "invalid UTF-8 byte 0x%02x in string", s[i]);
             i += n;

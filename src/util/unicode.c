@@ -81,6 +81,13 @@ static size_t decode_multi(const unsigned char *p, size_t i, size_t len, uint32_
     return 4;
 }
 
+size_t arb_utf8_seq(const char *s, size_t avail)
+{
+    uint32_t cp;
+
+    return avail ? decode_multi((const unsigned char *)s, 0, avail, &cp) : 0;
+}
+
 int arb_utf8_valid(const char *s, size_t len, size_t *bad_at)
 {
     const unsigned char *p = (const unsigned char *)s;
