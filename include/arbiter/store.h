@@ -1,0 +1,192 @@
+/*
+ * store.h - the SQLite record of runs (only src/store/ includes sqlite3.h).
+ *
+ * One file (default ./arbiter.db), WAL mode, foreign keys on, a busy
+ * timeout, the schema of db/schema.sql applied by numbered migrations
+ * (PRAGMA user_version).  Every statement binds its parameters.
+ *
+ * Writes are idempotent: each put has a natural key (run, case, system,
+ * item...) and a repeated put with the same key leaves the first row alone
+ * (INSERT ... ON CONFLICT DO NOTHING), so a resumed run can redo a batch
+ * without duplicating a record.  Callers group puts into transactions with
+ * arb_store_begin / arb_store_commit; nothing is written outside one.
+ *
+ * Strings returned through callbacks are borrowed for the duration of the
+ * callback only.  A callback returning non-zero stops the iteration, and the
+ * iterator returns ARB_OK.
+ */
+#ifndef ARBITER_STORE_H
+#define ARBITER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbiter/status.h"
+
+struct arb_store;
+
+enum arb_store_flags {
+    ARB_STORE_READONLY = 1 << 0 /* open an existing database for reading only */
+};
+
+/*
+ * Open (creating and migrating when needed) the database at path.  ARB_EIO
+ * when it cannot be opened, is not a database, is read-only for a writer or
+ * is locked past the busy timeout, with SQLite's message and the path;
+ * ARB_ESCHEMA when its user_version is newer than this build knows.
+ */
+enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_store **out,
+                               struct arb_err *err);
+void arb_store_close(struct arb_store *st);
+
+enum arb_status arb_store_begin(struct arb_store *st, struct arb_err *err);
+enum arb_status arb_store_commit(struct arb_store *st, struct arb_err *err);
+void arb_store_rollback(struct arb_store *st);
+
+/* ---- runs ---------------------------------------------------------------------------- */
+
+struct arb_run_row {
+    int64_t id;
+    const char *created_at;   /* UTC, ISO 8601 */
+    const char *status;       /* "running" or "complete" */
+    const char *suite_path;
+    const char *suite_name;
+    const char *suite_sha256;
+    const char *suite_json;   /* the suite as loaded (RFC 8785 text) */
+    const char *systems_json; /* [{"name":..., "path":...}, ...] after --system overrides */
+    uint64_t seed;
+    const char *version;      /* Arbiter's version */
+    const char *judge_json;   /* judge config without secrets, or NULL */
+    int64_t n_cases;          /* cases recorded so far */
+};
+
+/* Create a run (status "running"); *id receives its id. */
+enum arb_status arb_store_run_create(struct arb_store *st, const struct arb_run_row *run,
+                                     int64_t *id, struct arb_err *err);
+
+/* Set a run's status ("running", "complete"). */
+enum arb_status arb_store_run_set_status(struct arb_store *st, int64_t id, const char *status,
+                                         struct arb_err *err);
+
+/*
+ * Resolve "latest" or a decimal id into *id.  ARB_EUSAGE with a message
+ * naming the database when there is no such run.
+ */
+enum arb_status arb_store_run_resolve(struct arb_store *st, const char *spec, int64_t *id,
+                                      struct arb_err *err);
+
+/* Call fn for one run (id) or, with id 0, every run newest first. */
+enum arb_status arb_store_runs(struct arb_store *st, int64_t id,
+                               int (*fn)(void *ctx, const struct arb_run_row *run), void *ctx,
+                               struct arb_err *err);
+
+/* ---- cases, outputs, blinding -------------------------------------------------------- */
+
+/* A case of a run, in reading order (seq from 0). */
+enum arb_status arb_store_put_case(struct arb_store *st, int64_t run, const char *case_id,
+                                   int64_t seq, const char *prompt, const char *expected_json,
+                                   const char *case_json, struct arb_err *err);
+
+/*
+ * One output file of one system for one case.  file is "" for a single-file
+ * output.  meta_json may be NULL.  binary outputs store content NULL with
+ * their size and hash.
+ */
+struct arb_output_row {
+    const char *case_id;
+    const char *system;
+    const char *file;
+    const char *content;
+    size_t len;
+    int binary;
+    const char *sha256;
+    const char *meta_json;
+};
+enum arb_status arb_store_put_output(struct arb_store *st, int64_t run,
+                                     const struct arb_output_row *o, struct arb_err *err);
+
+/* Call fn for each output of (run, case_id), ordered by system then file. */
+enum arb_status arb_store_outputs(struct arb_store *st, int64_t run, const char *case_id,
+                                  int (*fn)(void *ctx, const struct arb_output_row *o),
+                                  void *ctx, struct arb_err *err);
+
+/* Which system is shown as A and which as B for a case (and the HMAC hex that chose it). */
+enum arb_status arb_store_put_blinding(struct arb_store *st, int64_t run, const char *case_id,
+                                       const char *system_a, const char *system_b,
+                                       const char *hmac_hex, struct arb_err *err);
+
+/* A problem found while loading: kind is "duplicate_output", "unknown_case", "missing_output"... */
+enum arb_status arb_store_put_problem(struct arb_store *st, int64_t run, const char *kind,
+                                      const char *case_id, const char *system,
+                                      const char *message, struct arb_err *err);
+
+struct arb_problem_row {
+    const char *kind;
+    const char *case_id; /* may be NULL */
+    const char *system;  /* may be NULL */
+    const char *message;
+};
+
+/* Call fn for each problem of a run, in insert order. */
+enum arb_status arb_store_problems(struct arb_store *st, int64_t run,
+                                   int (*fn)(void *ctx, const struct arb_problem_row *p),
+                                   void *ctx, struct arb_err *err);
+
+/* ---- records ------------------------------------------------------------------------- */
+
+/*
+ * One check record: for (case, system), the item it decides (kind
+ * "expectation", "criterion" or "fields"; item its id or name), the full
+ * result record as JSON, and its verdict and score for the views.
+ */
+struct arb_check_row {
+    const char *case_id;
+    const char *system;
+    const char *kind;
+    const char *item;
+    const char *record_json;
+    const char *verdict; /* "pass", "fail", "unresolved" */
+    double score;
+};
+enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
+                                    const struct arb_check_row *c, struct arb_err *err);
+
+/* Call fn for each check record of (run, case_id) (NULL case_id: every case), in insert order. */
+enum arb_status arb_store_checks(struct arb_store *st, int64_t run, const char *case_id,
+                                 int (*fn)(void *ctx, const struct arb_check_row *c), void *ctx,
+                                 struct arb_err *err);
+
+/*
+ * The verdict on one case between two systems (system_a is the one shown as
+ * A).  status: "decided", "pending_judge", "missing_output".  winner: the
+ * winning system's name, "TIE", or NULL when not decided.  comparison_json
+ * is the seed's comparison.json (without system names); scores are the
+ * overall scores (NaN when unknown); pass rates the expectation pass rates.
+ */
+struct arb_verdict_row {
+    const char *case_id;
+    const char *system_a;
+    const char *system_b;
+    const char *status;
+    const char *winner;
+    double score_a, score_b;
+    double pass_rate_a, pass_rate_b;
+    const char *comparison_json;
+};
+enum arb_status arb_store_put_verdict(struct arb_store *st, int64_t run,
+                                      const struct arb_verdict_row *v, struct arb_err *err);
+
+/* 1 in *done when (run, case_id) already has a verdict row (resume skips it). */
+enum arb_status arb_store_case_done(struct arb_store *st, int64_t run, const char *case_id,
+                                    int *done, struct arb_err *err);
+
+/* Call fn for each verdict of a run (NULL case_id: every case), in case order. */
+enum arb_status arb_store_verdicts(struct arb_store *st, int64_t run, const char *case_id,
+                                   int (*fn)(void *ctx, const struct arb_verdict_row *v),
+                                   void *ctx, struct arb_err *err);
+
+/* Count rows of a run in one table ("cases", "outputs", "checks", "verdicts", "problems"). */
+enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *table,
+                                int64_t *n, struct arb_err *err);
+
+#endif

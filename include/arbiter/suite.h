@@ -1,0 +1,162 @@
+/*
+ * suite.h - loading a suite file and reading its cases and the systems' outputs.
+ *
+ * A suite (DESIGN.md "The suite file") is validated against
+ * schemas/suite.schema.json with the project's own validator, then compiled:
+ * every check is compiled (patterns, schemas and expected_files loaded) at
+ * load time, so a bad pattern fails before any work starts.  Errors name the
+ * file, line and column, the JSON path and what was expected:
+ *   suite.json:14:9: /rubric/content/0/check/op: unknown operator 'exactt' (did you mean 'exact'?)
+ *
+ * Cases and outputs are streamed: readers hand out one item at a time, so
+ * memory does not grow with the number of cases.
+ *
+ * Ownership: arb_suite_free frees the suite and everything it holds; each
+ * struct arb_case / arb_output filled by a reader is the caller's, released
+ * with arb_case_release / arb_output_release.
+ */
+#ifndef ARBITER_SUITE_H
+#define ARBITER_SUITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "arbiter/compare.h"
+#include "arbiter/status.h"
+
+#define ARB_OUTPUT_CAP_DEFAULT ((size_t)10 << 20) /* 10 MB per output */
+
+enum arb_dim { ARB_DIM_CONTENT = 0, ARB_DIM_STRUCTURE = 1 };
+
+/* A rubric criterion, scored 1-5 per output. */
+struct arb_criterion {
+    char *name;
+    enum arb_dim dim;
+    struct arb_check *check; /* NULL: only the judge can score it */
+    char *check_json;        /* the check's config, RFC 8785 text (NULL without check) */
+    int graded;              /* score 1 + 4 * check score instead of 5 on pass / 1 on fail */
+};
+
+/* An expectation: a statement about one output, pass or fail. */
+struct arb_expectation {
+    char *id;
+    char *text;
+    struct arb_check *check; /* NULL: free text, only the judge can decide it */
+    char *check_json;
+};
+
+struct arb_system {
+    char *name;
+    char *path; /* JSONL file, directory, or single file (absolute or relative to cwd) */
+};
+
+enum arb_inconsistent { ARB_INCONSISTENT_TIE = 0, ARB_INCONSISTENT_UNRESOLVED };
+
+struct arb_policy {
+    double tie_epsilon;                    /* overall scores this close are equal (default 0) */
+    enum arb_inconsistent inconsistent;    /* position_inconsistent judge verdicts */
+};
+
+struct arb_suite {
+    char *path;          /* as given */
+    char *dir;           /* folder of the suite file: relative paths resolve from here */
+    char *name;
+    char *task;          /* default eval prompt */
+    uint64_t seed;       /* blinding seed (default 0) */
+    struct arb_system *systems; /* in the order of the file, then --system additions */
+    size_t n_systems;
+    char **redact;
+    size_t n_redact;
+    struct arb_criterion *criteria; /* content criteria first, then structure */
+    size_t n_criteria;
+    struct arb_expectation *expectations; /* the suite's own (cases add theirs) */
+    size_t n_expectations;
+    cJSON *fields;       /* the suite's comparator map, or NULL */
+    struct arb_check *fields_check; /* {"op":"fields","fields":map} on whole outputs, or NULL */
+    cJSON *judge;        /* the judge object as written (names an env var, holds no secret) */
+    struct arb_policy policy;
+    char *cases_file;    /* resolved path when "cases" is a JSONL path, else NULL */
+    cJSON *doc;          /* the parsed suite */
+    char sha256[65];     /* hex SHA-256 of the suite's RFC 8785 form */
+    size_t max_output_bytes; /* per output file; ARB_OUTPUT_CAP_DEFAULT unless set */
+    struct arb_schema_cache *schemas; /* shared by every json_schema check of the suite */
+};
+
+/*
+ * Load and compile the suite at path.  ARB_EIO (cannot read), ARB_EPARSE
+ * (not JSON: file:line:col), ARB_ESCHEMA (wrong shape, unknown key, bad
+ * check: file:line:col: /json/path: message), ARB_ENOMEM.
+ */
+enum arb_status arb_suite_load(const char *path, struct arb_suite **out, struct arb_err *err);
+
+/* Add or replace a system from "NAME=PATH" (the --system option). ARB_EUSAGE when malformed. */
+enum arb_status arb_suite_set_system(struct arb_suite *s, const char *name_eq_path,
+                                     struct arb_err *err);
+
+void arb_suite_free(struct arb_suite *s);
+
+struct arb_case {
+    char *id;
+    char *prompt;                         /* what the systems were asked (may be NULL) */
+    cJSON *expected;                      /* may be NULL */
+    struct arb_expectation *expectations; /* the case's own, compiled */
+    size_t n_expectations;
+    cJSON *raw;                           /* the case object as written */
+    size_t line;                          /* line in the cases JSONL file; 0 for inline */
+};
+
+void arb_case_release(struct arb_case *c);
+
+struct arb_case_reader;
+
+enum arb_status arb_case_reader_open(const struct arb_suite *s, struct arb_case_reader **out,
+                                     struct arb_err *err);
+
+/*
+ * Read the next case into c (which the caller releases).  Returns 1 for a
+ * case, 0 at the end, or a negated status with err naming file:line and path
+ * (a duplicate case id is -ARB_ESCHEMA).
+ */
+int arb_case_reader_next(struct arb_case_reader *r, struct arb_case *c, struct arb_err *err);
+
+void arb_case_reader_free(struct arb_case_reader *r);
+
+/*
+ * One output of one system for one case.  A JSONL line {"id", "output", ...}
+ * (agent-eval capture fields trajectory, timing/duration, toolErrors, input,
+ * trial are kept in meta), a file of a directory named after the case id
+ * (extension ignored), or a file inside a sub-directory named after the case
+ * id (then file is its relative name and there is one arb_output per file).
+ */
+struct arb_output {
+    char *case_id;
+    char *file;         /* name inside a case sub-directory, or NULL */
+    char *text;         /* content (NUL-terminated; may contain NULs when binary) */
+    size_t len;
+    int binary;         /* not UTF-8 text: stored by size and hash, never compared as text */
+    char sha256[65];
+    cJSON *meta;        /* capture fields, or NULL */
+    size_t line;        /* JSONL line, 0 otherwise */
+};
+
+void arb_output_release(struct arb_output *o);
+
+struct arb_output_reader;
+
+/* Open a system's outputs (JSONL file, directory, or a single file for case_id). */
+enum arb_status arb_output_reader_open(const char *path, size_t max_bytes,
+                                       struct arb_output_reader **out, struct arb_err *err);
+
+/*
+ * Next output: 1, 0 at the end, or a negated status (ARB_EPARSE with
+ * file:line:col, ARB_ETOOBIG for an output over the cap, ARB_EIO).  Outputs
+ * with a duplicate id are returned like any other: the caller reports them.
+ */
+int arb_output_reader_next(struct arb_output_reader *r, struct arb_output *o,
+                           struct arb_err *err);
+
+void arb_output_reader_free(struct arb_output_reader *r);
+
+#endif
