@@ -1,0 +1,42 @@
+/*
+ * blind.h - who is shown as "A", and what a judge may see.
+ *
+ * For each case the system shown as A is chosen by HMAC-SHA256 keyed with
+ * the run's seed over the case id: reproducible, independent of case order,
+ * and balanced over many cases (each bit of an HMAC is a fair coin).  With
+ * more than two systems, pair k (in the order i < j over the suite's systems)
+ * uses bit k of the same HMAC.
+ *
+ * Redaction replaces every configured identifying string (and the system
+ * names) in text a judge will see, ignoring ASCII case, by "[REDACTED]".
+ */
+#ifndef ARBITER_BLIND_H
+#define ARBITER_BLIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbiter/buf.h"
+#include "arbiter/status.h"
+
+/*
+ * Decide pair k for case_id: *first_is_a is 1 when the pair's first system
+ * (the one listed first in the suite) is shown as A.  hmac_hex, when given,
+ * receives the 64 hex digits and a NUL.  ARB_EINTERNAL if OpenSSL fails;
+ * ARB_EUSAGE for k >= 256.
+ */
+enum arb_status arb_blind_assign(uint64_t seed, const char *case_id, size_t k, int *first_is_a,
+                                 char *hmac_hex);
+
+#define ARB_REDACTED "[REDACTED]"
+
+/*
+ * Append text with every occurrence of each of the n strings (ASCII
+ * case-insensitive; empty strings ignored; longest first where they overlap)
+ * replaced by ARB_REDACTED.  *count, when given, receives the number of
+ * replacements.
+ */
+enum arb_status arb_redact(const char *text, size_t len, const char *const *strings, size_t n,
+                           struct arb_buf *out, size_t *count);
+
+#endif

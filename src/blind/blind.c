@@ -1,0 +1,79 @@
+/*
+ * blind.c - position assignment by HMAC-SHA256 and redaction of identifying
+ * strings (see include/arbiter/blind.h).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "arbiter/blind.h"
+
+enum arb_status arb_blind_assign(uint64_t seed, const char *case_id, size_t k, int *first_is_a,
+                                 char *hmac_hex)
+{
+    unsigned char key[8], mac[EVP_MAX_MD_SIZE];
+    unsigned int mac_len = 0;
+    size_t i;
+
+    if (k >= 256)
+        return ARB_EUSAGE;
+    /* The key is the seed as 8 big-endian bytes, so seed 7 means the same everywhere. */
+    for (i = 0; i < 8; i++)
+        key[i] = (unsigned char)(seed >> (56 - 8 * i));
+    if (!HMAC(EVP_sha256(), key, sizeof(key), (const unsigned char *)case_id, strlen(case_id),
+              mac, &mac_len) ||
+        mac_len != 32)
+        return ARB_EINTERNAL;
+    *first_is_a = (mac[k / 8] >> (k % 8)) & 1;
+    if (hmac_hex) {
+        for (i = 0; i < 32; i++)
+            snprintf(hmac_hex + 2 * i, 3, "%02x", mac[i]);
+    }
+    return ARB_OK;
+}
+
+/* Length of the longest string matching at text[i], or 0. */
+static size_t match_at(const char *text, size_t len, size_t i, const char *const *strings,
+                       size_t n)
+{
+    size_t k, best = 0;
+
+    for (k = 0; k < n; k++) {
+        size_t m = strlen(strings[k]);
+
+        if (m && m <= len - i && m > best && strncasecmp(text + i, strings[k], m) == 0)
+            best = m;
+    }
+    return best;
+}
+
+enum arb_status arb_redact(const char *text, size_t len, const char *const *strings, size_t n,
+                           struct arb_buf *out, size_t *count)
+{
+    size_t i = 0, run = 0, hits = 0;
+    enum arb_status st = arb_buf_add(out, "", 0);
+
+    while (!st && i < len) {
+        size_t m = match_at(text, len, i, strings, n);
+
+        if (!m) {
+            i++;
+            run++;
+            continue;
+        }
+        st = arb_buf_add(out, text + i - run, run);
+        if (!st)
+            st = arb_buf_adds(out, ARB_REDACTED);
+        run = 0;
+        i += m;
+        hits++;
+    }
+    if (!st && run)
+        st = arb_buf_add(out, text + i - run, run);
+    if (count)
+        *count = hits;
+    return st;
+}

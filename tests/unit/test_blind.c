@@ -1,0 +1,90 @@
+/* Blinding: reproducible, order-independent, balanced assignment; redaction. */
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "arbiter/blind.h"
+
+Test(blind, should_assign_reproducibly_and_independently_of_order)
+{
+    int a1, a2;
+    char h1[65], h2[65];
+
+    cr_assert_eq(arb_blind_assign(7, "inv-001", 0, &a1, h1), ARB_OK);
+    cr_assert_eq(arb_blind_assign(7, "inv-002", 0, &a2, NULL), ARB_OK);
+    cr_assert_eq(arb_blind_assign(7, "inv-001", 0, &a2, h2), ARB_OK);
+    cr_assert_eq(a1, a2);
+    cr_assert_str_eq(h1, h2);
+    cr_assert_eq(strlen(h1), 64);
+}
+
+Test(blind, should_match_a_known_hmac)
+{
+    /* HMAC-SHA256(key = 00 00 00 00 00 00 00 07, "inv-001"), computed with openssl dgst. */
+    char hex[65];
+    int a;
+
+    cr_assert_eq(arb_blind_assign(7, "inv-001", 0, &a, hex), ARB_OK);
+    cr_assert_str_eq(hex, "53d2f080e78cdc60b0fb7af04e98db9d7a09df5f64ececfde0ad25ad009204e8");
+    cr_assert_eq(a, 1, "bit 0 of byte 0x53 is set: the first system is A");
+    cr_assert_eq(arb_blind_assign(7, "inv-001", 5, &a, NULL), ARB_OK);
+    cr_assert_eq(a, 0, "bit 5 of byte 0x53 is clear");
+}
+
+Test(blind, should_balance_positions_over_many_cases)
+{
+    char id[32];
+    int a, i, first = 0;
+
+    for (i = 0; i < 10000; i++) {
+        snprintf(id, sizeof(id), "case-%d", i);
+        cr_assert_eq(arb_blind_assign(42, id, 0, &a, NULL), ARB_OK);
+        first += a;
+    }
+    /* A fair coin: 10,000 flips land within 4.5 standard deviations (50) of 5,000. */
+    cr_assert(first > 4775 && first < 5225, "%d of 10000 shown first", first);
+}
+
+Test(blind, should_change_with_the_seed)
+{
+    char id[32];
+    int a, b, i, differ = 0;
+
+    for (i = 0; i < 200; i++) {
+        snprintf(id, sizeof(id), "c%d", i);
+        arb_blind_assign(1, id, 0, &a, NULL);
+        arb_blind_assign(2, id, 0, &b, NULL);
+        differ += a != b;
+    }
+    cr_assert(differ > 50 && differ < 150);
+}
+
+Test(blind, should_redact_case_insensitively_longest_first)
+{
+    const char *names[] = {"gpt-4o", "gpt-4o-mini", "Claude", ""};
+    struct arb_buf out;
+    size_t n = 0;
+
+    arb_buf_init(&out, 0);
+    cr_assert_eq(arb_redact("As GPT-4o-mini and claude say: gpt-4o.", 38, names, 4, &out, &n),
+                 ARB_OK);
+    cr_assert_str_eq(out.ptr, "As [REDACTED] and [REDACTED] say: [REDACTED].");
+    cr_assert_eq(n, 3);
+    arb_buf_release(&out);
+}
+
+Test(blind, should_leave_text_without_matches_alone)
+{
+    const char *names[] = {"skill-x"};
+    struct arb_buf out;
+    size_t n = 9;
+
+    arb_buf_init(&out, 0);
+    cr_assert_eq(arb_redact("", 0, names, 1, &out, &n), ARB_OK);
+    cr_assert_str_eq(out.ptr, "");
+    cr_assert_eq(arb_redact("skill-", 6, names, 1, &out, &n), ARB_OK);
+    cr_assert_str_eq(out.ptr, "skill-");
+    cr_assert_eq(n, 0);
+    arb_buf_release(&out);
+}
