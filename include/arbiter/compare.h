@@ -111,6 +111,14 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
                               struct arb_err *err);
 
 /*
+ * Fill res with a failing record of c that never ran on an output (the output
+ * is binary, or is a directory and the check names no file): observed null,
+ * score 0, the check's threshold, and note as its only note.
+ */
+enum arb_status arb_check_fail(const struct arb_check *c, const cJSON *case_expected,
+                               const char *note, struct arb_result *res);
+
+/*
  * Append the record as one line of JSON (no newline) to out, members in the
  * order of DESIGN.md: operator, expected, observed, normalization, notes,
  * score, threshold, fail_below, verdict, then not, details, children.

@@ -616,3 +616,19 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
     }
     return ARB_OK;
 }
+
+enum arb_status arb_check_fail(const struct arb_check *c, const cJSON *case_expected,
+                               const char *note, struct arb_result *res)
+{
+    arb_result_release(res);
+    res->op = c->op->name;
+    res->threshold = c->threshold;
+    res->fail_below = c->fail_below;
+    res->has_fail_below = c->has_fail_below;
+    res->negated = c->negate;
+    res->expected = c->expected ? c->expected : case_expected;
+    res->observed = NULL;
+    res->score = 0.0;
+    res->verdict = ARB_FAIL;
+    return result_note(res, note);
+}

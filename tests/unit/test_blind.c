@@ -88,3 +88,28 @@ Test(blind, should_leave_text_without_matches_alone)
     cr_assert_eq(n, 0);
     arb_buf_release(&out);
 }
+
+#include "arbiter/strset.h"
+
+Test(strset, should_remember_first_values_across_growth)
+{
+    struct arb_strset s;
+    char key[32];
+    size_t i, v;
+    int added;
+
+    arb_strset_init(&s);
+    cr_assert_eq(arb_strset_get(&s, "x", NULL), 0);
+    for (i = 0; i < 5000; i++) {
+        snprintf(key, sizeof(key), "id-%zu", i);
+        cr_assert_eq(arb_strset_add(&s, key, i, &added, NULL), ARB_OK);
+        cr_assert_eq(added, 1);
+    }
+    cr_assert_eq(arb_strset_add(&s, "id-17", 99, &added, &v), ARB_OK);
+    cr_assert_eq(added, 0);
+    cr_assert_eq(v, 17);
+    cr_assert(arb_strset_get(&s, "id-4999", &v));
+    cr_assert_eq(v, 4999);
+    cr_assert_eq(s.n, 5000);
+    arb_strset_release(&s);
+}
