@@ -1,0 +1,63 @@
+/*
+ * run.h - the pipeline of a run: load outputs, blind, check, resolve, decide,
+ * record (DESIGN.md "Data flow", "Verdict policy").
+ *
+ * arb_run_execute streams the suite's cases; for each case it runs every
+ * check on every system's output, stores the records, and decides each pair
+ * of systems by the policy when every item is resolved ("decided"), or
+ * leaves it "pending_judge", or "missing_output" when a system has no
+ * output.  Records are committed in batches of cases; a run killed at any
+ * moment resumes (opts.resume_run) without losing or duplicating a record.
+ */
+#ifndef ARBITER_RUN_H
+#define ARBITER_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbiter/status.h"
+#include "arbiter/store.h"
+#include "arbiter/suite.h"
+
+struct arb_run_opts {
+    int64_t resume_run;  /* continue this run; 0 starts a new one */
+    const char *version; /* Arbiter's version, stored with the run */
+    size_t batch;        /* cases per transaction; 0 means 256 */
+    /* Called after each committed batch (and at the end) when not NULL. */
+    void (*progress)(void *ctx, size_t cases_done);
+    void *progress_ctx;
+};
+
+/* Per-system totals over every pair the system is in. */
+struct arb_run_system_total {
+    char *name;
+    size_t wins, losses, ties;
+};
+
+struct arb_run_summary {
+    int64_t run_id;
+    size_t cases;        /* cases recorded */
+    size_t decided;      /* cases whose every pair is decided */
+    size_t pending;      /* cases with a pair pending the judge */
+    size_t missing;      /* cases where some system has no output */
+    size_t problems;     /* duplicate outputs, outputs for unknown cases, ... */
+    struct arb_run_system_total *systems;
+    size_t n_systems;
+};
+
+void arb_run_summary_release(struct arb_run_summary *s);
+
+/*
+ * Execute (or resume) a run of suite into st and fill *sum from the stored
+ * records.  ARB_ESCHEMA / ARB_EPARSE / ARB_EIO / ARB_ETOOBIG for bad input
+ * (err names file, line, case), ARB_EIO from the database, ARB_ENOMEM.
+ */
+enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
+                                const struct arb_run_opts *opts, struct arb_run_summary *sum,
+                                struct arb_err *err);
+
+/* Fill *sum for an existing run from its records. */
+enum arb_status arb_run_summarize(struct arb_store *st, int64_t run,
+                                  struct arb_run_summary *sum, struct arb_err *err);
+
+#endif

@@ -1,0 +1,305 @@
+/*
+ * decide.c - the verdict policy (DESIGN.md "Verdict policy",
+ * seeds/blind-comparator-agent.md) and the comparison.json it writes.
+ *
+ * A criterion with a check scores 5 on pass and 1 on fail (1 + 4 * score
+ * when graded); content_score and structure_score are the means of their
+ * criteria; overall_score = content_score + structure_score.  The winner has
+ * the higher overall score; within tie_epsilon, the higher expectation pass
+ * rate; else TIE.  A pair with any item unresolved on either side is
+ * pending_judge and gets no winner: the policy never guesses.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "run_int.h"
+
+const struct arb_expectation *item_expectation(const struct items *it, size_t i)
+{
+    if (i < it->suite->n_expectations)
+        return &it->suite->expectations[i];
+    return &it->kase->expectations[i - it->suite->n_expectations];
+}
+
+struct scores {
+    double content, structure, overall, pass_rate;
+    size_t passed, total;
+};
+
+static double dim_mean(const struct arb_suite *s, const struct side *x, enum arb_dim dim)
+{
+    double sum = 0;
+    size_t i, n = 0;
+
+    for (i = 0; i < s->n_criteria; i++) {
+        if (s->criteria[i].dim != dim)
+            continue;
+        sum += x->crit[i];
+        n++;
+    }
+    return n ? sum / (double)n : 0.0;
+}
+
+static void score_side(const struct items *it, const struct side *x, struct scores *sc)
+{
+    size_t i;
+
+    sc->content = dim_mean(it->suite, x, ARB_DIM_CONTENT);
+    sc->structure = dim_mean(it->suite, x, ARB_DIM_STRUCTURE);
+    sc->overall = sc->content + sc->structure;
+    sc->passed = sc->total = 0;
+    for (i = 0; i < it->n_exp; i++) {
+        sc->total++;
+        sc->passed += x->exp[i] == ARB_PASS;
+    }
+    sc->pass_rate = sc->total ? (double)sc->passed / (double)sc->total : NAN;
+}
+
+/* Round to one decimal as the seed shows scores, keeping exact values exact. */
+static double one_decimal(double v)
+{
+    return round(v * 10.0) / 10.0;
+}
+
+static int add_number(cJSON *o, const char *k, double v)
+{
+    return isnan(v) ? cJSON_AddNullToObject(o, k) != NULL
+                    : cJSON_AddNumberToObject(o, k, v) != NULL;
+}
+
+static cJSON *rubric_side(const struct items *it, const struct side *x, const struct scores *sc,
+                          int resolved)
+{
+    cJSON *r = cJSON_CreateObject(), *content, *structure;
+    size_t i;
+    int ok = r != NULL;
+
+    content = ok ? cJSON_AddObjectToObject(r, "content") : NULL;
+    structure = ok ? cJSON_AddObjectToObject(r, "structure") : NULL;
+    ok = content && structure;
+    for (i = 0; ok && i < it->suite->n_criteria; i++) {
+        const struct arb_criterion *cr = &it->suite->criteria[i];
+
+        ok = add_number(cr->dim == ARB_DIM_CONTENT ? content : structure, cr->name,
+                        x->crit[i]);
+    }
+    ok = ok && add_number(r, "content_score", resolved ? one_decimal(sc->content) : NAN);
+    ok = ok && add_number(r, "structure_score", resolved ? one_decimal(sc->structure) : NAN);
+    ok = ok && add_number(r, "overall_score", resolved ? one_decimal(sc->overall) : NAN);
+    if (!ok) {
+        cJSON_Delete(r);
+        return NULL;
+    }
+    return r;
+}
+
+static cJSON *quality_side(const struct items *it, const struct side *x, const struct scores *sc,
+                           int resolved)
+{
+    cJSON *q = cJSON_CreateObject(), *good, *bad;
+    size_t i;
+    int ok = q != NULL;
+
+    ok = ok && add_number(q, "score", resolved ? one_decimal(sc->overall) : NAN);
+    good = ok ? cJSON_AddArrayToObject(q, "strengths") : NULL;
+    bad = ok ? cJSON_AddArrayToObject(q, "weaknesses") : NULL;
+    ok = good && bad;
+    for (i = 0; ok && i < it->suite->n_criteria; i++) {
+        const char *name = it->suite->criteria[i].name;
+
+        if (x->crit[i] >= 5.0)
+            ok = cJSON_AddItemToArray(good, cJSON_CreateString(name));
+        else if (x->crit[i] < 3.0)
+            ok = cJSON_AddItemToArray(bad, cJSON_CreateString(name));
+    }
+    for (i = 0; ok && i < it->n_exp; i++) {
+        const char *text = item_expectation(it, i)->text;
+
+        if (x->exp[i] == ARB_PASS)
+            ok = cJSON_AddItemToArray(good, cJSON_CreateString(text));
+        else if (x->exp[i] == ARB_FAIL)
+            ok = cJSON_AddItemToArray(bad, cJSON_CreateString(text));
+    }
+    if (!ok) {
+        cJSON_Delete(q);
+        return NULL;
+    }
+    return q;
+}
+
+static cJSON *expectations_side(const struct items *it, const struct side *x,
+                                const struct scores *sc)
+{
+    cJSON *e = cJSON_CreateObject(), *details;
+    size_t i;
+    int ok = e != NULL;
+
+    ok = ok && cJSON_AddNumberToObject(e, "passed", (double)sc->passed);
+    ok = ok && cJSON_AddNumberToObject(e, "total", (double)sc->total);
+    ok = ok && add_number(e, "pass_rate", sc->pass_rate);
+    details = ok ? cJSON_AddArrayToObject(e, "details") : NULL;
+    ok = details != NULL;
+    for (i = 0; ok && i < it->n_exp; i++) {
+        const struct arb_expectation *ex = item_expectation(it, i);
+        cJSON *d = cJSON_CreateObject();
+
+        ok = d && cJSON_AddItemToArray(details, d);
+        ok = ok && cJSON_AddStringToObject(d, "id", ex->id);
+        ok = ok && cJSON_AddStringToObject(d, "text", ex->text);
+        if (ok && x->exp[i] == ARB_UNRESOLVED)
+            ok = cJSON_AddNullToObject(d, "passed") != NULL;
+        else if (ok)
+            ok = cJSON_AddBoolToObject(d, "passed", x->exp[i] == ARB_PASS) != NULL;
+    }
+    if (!ok) {
+        cJSON_Delete(e);
+        return NULL;
+    }
+    return e;
+}
+
+/* Items either side leaves unresolved, as [{"kind", "item"}]. */
+static int list_unresolved(const struct items *it, const struct side *a, const struct side *b,
+                           cJSON *out)
+{
+    size_t i;
+    int n = 0;
+
+    for (i = 0; i < it->suite->n_criteria; i++) {
+        if (isnan(a->crit[i]) || isnan(b->crit[i])) {
+            cJSON *o = cJSON_CreateObject();
+
+            if (!o || !cJSON_AddItemToArray(out, o) ||
+                !cJSON_AddStringToObject(o, "kind", "criterion") ||
+                !cJSON_AddStringToObject(o, "item", it->suite->criteria[i].name))
+                return -1;
+            n++;
+        }
+    }
+    for (i = 0; i < it->n_exp; i++) {
+        if (a->exp[i] == ARB_UNRESOLVED || b->exp[i] == ARB_UNRESOLVED) {
+            cJSON *o = cJSON_CreateObject();
+
+            if (!o || !cJSON_AddItemToArray(out, o) ||
+                !cJSON_AddStringToObject(o, "kind", "expectation") ||
+                !cJSON_AddStringToObject(o, "item", item_expectation(it, i)->id))
+                return -1;
+            n++;
+        }
+    }
+    return n;
+}
+
+static void reasoning(const struct items *it, const struct decision *d, const struct scores *sa,
+                      const struct scores *sb, int n_unresolved, char *out, size_t len)
+{
+    double eps = it->suite->policy.tie_epsilon;
+
+    if (n_unresolved) {
+        snprintf(out, len,
+                 "Not decided by the deterministic checks: %d item(s) are unresolved and go to "
+                 "the judge.",
+                 n_unresolved);
+    } else if (fabs(sa->overall - sb->overall) > eps) {
+        snprintf(out, len, "%s has the higher overall rubric score (%.1f vs %.1f).",
+                 d->winner == 'A' ? "A" : "B", d->winner == 'A' ? sa->overall : sb->overall,
+                 d->winner == 'A' ? sb->overall : sa->overall);
+    } else if (d->winner != 'T') {
+        snprintf(out, len,
+                 "Equal overall rubric scores (%.1f); %s passes more expectations (%zu/%zu vs "
+                 "%zu/%zu).",
+                 sa->overall, d->winner == 'A' ? "A" : "B",
+                 d->winner == 'A' ? sa->passed : sb->passed, sa->total,
+                 d->winner == 'A' ? sb->passed : sa->passed, sb->total);
+    } else {
+        snprintf(out, len, "Equal overall rubric scores (%.1f) and expectation pass rates.",
+                 sa->overall);
+    }
+}
+
+enum arb_status decide_pair(const struct items *it, const struct side *a, const struct side *b,
+                            struct decision *d, cJSON **comparison)
+{
+    struct scores sa, sb;
+    cJSON *c = cJSON_CreateObject(), *unres, *rubric, *quality, *exps;
+    char why[300];
+    int n_unres, ok = c != NULL;
+    double eps = it->suite->policy.tie_epsilon;
+
+    *comparison = NULL;
+    memset(d, 0, sizeof(*d));
+    d->score_a = d->score_b = d->pass_rate_a = d->pass_rate_b = NAN;
+    if (!ok)
+        return ARB_ENOMEM;
+    if (a->missing || b->missing) {
+        d->status = "missing_output";
+        ok = cJSON_AddNullToObject(c, "winner") &&
+             cJSON_AddStringToObject(c, "status", d->status) &&
+             cJSON_AddStringToObject(c, "reasoning",
+                                     a->missing && b->missing
+                                         ? "Neither output exists for this case."
+                                         : a->missing ? "Output A does not exist for this case."
+                                                      : "Output B does not exist for this case.");
+        if (!ok) {
+            cJSON_Delete(c);
+            return ARB_ENOMEM;
+        }
+        *comparison = c;
+        return ARB_OK;
+    }
+    score_side(it, a, &sa);
+    score_side(it, b, &sb);
+    unres = cJSON_CreateArray();
+    n_unres = unres ? list_unresolved(it, a, b, unres) : -1;
+    if (n_unres < 0) {
+        cJSON_Delete(unres);
+        cJSON_Delete(c);
+        return ARB_ENOMEM;
+    }
+    d->pass_rate_a = sa.pass_rate;
+    d->pass_rate_b = sb.pass_rate;
+    if (n_unres) {
+        d->status = "pending_judge";
+    } else {
+        d->status = "decided";
+        d->score_a = sa.overall;
+        d->score_b = sb.overall;
+        if (fabs(sa.overall - sb.overall) > eps)
+            d->winner = sa.overall > sb.overall ? 'A' : 'B';
+        else if (sa.total && sa.passed != sb.passed)
+            d->winner = sa.passed > sb.passed ? 'A' : 'B';
+        else
+            d->winner = 'T';
+    }
+    reasoning(it, d, &sa, &sb, n_unres, why, sizeof(why));
+    if (d->winner)
+        ok = cJSON_AddStringToObject(c, "winner", d->winner == 'T' ? "TIE"
+                                                  : d->winner == 'A' ? "A"
+                                                                     : "B") != NULL;
+    else
+        ok = cJSON_AddNullToObject(c, "winner") != NULL;
+    ok = ok && cJSON_AddStringToObject(c, "status", d->status);
+    ok = ok && cJSON_AddStringToObject(c, "reasoning", why);
+    rubric = ok ? cJSON_AddObjectToObject(c, "rubric") : NULL;
+    quality = rubric ? cJSON_AddObjectToObject(c, "output_quality") : NULL;
+    ok = quality != NULL;
+    ok = ok && cJSON_AddItemToObject(rubric, "A", rubric_side(it, a, &sa, !n_unres));
+    ok = ok && cJSON_AddItemToObject(rubric, "B", rubric_side(it, b, &sb, !n_unres));
+    ok = ok && cJSON_AddItemToObject(quality, "A", quality_side(it, a, &sa, !n_unres));
+    ok = ok && cJSON_AddItemToObject(quality, "B", quality_side(it, b, &sb, !n_unres));
+    if (ok && it->n_exp) {
+        exps = cJSON_AddObjectToObject(c, "expectation_results");
+        ok = exps && cJSON_AddItemToObject(exps, "A", expectations_side(it, a, &sa)) &&
+             cJSON_AddItemToObject(exps, "B", expectations_side(it, b, &sb));
+    }
+    ok = ok && cJSON_AddItemToObject(c, "unresolved", unres);
+    if (!ok) {
+        if (!unres->string) /* not attached to c, so not freed with it */
+            cJSON_Delete(unres);
+        cJSON_Delete(c);
+        return ARB_ENOMEM;
+    }
+    *comparison = c;
+    return ARB_OK;
+}

@@ -1,0 +1,582 @@
+/*
+ * run.c - the pipeline of a run (see include/arbiter/run.h).
+ *
+ * Three passes, each committing in batches so a kill loses at most the
+ * batch in flight and a resume redoes it without duplicates (every put is
+ * idempotent on its natural key):
+ *   1. cases: stream the suite's cases into the store (ids remembered to
+ *      recognise outputs for unknown cases);
+ *   2. outputs: stream each system's outputs into the store, reporting
+ *      duplicates and unknown case ids as problems;
+ *   3. cases again: for each case without a verdict yet, run every check on
+ *      every system's stored output, then blind and decide every pair.
+ * Memory holds one case and its outputs at a time, plus the set of ids.
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/blind.h"
+#include "arbiter/json.h"
+#include "arbiter/run.h"
+#include "arbiter/strset.h"
+#include "run_int.h"
+
+#define DEFAULT_BATCH 256
+#define OUTPUT_BATCH 1000
+
+/* One stored output file of one system for the current case. */
+struct file_row {
+    char *file;
+    char *content;
+    size_t len;
+    int binary;
+};
+
+struct sysout {
+    struct file_row *files;
+    size_t n, cap;
+};
+
+struct runner {
+    struct arb_store *st;
+    struct arb_suite *s;
+    int64_t run;
+    struct arb_err *err;
+    struct arb_strset systems; /* name -> index */
+    struct sysout *outs;       /* per system, current case */
+    struct side *sides;        /* per system, current case */
+    size_t exp_cap;
+    struct arb_result res;
+    struct arb_buf rec;
+};
+
+/* ---- pass 1 and 2: cases and outputs --------------------------------------------------- */
+
+static enum arb_status load_cases(struct runner *r, struct arb_strset *ids, size_t batch)
+{
+    struct arb_case_reader *cr = NULL;
+    struct arb_case c;
+    enum arb_status st;
+    size_t seq = 0;
+    int got, added;
+
+    st = arb_case_reader_open(r->s, &cr, r->err);
+    if (st)
+        return st;
+    memset(&c, 0, sizeof(c));
+    st = arb_store_begin(r->st, r->err);
+    while (!st && (got = arb_case_reader_next(cr, &c, r->err)) == 1) {
+        char *expected = NULL, *raw = NULL;
+
+        st = arb_strset_add(ids, c.id, seq, &added, NULL);
+        if (!st && c.expected)
+            st = arb_jcs_string(c.expected, &expected, NULL, r->err);
+        if (!st)
+            st = arb_jcs_string(c.raw, &raw, NULL, r->err);
+        if (!st)
+            st = arb_store_put_case(r->st, r->run, c.id, (int64_t)seq, c.prompt, expected, raw,
+                                    r->err);
+        free(expected);
+        free(raw);
+        arb_case_release(&c);
+        seq++;
+        if (!st && seq % batch == 0) {
+            st = arb_store_commit(r->st, r->err);
+            if (!st)
+                st = arb_store_begin(r->st, r->err);
+        }
+    }
+    if (!st && got < 0)
+        st = (enum arb_status)-got;
+    if (!st)
+        st = arb_store_commit(r->st, r->err);
+    else
+        arb_store_rollback(r->st);
+    arb_case_reader_free(cr);
+    return st;
+}
+
+static enum arb_status problem(struct runner *r, const char *kind, const char *case_id,
+                               const char *system, const char *fmt, const char *arg)
+{
+    char msg[512];
+
+    snprintf(msg, sizeof(msg), fmt, arg);
+    return arb_store_put_problem(r->st, r->run, kind, case_id, system, msg, r->err);
+}
+
+static enum arb_status load_outputs(struct runner *r, const struct arb_system *sys,
+                                    const struct arb_strset *ids)
+{
+    struct arb_output_reader *rd = NULL;
+    struct arb_output o;
+    struct arb_strset seen;
+    struct arb_buf key;
+    size_t n = 0;
+    int got, added;
+    enum arb_status st;
+
+    st = arb_output_reader_open(sys->path, r->s->max_output_bytes, &rd, r->err);
+    if (st)
+        return arb_err_prefix(r->err, st, "system '%s'", sys->name);
+    arb_strset_init(&seen);
+    arb_buf_init(&key, 0);
+    memset(&o, 0, sizeof(o));
+    st = arb_store_begin(r->st, r->err);
+    while (!st && (got = arb_output_reader_next(rd, &o, r->err)) == 1) {
+        arb_buf_reset(&key);
+        st = arb_buf_printf(&key, "%s/%s", o.case_id, o.file ? o.file : "");
+        if (!st)
+            st = arb_strset_add(&seen, key.ptr, 0, &added, NULL);
+        if (st) {
+            /* fall through to cleanup */
+        } else if (!arb_strset_get(ids, o.case_id, NULL)) {
+            st = problem(r, "unknown_case", o.case_id, sys->name,
+                         "output for case '%s', which the suite does not have", o.case_id);
+        } else if (!added) {
+            st = problem(r, "duplicate_output", o.case_id, sys->name,
+                         "a second output for case '%s' was ignored", key.ptr);
+        } else {
+            struct arb_output_row row = {o.case_id, sys->name,  o.file ? o.file : "",
+                                         o.text,    o.len,      o.binary,
+                                         o.sha256,  NULL};
+            char *meta = NULL;
+
+            if (o.meta)
+                st = arb_jcs_string(o.meta, &meta, NULL, r->err);
+            row.meta_json = meta;
+            if (!st)
+                st = arb_store_put_output(r->st, r->run, &row, r->err);
+            free(meta);
+        }
+        arb_output_release(&o);
+        if (!st && ++n % OUTPUT_BATCH == 0) {
+            st = arb_store_commit(r->st, r->err);
+            if (!st)
+                st = arb_store_begin(r->st, r->err);
+        }
+    }
+    if (!st && got < 0)
+        st = arb_err_prefix(r->err, (enum arb_status)-got, "system '%s'", sys->name);
+    if (!st)
+        st = arb_store_commit(r->st, r->err);
+    else
+        arb_store_rollback(r->st);
+    arb_output_reader_free(rd);
+    arb_strset_release(&seen);
+    arb_buf_release(&key);
+    return st;
+}
+
+/* ---- pass 3: evaluate and decide ------------------------------------------------------ */
+
+static void outs_clear(struct runner *r)
+{
+    size_t i, k;
+
+    for (i = 0; i < r->s->n_systems; i++) {
+        for (k = 0; k < r->outs[i].n; k++) {
+            free(r->outs[i].files[k].file);
+            free(r->outs[i].files[k].content);
+        }
+        r->outs[i].n = 0;
+    }
+}
+
+static char *dup_bytes(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+
+    if (p) {
+        if (n)
+            memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+struct collect {
+    struct runner *r;
+    enum arb_status st;
+};
+
+static int collect_output(void *ctx, const struct arb_output_row *o)
+{
+    struct collect *cl = ctx;
+    struct runner *r = cl->r;
+    struct sysout *so;
+    struct file_row *f;
+    size_t i;
+
+    if (!arb_strset_get(&r->systems, o->system, &i))
+        return 0; /* a system no longer in the suite */
+    so = &r->outs[i];
+    if (so->n == so->cap) {
+        size_t cap = so->cap ? so->cap * 2 : 4;
+        struct file_row *v = realloc(so->files, cap * sizeof(*v));
+
+        if (!v) {
+            cl->st = ARB_ENOMEM;
+            return 1;
+        }
+        so->files = v;
+        so->cap = cap;
+    }
+    f = &so->files[so->n];
+    f->file = strdup(o->file ? o->file : "");
+    f->content = dup_bytes(o->content ? o->content : "", o->content ? o->len : 0);
+    f->len = o->content ? o->len : 0;
+    f->binary = o->binary;
+    if (!f->file || !f->content) {
+        free(f->file);
+        free(f->content);
+        cl->st = ARB_ENOMEM;
+        return 1;
+    }
+    so->n++;
+    return 0;
+}
+
+/* Run one check on one system's output and store its record. */
+static enum arb_status eval_check(struct runner *r, const struct arb_case *kc, size_t sys,
+                                  struct arb_check *c, const char *kind, const char *item,
+                                  enum arb_verdict *v, double *score)
+{
+    const struct sysout *so = &r->outs[sys];
+    const struct file_row *f = NULL;
+    const char *want = arb_check_file(c);
+    char note[300];
+    size_t i;
+    enum arb_status st;
+
+    for (i = 0; i < so->n; i++)
+        if (want ? strcmp(so->files[i].file, want) == 0 : so->n == 1)
+            f = &so->files[i];
+    note[0] = '\0';
+    if (!f && want)
+        snprintf(note, sizeof(note), "file_not_found: the output has no file '%s'", want);
+    else if (!f)
+        snprintf(note, sizeof(note),
+                 "output_is_a_directory: %zu files; name one with \"file\" in the check", so->n);
+    else if (f->binary)
+        snprintf(note, sizeof(note), "binary_output: %zu bytes, not compared as text", f->len);
+    if (note[0])
+        st = arb_check_fail(c, kc->expected, note, &r->res);
+    else
+        st = arb_check_run(c, f->content, f->len, kc->expected, &r->res, r->err);
+    if (st)
+        return arb_err_prefix(r->err, st, "case '%s', %s '%s'", kc->id, kind, item);
+    arb_buf_reset(&r->rec);
+    st = arb_result_write_json(&r->res, &r->rec);
+    if (!st) {
+        struct arb_check_row row = {kc->id, r->s->systems[sys].name, kind, item, r->rec.ptr,
+                                    arb_verdict_name(r->res.verdict), r->res.score};
+
+        st = arb_store_put_check(r->st, r->run, &row, r->err);
+    }
+    *v = r->res.verdict;
+    *score = r->res.score;
+    return st;
+}
+
+static enum arb_status evaluate_system(struct runner *r, const struct arb_case *kc,
+                                       const struct items *it, size_t sys)
+{
+    struct side *sd = &r->sides[sys];
+    const struct arb_suite *s = r->s;
+    enum arb_verdict v;
+    double score;
+    size_t i;
+    enum arb_status st = ARB_OK;
+
+    sd->system = s->systems[sys].name;
+    sd->missing = r->outs[sys].n == 0;
+    for (i = 0; i < s->n_criteria; i++)
+        sd->crit[i] = NAN;
+    for (i = 0; i < it->n_exp; i++)
+        sd->exp[i] = ARB_UNRESOLVED;
+    if (sd->missing)
+        return ARB_OK;
+    for (i = 0; !st && i < s->n_criteria; i++) {
+        const struct arb_criterion *cr = &s->criteria[i];
+
+        if (!cr->check)
+            continue;
+        st = eval_check(r, kc, sys, cr->check, "criterion", cr->name, &v, &score);
+        if (!st && v != ARB_UNRESOLVED)
+            sd->crit[i] = cr->graded ? 1.0 + 4.0 * score : v == ARB_PASS ? 5.0 : 1.0;
+    }
+    for (i = 0; !st && i < it->n_exp; i++) {
+        const struct arb_expectation *ex = item_expectation(it, i);
+
+        if (ex->check)
+            st = eval_check(r, kc, sys, ex->check, "expectation", ex->id, &sd->exp[i], &score);
+    }
+    if (!st && s->fields_check)
+        st = eval_check(r, kc, sys, s->fields_check, "fields", "fields", &v, &score);
+    return st;
+}
+
+/* Make room in every side for this case's expectations. */
+static enum arb_status sides_fit(struct runner *r, size_t n_exp)
+{
+    size_t i;
+
+    if (n_exp <= r->exp_cap)
+        return ARB_OK;
+    for (i = 0; i < r->s->n_systems; i++) {
+        enum arb_verdict *v = realloc(r->sides[i].exp, n_exp * sizeof(*v));
+
+        if (!v)
+            return ARB_ENOMEM;
+        r->sides[i].exp = v;
+    }
+    r->exp_cap = n_exp;
+    return ARB_OK;
+}
+
+static enum arb_status check_ids(struct runner *r, const struct arb_case *kc)
+{
+    size_t i, k;
+
+    for (i = 0; i < kc->n_expectations; i++)
+        for (k = 0; k < r->s->n_expectations; k++)
+            if (strcmp(kc->expectations[i].id, r->s->expectations[k].id) == 0)
+                return arb_err_set(r->err, ARB_ESCHEMA,
+                                   "case '%s': expectation id '%s' repeats one of the suite's",
+                                   kc->id, kc->expectations[i].id);
+    return ARB_OK;
+}
+
+static enum arb_status decide_case(struct runner *r, const struct arb_case *kc)
+{
+    const struct arb_suite *s = r->s;
+    struct items it = {s, kc, s->n_expectations + kc->n_expectations};
+    struct collect cl = {r, ARB_OK};
+    size_t i, j, k = 0;
+    enum arb_status st;
+
+    st = check_ids(r, kc);
+    if (!st)
+        st = sides_fit(r, it.n_exp);
+    outs_clear(r);
+    if (!st)
+        st = arb_store_outputs(r->st, r->run, kc->id, collect_output, &cl, r->err);
+    if (!st)
+        st = cl.st;
+    for (i = 0; !st && i < s->n_systems; i++)
+        st = evaluate_system(r, kc, &it, i);
+    for (i = 0; !st && i < s->n_systems; i++) {
+        for (j = i + 1; !st && j < s->n_systems; j++, k++) {
+            int first_is_a;
+            char hex[65];
+            const struct side *a, *b;
+            struct decision d;
+            cJSON *cmp = NULL;
+            char *cmp_text = NULL;
+
+            st = arb_blind_assign(s->seed, kc->id, k, &first_is_a, hex);
+            if (st) {
+                arb_err_set(r->err, st, "cannot compute the blinding HMAC");
+                break;
+            }
+            a = &r->sides[first_is_a ? i : j];
+            b = &r->sides[first_is_a ? j : i];
+            st = arb_store_put_blinding(r->st, r->run, kc->id, a->system, b->system, hex,
+                                        r->err);
+            if (!st)
+                st = decide_pair(&it, a, b, &d, &cmp);
+            if (!st)
+                st = arb_jcs_string(cmp, &cmp_text, NULL, r->err);
+            if (!st) {
+                struct arb_verdict_row v = {kc->id,     a->system,  b->system,     d.status,
+                                            NULL,       d.score_a,  d.score_b,     d.pass_rate_a,
+                                            d.pass_rate_b, cmp_text};
+
+                v.winner = d.winner == 'A'   ? a->system
+                           : d.winner == 'B' ? b->system
+                           : d.winner == 'T' ? "TIE"
+                                             : NULL;
+                st = arb_store_put_verdict(r->st, r->run, &v, r->err);
+            }
+            free(cmp_text);
+            cJSON_Delete(cmp);
+        }
+    }
+    return st;
+}
+
+static enum arb_status evaluate_cases(struct runner *r, const struct arb_run_opts *opts,
+                                      size_t batch)
+{
+    struct arb_case_reader *cr = NULL;
+    struct arb_case c;
+    size_t n = 0;
+    int got, done;
+    enum arb_status st = arb_case_reader_open(r->s, &cr, r->err);
+
+    if (st)
+        return st;
+    memset(&c, 0, sizeof(c));
+    st = arb_store_begin(r->st, r->err);
+    while (!st && (got = arb_case_reader_next(cr, &c, r->err)) == 1) {
+        st = arb_store_case_done(r->st, r->run, c.id, &done, r->err);
+        if (!st && !done)
+            st = decide_case(r, &c);
+        arb_case_release(&c);
+        if (!st && ++n % batch == 0) {
+            st = arb_store_commit(r->st, r->err);
+            if (!st && opts->progress)
+                opts->progress(opts->progress_ctx, n);
+            if (!st)
+                st = arb_store_begin(r->st, r->err);
+        }
+    }
+    if (!st && got < 0)
+        st = (enum arb_status)-got;
+    if (!st)
+        st = arb_store_commit(r->st, r->err);
+    else
+        arb_store_rollback(r->st);
+    if (!st && opts->progress)
+        opts->progress(opts->progress_ctx, n);
+    arb_case_reader_free(cr);
+    return st;
+}
+
+/* ---- the run ------------------------------------------------------------------------- */
+
+static enum arb_status create_run(struct runner *r, const struct arb_run_opts *opts)
+{
+    struct arb_run_row row;
+    cJSON *systems = cJSON_CreateArray();
+    char *suite_json = NULL, *systems_json = NULL, *judge_json = NULL;
+    char *abs = realpath(r->s->path, NULL);
+    size_t i;
+    enum arb_status st = systems ? ARB_OK : ARB_ENOMEM;
+
+    for (i = 0; !st && i < r->s->n_systems; i++) {
+        cJSON *o = cJSON_CreateObject();
+
+        if (!o || !cJSON_AddItemToArray(systems, o) ||
+            !cJSON_AddStringToObject(o, "name", r->s->systems[i].name) ||
+            !cJSON_AddStringToObject(o, "path", r->s->systems[i].path))
+            st = ARB_ENOMEM;
+    }
+    if (!st)
+        st = arb_jcs_string(r->s->doc, &suite_json, NULL, r->err);
+    if (!st)
+        st = arb_jcs_string(systems, &systems_json, NULL, r->err);
+    if (!st && r->s->judge)
+        st = arb_jcs_string(r->s->judge, &judge_json, NULL, r->err);
+    if (!st) {
+        memset(&row, 0, sizeof(row));
+        row.suite_path = abs ? abs : r->s->path;
+        row.suite_name = r->s->name ? r->s->name : "";
+        row.suite_sha256 = r->s->sha256;
+        row.suite_json = suite_json;
+        row.systems_json = systems_json;
+        row.seed = r->s->seed;
+        row.version = opts->version ? opts->version : "";
+        row.judge_json = judge_json;
+        st = arb_store_begin(r->st, r->err);
+        if (!st)
+            st = arb_store_run_create(r->st, &row, &r->run, r->err);
+        if (!st)
+            st = arb_store_commit(r->st, r->err);
+        else
+            arb_store_rollback(r->st);
+    }
+    free(abs);
+    free(suite_json);
+    free(systems_json);
+    free(judge_json);
+    cJSON_Delete(systems);
+    return st;
+}
+
+static enum arb_status runner_init(struct runner *r, struct arb_store *st, struct arb_suite *s,
+                                   struct arb_err *err)
+{
+    size_t i;
+    int added;
+
+    memset(r, 0, sizeof(*r));
+    r->st = st;
+    r->s = s;
+    r->err = err;
+    arb_strset_init(&r->systems);
+    arb_result_init(&r->res);
+    arb_buf_init(&r->rec, 0);
+    r->outs = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->outs));
+    r->sides = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->sides));
+    if (!r->outs || !r->sides)
+        return ARB_ENOMEM;
+    for (i = 0; i < s->n_systems; i++) {
+        r->sides[i].crit = calloc(s->n_criteria ? s->n_criteria : 1, sizeof(double));
+        if (!r->sides[i].crit || arb_strset_add(&r->systems, s->systems[i].name, i, &added, NULL))
+            return ARB_ENOMEM;
+    }
+    return ARB_OK;
+}
+
+static void runner_release(struct runner *r)
+{
+    size_t i;
+
+    if (r->outs)
+        outs_clear(r);
+    for (i = 0; r->outs && i < r->s->n_systems; i++)
+        free(r->outs[i].files);
+    for (i = 0; r->sides && i < r->s->n_systems; i++) {
+        free(r->sides[i].crit);
+        free(r->sides[i].exp);
+    }
+    free(r->outs);
+    free(r->sides);
+    arb_strset_release(&r->systems);
+    arb_result_release(&r->res);
+    arb_buf_release(&r->rec);
+}
+
+enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
+                                const struct arb_run_opts *opts, struct arb_run_summary *sum,
+                                struct arb_err *err)
+{
+    struct runner r;
+    struct arb_strset ids;
+    size_t batch = opts->batch ? opts->batch : DEFAULT_BATCH, i;
+    enum arb_status rc;
+
+    memset(sum, 0, sizeof(*sum));
+    if (suite->n_systems < 2)
+        return arb_err_set(err, ARB_EUSAGE,
+                           "a run compares at least two systems; the suite names %zu (add one "
+                           "with --system NAME=PATH)",
+                           suite->n_systems);
+    arb_strset_init(&ids);
+    rc = runner_init(&r, st, suite, err);
+    if (!rc && opts->resume_run)
+        r.run = opts->resume_run;
+    else if (!rc)
+        rc = create_run(&r, opts);
+    if (!rc)
+        rc = load_cases(&r, &ids, batch);
+    for (i = 0; !rc && i < suite->n_systems; i++)
+        rc = load_outputs(&r, &suite->systems[i], &ids);
+    arb_strset_release(&ids);
+    if (!rc)
+        rc = evaluate_cases(&r, opts, batch);
+    if (!rc)
+        rc = arb_store_run_set_status(st, r.run, "complete", err);
+    if (!rc)
+        rc = arb_run_summarize(st, r.run, sum, err);
+    else
+        sum->run_id = r.run;
+    runner_release(&r);
+    return rc;
+}
