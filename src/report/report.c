@@ -1,0 +1,327 @@
+/*
+ * report.c - building the report object from a run's records (see
+ * include/arbiter/report.h).  The comparison.json of each verdict carries
+ * the rubric and expectation results of both sides; each (case, system) is
+ * counted once, from the first pair it appears in.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/report.h"
+#include "arbiter/run.h"
+
+struct acc {
+    cJSON *systems;      /* name -> accumulator object */
+    cJSON *expectations; /* id -> {"text", "systems": {name: counts}} */
+    cJSON *exp_order;    /* ids in first-seen order */
+    char *case_id;
+    cJSON *seen;         /* systems already counted for case_id */
+    enum arb_status st;
+};
+
+static double num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* obj[k] += by (creating it at 0). */
+static int bump(cJSON *obj, const char *k, double by)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, k);
+
+    if (!v)
+        return cJSON_AddNumberToObject(obj, k, by) != NULL;
+    cJSON_SetNumberValue(v, v->valuedouble + by);
+    return 1;
+}
+
+static cJSON *child(cJSON *obj, const char *k)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, k);
+
+    return v ? v : cJSON_AddObjectToObject(obj, k);
+}
+
+/* Add one side's rubric and expectations to the system's accumulator. */
+static int add_side(struct acc *a, const char *system, const cJSON *cmp, const char *side)
+{
+    cJSON *sys = child(a->systems, system);
+    const cJSON *rub = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cmp, "rubric"), side);
+    const cJSON *exp = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cmp, "expectation_results"), side);
+    const cJSON *d, *dim;
+    const char *dims[] = {"content", "structure"};
+    size_t k;
+
+    if (!sys)
+        return 0;
+    for (k = 0; rub && k < 2; k++) {
+        cJSON *sums = child(sys, dims[k]);
+
+        dim = cJSON_GetObjectItemCaseSensitive(rub, dims[k]);
+        cJSON_ArrayForEach(d, dim)
+        {
+            cJSON *c = sums ? child(sums, d->string) : NULL;
+
+            if (!c)
+                return 0;
+            if (cJSON_IsNumber(d) && (!bump(c, "sum", d->valuedouble) || !bump(c, "n", 1)))
+                return 0;
+        }
+    }
+    if (rub && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(rub, "overall_score"))) {
+        const char *scores[] = {"content_score", "structure_score", "overall_score"};
+
+        for (k = 0; k < 3; k++)
+            if (!bump(sys, scores[k], num(rub, scores[k])))
+                return 0;
+        if (!bump(sys, "scored", 1))
+            return 0;
+    }
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(exp, "details"))
+    {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
+        const cJSON *passed = cJSON_GetObjectItemCaseSensitive(d, "passed");
+        const char *what = cJSON_IsTrue(passed) ? "passed" : cJSON_IsFalse(passed) ? "failed"
+                                                                                  : "unresolved";
+        cJSON *e, *per;
+
+        if (!cJSON_IsString(id))
+            continue;
+        e = cJSON_GetObjectItemCaseSensitive(a->expectations, id->valuestring);
+        if (!e) {
+            const cJSON *text = cJSON_GetObjectItemCaseSensitive(d, "text");
+
+            e = cJSON_AddObjectToObject(a->expectations, id->valuestring);
+            if (!e || !cJSON_AddStringToObject(e, "text", cJSON_IsString(text) ? text->valuestring
+                                                                              : "") ||
+                !cJSON_AddItemToArray(a->exp_order, cJSON_CreateString(id->valuestring)))
+                return 0;
+        }
+        per = child(child(e, "systems"), system);
+        if (!per || !bump(per, what, 1) || !bump(child(sys, "expectations"), what, 1))
+            return 0;
+    }
+    return 1;
+}
+
+static int seen_in_case(struct acc *a, const char *case_id, const char *system)
+{
+    if (!a->case_id || strcmp(a->case_id, case_id) != 0) {
+        free(a->case_id);
+        a->case_id = strdup(case_id);
+        cJSON_Delete(a->seen);
+        a->seen = cJSON_CreateObject();
+        if (!a->case_id || !a->seen) {
+            a->st = ARB_ENOMEM;
+            return 1;
+        }
+    }
+    if (cJSON_GetObjectItemCaseSensitive(a->seen, system))
+        return 1;
+    cJSON_AddTrueToObject(a->seen, system);
+    return 0;
+}
+
+static int on_verdict(void *ctx, const struct arb_verdict_row *v)
+{
+    struct acc *a = ctx;
+    cJSON *cmp;
+    int ok = 1;
+
+    if (!v->comparison_json)
+        return 0;
+    cmp = cJSON_Parse(v->comparison_json);
+    if (!cmp) {
+        a->st = ARB_ENOMEM;
+        return 1;
+    }
+    if (!seen_in_case(a, v->case_id, v->system_a))
+        ok = add_side(a, v->system_a, cmp, "A");
+    if (ok && !seen_in_case(a, v->case_id, v->system_b))
+        ok = add_side(a, v->system_b, cmp, "B");
+    cJSON_Delete(cmp);
+    if (!ok || a->st) {
+        a->st = a->st ? a->st : ARB_ENOMEM;
+        return 1;
+    }
+    return 0;
+}
+
+static int add_rate(cJSON *o, const char *k, double num_, double den)
+{
+    return den > 0 ? cJSON_AddNumberToObject(o, k, num_ / den) != NULL
+                   : cJSON_AddNullToObject(o, k) != NULL;
+}
+
+/* {"passed", "failed", "unresolved", "pass_rate"}: the rate is over decided outcomes. */
+static cJSON *counts(const cJSON *c)
+{
+    double p = num(c, "passed"), f = num(c, "failed"), u = num(c, "unresolved");
+    cJSON *o = cJSON_CreateObject();
+
+    p = isnan(p) ? 0 : p;
+    f = isnan(f) ? 0 : f;
+    u = isnan(u) ? 0 : u;
+    if (!o || !cJSON_AddNumberToObject(o, "passed", p) || !cJSON_AddNumberToObject(o, "failed", f) ||
+        !cJSON_AddNumberToObject(o, "unresolved", u) || !add_rate(o, "pass_rate", p, p + f)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *system_entry(const struct arb_run_system_total *t, const cJSON *acc)
+{
+    cJSON *o = cJSON_CreateObject(), *rub;
+    double decided = (double)(t->wins + t->losses + t->ties), scored = num(acc, "scored");
+    const char *dims[] = {"content", "structure"}, *scores[] = {"content_score",
+                                                                 "structure_score",
+                                                                 "overall_score"};
+    const cJSON *c;
+    size_t k;
+    int ok = o != NULL;
+
+    ok = ok && cJSON_AddStringToObject(o, "name", t->name);
+    ok = ok && cJSON_AddNumberToObject(o, "wins", (double)t->wins);
+    ok = ok && cJSON_AddNumberToObject(o, "losses", (double)t->losses);
+    ok = ok && cJSON_AddNumberToObject(o, "ties", (double)t->ties);
+    ok = ok && add_rate(o, "win_rate", (double)t->wins + 0.5 * (double)t->ties, decided);
+    ok = ok && add_rate(o, "win_rate_without_ties", (double)t->wins,
+                        (double)(t->wins + t->losses));
+    ok = ok && cJSON_AddItemToObject(
+                   o, "expectations",
+                   counts(cJSON_GetObjectItemCaseSensitive(acc, "expectations")));
+    rub = ok ? cJSON_AddObjectToObject(o, "rubric") : NULL;
+    ok = rub != NULL;
+    for (k = 0; ok && k < 2; k++) {
+        cJSON *dim = cJSON_AddObjectToObject(rub, dims[k]);
+
+        ok = dim != NULL;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(acc, dims[k]))
+        {
+            if (ok)
+                ok = add_rate(dim, c->string, num(c, "sum"), num(c, "n"));
+        }
+    }
+    for (k = 0; ok && k < 3; k++)
+        ok = add_rate(o, scores[k], num(acc, scores[k]), isnan(scored) ? 0 : scored);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+struct run_info {
+    cJSON *out;
+    int ok;
+};
+
+static int on_run(void *ctx, const struct arb_run_row *r)
+{
+    struct run_info *ri = ctx;
+    cJSON *o = cJSON_AddObjectToObject(ri->out, "run");
+
+    ri->ok = o && cJSON_AddNumberToObject(o, "id", (double)r->id) &&
+             cJSON_AddStringToObject(o, "suite", r->suite_name ? r->suite_name : "") &&
+             cJSON_AddStringToObject(o, "suite_sha256", r->suite_sha256 ? r->suite_sha256 : "") &&
+             cJSON_AddStringToObject(o, "created_at", r->created_at ? r->created_at : "") &&
+             cJSON_AddStringToObject(o, "status", r->status ? r->status : "") &&
+             cJSON_AddNumberToObject(o, "seed", (double)r->seed) &&
+             cJSON_AddStringToObject(o, "arbiter_version", r->version ? r->version : "");
+    return 1;
+}
+
+static int on_problem(void *ctx, const struct arb_problem_row *p)
+{
+    cJSON *arr = ctx, *o = cJSON_CreateObject();
+
+    if (!o || !cJSON_AddItemToArray(arr, o))
+        return 1;
+    cJSON_AddStringToObject(o, "kind", p->kind);
+    if (p->case_id)
+        cJSON_AddStringToObject(o, "case", p->case_id);
+    if (p->system)
+        cJSON_AddStringToObject(o, "system", p->system);
+    cJSON_AddStringToObject(o, "message", p->message ? p->message : "");
+    return 0;
+}
+
+enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
+                                 struct arb_err *err)
+{
+    struct arb_run_summary sum;
+    struct acc a = {cJSON_CreateObject(), cJSON_CreateObject(), cJSON_CreateArray(), NULL, NULL,
+                    ARB_OK};
+    cJSON *r = cJSON_CreateObject(), *systems = NULL, *exps = NULL, *problems = NULL;
+    struct run_info ri = {r, 0};
+    const cJSON *id;
+    size_t i;
+    enum arb_status rc = (r && a.systems && a.expectations && a.exp_order) ? ARB_OK : ARB_ENOMEM;
+
+    memset(&sum, 0, sizeof(sum));
+    if (!rc)
+        rc = arb_store_runs(st, run, on_run, &ri, err);
+    if (!rc && !ri.ok)
+        rc = ARB_ENOMEM;
+    if (!rc)
+        rc = arb_run_summarize(st, run, &sum, err);
+    if (!rc)
+        rc = arb_store_verdicts(st, run, NULL, on_verdict, &a, err);
+    if (!rc)
+        rc = a.st;
+    if (!rc && !(cJSON_AddNumberToObject(r, "cases", (double)sum.cases) &&
+                 cJSON_AddNumberToObject(r, "decided", (double)sum.decided) &&
+                 cJSON_AddNumberToObject(r, "pending_judge", (double)sum.pending) &&
+                 cJSON_AddNumberToObject(r, "missing_output", (double)sum.missing) &&
+                 (systems = cJSON_AddArrayToObject(r, "systems")) &&
+                 (exps = cJSON_AddArrayToObject(r, "expectations")) &&
+                 (problems = cJSON_AddArrayToObject(r, "problems"))))
+        rc = ARB_ENOMEM;
+    for (i = 0; !rc && i < sum.n_systems; i++) {
+        const cJSON *acc = cJSON_GetObjectItemCaseSensitive(a.systems, sum.systems[i].name);
+
+        if (!cJSON_AddItemToArray(systems, system_entry(&sum.systems[i], acc)))
+            rc = ARB_ENOMEM;
+    }
+    cJSON_ArrayForEach(id, a.exp_order)
+    {
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(a.expectations, id->valuestring);
+        cJSON *o = cJSON_CreateObject(), *per;
+        const cJSON *c;
+
+        if (rc || !o || !cJSON_AddItemToArray(exps, o)) {
+            cJSON_Delete(rc ? o : NULL);
+            rc = rc ? rc : ARB_ENOMEM;
+            break;
+        }
+        cJSON_AddStringToObject(o, "id", id->valuestring);
+        cJSON_AddStringToObject(o, "text",
+                                cJSON_GetObjectItemCaseSensitive(e, "text")->valuestring);
+        per = cJSON_AddObjectToObject(o, "systems");
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(e, "systems"))
+        {
+            if (!per || !cJSON_AddItemToObject(per, c->string, counts(c)))
+                rc = ARB_ENOMEM;
+        }
+    }
+    if (!rc)
+        rc = arb_store_problems(st, run, on_problem, problems, err);
+    arb_run_summary_release(&sum);
+    cJSON_Delete(a.systems);
+    cJSON_Delete(a.expectations);
+    cJSON_Delete(a.exp_order);
+    cJSON_Delete(a.seen);
+    free(a.case_id);
+    if (rc) {
+        cJSON_Delete(r);
+        return rc;
+    }
+    *out = r;
+    return ARB_OK;
+}
