@@ -1,22 +1,20 @@
 #!/bin/sh
-# make demo: run Arbiter's comparators on the bundled example checks and
-# summarise the verdicts.  (The full bake-off with `arbiter run` replaces
-# this once the orchestrator lands.)
+# make demo: Arbiter's main job on the bundled bake-off (examples/invoice/):
+# run the suite into a fresh SQLite file, print the report, export the
+# per-case comparison.json files.
 set -eu
 ARB="$1"
 cd "$(dirname "$0")/.."
-echo "== arbiter check --batch examples/checks.jsonl"
-"$ARB" check --batch examples/checks.jsonl >build/demo-records.jsonl
-# id from the input line, operator/score/verdict from the record (children dropped).
-paste -d' ' examples/checks.jsonl build/demo-records.jsonl | sed -E \
-    -e 's/,"children":.*$//' \
-    -e 's/^\{"id": "([^"]*)".*\} \{"operator":"([^"]*)".*"score":([^,]*),.*"verdict":"([^"]*)".*/  \1: \2 score=\3 -> \4/'
+DB=build/demo.db
+rm -f "$DB" "$DB-wal" "$DB-shm"
+echo "== arbiter run examples/invoice/suite.json --db $DB"
+"$ARB" run examples/invoice/suite.json --db "$DB"
 echo
-printf 'verdicts: %s pass, %s fail, %s unresolved (records in build/demo-records.jsonl)\n' \
-    "$(grep -c '"verdict":"pass"' build/demo-records.jsonl || true)" \
-    "$(grep -c '"verdict":"fail"' build/demo-records.jsonl || true)" \
-    "$(grep -c '"verdict":"unresolved"' build/demo-records.jsonl || true)"
+echo "== arbiter report latest --db $DB"
+"$ARB" report latest --db "$DB"
+echo "== arbiter export latest --comparisons build/demo-comparisons --db $DB"
+rm -rf build/demo-comparisons
+"$ARB" export latest --comparisons build/demo-comparisons --db "$DB"
 echo
-echo "== one check on the command line"
-"$ARB" check '{"op": "normalized_exact", "expected": "The answer is 42."}' \
-    --observed '  the answer is 42. ' || true
+echo "Look further: arbiter show latest inv-006 --db $DB   (a case left to the judge)"
+echo "              sqlite3 $DB 'select * from v_system_wins'   (see db/README.md)"

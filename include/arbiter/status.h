@@ -20,7 +20,8 @@ enum arb_status {
     ARB_ESCHEMA,  /* input is well-formed but not what was expected */
     ARB_EUSAGE,   /* a caller or user asked for something impossible */
     ARB_ETOOBIG,  /* input exceeds a documented size or depth cap */
-    ARB_EINTERNAL /* a library misbehaved (PCRE2, OpenSSL) */
+    ARB_EINTERNAL, /* a library misbehaved (PCRE2, OpenSSL) */
+    ARB_EDB        /* the database: locked, unwritable, not a database, full */
 };
 
 /* One line of detail.  Messages are lower case with no full stop. */

@@ -27,6 +27,11 @@ struct arb_cmd {
 };
 
 extern const struct arb_cmd arb_cmd_check;
+extern const struct arb_cmd arb_cmd_run;
+extern const struct arb_cmd arb_cmd_runs;
+extern const struct arb_cmd arb_cmd_show;
+extern const struct arb_cmd arb_cmd_report;
+extern const struct arb_cmd arb_cmd_export;
 
 /* "arbiter CMD: message" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

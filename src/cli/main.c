@@ -13,7 +13,7 @@
 #endif
 
 static const struct arb_cmd *const commands[] = {
-    &arb_cmd_check,
+    &arb_cmd_check, &arb_cmd_run, &arb_cmd_runs, &arb_cmd_show, &arb_cmd_report, &arb_cmd_export,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -42,6 +42,7 @@ int cli_exit_for(enum arb_status st)
         return EXIT_USAGE;
     case ARB_ENOMEM:
     case ARB_EINTERNAL:
+    case ARB_EDB:
         return EXIT_ENV;
     }
     return EXIT_ENV;

@@ -461,11 +461,14 @@ static enum arb_status create_run(struct runner *r, const struct arb_run_opts *o
 
     for (i = 0; !st && i < r->s->n_systems; i++) {
         cJSON *o = cJSON_CreateObject();
+        /* Absolute, so that --resume works from any directory. */
+        char *sys_abs = realpath(r->s->systems[i].path, NULL);
 
         if (!o || !cJSON_AddItemToArray(systems, o) ||
             !cJSON_AddStringToObject(o, "name", r->s->systems[i].name) ||
-            !cJSON_AddStringToObject(o, "path", r->s->systems[i].path))
+            !cJSON_AddStringToObject(o, "path", sys_abs ? sys_abs : r->s->systems[i].path))
             st = ARB_ENOMEM;
+        free(sys_abs);
     }
     if (!st)
         st = arb_jcs_string(r->s->doc, &suite_json, NULL, r->err);

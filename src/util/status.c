@@ -28,6 +28,8 @@ const char *arb_strerror(enum arb_status st)
         return "input exceeds a size or depth limit";
     case ARB_EINTERNAL:
         return "internal library failure";
+    case ARB_EDB:
+        return "database failure";
     }
     return "unknown status";
 }

@@ -1,0 +1,295 @@
+/*
+ * cmd_run.c - `arbiter run`: a suite against two or more systems' outputs,
+ * into the database.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arbiter/json.h"
+#include "arbiter/run.h"
+#include "arbiter/store.h"
+#include "arbiter/suite.h"
+#include "cli.h"
+
+#ifndef ARBITER_VERSION
+#define ARBITER_VERSION "0.1.0"
+#endif
+
+#define MAX_SYSTEM_ARGS 64
+
+static const char usage_text[] =
+    "usage: arbiter run SUITE [--system NAME=PATH]... [--db FILE] [--seed N] [--json]\n"
+    "       arbiter run --resume RUN [--db FILE] [--json]\n"
+    "\n"
+    "Run a suite: load the cases and each system's outputs, blind them, run every\n"
+    "deterministic check, decide each case by the policy when every item is resolved\n"
+    "(otherwise it is pending the judge), and record everything in SQLite.\n"
+    "\n"
+    "  --system NAME=PATH  add or replace a system (PATH: JSONL file or directory)\n"
+    "  --db FILE           the database (default ./arbiter.db)\n"
+    "  --seed N            blinding seed (default: the suite's \"seed\", else 0)\n"
+    "  --resume RUN        continue an interrupted run (RUN is an id or 'latest'):\n"
+    "                      the suite is reloaded from the path stored with the run and\n"
+    "                      must be unchanged; records already stored are kept\n"
+    "  --batch N           cases per transaction (default 256)\n"
+    "  --json              print the summary as one JSON object\n"
+    "\n"
+    "Prints the run id and a summary; progress goes to stderr when it is a terminal.\n"
+    "exit: 0 the run completed, 2 usage or input error, 4 database failure\n";
+
+static void progress(void *ctx, size_t done)
+{
+    (void)ctx;
+    fprintf(stderr, "\rarbiter run: %zu cases", done);
+    fflush(stderr);
+}
+
+static void print_summary(const struct arb_run_summary *s, const char *db, int json)
+{
+    size_t i;
+
+    if (json) {
+        cJSON *o = cJSON_CreateObject(), *arr;
+        char *text = NULL;
+
+        if (o && cJSON_AddNumberToObject(o, "run", (double)s->run_id) &&
+            cJSON_AddNumberToObject(o, "cases", (double)s->cases) &&
+            cJSON_AddNumberToObject(o, "decided", (double)s->decided) &&
+            cJSON_AddNumberToObject(o, "pending_judge", (double)s->pending) &&
+            cJSON_AddNumberToObject(o, "missing_output", (double)s->missing) &&
+            cJSON_AddNumberToObject(o, "problems", (double)s->problems) &&
+            (arr = cJSON_AddArrayToObject(o, "systems")) != NULL) {
+            for (i = 0; i < s->n_systems; i++) {
+                cJSON *x = cJSON_CreateObject();
+
+                if (!x || !cJSON_AddItemToArray(arr, x))
+                    break;
+                cJSON_AddStringToObject(x, "name", s->systems[i].name);
+                cJSON_AddNumberToObject(x, "wins", (double)s->systems[i].wins);
+                cJSON_AddNumberToObject(x, "losses", (double)s->systems[i].losses);
+                cJSON_AddNumberToObject(x, "ties", (double)s->systems[i].ties);
+            }
+            text = cJSON_PrintUnformatted(o);
+        }
+        if (text)
+            puts(text);
+        cJSON_free(text);
+        cJSON_Delete(o);
+        return;
+    }
+    printf("run %lld: %zu cases: %zu decided, %zu pending the judge, %zu missing an output\n",
+           (long long)s->run_id, s->cases, s->decided, s->pending, s->missing);
+    for (i = 0; i < s->n_systems; i++)
+        printf("  %-20s %zu wins, %zu losses, %zu ties\n", s->systems[i].name,
+               s->systems[i].wins, s->systems[i].losses, s->systems[i].ties);
+    if (s->problems)
+        printf("  %zu problems while loading (duplicate outputs, unknown cases): see the report\n",
+               s->problems);
+    printf("report: arbiter report %lld --db %s\n", (long long)s->run_id, db);
+}
+
+/* Reload the suite of a stored run, with its systems, and check it is unchanged. */
+struct resume_ctx {
+    char *suite_path;
+    char *systems_json;
+    char *sha256;
+    uint64_t seed;
+    int found;
+};
+
+static int on_run(void *ctx, const struct arb_run_row *r)
+{
+    struct resume_ctx *rc = ctx;
+
+    rc->suite_path = strdup(r->suite_path ? r->suite_path : "");
+    rc->systems_json = strdup(r->systems_json ? r->systems_json : "[]");
+    rc->sha256 = strdup(r->suite_sha256 ? r->suite_sha256 : "");
+    rc->seed = r->seed;
+    rc->found = 1;
+    return 1;
+}
+
+static int load_for_resume(struct arb_store *st, int64_t run, struct arb_suite **out)
+{
+    struct resume_ctx rc = {0};
+    struct arb_err err = {{0}};
+    cJSON *systems = NULL;
+    const cJSON *s;
+    int code = EXIT_PASS;
+    enum arb_status rs = arb_store_runs(st, run, on_run, &rc, &err);
+
+    if (rs || !rc.found || !rc.suite_path || !rc.systems_json || !rc.sha256) {
+        cli_error("run", "%s", rs ? err.msg : "cannot read the stored run");
+        code = rs ? cli_exit_for(rs) : EXIT_ENV;
+        goto out;
+    }
+    rs = arb_suite_load(rc.suite_path, out, &err);
+    if (rs) {
+        cli_error("run", "resume: %s", err.msg);
+        code = cli_exit_for(rs);
+        goto out;
+    }
+    if (strcmp((*out)->sha256, rc.sha256) != 0) {
+        cli_error("run", "resume: the suite '%s' changed since run %lld started; start a new run",
+                  rc.suite_path, (long long)run);
+        code = EXIT_USAGE;
+        goto out;
+    }
+    (*out)->seed = rc.seed;
+    systems = cJSON_Parse(rc.systems_json);
+    cJSON_ArrayForEach(s, systems)
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(s, "name");
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "path");
+        char spec[8192];
+
+        if (!cJSON_IsString(n) || !cJSON_IsString(p))
+            continue;
+        snprintf(spec, sizeof(spec), "%s=%s", n->valuestring, p->valuestring);
+        rs = arb_suite_set_system(*out, spec, &err);
+        if (rs) {
+            cli_error("run", "resume: %s", err.msg);
+            code = cli_exit_for(rs);
+            break;
+        }
+    }
+out:
+    if (code) {
+        arb_suite_free(*out);
+        *out = NULL;
+    }
+    cJSON_Delete(systems);
+    free(rc.suite_path);
+    free(rc.systems_json);
+    free(rc.sha256);
+    return code;
+}
+
+static int run_cmd(int argc, char **argv)
+{
+    const char *suite_path = NULL, *db = "arbiter.db", *resume = NULL, *systems[MAX_SYSTEM_ARGS];
+    size_t n_systems = 0, i;
+    int json = 0, code = EXIT_PASS, has_seed = 0;
+    unsigned long long seed = 0;
+    struct arb_run_opts opts = {0};
+    struct arb_run_summary sum;
+    struct arb_suite *suite = NULL;
+    struct arb_store *st = NULL;
+    struct arb_err err = {{0}};
+    enum arb_status rs;
+    int a;
+
+    memset(&sum, 0, sizeof(sum));
+    for (a = 1; a < argc; a++) {
+        const char *o = argv[a];
+        int has_arg = a + 1 < argc;
+
+        if (cli_is_help(o)) {
+            fputs(usage_text, stdout);
+            return EXIT_PASS;
+        } else if (strcmp(o, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(o, "--system") == 0 && has_arg) {
+            if (n_systems == MAX_SYSTEM_ARGS) {
+                cli_error("run", "at most %d --system options", MAX_SYSTEM_ARGS);
+                return EXIT_USAGE;
+            }
+            systems[n_systems++] = argv[++a];
+        } else if (strcmp(o, "--db") == 0 && has_arg) {
+            db = argv[++a];
+        } else if (strcmp(o, "--resume") == 0 && has_arg) {
+            resume = argv[++a];
+        } else if ((strcmp(o, "--seed") == 0 || strcmp(o, "--batch") == 0) && has_arg) {
+            char *end;
+            unsigned long long v = strtoull(argv[a + 1], &end, 10);
+
+            if (!argv[a + 1][0] || *end || argv[a + 1][0] == '-') {
+                cli_error("run", "%s: expected a whole number >= 0, got '%s'", o, argv[a + 1]);
+                return EXIT_USAGE;
+            }
+            if (o[2] == 's') {
+                seed = v;
+                has_seed = 1;
+            } else {
+                opts.batch = (size_t)v;
+            }
+            a++;
+        } else if (o[0] == '-' && o[1]) {
+            cli_error("run", "unknown or incomplete option '%s' (see 'arbiter run --help')", o);
+            return EXIT_USAGE;
+        } else if (!suite_path) {
+            suite_path = o;
+        } else {
+            cli_error("run", "unexpected argument '%s': give one SUITE", o);
+            return EXIT_USAGE;
+        }
+    }
+    if (!suite_path == !resume) {
+        cli_error("run", resume ? "give either SUITE or --resume RUN, not both"
+                                : "missing SUITE (see 'arbiter run --help')");
+        return EXIT_USAGE;
+    }
+    if (resume && (n_systems || has_seed)) {
+        cli_error("run", "--resume continues a run as it started: no --system or --seed");
+        return EXIT_USAGE;
+    }
+    rs = arb_store_open(db, 0, &st, &err);
+    if (rs) {
+        cli_error("run", "%s", err.msg);
+        return EXIT_ENV;
+    }
+    if (resume) {
+        rs = arb_store_run_resolve(st, resume, &opts.resume_run, &err);
+        if (rs) {
+            cli_error("run", "%s", err.msg);
+            code = cli_exit_for(rs);
+            goto out;
+        }
+        code = load_for_resume(st, opts.resume_run, &suite);
+        if (code)
+            goto out;
+    } else {
+        rs = arb_suite_load(suite_path, &suite, &err);
+        for (i = 0; !rs && i < n_systems; i++)
+            rs = arb_suite_set_system(suite, systems[i], &err);
+        if (rs) {
+            cli_error("run", "%s", err.msg);
+            code = cli_exit_for(rs);
+            goto out;
+        }
+        if (has_seed)
+            suite->seed = seed;
+    }
+    opts.version = ARBITER_VERSION;
+    if (isatty(STDERR_FILENO)) {
+        opts.progress = progress;
+        opts.progress_ctx = NULL;
+    }
+    rs = arb_run_execute(st, suite, &opts, &sum, &err);
+    if (opts.progress)
+        fputc('\n', stderr);
+    if (rs) {
+        cli_error("run", "%s", err.msg);
+        if (sum.run_id)
+            fprintf(stderr, "arbiter run: records so far are kept; continue with "
+                            "'arbiter run --resume %lld --db %s'\n",
+                    (long long)sum.run_id, db);
+        code = cli_exit_for(rs);
+        goto out;
+    }
+    print_summary(&sum, db, json);
+out:
+    arb_run_summary_release(&sum);
+    arb_suite_free(suite);
+    arb_store_close(st);
+    return code;
+}
+
+const struct arb_cmd arb_cmd_run = {
+    .name = "run",
+    .summary = "run a suite against two or more systems' outputs, into the database",
+    .usage = usage_text,
+    .run = run_cmd,
+};

@@ -1,0 +1,223 @@
+/*
+ * cases.c - the case reader: a suite's inline cases, or its cases JSONL file
+ * one line at a time (include/arbiter/suite.h).
+ *
+ * Each case is checked against the case part of the suite schema (inline
+ * cases were checked with the whole suite), its expectations are compiled
+ * like the suite's, and its id must be new.  Memory: one case at a time, plus
+ * the set of ids seen so far (idset.c), which is O(number of cases) in ids
+ * only - the price of reporting a duplicate with the line of its first use.
+ * Errors name the file, line, column and JSON path:
+ *   cases.jsonl:7:8: /id: duplicate case id 'inv-001' (first at line 3)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/file.h"
+#include "arbiter/json.h"
+#include "suite_int.h"
+
+#define CASE_LINE_CAP ((size_t)64 << 20)
+
+struct arb_case_reader {
+    const struct arb_suite *s;
+    struct check_env env;
+    struct idset ids;
+    /* inline cases */
+    const cJSON *next;
+    size_t index;
+    char *text; /* the suite's text when read here, for locating errors */
+    size_t len;
+    struct src src;
+    /* a cases JSONL file */
+    int jsonl;
+    struct line_reader lr;
+    cJSON *schema_doc;
+    struct arb_schema *schema;
+};
+
+void arb_case_release(struct arb_case *c)
+{
+    if (!c)
+        return;
+    free(c->id);
+    free(c->prompt);
+    cJSON_Delete(c->expected);
+    expectations_free(c->expectations, c->n_expectations);
+    cJSON_Delete(c->raw);
+    memset(c, 0, sizeof(*c));
+}
+
+enum arb_status case_reader_open_text(const struct arb_suite *s, const char *text, size_t len,
+                                      struct arb_case_reader **out, struct arb_err *err)
+{
+    struct arb_case_reader *r;
+    enum arb_status st = ARB_OK;
+
+    *out = NULL;
+    r = calloc(1, sizeof(*r));
+    if (!r)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    r->s = s;
+    r->env.fields_map = s->fields;
+    r->env.opts.base_dir = s->dir;
+    r->env.opts.schema_cache = s->schemas;
+    r->env.suite_exps = s->expectations;
+    r->env.n_suite_exps = s->n_expectations;
+    r->env.src = &r->src;
+    if (s->cases_file) {
+        r->jsonl = 1;
+        st = line_reader_open(&r->lr, s->cases_file, "cases file", CASE_LINE_CAP, err);
+        if (!st)
+            st = suite_schema_load("/$defs/case", &r->schema_doc, &r->schema, err);
+    } else {
+        r->next = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s->doc, "cases"), 0);
+        r->src.text = text;
+        r->src.len = len;
+        if (!text) {
+            /* Only to locate errors: without the text they are shown at line 1. */
+            struct arb_buf b;
+
+            arb_buf_init(&b, 0);
+            if (arb_file_read(s->path, &b, NULL) == ARB_OK)
+                r->text = arb_buf_detach(&b, &r->len);
+            arb_buf_release(&b);
+            r->src.text = r->text;
+            r->src.len = r->len;
+        }
+        r->src.file = s->path;
+        r->src.line0 = 1;
+    }
+    if (st) {
+        arb_case_reader_free(r);
+        return st;
+    }
+    *out = r;
+    return ARB_OK;
+}
+
+enum arb_status arb_case_reader_open(const struct arb_suite *s, struct arb_case_reader **out,
+                                     struct arb_err *err)
+{
+    return case_reader_open_text(s, NULL, 0, out, err);
+}
+
+void arb_case_reader_free(struct arb_case_reader *r)
+{
+    if (!r)
+        return;
+    idset_release(&r->ids);
+    free(r->text);
+    line_reader_close(&r->lr);
+    arb_schema_free(r->schema);
+    cJSON_Delete(r->schema_doc);
+    free(r);
+}
+
+/* Fill c from the (schema-valid) case object obj, found at prefix in r->src. */
+static enum arb_status fill(struct arb_case_reader *r, cJSON *obj, const char *prefix,
+                            struct arb_case *c, struct arb_err *err)
+{
+    const cJSON *prompt = cJSON_GetObjectItemCaseSensitive(obj, "prompt");
+    const cJSON *expected = cJSON_GetObjectItemCaseSensitive(obj, "expected");
+    char ptr[96];
+
+    c->raw = obj;
+    c->id = strdup(cJSON_GetObjectItemCaseSensitive(obj, "id")->valuestring);
+    c->prompt = prompt ? strdup(prompt->valuestring) : NULL;
+    c->expected = expected ? cJSON_Duplicate(expected, 1) : NULL;
+    if (!c->id || (prompt && !c->prompt) || (expected && !c->expected))
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    snprintf(ptr, sizeof(ptr), "%s/expectations", prefix);
+    return compile_expectations(&r->env, cJSON_GetObjectItemCaseSensitive(obj, "expectations"), ptr,
+                                &c->expectations, &c->n_expectations, err);
+}
+
+/* A new id is remembered; a repeated one is an error naming both places. */
+static enum arb_status check_id(struct arb_case_reader *r, const char *id, const char *prefix,
+                                size_t where, struct arb_err *err)
+{
+    size_t first = 0;
+    char ptr[96];
+    int added = idset_add(&r->ids, id, where, &first);
+
+    if (added < 0)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    if (added)
+        return ARB_OK;
+    if (!r->jsonl) {
+        /* inline: first is an index into the cases array */
+        snprintf(ptr, sizeof(ptr), "/cases/%zu/id", first);
+        first = locate_pos(&r->src, ptr, 0).line;
+    }
+    snprintf(ptr, sizeof(ptr), "%s/id", prefix);
+    return located(err, ARB_ESCHEMA, &r->src, ptr, 0, "duplicate case id '%s' (first at line %zu)",
+                   id, first);
+}
+
+static int next_inline(struct arb_case_reader *r, struct arb_case *c, struct arb_err *err)
+{
+    const cJSON *item = r->next;
+    cJSON *copy;
+    char prefix[64];
+    size_t i;
+    enum arb_status st;
+
+    if (!item)
+        return 0;
+    r->next = item->next;
+    i = r->index++;
+    snprintf(prefix, sizeof(prefix), "/cases/%zu", i);
+    copy = cJSON_Duplicate(item, 1);
+    if (!copy)
+        return -(int)arb_err_set(err, ARB_ENOMEM, "out of memory");
+    st = fill(r, copy, prefix, c, err);
+    if (!st)
+        st = check_id(r, c->id, prefix, i, err);
+    if (st) {
+        arb_case_release(c);
+        return -(int)st;
+    }
+    return 1;
+}
+
+static int next_line(struct arb_case_reader *r, struct arb_case *c, struct arb_err *err)
+{
+    struct arb_err perr = {{0}};
+    const char *text;
+    size_t len;
+    cJSON *obj = NULL;
+    enum arb_status st;
+    int got = line_reader_next(&r->lr, &text, &len, err);
+
+    if (got <= 0)
+        return got;
+    r->src.file = r->lr.name;
+    r->src.text = text;
+    r->src.len = len;
+    r->src.line0 = r->lr.lineno;
+    st = arb_json_parse(text, len, ARB_JSON_NO_DUPLICATES, &obj, &perr);
+    if (st)
+        return -(int)(st == ARB_ENOMEM ? arb_err_set(err, st, "out of memory")
+                                       : located_parse(err, st, &r->src, perr.msg));
+    st = shape_check(r->schema, r->schema_doc, "/$defs/case", obj, &r->src, "", err);
+    if (st) {
+        cJSON_Delete(obj);
+        return -(int)st;
+    }
+    st = fill(r, obj, "", c, err);
+    if (!st)
+        st = check_id(r, c->id, "", r->lr.lineno, err);
+    if (st) {
+        arb_case_release(c);
+        return -(int)st;
+    }
+    c->line = r->lr.lineno;
+    return 1;
+}
+
+int arb_case_reader_next(struct arb_case_reader *r, struct arb_case *c, struct arb_err *err)
+{
+    memset(c, 0, sizeof(*c));
+    return r->jsonl ? next_line(r, c, err) : next_inline(r, c, err);
+}

@@ -1,0 +1,376 @@
+/*
+ * outputs.c - the output reader: one system's outputs, one at a time
+ * (include/arbiter/suite.h).
+ *
+ * A regular file is JSONL: one {"id": "...", "output": ...} per line.  A
+ * non-string output becomes its RFC 8785 text.  Every other member (the
+ * agent-eval capture fields trajectory, timing, duration, toolErrors, input,
+ * trial, metadata, and whatever else a harness writes) is kept in meta: the
+ * capture formats vary, so unknown members there are not errors.
+ *
+ * A directory holds one entry per case: a file named CASEID or CASEID.ext
+ * (the id is the name without its last extension), or a sub-directory CASEID
+ * whose regular files (recursively, sorted by relative path) are the outputs
+ * of that case, each with file set.  Hidden entries (".x") are skipped, and so
+ * are symbolic links and special files: a link could lead outside the
+ * directory, so none is followed.  Entries come sorted by name, so runs are
+ * deterministic; the reader holds the names of one directory level at a time.
+ *
+ * Every output is read with the cap (ARB_ETOOBIG names the file and the cap)
+ * and hashed (SHA-256).  Content that is not UTF-8 or holds a NUL byte is
+ * marked binary.  After an error, the next call goes on with the next output.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "arbiter/file.h"
+#include "arbiter/json.h"
+#include "arbiter/unicode.h"
+#include "suite_int.h"
+
+#define MAX_DIR_DEPTH 32
+
+struct names {
+    char **v;
+    size_t n, cap, next;
+};
+
+struct arb_output_reader {
+    size_t cap;
+    int is_dir;
+    struct line_reader lr;
+    char *root;
+    struct names top; /* entries of the directory */
+    struct names sub; /* files of the current case sub-directory, relative to it */
+    char *sub_case;   /* the case id of that sub-directory */
+};
+
+static void names_release(struct names *n)
+{
+    size_t i;
+
+    for (i = 0; i < n->n; i++)
+        free(n->v[i]);
+    free(n->v);
+    memset(n, 0, sizeof(*n));
+}
+
+static int names_add(struct names *n, const char *name)
+{
+    if (n->n == n->cap) {
+        size_t cap = n->cap ? n->cap * 2 : 32;
+        char **v = realloc(n->v, cap * sizeof(*v));
+
+        if (!v)
+            return -1;
+        n->v = v;
+        n->cap = cap;
+    }
+    n->v[n->n] = strdup(name);
+    if (!n->v[n->n])
+        return -1;
+    n->n++;
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Add the non-hidden names in dir to out; with files_only, descend into
+ * sub-directories and add only regular files, as rel/name.
+ */
+static enum arb_status list_dir(const char *dir, const char *rel, int files_only, int depth,
+                                struct names *out, struct arb_err *err)
+{
+    DIR *d;
+    struct dirent *e;
+    enum arb_status st = ARB_OK;
+
+    if (depth > MAX_DIR_DEPTH)
+        return arb_err_set(err, ARB_ETOOBIG, "'%s': directories nested deeper than %d levels", dir,
+                           MAX_DIR_DEPTH);
+    d = opendir(dir);
+    if (!d)
+        return arb_err_set(err, ARB_EIO, "cannot open directory '%s': %s", dir, strerror(errno));
+    while (!st && (e = readdir(d)) != NULL) {
+        char *full, *name;
+        struct stat sb;
+
+        if (e->d_name[0] == '.')
+            continue;
+        if (!files_only) {
+            st = names_add(out, e->d_name) ? ARB_ENOMEM : ARB_OK;
+            continue;
+        }
+        full = path_join(dir, e->d_name);
+        name = rel[0] ? path_join(rel, e->d_name) : strdup(e->d_name);
+        if (!full || !name)
+            st = ARB_ENOMEM;
+        else if (lstat(full, &sb) != 0)
+            st = arb_err_set(err, ARB_EIO, "cannot stat '%s': %s", full, strerror(errno));
+        else if (S_ISREG(sb.st_mode))
+            st = names_add(out, name) ? ARB_ENOMEM : ARB_OK;
+        else if (S_ISDIR(sb.st_mode))
+            st = list_dir(full, name, 1, depth + 1, out, err);
+        free(full);
+        free(name);
+    }
+    closedir(d);
+    if (st == ARB_ENOMEM)
+        arb_err_set(err, st, "out of memory");
+    if (!st && out->n)
+        qsort(out->v, out->n, sizeof(*out->v), by_name);
+    return st;
+}
+
+enum arb_status arb_output_reader_open(const char *path, size_t max_bytes,
+                                       struct arb_output_reader **out, struct arb_err *err)
+{
+    struct arb_output_reader *r;
+    enum arb_status st;
+    size_t line_cap;
+
+    *out = NULL;
+    r = calloc(1, sizeof(*r));
+    if (!r)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    r->cap = max_bytes ? max_bytes : ARB_OUTPUT_CAP_DEFAULT;
+    r->is_dir = arb_is_dir(path);
+    if (r->is_dir) {
+        r->root = strdup(path);
+        st = r->root ? list_dir(path, "", 0, 0, &r->top, err)
+                     : arb_err_set(err, ARB_ENOMEM, "out of memory");
+    } else {
+        /* room for the output escaped, and for capture fields beside it */
+        line_cap =
+            r->cap > (SIZE_MAX - ((size_t)64 << 20)) / 8 ? 0 : r->cap * 8 + ((size_t)64 << 20);
+        st = line_reader_open(&r->lr, path, "outputs", line_cap, err);
+    }
+    if (st) {
+        arb_output_reader_free(r);
+        return st;
+    }
+    *out = r;
+    return ARB_OK;
+}
+
+void arb_output_reader_free(struct arb_output_reader *r)
+{
+    if (!r)
+        return;
+    line_reader_close(&r->lr);
+    names_release(&r->top);
+    names_release(&r->sub);
+    free(r->sub_case);
+    free(r->root);
+    free(r);
+}
+
+void arb_output_release(struct arb_output *o)
+{
+    if (!o)
+        return;
+    free(o->case_id);
+    free(o->file);
+    free(o->text);
+    cJSON_Delete(o->meta);
+    memset(o, 0, sizeof(*o));
+}
+
+/* text, len are set: mark binary content and hash it. */
+static enum arb_status finish(struct arb_output *o, struct arb_err *err)
+{
+    o->binary = memchr(o->text, '\0', o->len) != NULL || !arb_utf8_valid(o->text, o->len, NULL);
+    if (sha256_hex(o->text, o->len, o->sha256))
+        return arb_err_set(err, ARB_EINTERNAL, "sha-256 failed in openssl");
+    return ARB_OK;
+}
+
+/* ---- JSONL ----------------------------------------------------------------------------- */
+
+static int next_line(struct arb_output_reader *r, struct arb_output *o, struct arb_err *err)
+{
+    struct arb_err perr = {{0}};
+    struct src src;
+    const char *text;
+    size_t len;
+    cJSON *obj = NULL, *id, *output, *m;
+    enum arb_status st;
+    int got = line_reader_next(&r->lr, &text, &len, err);
+
+    if (got <= 0)
+        return got;
+    src.file = r->lr.name;
+    src.text = text;
+    src.len = len;
+    src.line0 = r->lr.lineno;
+    st = arb_json_parse(text, len, ARB_JSON_NO_DUPLICATES, &obj, &perr);
+    if (st)
+        return -(int)(st == ARB_ENOMEM ? arb_err_set(err, st, "out of memory")
+                                       : located_parse(err, st, &src, perr.msg));
+    id = cJSON_GetObjectItemCaseSensitive(obj, "id");
+    output = cJSON_GetObjectItemCaseSensitive(obj, "output");
+    if (!cJSON_IsObject(obj))
+        st = located(err, ARB_ESCHEMA, &src, "", 0,
+                     "expected an object {\"id\": ..., \"output\": ...}, got %s",
+                     cJSON_IsArray(obj) ? "an array" : "a scalar");
+    else if (!id)
+        st = located(err, ARB_ESCHEMA, &src, "", 0, "missing required key 'id'");
+    else if (!cJSON_IsString(id) || !id->valuestring[0])
+        st = located(err, ARB_ESCHEMA, &src, "/id", 0, "expected a non-empty string");
+    else if (!output)
+        st = located(err, ARB_ESCHEMA, &src, "", 0, "missing required key 'output'");
+    if (st) {
+        cJSON_Delete(obj);
+        return -(int)st;
+    }
+    o->line = r->lr.lineno;
+    o->case_id = strdup(id->valuestring);
+    if (cJSON_IsString(output)) {
+        o->len = strlen(output->valuestring);
+        o->text = strdup(output->valuestring);
+        st = o->text ? ARB_OK : ARB_ENOMEM;
+    } else {
+        st = arb_jcs_string(output, &o->text, &o->len, NULL);
+    }
+    if (!st && !o->case_id)
+        st = ARB_ENOMEM;
+    if (!st && o->len > r->cap)
+        st = located(err, ARB_ETOOBIG, &src, "/output", 0,
+                     "output of case '%s' is %zu bytes, over the cap of %zu bytes", o->case_id,
+                     o->len, r->cap);
+    else if (st)
+        st = arb_err_set(err, st, "out of memory");
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "id");
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "output");
+    /* what is left is the capture's own fields */
+    m = obj;
+    obj = NULL;
+    if (m->child)
+        o->meta = m;
+    else
+        cJSON_Delete(m);
+    if (!st)
+        st = finish(o, err);
+    if (st) {
+        arb_output_release(o);
+        return -(int)st;
+    }
+    return 1;
+}
+
+/* ---- directories ----------------------------------------------------------------------- */
+
+/* Read full (shown as such) into o with the cap. */
+static enum arb_status read_file(const struct arb_output_reader *r, const char *full,
+                                 struct arb_output *o, struct arb_err *err)
+{
+    struct arb_buf b;
+    struct arb_err ferr = {{0}};
+    struct stat sb;
+    enum arb_status st;
+
+    if (stat(full, &sb) == 0 && (uintmax_t)sb.st_size > (uintmax_t)r->cap)
+        return arb_err_set(err, ARB_ETOOBIG, "output '%s' is %jd bytes, over the cap of %zu bytes",
+                           full, (intmax_t)sb.st_size, r->cap);
+    arb_buf_init(&b, r->cap + 1);
+    st = arb_file_read(full, &b, &ferr);
+    if (st == ARB_ETOOBIG)
+        st = arb_err_set(err, st, "output '%s' is over the cap of %zu bytes", full, r->cap);
+    else if (st)
+        st = arb_err_set(err, st, "%s", ferr.msg);
+    if (!st) {
+        o->text = arb_buf_detach(&b, &o->len);
+        st = o->text ? finish(o, err) : arb_err_set(err, ARB_ENOMEM, "out of memory");
+    }
+    arb_buf_release(&b);
+    return st;
+}
+
+/* The next file of the current case sub-directory: 1, 0 when done, or -status. */
+static int next_sub(struct arb_output_reader *r, struct arb_output *o, struct arb_err *err)
+{
+    char *dir, *full;
+    enum arb_status st;
+
+    if (r->sub.next >= r->sub.n)
+        return 0;
+    dir = path_join(r->root, r->sub_case);
+    full = dir ? path_join(dir, r->sub.v[r->sub.next]) : NULL;
+    o->case_id = strdup(r->sub_case);
+    o->file = strdup(r->sub.v[r->sub.next]);
+    r->sub.next++;
+    if (!full || !o->case_id || !o->file)
+        st = arb_err_set(err, ARB_ENOMEM, "out of memory");
+    else
+        st = read_file(r, full, o, err);
+    free(dir);
+    free(full);
+    if (st) {
+        arb_output_release(o);
+        return -(int)st;
+    }
+    return 1;
+}
+
+/* "inv-001.txt" -> "inv-001"; a name without an extension is the id itself. */
+static char *case_of(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+
+    return dot && dot != name ? strndup(name, (size_t)(dot - name)) : strdup(name);
+}
+
+static int next_entry(struct arb_output_reader *r, struct arb_output *o, struct arb_err *err)
+{
+    for (;;) {
+        const char *name;
+        char *full;
+        struct stat sb;
+        enum arb_status st = ARB_OK;
+        int got = next_sub(r, o, err);
+
+        if (got)
+            return got;
+        if (r->top.next >= r->top.n)
+            return 0;
+        name = r->top.v[r->top.next++];
+        full = path_join(r->root, name);
+        if (!full)
+            return -(int)arb_err_set(err, ARB_ENOMEM, "out of memory");
+        if (lstat(full, &sb) != 0) {
+            st = arb_err_set(err, ARB_EIO, "cannot stat '%s': %s", full, strerror(errno));
+        } else if (S_ISDIR(sb.st_mode)) {
+            names_release(&r->sub);
+            free(r->sub_case);
+            r->sub_case = strdup(name);
+            st = r->sub_case ? list_dir(full, "", 1, 1, &r->sub, err)
+                             : arb_err_set(err, ARB_ENOMEM, "out of memory");
+        } else if (S_ISREG(sb.st_mode)) {
+            o->case_id = case_of(name);
+            st = o->case_id ? read_file(r, full, o, err)
+                            : arb_err_set(err, ARB_ENOMEM, "out of memory");
+            if (!st) {
+                free(full);
+                return 1;
+            }
+            arb_output_release(o);
+        }
+        free(full);
+        if (st)
+            return -(int)st;
+    }
+}
+
+int arb_output_reader_next(struct arb_output_reader *r, struct arb_output *o, struct arb_err *err)
+{
+    memset(o, 0, sizeof(*o));
+    return r->is_dir ? next_entry(r, o, err) : next_line(r, o, err);
+}
