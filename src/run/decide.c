@@ -81,8 +81,9 @@ static cJSON *rubric_side(const struct items *it, const struct side *x, const st
     for (i = 0; ok && i < it->suite->n_criteria; i++) {
         const struct arb_criterion *cr = &it->suite->criteria[i];
 
+        /* Graded criteria give fractions: two decimals are plenty on a 1-5 scale. */
         ok = add_number(cr->dim == ARB_DIM_CONTENT ? content : structure, cr->name,
-                        x->crit[i]);
+                        round(x->crit[i] * 100.0) / 100.0);
     }
     ok = ok && add_number(r, "content_score", resolved ? one_decimal(sc->content) : NAN);
     ok = ok && add_number(r, "structure_score", resolved ? one_decimal(sc->structure) : NAN);
@@ -233,6 +234,11 @@ enum arb_status decide_pair(const struct items *it, const struct side *a, const 
     if (!ok)
         return ARB_ENOMEM;
     if (a->missing || b->missing) {
+        const struct side *present = a->missing ? (b->missing ? NULL : b) : a;
+        const char *label = present == a ? "A" : "B";
+        struct scores sp;
+        cJSON *r_obj, *e_obj;
+
         d->status = "missing_output";
         ok = cJSON_AddNullToObject(c, "winner") &&
              cJSON_AddStringToObject(c, "status", d->status) &&
@@ -241,6 +247,23 @@ enum arb_status decide_pair(const struct items *it, const struct side *a, const 
                                          ? "Neither output exists for this case."
                                          : a->missing ? "Output A does not exist for this case."
                                                       : "Output B does not exist for this case.");
+        /* The output that exists was still checked: keep its results for the report. */
+        if (ok && present) {
+            int resolved = 1;
+            size_t i;
+
+            score_side(it, present, &sp);
+            for (i = 0; i < it->suite->n_criteria; i++)
+                resolved = resolved && !isnan(present->crit[i]);
+            r_obj = cJSON_AddObjectToObject(c, "rubric");
+            ok = r_obj && cJSON_AddItemToObject(r_obj, label,
+                                                rubric_side(it, present, &sp, resolved));
+            if (ok && it->n_exp) {
+                e_obj = cJSON_AddObjectToObject(c, "expectation_results");
+                ok = e_obj && cJSON_AddItemToObject(e_obj, label,
+                                                    expectations_side(it, present, &sp));
+            }
+        }
         if (!ok) {
             cJSON_Delete(c);
             return ARB_ENOMEM;

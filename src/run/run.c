@@ -390,8 +390,9 @@ static enum arb_status decide_case(struct runner *r, const struct arb_case *kc)
                                         r->err);
             if (!st)
                 st = decide_pair(&it, a, b, &d, &cmp);
-            if (!st)
-                st = arb_jcs_string(cmp, &cmp_text, NULL, r->err);
+            /* Printed in the seed's member order (winner, reasoning, rubric, ...). */
+            if (!st && !(cmp_text = cJSON_PrintUnformatted(cmp)))
+                st = ARB_ENOMEM;
             if (!st) {
                 struct arb_verdict_row v = {kc->id,     a->system,  b->system,     d.status,
                                             NULL,       d.score_a,  d.score_b,     d.pass_rate_a,
@@ -403,7 +404,7 @@ static enum arb_status decide_case(struct runner *r, const struct arb_case *kc)
                                              : NULL;
                 st = arb_store_put_verdict(r->st, r->run, &v, r->err);
             }
-            free(cmp_text);
+            cJSON_free(cmp_text);
             cJSON_Delete(cmp);
         }
     }

@@ -1,0 +1,13 @@
+/*
+ * schema_sql.h - db/schema.sql, embedded (src/store/schema_sql.c).
+ *
+ * The file is split into literals of whole lines, each under the 4095 bytes
+ * C11 promises; joined in order they are db/schema.sql byte for byte.  The
+ * array ends with NULL.  Migration 1 applies their concatenation.
+ */
+#ifndef ARBITER_SCHEMA_SQL_H
+#define ARBITER_SCHEMA_SQL_H
+
+extern const char *const store_schema_sql_parts[];
+
+#endif

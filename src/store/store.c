@@ -1,0 +1,540 @@
+/*
+ * store.c - opening, migrating and closing the SQLite record; transactions;
+ * the statement table and the helpers the other files of src/store/ share.
+ *
+ * Opening sets WAL mode (writers), foreign keys, synchronous=NORMAL and a
+ * busy timeout, checks that the file is an Arbiter database (or empty),
+ * applies the migrations newer than its PRAGMA user_version (one transaction
+ * each) and prepares every statement once.  WAL with synchronous=NORMAL
+ * keeps every committed transaction across a killed process; only a power
+ * failure may lose the last ones.  The records themselves are written by
+ * store_put.c and store_runs.c and read by store_read.c.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema_sql.h"
+#include "store_int.h"
+
+#define BUSY_TIMEOUT_MS 5000
+#define BEGIN_ATTEMPTS  3
+#define APPLICATION_ID  0x41524249 /* "ARBI" in the database header */
+
+/* The migrations, in order; a database's user_version is the last one applied. */
+struct migration {
+    int version;
+    const char *const *parts; /* SQL text, split into literals; NULL-terminated */
+    const char *stamp;        /* fixed text: sets application_id and user_version */
+};
+
+static const struct migration migrations[] = {
+    {1, store_schema_sql_parts, "PRAGMA application_id = 1095909961; PRAGMA user_version = 1;"},
+};
+
+#define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))
+#define LATEST_SCHEMA (migrations[N_MIGRATIONS - 1].version)
+
+#define RUN_COLUMNS                                                                                \
+    "r.id, r.created_at, r.status, r.suite_path, r.suite_name, r.suite_sha256, r.suite_json, "     \
+    "r.systems_json, r.seed, r.version, r.judge_json, "                                            \
+    "(SELECT count(*) FROM cases c WHERE c.run = r.id) "
+#define CHECK_COLUMNS "case_id, system, kind, item, record_json, verdict, score FROM checks "
+#define VERDICT_COLUMNS                                                                            \
+    "v.case_id, v.system_a, v.system_b, v.status, v.winner, v.score_a, v.score_b, "                \
+    "v.pass_rate_a, v.pass_rate_b, v.comparison_json FROM verdicts v "                             \
+    "LEFT JOIN cases c ON c.run = v.run AND c.case_id = v.case_id "
+
+/* Every statement the store runs, indexed by enum store_stmt.  Values are always bound. */
+static const char *const sql[Q_N] = {
+    [Q_BEGIN] = "BEGIN IMMEDIATE",
+    [Q_COMMIT] = "COMMIT",
+    [Q_ROLLBACK] = "ROLLBACK",
+    [Q_SAVEPOINT] = "SAVEPOINT arb_store",
+    [Q_RELEASE] = "RELEASE arb_store",
+    [Q_ROLLBACK_TO] = "ROLLBACK TO arb_store",
+    [Q_RUN_CREATE] = "INSERT INTO runs (created_at, status, suite_path, suite_name, suite_sha256, "
+                     "suite_json, systems_json, seed, version, judge_json) "
+                     "VALUES (coalesce(?1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), 'running', "
+                     "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [Q_RUN_SYSTEMS] = "INSERT INTO systems (run, name, path, position) "
+                      "SELECT ?1, json_extract(value, '$.name'), json_extract(value, '$.path'), "
+                      "CAST(key AS INTEGER) FROM json_each(?2) WHERE true "
+                      "ON CONFLICT DO NOTHING",
+    [Q_RUN_STATUS] = "UPDATE runs SET status = ?2 WHERE id = ?1",
+    [Q_RUN_LATEST] = "SELECT max(id) FROM runs",
+    [Q_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
+    [Q_RUNS_ONE] = "SELECT " RUN_COLUMNS "FROM runs r WHERE r.id = ?1",
+    [Q_RUNS_ALL] = "SELECT " RUN_COLUMNS "FROM runs r ORDER BY r.id DESC",
+    [Q_PUT_CASE] = "INSERT INTO cases (run, case_id, seq, prompt, expected_json, case_json) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
+    [Q_PUT_OUTPUT] = "INSERT INTO outputs (run, case_id, system, file, content, size, binary, "
+                     "sha256, meta_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                     "ON CONFLICT DO NOTHING",
+    [Q_PUT_BLINDING] = "INSERT INTO blinding (run, case_id, system_a, system_b, hmac) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+    [Q_PUT_PROBLEM] = "INSERT INTO problems (run, kind, case_id, system, message) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+    [Q_PUT_CHECK] = "INSERT INTO checks (run, case_id, system, kind, item, verdict, score, "
+                    "record_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+                    "ON CONFLICT DO NOTHING",
+    [Q_PUT_VERDICT] = "INSERT INTO verdicts (run, case_id, system_a, system_b, status, winner, "
+                      "score_a, score_b, pass_rate_a, pass_rate_b, comparison_json) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                      "ON CONFLICT DO NOTHING",
+    [Q_OUTPUTS] = "SELECT o.case_id, o.system, o.file, o.content, o.size, o.binary, o.sha256, "
+                  "o.meta_json FROM outputs o "
+                  "LEFT JOIN systems s ON s.run = o.run AND s.name = o.system "
+                  "WHERE o.run = ?1 AND o.case_id = ?2 "
+                  "ORDER BY s.position IS NULL, s.position, o.system, o.file",
+    [Q_PROBLEMS] = "SELECT kind, case_id, system, message FROM problems WHERE run = ?1 "
+                   "ORDER BY id",
+    [Q_CHECKS_CASE] = "SELECT " CHECK_COLUMNS "WHERE run = ?1 AND case_id = ?2 ORDER BY id",
+    [Q_CHECKS_ALL] = "SELECT " CHECK_COLUMNS "WHERE run = ?1 ORDER BY id",
+    [Q_VERDICTS_CASE] = "SELECT " VERDICT_COLUMNS "WHERE v.run = ?1 AND v.case_id = ?2 "
+                        "ORDER BY v.id",
+    [Q_VERDICTS_ALL] = "SELECT " VERDICT_COLUMNS "WHERE v.run = ?1 "
+                       "ORDER BY c.seq IS NULL, c.seq, v.id",
+    [Q_CASE_DONE] = "SELECT EXISTS (SELECT 1 FROM verdicts WHERE run = ?1 AND case_id = ?2)",
+    [Q_COUNT_CASES] = "SELECT count(*) FROM cases WHERE run = ?1",
+    [Q_COUNT_SYSTEMS] = "SELECT count(*) FROM systems WHERE run = ?1",
+    [Q_COUNT_OUTPUTS] = "SELECT count(*) FROM outputs WHERE run = ?1",
+    [Q_COUNT_BLINDING] = "SELECT count(*) FROM blinding WHERE run = ?1",
+    [Q_COUNT_CHECKS] = "SELECT count(*) FROM checks WHERE run = ?1",
+    [Q_COUNT_VERDICTS] = "SELECT count(*) FROM verdicts WHERE run = ?1",
+    [Q_COUNT_PROBLEMS] = "SELECT count(*) FROM problems WHERE run = ?1",
+};
+
+/* ---- helpers shared by src/store/ -------------------------------------------------------- */
+
+static enum arb_status status_of(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_NOMEM:
+        return ARB_ENOMEM;
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+    case SQLITE_RANGE:
+        return ARB_EUSAGE;
+    case SQLITE_TOOBIG:
+        return ARB_ETOOBIG;
+    default:
+        return ARB_EDB;
+    }
+}
+
+enum arb_status store_fail(struct arb_store *st, int rc, struct arb_err *err, const char *what, ...)
+{
+    char doing[256];
+    const char *msg = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
+    va_list ap;
+
+    va_start(ap, what);
+    vsnprintf(doing, sizeof(doing), what, ap);
+    va_end(ap);
+    /* The connection's message may belong to an earlier call: then describe rc alone. */
+    if (st->db && (sqlite3_errcode(st->db) & 0xff) != (rc & 0xff))
+        msg = sqlite3_errstr(rc);
+    return arb_err_set(err, status_of(rc), "cannot %s in '%s': %s", doing, st->path, msg);
+}
+
+int store_bind_text(int rc, sqlite3_stmt *s, int i, const char *t)
+{
+    if (rc != SQLITE_OK)
+        return rc;
+    if (!t)
+        return sqlite3_bind_null(s, i);
+    return sqlite3_bind_text64(s, i, t, strlen(t), SQLITE_STATIC, SQLITE_UTF8);
+}
+
+int store_bind_blob_text(int rc, sqlite3_stmt *s, int i, const char *t, size_t len)
+{
+    if (rc != SQLITE_OK)
+        return rc;
+    if (!t)
+        return sqlite3_bind_null(s, i);
+    return sqlite3_bind_text64(s, i, t, len, SQLITE_STATIC, SQLITE_UTF8);
+}
+
+int store_bind_int(int rc, sqlite3_stmt *s, int i, int64_t v)
+{
+    if (rc != SQLITE_OK)
+        return rc;
+    return sqlite3_bind_int64(s, i, v);
+}
+
+int store_bind_real(int rc, sqlite3_stmt *s, int i, double v)
+{
+    if (rc != SQLITE_OK)
+        return rc;
+    if (v != v)
+        return sqlite3_bind_null(s, i);
+    return sqlite3_bind_double(s, i, v);
+}
+
+const char *store_col_text(sqlite3_stmt *s, int i)
+{
+    return (const char *)sqlite3_column_text(s, i);
+}
+
+double store_col_real(sqlite3_stmt *s, int i)
+{
+    if (sqlite3_column_type(s, i) == SQLITE_NULL)
+        return NAN;
+    return sqlite3_column_double(s, i);
+}
+
+enum arb_status store_exec(struct arb_store *st, sqlite3_stmt *s, int rc, struct arb_err *err,
+                           const char *what)
+{
+    enum arb_status ret = ARB_OK;
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        ret = store_fail(st, rc, err, "%s", what);
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return ret;
+}
+
+enum arb_status store_need_txn(struct arb_store *st, const char *what, struct arb_err *err)
+{
+    if (st->flags & ARB_STORE_READONLY)
+        return arb_err_set(err, ARB_EUSAGE, "cannot %s in '%s': opened read-only", what, st->path);
+    if (sqlite3_get_autocommit(st->db))
+        return arb_err_set(err, ARB_EUSAGE,
+                           "cannot %s in '%s' outside a transaction (call arb_store_begin)", what,
+                           st->path);
+    return ARB_OK;
+}
+
+enum arb_status store_acquire(struct arb_store *st, enum store_stmt q, sqlite3_stmt **out,
+                              struct arb_err *err)
+{
+    int rc;
+
+    *out = NULL;
+    if (!st->in_use[q]) {
+        st->in_use[q] = 1;
+        *out = st->stmt[q];
+        return ARB_OK;
+    }
+    rc = sqlite3_prepare_v2(st->db, sql[q], -1, out, NULL);
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(*out);
+        *out = NULL;
+        return store_fail(st, rc, err, "prepare a query");
+    }
+    return ARB_OK;
+}
+
+void store_release(struct arb_store *st, enum store_stmt q, sqlite3_stmt *s)
+{
+    if (!s)
+        return;
+    if (s != st->stmt[q]) {
+        sqlite3_finalize(s);
+        return;
+    }
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    st->in_use[q] = 0;
+}
+
+/* ---- opening ------------------------------------------------------------------------------ */
+
+/* Run a statement with no parameters that returns at most one integer (PRAGMA x). */
+static int query_int(struct arb_store *st, const char *text, int64_t *v)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sqlite3_prepare_v2(st->db, text, -1, &s, NULL);
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        if (v)
+            *v = sqlite3_column_int64(s, 0);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* A failure while reading the file at open: "not a database" gets its own wording. */
+static enum arb_status open_fail(struct arb_store *st, int rc, struct arb_err *err,
+                                 const char *what)
+{
+    if ((rc & 0xff) == SQLITE_NOTADB)
+        return arb_err_set(err, ARB_EDB, "'%s' is not an Arbiter database (%s)", st->path,
+                           sqlite3_errstr(rc));
+    return store_fail(st, rc, err, "%s", what);
+}
+
+static enum arb_status begin_immediate(struct arb_store *st, struct arb_err *err)
+{
+    int rc = SQLITE_BUSY;
+
+    /* The busy timeout already waits; a few more attempts ride out a long writer. */
+    for (int i = 0; i < BEGIN_ATTEMPTS && (rc & 0xff) == SQLITE_BUSY; i++) {
+        rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    }
+    if (rc != SQLITE_OK)
+        return store_fail(st, rc, err, "begin a transaction");
+    return ARB_OK;
+}
+
+/* Join a migration's literals into one string (caller frees). */
+static char *join_parts(const char *const *parts)
+{
+    size_t n = 0, at = 0;
+    char *s;
+
+    for (size_t i = 0; parts[i]; i++)
+        n += strlen(parts[i]);
+    s = malloc(n + 1);
+    if (!s)
+        return NULL;
+    for (size_t i = 0; parts[i]; i++) {
+        size_t k = strlen(parts[i]);
+
+        memcpy(s + at, parts[i], k);
+        at += k;
+    }
+    s[at] = '\0';
+    return s;
+}
+
+/* Apply one migration in its own transaction, unless another process got there first. */
+static enum arb_status apply_migration(struct arb_store *st, const struct migration *m,
+                                       struct arb_err *err)
+{
+    enum arb_status ret = begin_immediate(st, err);
+    int64_t version = 0;
+    char *text;
+    int rc;
+
+    if (ret != ARB_OK)
+        return ret;
+    rc = query_int(st, "PRAGMA user_version", &version);
+    if (rc != SQLITE_OK) {
+        ret = store_fail(st, rc, err, "read the schema version");
+    } else if (version < m->version) {
+        text = join_parts(m->parts);
+        if (!text) {
+            ret = arb_err_set(err, ARB_ENOMEM, "out of memory migrating '%s'", st->path);
+        } else {
+            rc = sqlite3_exec(st->db, text, NULL, NULL, NULL);
+            if (rc == SQLITE_OK)
+                rc = sqlite3_exec(st->db, m->stamp, NULL, NULL, NULL);
+            if (rc != SQLITE_OK)
+                ret = store_fail(st, rc, err, "apply schema migration %d", m->version);
+            free(text);
+        }
+    }
+    if (ret == ARB_OK) {
+        rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+        if (rc != SQLITE_OK)
+            ret = store_fail(st, rc, err, "commit schema migration %d", m->version);
+    }
+    if (ret != ARB_OK && !sqlite3_get_autocommit(st->db))
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return ret;
+}
+
+/*
+ * Decide what the file is: an Arbiter database (migrate it when older), an
+ * empty file (create the schema), or anything else (refuse).
+ */
+static enum arb_status check_and_migrate(struct arb_store *st, struct arb_err *err)
+{
+    int64_t app = 0, version = 0, tables = 0;
+    int rc = query_int(st, "PRAGMA application_id", &app);
+
+    if (rc == SQLITE_OK)
+        rc = query_int(st, "PRAGMA user_version", &version);
+    if (rc == SQLITE_OK)
+        rc = query_int(st, "SELECT count(*) FROM sqlite_master", &tables);
+    if (rc != SQLITE_OK)
+        return open_fail(st, rc, err, "read the schema version");
+    if ((version > 0 || app != 0) && app != APPLICATION_ID)
+        return arb_err_set(err, ARB_EDB,
+                           "'%s' is not an Arbiter database (application_id %lld, user_version "
+                           "%lld)",
+                           st->path, (long long)app, (long long)version);
+    if (version == 0 && tables > 0)
+        return arb_err_set(err, ARB_EDB,
+                           "'%s' is not an Arbiter database (it has tables but no schema version)",
+                           st->path);
+    if (version > LATEST_SCHEMA)
+        return arb_err_set(err, ARB_ESCHEMA,
+                           "'%s' has schema version %lld, newer than this build of Arbiter knows "
+                           "(%d); use a newer Arbiter",
+                           st->path, (long long)version, LATEST_SCHEMA);
+    if (version == LATEST_SCHEMA)
+        return ARB_OK;
+    if (st->flags & ARB_STORE_READONLY) {
+        if (version == 0)
+            return arb_err_set(err, ARB_EDB, "'%s' is not an Arbiter database (it is empty)",
+                               st->path);
+        return arb_err_set(err, ARB_ESCHEMA,
+                           "'%s' has schema version %lld and needs migrating to %d; open it "
+                           "once for writing",
+                           st->path, (long long)version, LATEST_SCHEMA);
+    }
+    for (size_t i = 0; i < N_MIGRATIONS; i++) {
+        if (migrations[i].version <= version)
+            continue;
+        enum arb_status ret = apply_migration(st, &migrations[i], err);
+        if (ret != ARB_OK)
+            return ret;
+    }
+    return ARB_OK;
+}
+
+/* Connection settings; WAL only for writers (a reader cannot change the journal mode). */
+static enum arb_status configure(struct arb_store *st, struct arb_err *err)
+{
+    int rc;
+
+    sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+    sqlite3_extended_result_codes(st->db, 1);
+    if (!(st->flags & ARB_STORE_READONLY) && sqlite3_db_readonly(st->db, "main") == 1)
+        return arb_err_set(err, ARB_EDB,
+                           "cannot open '%s' for writing: read-only file or directory", st->path);
+    rc = query_int(st, "PRAGMA foreign_keys = ON", NULL);
+    if (rc != SQLITE_OK)
+        return open_fail(st, rc, err, "enable foreign keys");
+    if (!(st->flags & ARB_STORE_READONLY)) {
+        rc = query_int(st, "PRAGMA journal_mode = WAL", NULL);
+        if (rc != SQLITE_OK)
+            return open_fail(st, rc, err, "set WAL mode");
+        rc = query_int(st, "PRAGMA synchronous = NORMAL", NULL);
+        if (rc != SQLITE_OK)
+            return open_fail(st, rc, err, "set synchronous mode");
+    }
+    return ARB_OK;
+}
+
+static enum arb_status prepare_all(struct arb_store *st, struct arb_err *err)
+{
+    for (int q = 0; q < Q_N; q++) {
+        int rc =
+            sqlite3_prepare_v3(st->db, sql[q], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[q], NULL);
+        if (rc != SQLITE_OK)
+            return store_fail(st, rc, err, "prepare statement %d", q);
+    }
+    return ARB_OK;
+}
+
+enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_store **out,
+                               struct arb_err *err)
+{
+    struct arb_store *st;
+    enum arb_status ret;
+    int oflags, rc;
+
+    if (!out || !path || !path[0])
+        return arb_err_set(err, ARB_EUSAGE, "arb_store_open: no database path");
+    *out = NULL;
+    if (flags & ~(unsigned)ARB_STORE_READONLY)
+        return arb_err_set(err, ARB_EUSAGE, "arb_store_open: unknown flags 0x%x", flags);
+    st = calloc(1, sizeof(*st));
+    if (!st)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory opening '%s'", path);
+    st->flags = flags;
+    st->path = malloc(strlen(path) + 1);
+    if (!st->path) {
+        free(st);
+        return arb_err_set(err, ARB_ENOMEM, "out of memory opening '%s'", path);
+    }
+    memcpy(st->path, path, strlen(path) + 1);
+    oflags = (flags & ARB_STORE_READONLY) ? SQLITE_OPEN_READONLY
+                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    rc = sqlite3_open_v2(path, &st->db, oflags, NULL);
+    if (rc != SQLITE_OK) {
+        ret = arb_err_set(err, (rc & 0xff) == SQLITE_NOMEM ? ARB_ENOMEM : ARB_EDB,
+                          "cannot open database '%s': %s", path,
+                          st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+        arb_store_close(st);
+        return ret;
+    }
+    ret = configure(st, err);
+    if (ret == ARB_OK)
+        ret = check_and_migrate(st, err);
+    if (ret == ARB_OK)
+        ret = prepare_all(st, err);
+    if (ret != ARB_OK) {
+        arb_store_close(st);
+        return ret;
+    }
+    *out = st;
+    return ARB_OK;
+}
+
+void arb_store_close(struct arb_store *st)
+{
+    if (!st)
+        return;
+    for (int q = 0; q < Q_N; q++)
+        sqlite3_finalize(st->stmt[q]);
+    if (st->db && !sqlite3_get_autocommit(st->db))
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close_v2(st->db);
+    free(st->path);
+    free(st);
+}
+
+/* ---- transactions ------------------------------------------------------------------------- */
+
+enum arb_status arb_store_begin(struct arb_store *st, struct arb_err *err)
+{
+    sqlite3_stmt *s = st->stmt[Q_BEGIN];
+    enum arb_status ret;
+    int rc = SQLITE_BUSY;
+
+    if (st->flags & ARB_STORE_READONLY)
+        return arb_err_set(err, ARB_EUSAGE, "cannot write to '%s': opened read-only", st->path);
+    if (!sqlite3_get_autocommit(st->db))
+        return arb_err_set(err, ARB_EUSAGE, "cannot begin a transaction in '%s': one is open",
+                           st->path);
+    /* The busy timeout already waits; a few more attempts ride out a long writer. */
+    for (int i = 0; i < BEGIN_ATTEMPTS && (rc & 0xff) == SQLITE_BUSY; i++) {
+        if (i > 0)
+            sqlite3_reset(s);
+        rc = sqlite3_step(s);
+    }
+    ret = rc == SQLITE_DONE ? ARB_OK : store_fail(st, rc, err, "begin a transaction");
+    sqlite3_reset(s);
+    return ret;
+}
+
+enum arb_status arb_store_commit(struct arb_store *st, struct arb_err *err)
+{
+    sqlite3_stmt *s = st->stmt[Q_COMMIT];
+    enum arb_status ret;
+    int rc;
+
+    if (sqlite3_get_autocommit(st->db))
+        return arb_err_set(err, ARB_EUSAGE, "cannot commit in '%s': no transaction is open",
+                           st->path);
+    rc = sqlite3_step(s);
+    ret = rc == SQLITE_DONE ? ARB_OK : store_fail(st, rc, err, "commit");
+    sqlite3_reset(s);
+    return ret;
+}
+
+void arb_store_rollback(struct arb_store *st)
+{
+    sqlite3_stmt *s;
+
+    if (!st || sqlite3_get_autocommit(st->db))
+        return;
+    s = st->stmt[Q_ROLLBACK];
+    sqlite3_step(s);
+    sqlite3_reset(s);
+}

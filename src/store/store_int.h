@@ -1,0 +1,113 @@
+/*
+ * store_int.h - what the files of src/store/ share: the store handle, its
+ * table of prepared statements and the bind/step/error helpers.
+ *
+ * Every statement the store runs is a fixed string in store.c's table,
+ * prepared once at open and reused (reset and cleared after each use);
+ * values only ever reach SQLite through sqlite3_bind_*.  This is the only
+ * directory that includes sqlite3.h.
+ */
+#ifndef ARBITER_STORE_INT_H
+#define ARBITER_STORE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "arbiter/status.h"
+#include "arbiter/store.h"
+
+/* Indexes into the statement table (store.c, sql[]). */
+enum store_stmt {
+    Q_BEGIN,
+    Q_COMMIT,
+    Q_ROLLBACK,
+    Q_SAVEPOINT,
+    Q_RELEASE,
+    Q_ROLLBACK_TO,
+    Q_RUN_CREATE,
+    Q_RUN_SYSTEMS,
+    Q_RUN_STATUS,
+    Q_RUN_LATEST,
+    Q_RUN_EXISTS,
+    Q_RUNS_ONE,
+    Q_RUNS_ALL,
+    Q_PUT_CASE,
+    Q_PUT_OUTPUT,
+    Q_PUT_BLINDING,
+    Q_PUT_PROBLEM,
+    Q_PUT_CHECK,
+    Q_PUT_VERDICT,
+    Q_OUTPUTS,
+    Q_PROBLEMS,
+    Q_CHECKS_CASE,
+    Q_CHECKS_ALL,
+    Q_VERDICTS_CASE,
+    Q_VERDICTS_ALL,
+    Q_CASE_DONE,
+    Q_COUNT_CASES,
+    Q_COUNT_SYSTEMS,
+    Q_COUNT_OUTPUTS,
+    Q_COUNT_BLINDING,
+    Q_COUNT_CHECKS,
+    Q_COUNT_VERDICTS,
+    Q_COUNT_PROBLEMS,
+    Q_N
+};
+
+struct arb_store {
+    sqlite3 *db;
+    char *path;                /* as given to arb_store_open, for messages */
+    unsigned flags;            /* enum arb_store_flags */
+    sqlite3_stmt *stmt[Q_N];   /* prepared at open */
+    unsigned char in_use[Q_N]; /* 1 while an iterator steps stmt[i] */
+};
+
+/*
+ * Record a failed SQLite call: "cannot <what> in '<path>': <sqlite message>".
+ * Returns the status that rc maps to (ARB_ENOMEM, ARB_EUSAGE for constraint
+ * and type errors, ARB_ETOOBIG, otherwise ARB_EIO).
+ */
+enum arb_status store_fail(struct arb_store *st, int rc, struct arb_err *err, const char *what, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/*
+ * Bind helpers, chained through rc: each does nothing when rc is already an
+ * error and returns the new code.  store_bind_text binds NULL as SQL NULL and
+ * text with its explicit length (any bytes); store_bind_real binds NaN as NULL.
+ */
+int store_bind_text(int rc, sqlite3_stmt *s, int i, const char *t);
+int store_bind_blob_text(int rc, sqlite3_stmt *s, int i, const char *t, size_t len);
+int store_bind_int(int rc, sqlite3_stmt *s, int i, int64_t v);
+int store_bind_real(int rc, sqlite3_stmt *s, int i, double v);
+
+/* A text column, NULL for SQL NULL; a REAL column, NaN for SQL NULL. */
+const char *store_col_text(sqlite3_stmt *s, int i);
+double store_col_real(sqlite3_stmt *s, int i);
+
+/*
+ * Run a bound write statement to completion, then reset and clear it.  rc is
+ * the result of the binds; on any error the message names what.
+ */
+enum arb_status store_exec(struct arb_store *st, sqlite3_stmt *s, int rc, struct arb_err *err,
+                           const char *what);
+
+/* ARB_EUSAGE unless a transaction (arb_store_begin) is open: puts write only inside one. */
+enum arb_status store_need_txn(struct arb_store *st, const char *what, struct arb_err *err);
+
+/*
+ * The statement for an iterator.  Normally the one prepared at open; when it
+ * is already being stepped (a callback iterating again), a fresh copy, so
+ * nested iteration is safe.  *out is NULL when preparing fails.
+ */
+enum arb_status store_acquire(struct arb_store *st, enum store_stmt q, sqlite3_stmt **out,
+                              struct arb_err *err);
+
+/* Reset, clear and hand back a statement from store_acquire (finalizing a copy). */
+void store_release(struct arb_store *st, enum store_stmt q, sqlite3_stmt *s);
+
+#endif
