@@ -99,6 +99,7 @@ test-unit:
 
 test-cli:
 	@sh tests/cli/run.sh $(BUILD)/arbiter
+	@sh tests/cli/resume.sh $(BUILD)/arbiter
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -43,6 +43,14 @@ void cli_error(const char *cmd, const char *fmt, ...)
 /* The exit code for a library status: input problems 2, environment 4. */
 int cli_exit_for(enum arb_status st);
 
+struct arb_store;
+
+/*
+ * Open an existing database read-only; a missing file is a usage error
+ * ("no database at ..."), not a new empty database.  Prints the message.
+ */
+enum arb_status cli_open_for_reading(const char *cmd, const char *db, struct arb_store **st);
+
 /* 1 when arg is -h or --help. */
 int cli_is_help(const char *arg);
 

@@ -151,7 +151,9 @@ static int export_cmd(int argc, char **argv)
         cli_error("export", "cannot create '%s': %s", dir, strerror(errno));
         return EXIT_USAGE;
     }
-    rs = arb_store_open(db, ARB_STORE_READONLY, &st, &err);
+    if (cli_open_for_reading("export", db, &st))
+        return EXIT_USAGE;
+    rs = ARB_OK;
     if (!rs)
         rs = arb_store_run_resolve(st, run_spec, &run, &err);
     if (!rs)

@@ -61,8 +61,10 @@ static int report_cmd(int argc, char **argv)
         cli_error("report", "--format: expected md or json, got '%s'", format);
         return EXIT_USAGE;
     }
+    rs = cli_open_for_reading("report", db, &st);
+    if (rs)
+        return cli_exit_for(rs);
     arb_buf_init(&out, 0);
-    rs = arb_store_open(db, ARB_STORE_READONLY, &st, &err);
     if (!rs)
         rs = arb_store_run_resolve(st, run_spec, &run, &err);
     if (!rs)

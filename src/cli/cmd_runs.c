@@ -62,7 +62,9 @@ static int runs_cmd(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    rs = arb_store_open(db, ARB_STORE_READONLY, &st, &err);
+    rs = cli_open_for_reading("runs", db, &st);
+    if (rs)
+        return cli_exit_for(rs);
     if (!rs)
         rs = arb_store_runs(st, 0, print_run, &json, &err);
     arb_store_close(st);

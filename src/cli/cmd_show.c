@@ -140,7 +140,11 @@ static int show_cmd(int argc, char **argv)
     } else {
         printf("case %s\n", case_id);
     }
-    rs = arb_store_open(db, ARB_STORE_READONLY, &st, &err);
+    rs = cli_open_for_reading("show", db, &st);
+    if (rs) {
+        cJSON_Delete(sh.doc);
+        return cli_exit_for(rs);
+    }
     if (!rs)
         rs = arb_store_run_resolve(st, run_spec, &run, &err);
     if (!rs)

@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "arbiter/store.h"
 #include "cli.h"
 
 #ifndef ARBITER_VERSION
@@ -46,6 +48,22 @@ int cli_exit_for(enum arb_status st)
         return EXIT_ENV;
     }
     return EXIT_ENV;
+}
+
+enum arb_status cli_open_for_reading(const char *cmd, const char *db, struct arb_store **st)
+{
+    struct arb_err err = {{0}};
+    enum arb_status rs;
+
+    if (access(db, F_OK) != 0) {
+        cli_error(cmd, "no database at '%s' (give --db FILE, or create one with 'arbiter run')",
+                  db);
+        return ARB_EUSAGE;
+    }
+    rs = arb_store_open(db, ARB_STORE_READONLY, st, &err);
+    if (rs)
+        cli_error(cmd, "%s", err.msg);
+    return rs;
 }
 
 int cli_is_help(const char *arg)

@@ -67,3 +67,52 @@ while IFS= read -r rec; do
         echo "FAIL: record $n does not match schemas/record.schema.json: $(head -c 400 "$T/v.out")"
     fi
 done <"$T/records.jsonl"
+
+# run, runs, show, report, export on the bundled bake-off.
+DB="$T/demo.db"
+t "run the example" 0 "30 cases: " "" -- run examples/invoice/suite.json --db "$DB"
+t "run prints the report command" 0 "report: arbiter report" "" -- run examples/invoice/suite.json --db "$DB"
+t "run --json" 0 '"run":3,"cases":30' "" -- run examples/invoice/suite.json --db "$DB" --json
+t "runs lists them" 0 "invoice-extractor bake-off" "" -- runs --db "$DB"
+t "report md" 0 "| candidate |" "" -- report latest --db "$DB"
+t "report json" 0 '"missing_output":' "" -- report 1 --db "$DB" --format json
+t "report to a file" 0 "" "" -- report latest --db "$DB" -o "$T/report.md"
+grep -q "# Arbiter report" "$T/report.md" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: report -o wrote no report"; }
+t "show a case" 0 "--- verdict: A = " "" -- show latest inv-006 --db "$DB"
+t "show json" 0 '"kind":	"criterion"' "" -- show latest inv-006 --db "$DB" --json
+t "show unknown case" 2 "" "has no case 'nope'" -- show latest nope --db "$DB"
+t "export comparisons" 0 "" "30 comparison files" -- export latest --comparisons "$T/cmp" --db "$DB"
+grep -q '"systems"' "$T/cmp/inv-001.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: exported comparison lacks systems"; }
+t "export jsonl" 0 '"kind":"expectation"' "" -- export latest --jsonl --db "$DB"
+t "same suite, same seed, same verdicts" 0 "" "" -- export 1 --comparisons "$T/cmp1" --db "$DB"
+t "" 0 "" "" -- export 2 --comparisons "$T/cmp2" --db "$DB"
+diff -r "$T/cmp1" "$T/cmp2" >/dev/null && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: two runs of one suite differ"; }
+t "seed changes the blinding" 0 "" "" -- run examples/invoice/suite.json --db "$DB" --seed 8
+t "" 0 "" "" -- export latest --comparisons "$T/cmp8" --db "$DB"
+diff -r "$T/cmp1" "$T/cmp8" >/dev/null && { fail=$((fail + 1)); echo "FAIL: seed 8 blinds like seed 7"; } || pass=$((pass + 1))
+t "resume a complete run changes nothing" 0 "30 cases: " "" -- run --resume 1 --db "$DB"
+t "" 0 "" "" -- export 1 --comparisons "$T/cmp1b" --db "$DB"
+diff -r "$T/cmp1" "$T/cmp1b" >/dev/null && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: resume changed records"; }
+
+# run: bad input and environment.
+t "run needs a suite" 2 "" "missing SUITE" -- run --db "$DB"
+t "run suite and resume" 2 "" "not both" -- run examples/invoice/suite.json --resume 1 --db "$DB"
+t "run bad --seed" 2 "" "--seed: expected a whole number" -- run examples/invoice/suite.json --seed -3 --db "$DB"
+t "run unknown operator located" 2 "" "unknown_op.json:14:17: /rubric/content/0/check/op: unknown operator 'exactt' (did you mean 'exact'?)" -- run tests/data/suite/bad/unknown_op.json --db "$T/x.db"
+t "run missing suite file" 2 "" "cannot open 'no/such/suite.json'" -- run no/such/suite.json --db "$T/x.db"
+t "run malformed --system" 2 "" "--system expects NAME=PATH, got 'bad'" -- run tests/data/cli/hostile/suite.json --system bad --db "$T/x.db"
+t "run one system only" 2 "" "at least two systems" -- run tests/data/cli/one_system.json --db "$T/x.db"
+printf 'this is not a database, just text that is long enough to look like a header......' >"$T/not.db"
+t "not a database" 4 "" "is not an Arbiter database" -- run examples/invoice/suite.json --db "$T/not.db"
+t "resume unknown run" 2 "" "no run 99" -- run --resume 99 --db "$DB"
+t "report without a database" 2 "" "no database at" -- report latest --db "$T/none.db"
+t "run creates the database" 0 "" "" -- run tests/data/cli/hostile/suite.json --db "$T/fresh.db"
+t "report on a database without that run" 2 "" "no run 7" -- report 7 --db "$T/fresh.db"
+
+# Hostile case ids stay data: SQL, paths and duplicates.
+t "hostile ids run" 0 "3 cases" "" -- run tests/data/cli/hostile/suite.json --db "$T/h.db"
+t "hostile ids reported" 0 "unknown_case" "" -- report latest --db "$T/h.db"
+t "duplicate output reported" 0 "duplicate_output" "" -- report latest --db "$T/h.db" --format json
+t "runs table survives" 0 "hostile ids" "" -- runs --db "$T/h.db"
+t "export keeps hostile ids inside" 0 "" "3 comparison files" -- export latest --comparisons "$T/hx" --db "$T/h.db"
+[ -f "$T/hx/%2E.%2F..%2Fetc%2Fpasswd.json" ] && [ "$(ls "$T/hx" | wc -l)" -eq 3 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: export file names: $(ls "$T/hx")"; }
