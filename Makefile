@@ -109,6 +109,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 	@for b in $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%); do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/batch.sh"; sh bench/batch.sh $(BUILD)/arbiter
+	@echo "== bench/run.sh"; sh bench/run.sh $(BUILD)/arbiter 10000 100000
 
 valgrind: deps
 	@$(MAKE) --no-print-directory all

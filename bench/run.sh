@@ -1,0 +1,40 @@
+#!/bin/sh
+# End-to-end throughput of `arbiter run`: N cases x 2 systems x 6 checks into
+# a fresh SQLite file.  Prints wall time and peak memory.
+# usage: bench/run.sh path/to/arbiter [N ...]   (default: 10000 100000)
+set -eu
+ARB="$1"
+shift
+[ $# -gt 0 ] || set -- 10000 100000
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+for N in "$@"; do
+    rm -rf "$T/b" "$T/run.db"*
+    mkdir -p "$T/b/bdir"
+    awk -v n="$N" -v dir="$T/b" 'BEGIN {
+        for (i = 0; i < n; i++) {
+            id = sprintf("case-%06d", i)
+            printf "{\"id\":\"%s\",\"expected\":{\"id\":\"INV-%06d\",\"vendor\":\"Acme Corp\",\"total\":%d.5}}\n", id, i, i % 1000 >(dir "/cases.jsonl")
+            printf "{\"id\":\"%s\",\"output\":\"{\\\"id\\\": \\\"INV-%06d\\\", \\\"vendor\\\": \\\"ACME Corporation\\\", \\\"total\\\": %d.5}\",\"duration\":%d}\n", id, i, i % 1000 + (i % 13 == 0), 100 + i % 50 >(dir "/a.jsonl")
+            printf "{\"id\":\"%s\",\"output\":\"Sure: {\\\"id\\\": \\\"INV-%06d\\\", \\\"vendor\\\": \\\"Acme\\\", \\\"total\\\": %d.5}\"}\n", id, i, i % 1000 >(dir "/b.jsonl")
+        }
+    }'
+    cat >"$T/b/suite.json" <<'JSON'
+{"name": "bench", "seed": 1, "systems": {"a": "a.jsonl", "b": "b.jsonl"},
+ "rubric": {"content": [{"name": "correctness", "check": {"op": "json_match", "keys": ["id", "total"]}},
+                        {"name": "vendor", "check": {"op": "name", "expected": "Acme", "extract": "/vendor"}}],
+            "structure": [{"name": "formatting", "check": {"op": "json_valid"}}]},
+ "expectations": [
+   {"id": "no-prose", "text": "only JSON", "check": {"op": "regex", "expected": "^\\s*\\{", "mode": "match"}},
+   {"id": "has-total", "text": "has a total", "check": {"op": "icontains", "expected": "\"total\""}},
+   {"id": "number", "text": "invoice number", "check": {"op": "regex", "expected": "INV-\\d{6}"}}],
+ "cases": "cases.jsonl"}
+JSON
+    start=$(date +%s.%N)
+    /usr/bin/time -f '%M' -o "$T/mem" "$ARB" run "$T/b/suite.json" --db "$T/run.db" >"$T/out"
+    end=$(date +%s.%N)
+    awk -v s="$start" -v e="$end" -v n="$N" -v m="$(cat "$T/mem")" 'BEGIN {
+        printf "run: %d cases x 2 systems x 6 checks in %.2f s (%.0f cases/s), peak RSS %.1f MB\n", n, e - s, n / (e - s), m / 1024
+    }'
+    sed 's/^/    /' "$T/out" | head -3
+done
