@@ -63,14 +63,15 @@ CREATE TABLE outputs (
     UNIQUE (run, case_id, system, file)
 );
 
--- Which system is shown to the judge as A and which as B, and the HMAC that chose it.
+-- Which system is shown to the judge as A and which as B, and the HMAC that chose it:
+-- one row per case and pair of systems (with two systems, one row per case).
 CREATE TABLE blinding (
     run      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     case_id  TEXT NOT NULL,
     system_a TEXT NOT NULL,
     system_b TEXT NOT NULL,
     hmac     TEXT NOT NULL,
-    UNIQUE (run, case_id)
+    UNIQUE (run, case_id, system_a, system_b)
 );
 
 -- One check record: for (case, system) the item it decides (kind 'expectation',

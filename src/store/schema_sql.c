@@ -75,14 +75,15 @@ const char *const store_schema_sql_parts[] = {
     "    UNIQUE (run, case_id, system, file)\n"
     ");\n"
     "\n"
-    "-- Which system is shown to the judge as A and which as B, and the HMAC that chose it.\n"
-    "CREATE TABLE blinding (\n",
+    "-- Which system is shown to the judge as A and which as B, and the HMAC that chose it:\n",
+    "-- one row per case and pair of systems (with two systems, one row per case).\n"
+    "CREATE TABLE blinding (\n"
     "    run      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
     "    case_id  TEXT NOT NULL,\n"
     "    system_a TEXT NOT NULL,\n"
     "    system_b TEXT NOT NULL,\n"
     "    hmac     TEXT NOT NULL,\n"
-    "    UNIQUE (run, case_id)\n"
+    "    UNIQUE (run, case_id, system_a, system_b)\n"
     ");\n"
     "\n"
     "-- One check record: for (case, system) the item it decides (kind 'expectation',\n"
@@ -149,9 +150,9 @@ const char *const store_schema_sql_parts[] = {
     "FROM verdicts v\n"
     "LEFT JOIN cases c ON c.run = v.run AND c.case_id = v.case_id;\n"
     "\n"
-    "-- Wins, losses and ties per system per run over decided verdicts (a TIE counts as a\n"
+    "-- Wins, losses and ties per system per run over decided verdicts (a TIE counts as a\n",
     "-- tie for both systems); win_rate counts a tie as half a win.\n"
-    "CREATE VIEW v_system_wins AS\n",
+    "CREATE VIEW v_system_wins AS\n"
     "WITH sides (run, system, winner) AS (\n"
     "    SELECT run, system_a, winner FROM verdicts WHERE status = 'decided'\n"
     "    UNION ALL\n"

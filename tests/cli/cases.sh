@@ -116,3 +116,7 @@ t "duplicate output reported" 0 "duplicate_output" "" -- report latest --db "$T/
 t "runs table survives" 0 "hostile ids" "" -- runs --db "$T/h.db"
 t "export keeps hostile ids inside" 0 "" "3 comparison files" -- export latest --comparisons "$T/hx" --db "$T/h.db"
 [ -f "$T/hx/%2E.%2F..%2Fetc%2Fpasswd.json" ] && [ "$(ls "$T/hx" | wc -l)" -eq 3 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: export file names: $(ls "$T/hx")"; }
+
+# More than two systems: every pair is blinded and decided.
+t "three systems" 0 '"systems":[{"name":"x","wins":3,"losses":0,"ties":1},{"name":"y","wins":1,"losses":1,"ties":2},{"name":"z","wins":0,"losses":3,"ties":1}]' "" -- run tests/data/cli/three/suite.json --db "$T/three.db" --json
+t "three systems export by pair" 0 "" "6 comparison files" -- export latest --comparisons "$T/three" --db "$T/three.db"
