@@ -570,7 +570,9 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
     res->fail_below = c->fail_below;
     res->has_fail_below = c->has_fail_below;
     res->negated = c->negate;
-    res->expected = c->expected ? c->expected : case_expected;
+    res->expected = c->expected ? c->expected
+                    : (c->op->flags & OP_NO_EXPECTED) ? NULL
+                                                       : case_expected;
     res->observed = observed;
     res->observed_len = len;
 

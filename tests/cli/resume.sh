@@ -58,12 +58,17 @@ for delay in 0.02 0.05 0.1 0.2 0.35; do
     # Resume until complete, killing again once along the way.
     while :; do
         tries=$((tries + 1))
-        if [ "$tries" -eq 1 ] && [ "$killed" = 1 ]; then
+        if [ "$tries" -eq 1 ] && [ "$killed" = 1 ] && $ARB runs --db "$db" 2>/dev/null | grep -q .; then
             $ARB run --resume latest --db "$db" --batch 20 >/dev/null 2>&1 &
             pid=$!
             sleep 0.05
             kill -9 "$pid" 2>/dev/null
             wait "$pid" 2>/dev/null
+            continue
+        fi
+        # Killed before the run was even recorded: there is nothing to resume, start it.
+        if ! $ARB runs --db "$db" 2>/dev/null | grep -q .; then
+            $ARB run "$T/b/suite.json" --db "$db" --batch 20 >"$T/res.out" 2>&1 && break
             continue
         fi
         if $ARB run --resume latest --db "$db" --batch 20 >"$T/res.out" 2>&1; then break; fi
