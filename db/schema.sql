@@ -179,3 +179,44 @@ SELECT run, system,
 FROM checks
 WHERE kind = 'expectation'
 GROUP BY run, system;
+
+-- Judge requests and their replies: the cache.  key is the SHA-256 of the canonical request
+-- (provider, model, parameters, messages, schema, sample index).  A request whose reply is
+-- stored ('ok') is never sent again, by this run or any other; a 'failed' one (no reply after
+-- every retry) is sent again by a later run or --resume.  No API key is ever stored: keys
+-- travel in HTTP headers, and requests are stored as their bodies.
+CREATE TABLE judge_calls (
+    key               TEXT PRIMARY KEY,
+    provider          TEXT NOT NULL,
+    model             TEXT NOT NULL,
+    request_json      TEXT NOT NULL,
+    reply_json        TEXT,
+    status            TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    http_status       INTEGER,
+    attempts          INTEGER NOT NULL,
+    latency_s         REAL,
+    prompt_tokens     INTEGER,
+    completion_tokens INTEGER,
+    error             TEXT,
+    created_at        TEXT NOT NULL
+);
+
+-- Which judge call a run used for a case, pair, order ('AB' = A shown first) and sample;
+-- attempt 1 is the retry that carried the validation error of attempt 0.
+CREATE TABLE judgments (
+    id          INTEGER PRIMARY KEY,
+    run         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    case_id     TEXT NOT NULL,
+    system_a    TEXT NOT NULL,
+    system_b    TEXT NOT NULL,
+    ord         TEXT NOT NULL CHECK (ord IN ('AB', 'BA')),
+    sample      INTEGER NOT NULL,
+    attempt     INTEGER NOT NULL,
+    key         TEXT NOT NULL,
+    valid       INTEGER NOT NULL,
+    cached      INTEGER NOT NULL,
+    answer_json TEXT,
+    error       TEXT,
+    UNIQUE (run, case_id, system_a, system_b, ord, sample, attempt)
+);
+CREATE INDEX judgments_case ON judgments (run, case_id);

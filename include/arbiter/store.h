@@ -185,6 +185,66 @@ enum arb_status arb_store_verdicts(struct arb_store *st, int64_t run, const char
                                    int (*fn)(void *ctx, const struct arb_verdict_row *v),
                                    void *ctx, struct arb_err *err);
 
+/* Insert or replace the verdict of (run, case, pair): the judge's decision replaces "pending_judge". */
+enum arb_status arb_store_set_verdict(struct arb_store *st, int64_t run,
+                                      const struct arb_verdict_row *v, struct arb_err *err);
+
+/* ---- judge calls (the cache) and judgments ------------------------------------------- */
+
+struct arb_judge_call_row {
+    const char *key;          /* hex SHA-256 of the canonical request */
+    const char *provider;
+    const char *model;
+    const char *request_json; /* the body sent (never a key: keys travel in headers) */
+    const char *reply_json;   /* the reply body, or NULL */
+    const char *status;       /* "ok" (a reply arrived) or "failed" */
+    long http_status;
+    int attempts;
+    double latency_s;
+    int64_t prompt_tokens, completion_tokens;
+    const char *error;
+};
+
+/* Store a call; a stored "ok" reply is never replaced, a "failed" row is. */
+enum arb_status arb_store_put_judge_call(struct arb_store *st, const struct arb_judge_call_row *c,
+                                         struct arb_err *err);
+
+/* *found is 1 and fn is called when key is stored (any status). */
+enum arb_status arb_store_get_judge_call(struct arb_store *st, const char *key,
+                                         int (*fn)(void *ctx, const struct arb_judge_call_row *c),
+                                         void *ctx, int *found, struct arb_err *err);
+
+struct arb_judgment_row {
+    const char *case_id;
+    const char *system_a, *system_b;
+    const char *ord;     /* "AB": A shown first; "BA": B shown first */
+    int sample;
+    int attempt;         /* 0, or 1 for the retry with the validation error */
+    const char *key;
+    int valid;           /* the reply conformed to the request's schema */
+    int cached;          /* answered from the cache, not sent */
+    const char *answer_json;
+    const char *error;
+};
+
+/* Insert or replace the judgment of (run, case, pair, ord, sample, attempt). */
+enum arb_status arb_store_put_judgment(struct arb_store *st, int64_t run,
+                                       const struct arb_judgment_row *j, struct arb_err *err);
+
+/* Call fn for each judgment of a run (NULL case_id: every case), in insert order. */
+enum arb_status arb_store_judgments(struct arb_store *st, int64_t run, const char *case_id,
+                                    int (*fn)(void *ctx, const struct arb_judgment_row *j),
+                                    void *ctx, struct arb_err *err);
+
+struct arb_judge_totals {
+    int64_t judgments, cached, invalid;
+    int64_t prompt_tokens, completion_tokens;
+    double latency_s; /* summed over the calls behind the judgments */
+};
+
+enum arb_status arb_store_judge_totals(struct arb_store *st, int64_t run,
+                                       struct arb_judge_totals *t, struct arb_err *err);
+
 /* Count rows of a run in one table ("cases", "outputs", "checks", "verdicts", "problems"). */
 enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *table,
                                 int64_t *n, struct arb_err *err);

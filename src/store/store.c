@@ -105,6 +105,42 @@ static const char *const sql[Q_N] = {
     [Q_COUNT_CHECKS] = "SELECT count(*) FROM checks WHERE run = ?1",
     [Q_COUNT_VERDICTS] = "SELECT count(*) FROM verdicts WHERE run = ?1",
     [Q_COUNT_PROBLEMS] = "SELECT count(*) FROM problems WHERE run = ?1",
+    [Q_SET_VERDICT] = "INSERT INTO verdicts (run, case_id, system_a, system_b, status, winner, "
+                      "score_a, score_b, pass_rate_a, pass_rate_b, comparison_json) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                      "ON CONFLICT (run, case_id, system_a, system_b) DO UPDATE SET "
+                      "status = excluded.status, winner = excluded.winner, "
+                      "score_a = excluded.score_a, score_b = excluded.score_b, "
+                      "pass_rate_a = excluded.pass_rate_a, pass_rate_b = excluded.pass_rate_b, "
+                      "comparison_json = excluded.comparison_json",
+    /* A stored reply is never replaced; a failed call is, by its next attempt. */
+    [Q_PUT_JUDGE_CALL] = "INSERT INTO judge_calls (key, provider, model, request_json, "
+                         "reply_json, status, http_status, attempts, latency_s, prompt_tokens, "
+                         "completion_tokens, error, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                         "?7, ?8, ?9, ?10, ?11, ?12, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) "
+                         "ON CONFLICT (key) DO UPDATE SET reply_json = excluded.reply_json, "
+                         "status = excluded.status, http_status = excluded.http_status, "
+                         "attempts = excluded.attempts, latency_s = excluded.latency_s, "
+                         "prompt_tokens = excluded.prompt_tokens, "
+                         "completion_tokens = excluded.completion_tokens, error = excluded.error, "
+                         "created_at = excluded.created_at WHERE judge_calls.status = 'failed'",
+    [Q_GET_JUDGE_CALL] = "SELECT key, provider, model, request_json, reply_json, status, "
+                         "http_status, attempts, latency_s, prompt_tokens, completion_tokens, "
+                         "error FROM judge_calls WHERE key = ?1",
+    [Q_PUT_JUDGMENT] = "INSERT INTO judgments (run, case_id, system_a, system_b, ord, sample, "
+                       "attempt, key, valid, cached, answer_json, error) VALUES (?1, ?2, ?3, ?4, "
+                       "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (run, case_id, system_a, "
+                       "system_b, ord, sample, attempt) DO UPDATE SET key = excluded.key, "
+                       "valid = excluded.valid, cached = excluded.cached, "
+                       "answer_json = excluded.answer_json, error = excluded.error",
+    [Q_JUDGMENTS_CASE] = "SELECT case_id, system_a, system_b, ord, sample, attempt, key, valid, "
+                         "cached, answer_json, error FROM judgments WHERE run = ?1 AND "
+                         "(?2 IS NULL OR case_id = ?2) ORDER BY id",
+    [Q_JUDGE_TOTALS] = "SELECT count(*), coalesce(sum(j.cached), 0), "
+                       "coalesce(sum(c.prompt_tokens), 0), coalesce(sum(c.completion_tokens), 0), "
+                       "coalesce(sum(c.latency_s), 0), coalesce(sum(1 - j.valid), 0) "
+                       "FROM judgments j LEFT JOIN judge_calls c ON c.key = j.key "
+                       "WHERE j.run = ?1",
 };
 
 /* ---- helpers shared by src/store/ -------------------------------------------------------- */

@@ -53,6 +53,12 @@ enum store_stmt {
     Q_COUNT_CHECKS,
     Q_COUNT_VERDICTS,
     Q_COUNT_PROBLEMS,
+    Q_SET_VERDICT,
+    Q_PUT_JUDGE_CALL,
+    Q_GET_JUDGE_CALL,
+    Q_PUT_JUDGMENT,
+    Q_JUDGMENTS_CASE,
+    Q_JUDGE_TOTALS,
     Q_N
 };
 
