@@ -8,7 +8,8 @@
  * uses bit k of the same HMAC.
  *
  * Redaction replaces every configured identifying string (and the system
- * names) in text a judge will see, ignoring ASCII case, by "[REDACTED]".
+ * names) in text a judge will see, ignoring ASCII case, by "[REDACTED]",
+ * where it stands as a whole word (not inside a longer word).
  */
 #ifndef ARBITER_BLIND_H
 #define ARBITER_BLIND_H

@@ -27,7 +27,7 @@ struct arb_transport_opts {
     size_t concurrency;      /* transfers in flight at most (default 8) */
     long connect_timeout_ms; /* default 10000 */
     long timeout_ms;         /* whole transfer, per attempt (default 60000) */
-    int max_retries;         /* retries after the first attempt (default 4) */
+    int max_retries;         /* retries after the first attempt (default 4; negative: none) */
     double backoff_base_s;   /* first backoff (default 0.5), doubled each retry ... */
     double backoff_max_s;    /* ... up to this (default 30); full jitter in [0, backoff] */
     double retry_after_max_s; /* a larger Retry-After is capped to this (default 60) */

@@ -19,7 +19,12 @@
 #include "arbiter/store.h"
 #include "arbiter/suite.h"
 
+struct arb_judge_config;
+
 struct arb_run_opts {
+    const struct arb_judge_config *judge; /* NULL: no judge, unresolved stays pending */
+    const char *api_key;                  /* the judge's key (from the environment) */
+    int no_cache;                         /* ask again even when a reply is stored */
     int64_t resume_run;  /* continue this run; 0 starts a new one */
     const char *version; /* Arbiter's version, stored with the run */
     size_t batch;        /* cases per transaction; 0 means 256 */
@@ -40,6 +45,8 @@ struct arb_run_summary {
     size_t decided;      /* cases whose every pair is decided */
     size_t pending;      /* cases with a pair pending the judge */
     size_t missing;      /* cases where some system has no output */
+    size_t judge_failed; /* cases with a pair the judge could not answer */
+    size_t unreachable;  /* judge calls without a reply after every retry (this execution) */
     size_t problems;     /* duplicate outputs, outputs for unknown cases, ... */
     struct arb_run_system_total *systems;
     size_t n_systems;

@@ -35,17 +35,33 @@ enum arb_status arb_blind_assign(uint64_t seed, const char *case_id, size_t k, i
     return ARB_OK;
 }
 
-/* Length of the longest string matching at text[i], or 0. */
+static int word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || (unsigned char)c >= 0x80;
+}
+
+/*
+ * Length of the longest string matching at text[i] as a whole word, or 0: a
+ * match may not continue a word on either side, so "baseline" is not found
+ * inside "baselines" and a short name does not eat other words.
+ */
 static size_t match_at(const char *text, size_t len, size_t i, const char *const *strings,
                        size_t n)
 {
     size_t k, best = 0;
 
     for (k = 0; k < n; k++) {
-        size_t m = strlen(strings[k]);
+        const char *w = strings[k];
+        size_t m = strlen(w);
 
-        if (m && m <= len - i && m > best && strncasecmp(text + i, strings[k], m) == 0)
-            best = m;
+        if (!m || m > len - i || m <= best || strncasecmp(text + i, w, m) != 0)
+            continue;
+        if (word_char(w[0]) && i > 0 && word_char(text[i - 1]))
+            continue;
+        if (word_char(w[m - 1]) && i + m < len && word_char(text[i + m]))
+            continue;
+        best = m;
     }
     return best;
 }

@@ -12,6 +12,7 @@
 #include "arbiter/store.h"
 #include "arbiter/suite.h"
 #include "cli.h"
+#include "judge_opts.h"
 
 #ifndef ARBITER_VERSION
 #define ARBITER_VERSION "0.1.0"
@@ -24,8 +25,10 @@ static const char usage_text[] =
     "       arbiter run --resume RUN [--db FILE] [--json]\n"
     "\n"
     "Run a suite: load the cases and each system's outputs, blind them, run every\n"
-    "deterministic check, decide each case by the policy when every item is resolved\n"
-    "(otherwise it is pending the judge), and record everything in SQLite.\n"
+    "deterministic check, decide each case by the policy when every item is resolved,\n"
+    "send only what stays unresolved to the LLM judge (blind, both orders, cached),\n"
+    "and record everything in SQLite.  The judge's API key is read from the\n"
+    "environment variable its config names (api_key_env), never from the command line.\n"
     "\n"
     "  --system NAME=PATH  add or replace a system (PATH: JSONL file or directory)\n"
     "  --db FILE           the database (default ./arbiter.db)\n"
@@ -34,10 +37,18 @@ static const char usage_text[] =
     "                      the suite is reloaded from the path stored with the run and\n"
     "                      must be unchanged; records already stored are kept\n"
     "  --batch N           cases per transaction (default 256)\n"
+    "  --judge FILE        the judge config (JSON, as the suite's \"judge\" object);\n"
+    "                      replaces the suite's\n"
+    "  --judge-url URL     override the judge's base_url\n"
+    "  --judge-model NAME  override the judge's model\n"
+    "  --concurrency N     judge requests in flight (default: the config's, else 8)\n"
+    "  --no-judge          do not ask the judge: unresolved items stay pending\n"
+    "  --no-cache          ask the judge again even when a reply is stored\n"
     "  --json              print the summary as one JSON object\n"
     "\n"
     "Prints the run id and a summary; progress goes to stderr when it is a terminal.\n"
-    "exit: 0 the run completed, 2 usage or input error, 4 database failure\n";
+    "exit: 0 the run completed, 2 usage or input error, 4 database failure, judge\n"
+    "unreachable after every retry or refusing the key (continue with --resume)\n";
 
 static void progress(void *ctx, size_t done)
 {
@@ -59,6 +70,7 @@ static void print_summary(const struct arb_run_summary *s, const char *db, int j
             cJSON_AddNumberToObject(o, "decided", (double)s->decided) &&
             cJSON_AddNumberToObject(o, "pending_judge", (double)s->pending) &&
             cJSON_AddNumberToObject(o, "missing_output", (double)s->missing) &&
+            cJSON_AddNumberToObject(o, "judge_failed", (double)s->judge_failed) &&
             cJSON_AddNumberToObject(o, "problems", (double)s->problems) &&
             (arr = cJSON_AddArrayToObject(o, "systems")) != NULL) {
             for (i = 0; i < s->n_systems; i++) {
@@ -79,8 +91,9 @@ static void print_summary(const struct arb_run_summary *s, const char *db, int j
         cJSON_Delete(o);
         return;
     }
-    printf("run %lld: %zu cases: %zu decided, %zu pending the judge, %zu missing an output\n",
-           (long long)s->run_id, s->cases, s->decided, s->pending, s->missing);
+    printf("run %lld: %zu cases: %zu decided, %zu pending the judge, %zu judge failed, %zu "
+           "missing an output\n",
+           (long long)s->run_id, s->cases, s->decided, s->pending, s->judge_failed, s->missing);
     for (i = 0; i < s->n_systems; i++)
         printf("  %-20s %zu wins, %zu losses, %zu ties\n", s->systems[i].name,
                s->systems[i].wins, s->systems[i].losses, s->systems[i].ties);
@@ -95,6 +108,7 @@ struct resume_ctx {
     char *suite_path;
     char *systems_json;
     char *sha256;
+    char *judge_json;
     uint64_t seed;
     int found;
 };
@@ -106,12 +120,14 @@ static int on_run(void *ctx, const struct arb_run_row *r)
     rc->suite_path = strdup(r->suite_path ? r->suite_path : "");
     rc->systems_json = strdup(r->systems_json ? r->systems_json : "[]");
     rc->sha256 = strdup(r->suite_sha256 ? r->suite_sha256 : "");
+    rc->judge_json = r->judge_json ? strdup(r->judge_json) : NULL;
     rc->seed = r->seed;
     rc->found = 1;
     return 1;
 }
 
-static int load_for_resume(struct arb_store *st, int64_t run, struct arb_suite **out)
+static int load_for_resume(struct arb_store *st, int64_t run, struct arb_suite **out,
+                           struct cli_judge *judge)
 {
     struct resume_ctx rc = {0};
     struct arb_err err = {{0}};
@@ -138,6 +154,10 @@ static int load_for_resume(struct arb_store *st, int64_t run, struct arb_suite *
         goto out;
     }
     (*out)->seed = rc.seed;
+    /* The judge the run started with, unless --judge names another. */
+    code = cli_judge_setup(judge, "run", NULL, rc.judge_json);
+    if (code)
+        goto out;
     systems = cJSON_Parse(rc.systems_json);
     cJSON_ArrayForEach(s, systems)
     {
@@ -164,6 +184,7 @@ out:
     free(rc.suite_path);
     free(rc.systems_json);
     free(rc.sha256);
+    free(rc.judge_json);
     return code;
 }
 
@@ -178,14 +199,21 @@ static int run_cmd(int argc, char **argv)
     struct arb_suite *suite = NULL;
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
+    struct cli_judge judge;
     enum arb_status rs;
-    int a;
+    int a, used;
 
     memset(&sum, 0, sizeof(sum));
+    memset(&judge, 0, sizeof(judge));
     for (a = 1; a < argc; a++) {
         const char *o = argv[a];
         int has_arg = a + 1 < argc;
 
+        used = cli_judge_option(&judge, "run", argc, argv, &a);
+        if (used < 0)
+            return EXIT_USAGE;
+        if (used)
+            continue;
         if (cli_is_help(o)) {
             fputs(usage_text, stdout);
             return EXIT_PASS;
@@ -247,7 +275,7 @@ static int run_cmd(int argc, char **argv)
             code = cli_exit_for(rs);
             goto out;
         }
-        code = load_for_resume(st, opts.resume_run, &suite);
+        code = load_for_resume(st, opts.resume_run, &suite, &judge);
         if (code)
             goto out;
     } else {
@@ -261,6 +289,15 @@ static int run_cmd(int argc, char **argv)
         }
         if (has_seed)
             suite->seed = seed;
+        code = cli_judge_setup(&judge, "run", suite->judge, NULL);
+        if (code)
+            goto out;
+    }
+    if (judge.have) {
+        opts.judge = &judge.cfg;
+        opts.api_key = judge.key;
+        opts.no_cache = judge.no_cache;
+        fprintf(stderr, "arbiter run: judge %s (config %.12s)\n", judge.cfg.model, judge.cfg.hash);
     }
     opts.version = ARBITER_VERSION;
     if (isatty(STDERR_FILENO)) {
@@ -280,7 +317,14 @@ static int run_cmd(int argc, char **argv)
         goto out;
     }
     print_summary(&sum, db, json);
+    if (sum.unreachable) {
+        cli_error("run", "%zu judge requests got no reply after every retry; their cases are "
+                  "judge_failed: continue with 'arbiter run --resume %lld --db %s'",
+                  sum.unreachable, (long long)sum.run_id, db);
+        code = EXIT_ENV;
+    }
 out:
+    cli_judge_release(&judge);
     arb_run_summary_release(&sum);
     arb_suite_free(suite);
     arb_store_close(st);

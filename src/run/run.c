@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "arbiter/blind.h"
+#include "arbiter/judge.h"
 #include "arbiter/json.h"
 #include "arbiter/run.h"
 #include "arbiter/strset.h"
@@ -52,6 +53,12 @@ struct runner {
     size_t exp_cap;
     struct arb_result res;
     struct arb_buf rec;
+    struct escalation *esc;    /* NULL without a judge */
+    size_t unreachable;        /* judge calls that got no reply */
+    struct arb_case *batch;    /* the cases of the batch in flight (the judge needs them) */
+    struct items *batch_items;
+    size_t n_batch;
+    struct arb_buf text[2];    /* output texts for the judge */
 };
 
 /* ---- pass 1 and 2: cases and outputs --------------------------------------------------- */
@@ -352,24 +359,48 @@ static enum arb_status check_ids(struct runner *r, const struct arb_case *kc)
     return ARB_OK;
 }
 
-static enum arb_status decide_case(struct runner *r, const struct arb_case *kc)
+/* The text a judge sees of one system's output: the file, or every file under a header. */
+static enum arb_status output_text(const struct sysout *so, struct arb_buf *out)
+{
+    size_t i;
+    enum arb_status st = ARB_OK;
+
+    arb_buf_reset(out);
+    for (i = 0; !st && i < so->n; i++) {
+        const struct file_row *f = &so->files[i];
+
+        if (so->n > 1)
+            st = arb_buf_printf(out, "%s=== file: %s ===\n", i ? "\n" : "", f->file);
+        if (!st && f->binary)
+            st = arb_buf_printf(out, "[binary file, %zu bytes]", f->len);
+        else if (!st)
+            st = arb_buf_add(out, f->content, f->len);
+    }
+    return st ? st : arb_buf_add(out, "", 0);
+}
+
+/*
+ * Decide every pair of a case.  escalate: send pending pairs to the judge
+ * (it, and the case behind it, stay alive until the batch is drained).
+ */
+static enum arb_status decide_case(struct runner *r, const struct items *it, int escalate)
 {
     const struct arb_suite *s = r->s;
-    struct items it = {s, kc, s->n_expectations + kc->n_expectations};
+    const struct arb_case *kc = it->kase;
     struct collect cl = {r, ARB_OK};
     size_t i, j, k = 0;
     enum arb_status st;
 
     st = check_ids(r, kc);
     if (!st)
-        st = sides_fit(r, it.n_exp);
+        st = sides_fit(r, it->n_exp);
     outs_clear(r);
     if (!st)
         st = arb_store_outputs(r->st, r->run, kc->id, collect_output, &cl, r->err);
     if (!st)
         st = cl.st;
     for (i = 0; !st && i < s->n_systems; i++)
-        st = evaluate_system(r, kc, &it, i);
+        st = evaluate_system(r, kc, it, i);
     for (i = 0; !st && i < s->n_systems; i++) {
         for (j = i + 1; !st && j < s->n_systems; j++, k++) {
             int first_is_a;
@@ -389,7 +420,7 @@ static enum arb_status decide_case(struct runner *r, const struct arb_case *kc)
             st = arb_store_put_blinding(r->st, r->run, kc->id, a->system, b->system, hex,
                                         r->err);
             if (!st)
-                st = decide_pair(&it, a, b, &d, &cmp);
+                st = decide_pair(it, a, b, &d, &cmp);
             /* Printed in the seed's member order (winner, reasoning, rubric, ...). */
             if (!st && !(cmp_text = cJSON_PrintUnformatted(cmp)))
                 st = ARB_ENOMEM;
@@ -404,6 +435,16 @@ static enum arb_status decide_case(struct runner *r, const struct arb_case *kc)
                                              : NULL;
                 st = arb_store_put_verdict(r->st, r->run, &v, r->err);
             }
+            if (!st && escalate && r->esc && strcmp(d.status, "pending_judge") == 0) {
+                size_t ia = first_is_a ? i : j, ib = first_is_a ? j : i;
+
+                st = output_text(&r->outs[ia], &r->text[0]);
+                if (!st)
+                    st = output_text(&r->outs[ib], &r->text[1]);
+                if (!st)
+                    st = escalation_ask(r->esc, it, a, b, r->text[0].ptr, r->text[1].ptr,
+                                        r->err);
+            }
             cJSON_free(cmp_text);
             cJSON_Delete(cmp);
         }
@@ -411,38 +452,89 @@ static enum arb_status decide_case(struct runner *r, const struct arb_case *kc)
     return st;
 }
 
+/* 1 when a stored case has a pair that the judge has yet to answer (resume). */
+static int needs_judge(void *ctx, const struct arb_verdict_row *v)
+{
+    int *need = ctx;
+
+    if (strcmp(v->status, "pending_judge") == 0 || strcmp(v->status, "judge_failed") == 0)
+        *need = 1;
+    return 0;
+}
+
+static void batch_release(struct runner *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->n_batch; i++) {
+        arb_case_release(&r->batch[i]);
+        memset(&r->batch[i], 0, sizeof(r->batch[i]));
+    }
+    r->n_batch = 0;
+}
+
+/* Commit the batch, let the judge answer its pending pairs, start the next batch. */
+static enum arb_status flush_batch(struct runner *r)
+{
+    enum arb_status st = arb_store_commit(r->st, r->err);
+
+    if (!st && r->esc)
+        st = escalation_drain(r->esc, &r->unreachable, r->err);
+    batch_release(r);
+    if (!st)
+        st = arb_store_begin(r->st, r->err);
+    return st;
+}
+
 static enum arb_status evaluate_cases(struct runner *r, const struct arb_run_opts *opts,
                                       size_t batch)
 {
     struct arb_case_reader *cr = NULL;
-    struct arb_case c;
     size_t n = 0;
-    int got, done;
+    int got = 0, done;
     enum arb_status st = arb_case_reader_open(r->s, &cr, r->err);
 
     if (st)
         return st;
-    memset(&c, 0, sizeof(c));
+    r->batch = calloc(batch, sizeof(*r->batch));
+    r->batch_items = calloc(batch, sizeof(*r->batch_items));
+    if (!r->batch || !r->batch_items) {
+        arb_case_reader_free(cr);
+        return ARB_ENOMEM;
+    }
     st = arb_store_begin(r->st, r->err);
-    while (!st && (got = arb_case_reader_next(cr, &c, r->err)) == 1) {
-        st = arb_store_case_done(r->st, r->run, c.id, &done, r->err);
-        if (!st && !done)
-            st = decide_case(r, &c);
-        arb_case_release(&c);
-        if (!st && ++n % batch == 0) {
-            st = arb_store_commit(r->st, r->err);
+    while (!st && (got = arb_case_reader_next(cr, &r->batch[r->n_batch], r->err)) == 1) {
+        struct arb_case *kc = &r->batch[r->n_batch];
+        struct items *it = &r->batch_items[r->n_batch];
+        int need = 0;
+
+        r->n_batch++;
+        it->suite = r->s;
+        it->kase = kc;
+        it->n_exp = r->s->n_expectations + kc->n_expectations;
+        st = arb_store_case_done(r->st, r->run, kc->id, &done, r->err);
+        if (!st && done && r->esc)
+            st = arb_store_verdicts(r->st, r->run, kc->id, needs_judge, &need, r->err);
+        /* A decided case is skipped; one still waiting for the judge is asked again. */
+        if (!st && (!done || need))
+            st = decide_case(r, it, 1);
+        if (!st && r->n_batch == batch) {
+            n += r->n_batch;
+            st = flush_batch(r);
             if (!st && opts->progress)
                 opts->progress(opts->progress_ctx, n);
-            if (!st)
-                st = arb_store_begin(r->st, r->err);
         }
     }
     if (!st && got < 0)
         st = (enum arb_status)-got;
+    n += r->n_batch;
+    if (!st)
+        st = flush_batch(r);
     if (!st)
         st = arb_store_commit(r->st, r->err);
     else
         arb_store_rollback(r->st);
+    batch_release(r);
     if (!st && opts->progress)
         opts->progress(opts->progress_ctx, n);
     arb_case_reader_free(cr);
@@ -475,8 +567,15 @@ static enum arb_status create_run(struct runner *r, const struct arb_run_opts *o
         st = arb_jcs_string(r->s->doc, &suite_json, NULL, r->err);
     if (!st)
         st = arb_jcs_string(systems, &systems_json, NULL, r->err);
-    if (!st && r->s->judge)
-        st = arb_jcs_string(r->s->judge, &judge_json, NULL, r->err);
+    if (!st && opts->judge) {
+        cJSON *jc = arb_judge_config_json(opts->judge);
+
+        if (!jc || cJSON_AddStringToObject(jc, "hash", opts->judge->hash) == NULL)
+            st = ARB_ENOMEM;
+        if (!st)
+            st = arb_jcs_string(jc, &judge_json, NULL, r->err);
+        cJSON_Delete(jc);
+    }
     if (!st) {
         memset(&row, 0, sizeof(row));
         row.suite_path = abs ? abs : r->s->path;
@@ -516,6 +615,8 @@ static enum arb_status runner_init(struct runner *r, struct arb_store *st, struc
     arb_strset_init(&r->systems);
     arb_result_init(&r->res);
     arb_buf_init(&r->rec, 0);
+    arb_buf_init(&r->text[0], 0);
+    arb_buf_init(&r->text[1], 0);
     r->outs = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->outs));
     r->sides = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->sides));
     if (!r->outs || !r->sides)
@@ -545,6 +646,12 @@ static void runner_release(struct runner *r)
     arb_strset_release(&r->systems);
     arb_result_release(&r->res);
     arb_buf_release(&r->rec);
+    arb_buf_release(&r->text[0]);
+    arb_buf_release(&r->text[1]);
+    batch_release(r);
+    free(r->batch);
+    free(r->batch_items);
+    escalation_free(r->esc);
 }
 
 enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
@@ -573,6 +680,9 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
     for (i = 0; !rc && i < suite->n_systems; i++)
         rc = load_outputs(&r, &suite->systems[i], &ids);
     arb_strset_release(&ids);
+    if (!rc && opts->judge)
+        rc = escalation_new(st, r.run, suite, opts->judge, opts->api_key, !opts->no_cache,
+                            &r.esc, err);
     if (!rc)
         rc = evaluate_cases(&r, opts, batch);
     if (!rc)
@@ -581,6 +691,7 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
         rc = arb_run_summarize(st, r.run, sum, err);
     else
         sum->run_id = r.run;
+    sum->unreachable = r.unreachable;
     runner_release(&r);
     return rc;
 }

@@ -6,6 +6,7 @@
 #define ARBITER_RUN_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -45,3 +46,30 @@ enum arb_status decide_pair(const struct items *it, const struct side *a, const 
                             struct decision *d, cJSON **comparison);
 
 #endif
+
+/* ---- escalation to the judge (escalate.c) ---------------------------------------------- */
+
+struct arb_judge_config;
+struct arb_store;
+struct escalation;
+
+enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct arb_suite *s,
+                               const struct arb_judge_config *cfg, const char *api_key,
+                               int use_cache, struct escalation **out, struct arb_err *err);
+void escalation_free(struct escalation *e);
+
+/*
+ * Ask the judge about the unresolved items of one pair (a is shown as A).
+ * it (and the case behind it) must stay valid until escalation_drain; the
+ * sides and texts are copied; texts are redacted here.
+ */
+enum arb_status escalation_ask(struct escalation *e, const struct items *it,
+                               const struct side *a, const struct side *b, const char *text_a,
+                               const char *text_b, struct arb_err *err);
+
+/*
+ * Get every answer and replace the pairs' verdicts (each in its own
+ * transaction: none may be open).  Adds to *unreachable the judge calls that
+ * got no reply after every retry.
+ */
+enum arb_status escalation_drain(struct escalation *e, size_t *unreachable, struct arb_err *err);

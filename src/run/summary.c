@@ -22,7 +22,7 @@ void arb_run_summary_release(struct arb_run_summary *s)
 struct tally {
     struct arb_run_summary *sum;
     char *case_id; /* the case being tallied */
-    int missing, pending;
+    int missing, pending, failed;
     enum arb_status st;
 };
 
@@ -53,13 +53,15 @@ static void close_case(struct tally *t)
         return;
     if (t->missing)
         t->sum->missing++;
+    else if (t->failed)
+        t->sum->judge_failed++;
     else if (t->pending)
         t->sum->pending++;
     else
         t->sum->decided++;
     free(t->case_id);
     t->case_id = NULL;
-    t->missing = t->pending = 0;
+    t->missing = t->pending = t->failed = 0;
 }
 
 static int tally_verdict(void *ctx, const struct arb_verdict_row *v)
@@ -83,8 +85,11 @@ static int tally_verdict(void *ctx, const struct arb_verdict_row *v)
     }
     if (strcmp(v->status, "missing_output") == 0) {
         t->missing = 1;
-    } else if (strcmp(v->status, "pending_judge") == 0) {
+    } else if (strcmp(v->status, "pending_judge") == 0 ||
+               strcmp(v->status, "position_inconsistent") == 0) {
         t->pending = 1;
+    } else if (strcmp(v->status, "judge_failed") == 0) {
+        t->failed = 1;
     } else if (v->winner && strcmp(v->winner, "TIE") == 0) {
         a->ties++;
         b->ties++;
@@ -118,7 +123,7 @@ static int note_systems(void *ctx, const struct arb_run_row *run)
 enum arb_status arb_run_summarize(struct arb_store *st, int64_t run,
                                   struct arb_run_summary *sum, struct arb_err *err)
 {
-    struct tally t = {sum, NULL, 0, 0, ARB_OK};
+    struct tally t = {sum, NULL, 0, 0, 0, ARB_OK};
     int64_t n = 0;
     enum arb_status rc;
 

@@ -1,0 +1,132 @@
+/*
+ * judge.h - the LLM judge: what the deterministic checks leave unresolved
+ * goes here, blind, position-swapped, fenced, cached, and fault-tolerant.
+ *
+ * A question is one case and one pair of systems, with the items (rubric
+ * criteria and expectations) that are unresolved for it.  The judge asks it
+ * in both orders (A first, then B first) and `samples` times each, one HTTP
+ * request per order and sample, through the transport (http.h).  Each reply
+ * is JSON checked against a schema made for that request (the unresolved
+ * criteria and expectation ids are its required members, scores are
+ * integers 1-5), so a conforming reply is complete by construction; a reply
+ * that does not conform is asked again once with the validation error, and
+ * then its items are judge_failed.  Every request and reply is stored as it
+ * arrives (store.h judge_calls, keyed by the SHA-256 of the canonical
+ * request), and a stored reply is never requested again.
+ *
+ * Outputs reach the prompt only through arb_judge_question: callers redact
+ * them first (blind.h) and never pass system names, timings or tool errors.
+ * The API key is only ever put in an HTTP header.
+ */
+#ifndef ARBITER_JUDGE_H
+#define ARBITER_JUDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "arbiter/status.h"
+#include "arbiter/store.h"
+
+enum arb_judge_provider { ARB_JUDGE_OPENAI = 0, ARB_JUDGE_ANTHROPIC };
+
+struct arb_judge_config {
+    enum arb_judge_provider provider;
+    char *base_url;    /* openai: ".../v1"; anthropic: "https://api.anthropic.com" */
+    char *model;
+    char *api_key_env; /* the NAME of the variable holding the key (never the key) */
+    int swap;          /* ask both orders (default 1) */
+    int samples;       /* per order (default 1) */
+    double temperature; /* default 0 */
+    long max_tokens;   /* default 1024 */
+    int has_seed;
+    long long seed;
+    size_t concurrency; /* default 8 */
+    double timeout_s;  /* per attempt, default 60 */
+    int max_retries;   /* default 4 */
+    char hash[65];     /* SHA-256 of the canonical config and prompt template: its identity */
+};
+
+/*
+ * Read a judge object (the suite's "judge", or a --judge file) into cfg.
+ * Unknown keys, wrong types and a missing model or api_key_env are
+ * ARB_ESCHEMA errors naming the key.  Release with arb_judge_config_release.
+ */
+enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config *cfg,
+                                       struct arb_err *err);
+
+/* Recompute cfg->hash after changing fields (overrides from the command line). */
+enum arb_status arb_judge_config_rehash(struct arb_judge_config *cfg, struct arb_err *err);
+
+void arb_judge_config_release(struct arb_judge_config *cfg);
+
+/* The config as JSON without secrets (for the runs table). Caller frees with cJSON_Delete. */
+cJSON *arb_judge_config_json(const struct arb_judge_config *cfg);
+
+enum arb_judge_item_kind { ARB_ITEM_CRITERION = 0, ARB_ITEM_EXPECTATION };
+
+struct arb_judge_item {
+    enum arb_judge_item_kind kind;
+    const char *name; /* criterion name or expectation id */
+    const char *text; /* expectation text; NULL for a criterion */
+};
+
+/* One case and pair.  Everything is borrowed until the answer callback returns. */
+struct arb_judge_question {
+    const char *case_id;
+    const char *system_a, *system_b; /* for the records only: never sent */
+    const char *task;                /* the eval prompt */
+    const char *prompt;              /* what the systems were asked (may be NULL) */
+    const char *output_a, *output_b; /* redacted outputs */
+    const struct arb_judge_item *items;
+    size_t n_items;
+    uint64_t seed;                   /* for the fence nonces */
+};
+
+/* The judge's combined answer for one question. */
+struct arb_judge_answer {
+    int failed;          /* some order lacked a valid reply: the items stay unresolved */
+    const char *error;   /* why, when failed */
+    double *score_a, *score_b; /* per item (criteria): mean 1-5 over orders and samples; NaN else */
+    int *pass_a, *pass_b;      /* per item (expectations): 1 pass, 0 fail, -1 none */
+    int *item_inconsistent;    /* per item: the orders disagreed */
+    int position_inconsistent; /* the orders' winners disagree */
+    const char *winner;  /* the judge's own majority winner: system_a, system_b, "TIE" or NULL */
+    double sample_agreement; /* fraction of judgments agreeing with the majority winner */
+    int n_judgments, n_cached;
+    char *reasoning;     /* the first valid reasoning, for comparison.json */
+};
+
+struct arb_judge;
+
+/*
+ * A judge bound to a run.  api_key may be NULL only for a judge that never
+ * sends (every request cached).  use_cache 0 ignores stored replies (they
+ * are still stored).
+ */
+enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *api_key,
+                              struct arb_store *st, int64_t run, int use_cache,
+                              struct arb_judge **out, struct arb_err *err);
+void arb_judge_free(struct arb_judge *j);
+
+/*
+ * Queue a question.  done is called once, from arb_judge_drain, with the
+ * answer (valid during the call).
+ */
+enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_question *q,
+                              void (*done)(void *ctx, const struct arb_judge_question *q,
+                                           const struct arb_judge_answer *a),
+                              void *ctx, struct arb_err *err);
+
+/*
+ * Send what is not cached and wait for every answer.  Each reply is committed
+ * to the store as it arrives (the caller must not hold a transaction open).
+ * ARB_EDB, ARB_ENOMEM; ARB_EUSAGE with "judge authentication failed (HTTP
+ * 401)" when the provider refuses the key (the remaining questions are not
+ * sent).  Transport failures are not errors here: their questions are
+ * answered failed, counted in *unreachable.
+ */
+enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct arb_err *err);
+
+#endif

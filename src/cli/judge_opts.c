@@ -1,0 +1,132 @@
+/*
+ * judge_opts.c - the judge options shared by `run` and `compare`: which
+ * config (the suite's, a --judge file, or the one stored with a resumed
+ * run), the overrides, and the API key from the environment.  The key is
+ * read here, handed to the library, and wiped when the command ends.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/file.h"
+#include "arbiter/json.h"
+#include "cli.h"
+#include "judge_opts.h"
+
+int cli_judge_option(struct cli_judge *j, const char *cmd, int argc, char **argv, int *a)
+{
+    const char *o = argv[*a];
+    int has_arg = *a + 1 < argc;
+
+    if (strcmp(o, "--no-judge") == 0) {
+        j->no_judge = 1;
+    } else if (strcmp(o, "--no-cache") == 0) {
+        j->no_cache = 1;
+    } else if (strcmp(o, "--judge") == 0 && has_arg) {
+        j->file = argv[++*a];
+    } else if (strcmp(o, "--judge-url") == 0 && has_arg) {
+        j->url = argv[++*a];
+    } else if (strcmp(o, "--judge-model") == 0 && has_arg) {
+        j->model = argv[++*a];
+    } else if (strcmp(o, "--concurrency") == 0 && has_arg) {
+        char *end;
+        long v = strtol(argv[*a + 1], &end, 10);
+
+        if (*end || v < 1 || v > 1024) {
+            cli_error(cmd, "--concurrency: expected a whole number from 1 to 1024, got '%s'",
+                      argv[*a + 1]);
+            return -1;
+        }
+        j->concurrency = (size_t)v;
+        ++*a;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int replace(char **field, const char *value)
+{
+    char *copy = strdup(value);
+
+    if (!copy)
+        return -1;
+    free(*field);
+    *field = copy;
+    return 0;
+}
+
+int cli_judge_setup(struct cli_judge *j, const char *cmd, const cJSON *suite_judge,
+                    const char *stored_json)
+{
+    struct arb_err err = {{0}};
+    struct arb_buf text;
+    cJSON *doc = NULL;
+    const cJSON *obj = suite_judge;
+    const char *key;
+    enum arb_status st = ARB_OK;
+
+    if (j->no_judge)
+        return EXIT_PASS;
+    arb_buf_init(&text, 1 << 20);
+    if (j->file) {
+        st = arb_file_read(j->file, &text, &err);
+        if (!st)
+            st = arb_json_parse(text.ptr, text.len, ARB_JSON_ALLOW_BOM, &doc, &err);
+        if (st) {
+            cli_error(cmd, "--judge %s: %s", j->file, err.msg);
+            arb_buf_release(&text);
+            return cli_exit_for(st);
+        }
+        obj = doc;
+    } else if (stored_json) {
+        doc = cJSON_Parse(stored_json);
+        cJSON_DeleteItemFromObjectCaseSensitive(doc, "hash");
+        obj = doc;
+    }
+    arb_buf_release(&text);
+    if (!obj) {
+        cJSON_Delete(doc);
+        return EXIT_PASS; /* no judge configured: unresolved items stay pending */
+    }
+    st = arb_judge_config_parse(obj, &j->cfg, &err);
+    cJSON_Delete(doc);
+    if (st) {
+        cli_error(cmd, "%s%s", j->file ? j->file : "suite", err.msg);
+        return cli_exit_for(st);
+    }
+    j->have = 1;
+    if ((j->url && replace(&j->cfg.base_url, j->url)) ||
+        (j->model && replace(&j->cfg.model, j->model)))
+        return EXIT_ENV;
+    if (j->concurrency)
+        j->cfg.concurrency = j->concurrency;
+    if (arb_judge_config_rehash(&j->cfg, &err)) {
+        cli_error(cmd, "%s", err.msg);
+        return EXIT_ENV;
+    }
+    key = getenv(j->cfg.api_key_env);
+    if (!key || !key[0]) {
+        cli_error(cmd,
+                  "the judge's API key variable $%s is not set (set it, or run without the "
+                  "judge: --no-judge)",
+                  j->cfg.api_key_env);
+        return EXIT_ENV;
+    }
+    j->key = strdup(key);
+    return j->key ? EXIT_PASS : EXIT_ENV;
+}
+
+void cli_judge_release(struct cli_judge *j)
+{
+    if (j->key) {
+        volatile char *p = j->key;
+
+        while (*p)
+            *p++ = 0;
+        free(j->key);
+    }
+    if (j->have)
+        arb_judge_config_release(&j->cfg);
+    memset(j, 0, sizeof(*j));
+}

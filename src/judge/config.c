@@ -1,0 +1,194 @@
+/*
+ * config.c - the judge configuration: reading it, its canonical hash (the
+ * identity calibration is stored under), and its JSON without secrets.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "arbiter/json.h"
+#include "judge_int.h"
+
+static const char *const keys[] = {"provider",    "base_url",  "model",      "api_key_env",
+                                   "swap",        "samples",   "temperature", "max_tokens",
+                                   "seed",        "concurrency", "timeout_s", "max_retries",
+                                   NULL};
+
+void arb_judge_config_release(struct arb_judge_config *cfg)
+{
+    free(cfg->base_url);
+    free(cfg->model);
+    free(cfg->api_key_env);
+    memset(cfg, 0, sizeof(*cfg));
+}
+
+static enum arb_status get_string(const cJSON *obj, const char *k, char **out,
+                                  struct arb_err *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, k);
+
+    if (!v)
+        return ARB_OK;
+    if (!cJSON_IsString(v) || !v->valuestring[0])
+        return arb_err_set(err, ARB_ESCHEMA, "/judge/%s: expected a non-empty string", k);
+    free(*out);
+    *out = strdup(v->valuestring);
+    return *out ? ARB_OK : ARB_ENOMEM;
+}
+
+static enum arb_status get_number(const cJSON *obj, const char *k, double lo, double hi,
+                                  int whole, double *out, int *present, struct arb_err *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, k);
+
+    if (present)
+        *present = v != NULL;
+    if (!v)
+        return ARB_OK;
+    if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi ||
+        (whole && v->valuedouble != (double)(long long)v->valuedouble))
+        return arb_err_set(err, ARB_ESCHEMA, "/judge/%s: expected a%s number from %g to %g", k,
+                           whole ? " whole" : "", lo, hi);
+    *out = v->valuedouble;
+    return ARB_OK;
+}
+
+enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config *cfg,
+                                       struct arb_err *err)
+{
+    const cJSON *k, *v;
+    double d;
+    int present;
+    size_t i;
+    enum arb_status st = ARB_OK;
+
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->swap = 1;
+    cfg->samples = 1;
+    cfg->max_tokens = 1024;
+    cfg->concurrency = 8;
+    cfg->timeout_s = 60;
+    cfg->max_retries = 4;
+    if (!cJSON_IsObject(obj))
+        return arb_err_set(err, ARB_ESCHEMA, "/judge: expected an object");
+    cJSON_ArrayForEach(k, obj)
+    {
+        for (i = 0; keys[i] && strcmp(keys[i], k->string) != 0; i++)
+            ;
+        if (!keys[i])
+            return arb_err_set(err, ARB_ESCHEMA,
+                               "/judge/%s: unknown key (valid: provider, base_url, model, "
+                               "api_key_env, swap, samples, temperature, max_tokens, seed, "
+                               "concurrency, timeout_s, max_retries)",
+                               k->string);
+    }
+    v = cJSON_GetObjectItemCaseSensitive(obj, "provider");
+    if (v && !(cJSON_IsString(v) && (strcmp(v->valuestring, "openai") == 0 ||
+                                     strcmp(v->valuestring, "anthropic") == 0)))
+        return arb_err_set(err, ARB_ESCHEMA,
+                           "/judge/provider: expected \"openai\" or \"anthropic\" (the command "
+                           "provider is not built yet)");
+    cfg->provider = v && strcmp(v->valuestring, "anthropic") == 0 ? ARB_JUDGE_ANTHROPIC
+                                                                   : ARB_JUDGE_OPENAI;
+    st = get_string(obj, "base_url", &cfg->base_url, err);
+    if (!st)
+        st = get_string(obj, "model", &cfg->model, err);
+    if (!st)
+        st = get_string(obj, "api_key_env", &cfg->api_key_env, err);
+    if (!st && !cfg->base_url) {
+        cfg->base_url = strdup(cfg->provider == ARB_JUDGE_OPENAI ? "https://api.openai.com/v1"
+                                                                 : "https://api.anthropic.com");
+        st = cfg->base_url ? ARB_OK : ARB_ENOMEM;
+    }
+    if (!st && !cfg->model)
+        st = arb_err_set(err, ARB_ESCHEMA, "/judge: missing required key 'model'");
+    if (!st && !cfg->api_key_env)
+        st = arb_err_set(err, ARB_ESCHEMA,
+                         "/judge: missing required key 'api_key_env' (the NAME of the "
+                         "environment variable holding the key)");
+    v = cJSON_GetObjectItemCaseSensitive(obj, "swap");
+    if (!st && v) {
+        if (!cJSON_IsBool(v))
+            st = arb_err_set(err, ARB_ESCHEMA, "/judge/swap: expected true or false");
+        cfg->swap = cJSON_IsTrue(v);
+    }
+    if (!st && !(st = get_number(obj, "samples", 1, 99, 1, &d, &present, err)) && present)
+        cfg->samples = (int)d;
+    if (!st && !(st = get_number(obj, "temperature", 0, 2, 0, &d, &present, err)) && present)
+        cfg->temperature = d;
+    if (!st && !(st = get_number(obj, "max_tokens", 1, 1e6, 1, &d, &present, err)) && present)
+        cfg->max_tokens = (long)d;
+    if (!st && !(st = get_number(obj, "seed", -9e15, 9e15, 1, &d, &present, err)) && present) {
+        cfg->has_seed = 1;
+        cfg->seed = (long long)d;
+    }
+    if (!st && !(st = get_number(obj, "concurrency", 1, 1024, 1, &d, &present, err)) && present)
+        cfg->concurrency = (size_t)d;
+    if (!st && !(st = get_number(obj, "timeout_s", 0.1, 3600, 0, &d, &present, err)) && present)
+        cfg->timeout_s = d;
+    if (!st && !(st = get_number(obj, "max_retries", 0, 20, 1, &d, &present, err)) && present)
+        cfg->max_retries = (int)d;
+    if (!st)
+        st = arb_judge_config_rehash(cfg, err);
+    if (st)
+        arb_judge_config_release(cfg);
+    return st;
+}
+
+cJSON *arb_judge_config_json(const struct arb_judge_config *cfg)
+{
+    cJSON *o = cJSON_CreateObject();
+    int ok = o != NULL;
+
+    ok = ok && cJSON_AddStringToObject(
+                   o, "provider", cfg->provider == ARB_JUDGE_OPENAI ? "openai" : "anthropic");
+    ok = ok && cJSON_AddStringToObject(o, "base_url", cfg->base_url);
+    ok = ok && cJSON_AddStringToObject(o, "model", cfg->model);
+    ok = ok && cJSON_AddStringToObject(o, "api_key_env", cfg->api_key_env);
+    ok = ok && cJSON_AddBoolToObject(o, "swap", cfg->swap);
+    ok = ok && cJSON_AddNumberToObject(o, "samples", cfg->samples);
+    ok = ok && cJSON_AddNumberToObject(o, "temperature", cfg->temperature);
+    ok = ok && cJSON_AddNumberToObject(o, "max_tokens", (double)cfg->max_tokens);
+    if (ok && cfg->has_seed)
+        ok = cJSON_AddNumberToObject(o, "seed", (double)cfg->seed) != NULL;
+    ok = ok && cJSON_AddNumberToObject(o, "concurrency", (double)cfg->concurrency);
+    ok = ok && cJSON_AddNumberToObject(o, "timeout_s", cfg->timeout_s);
+    ok = ok && cJSON_AddNumberToObject(o, "max_retries", cfg->max_retries);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+enum arb_status arb_judge_config_rehash(struct arb_judge_config *cfg, struct arb_err *err)
+{
+    /* The identity: what changes judgments (not transport settings), plus the prompt. */
+    cJSON *o = cJSON_CreateObject();
+    char *canon = NULL, *tmpl = judge_template();
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0, i;
+    enum arb_status st = ARB_ENOMEM;
+
+    if (o && tmpl &&
+        cJSON_AddStringToObject(o, "provider",
+                                cfg->provider == ARB_JUDGE_OPENAI ? "openai" : "anthropic") &&
+        cJSON_AddStringToObject(o, "model", cfg->model) &&
+        cJSON_AddBoolToObject(o, "swap", cfg->swap) &&
+        cJSON_AddNumberToObject(o, "samples", cfg->samples) &&
+        cJSON_AddNumberToObject(o, "temperature", cfg->temperature) &&
+        cJSON_AddNumberToObject(o, "max_tokens", (double)cfg->max_tokens) &&
+        (!cfg->has_seed || cJSON_AddNumberToObject(o, "seed", (double)cfg->seed)) &&
+        cJSON_AddStringToObject(o, "prompt", tmpl))
+        st = arb_jcs_string(o, &canon, NULL, err);
+    if (!st && !EVP_Digest(canon, strlen(canon), md, &n, EVP_sha256(), NULL))
+        st = arb_err_set(err, ARB_EINTERNAL, "cannot hash the judge config");
+    for (i = 0; !st && i < n; i++)
+        snprintf(cfg->hash + 2 * i, 3, "%02x", md[i]);
+    free(canon);
+    free(tmpl);
+    cJSON_Delete(o);
+    return st;
+}

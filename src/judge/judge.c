@@ -1,0 +1,662 @@
+/*
+ * judge.c - the judge engine (see include/arbiter/judge.h): questions become
+ * one request per order and sample; cached replies answer at once; the rest
+ * go through the transport; each reply is stored as it arrives, checked
+ * against the request's schema, asked again once when it does not conform,
+ * and the judgments of a question are combined when all are in.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/http.h"
+#include "arbiter/json.h"
+#include "arbiter/schema.h"
+#include "judge_int.h"
+
+struct question;
+
+struct call {
+    struct question *qn;
+    int swapped, sample, attempt;
+    char key[65];
+    char *body;
+    char *user_msg;
+};
+
+struct question {
+    struct arb_judge_question q;
+    void (*done)(void *ctx, const struct arb_judge_question *q, const struct arb_judge_answer *a);
+    void *ctx;
+    cJSON *schema;
+    struct arb_schema *compiled;
+    cJSON **slots;    /* per (order, sample): the valid answer, or NULL */
+    int *slot_done;
+    int n_slots, n_done, n_cached;
+    char error[256];
+};
+
+struct arb_judge {
+    const struct arb_judge_config *cfg;
+    char *key_header;  /* holds the API key: wiped and freed, never logged */
+    const char *headers[3];
+    char url[1024];
+    struct arb_store *st;
+    int64_t run;
+    int use_cache;
+    struct arb_transport *t;
+    struct question **qs;
+    size_t n_qs, cap_qs;
+    struct call **calls; /* every call made, freed at the end */
+    size_t n_calls, cap_calls;
+    size_t unreachable;
+    int auth_failed;
+    enum arb_status fatal;
+    struct arb_err *err;
+};
+
+static void wipe_free(char *s)
+{
+    if (s) {
+        volatile char *p = s;
+
+        while (*p)
+            *p++ = 0;
+        free(s);
+    }
+}
+
+enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *api_key,
+                              struct arb_store *st, int64_t run, int use_cache,
+                              struct arb_judge **out, struct arb_err *err)
+{
+    struct arb_judge *j = calloc(1, sizeof(*j));
+    struct arb_transport_opts to;
+    size_t n;
+    enum arb_status rc;
+
+    *out = NULL;
+    if (!j)
+        return ARB_ENOMEM;
+    j->cfg = cfg;
+    j->st = st;
+    j->run = run;
+    j->use_cache = use_cache;
+    n = strlen(api_key ? api_key : "") + 32;
+    j->key_header = malloc(n);
+    if (!j->key_header) {
+        free(j);
+        return ARB_ENOMEM;
+    }
+    if (cfg->provider == ARB_JUDGE_ANTHROPIC) {
+        snprintf(j->key_header, n, "x-api-key: %s", api_key ? api_key : "");
+        j->headers[1] = "anthropic-version: 2023-06-01";
+        snprintf(j->url, sizeof(j->url), "%s/v1/messages", cfg->base_url);
+    } else {
+        snprintf(j->key_header, n, "Authorization: Bearer %s", api_key ? api_key : "");
+        j->headers[1] = "Accept: application/json";
+        snprintf(j->url, sizeof(j->url), "%s/chat/completions", cfg->base_url);
+    }
+    j->headers[0] = j->key_header;
+    j->headers[2] = "Content-Type: application/json";
+    memset(&to, 0, sizeof(to));
+    to.concurrency = cfg->concurrency;
+    to.timeout_ms = (long)(cfg->timeout_s * 1000.0);
+    to.max_retries = cfg->max_retries ? cfg->max_retries : -1; /* 0 means none here */
+    to.jitter_seed = (uint64_t)run * 0x9E3779B97F4A7C15ull + 1;
+    rc = arb_transport_new(&to, &j->t, err);
+    if (rc) {
+        arb_judge_free(j);
+        return rc;
+    }
+    *out = j;
+    return ARB_OK;
+}
+
+static void question_free(struct question *qn)
+{
+    int i;
+
+    if (!qn)
+        return;
+    for (i = 0; i < qn->n_slots; i++)
+        cJSON_Delete(qn->slots[i]);
+    free(qn->slots);
+    free(qn->slot_done);
+    cJSON_Delete(qn->schema);
+    arb_schema_free(qn->compiled);
+    free(qn);
+}
+
+void arb_judge_free(struct arb_judge *j)
+{
+    size_t i;
+
+    if (!j)
+        return;
+    for (i = 0; i < j->n_qs; i++)
+        question_free(j->qs[i]);
+    free(j->qs);
+    for (i = 0; i < j->n_calls; i++) {
+        free(j->calls[i]->body);
+        free(j->calls[i]->user_msg);
+        free(j->calls[i]);
+    }
+    free(j->calls);
+    arb_transport_free(j->t);
+    wipe_free(j->key_header);
+    free(j);
+}
+
+/* ---- building calls ------------------------------------------------------------------ */
+
+static struct call *new_call(struct arb_judge *j, struct question *qn, int swapped, int sample,
+                             int attempt)
+{
+    struct call *c;
+
+    if (j->n_calls == j->cap_calls) {
+        size_t cap = j->cap_calls ? j->cap_calls * 2 : 64;
+        struct call **v = realloc(j->calls, cap * sizeof(*v));
+
+        if (!v)
+            return NULL;
+        j->calls = v;
+        j->cap_calls = cap;
+    }
+    c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->qn = qn;
+    c->swapped = swapped;
+    c->sample = sample;
+    c->attempt = attempt;
+    j->calls[j->n_calls++] = c;
+    return c;
+}
+
+static enum arb_status first_call(struct arb_judge *j, struct question *qn, int swapped,
+                                  int sample, struct arb_err *err)
+{
+    struct call *c = new_call(j, qn, swapped, sample, 0);
+    struct arb_buf msg;
+    char fence[17];
+    enum arb_status st;
+
+    if (!c)
+        return ARB_ENOMEM;
+    st = judge_fence(&qn->q, swapped, sample, fence);
+    if (st)
+        return arb_err_set(err, st, "cannot draw a fence for case '%s'", qn->q.case_id);
+    arb_buf_init(&msg, 0);
+    st = judge_render(&qn->q, fence, swapped, &msg);
+    if (!st) {
+        c->user_msg = arb_buf_detach(&msg, NULL);
+        st = c->user_msg ? ARB_OK : ARB_ENOMEM;
+    }
+    arb_buf_release(&msg);
+    if (!st)
+        st = judge_build_request(j->cfg, c->user_msg, qn->schema, sample, NULL, NULL, &c->body,
+                                 c->key, err);
+    return st;
+}
+
+enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_question *q,
+                              void (*done)(void *ctx, const struct arb_judge_question *q,
+                                           const struct arb_judge_answer *a),
+                              void *ctx, struct arb_err *err)
+{
+    struct question *qn = calloc(1, sizeof(*qn));
+    int orders = j->cfg->swap ? 2 : 1, o, s;
+    enum arb_status st = ARB_OK;
+
+    if (!qn)
+        return ARB_ENOMEM;
+    qn->q = *q;
+    qn->done = done;
+    qn->ctx = ctx;
+    qn->n_slots = orders * j->cfg->samples;
+    qn->slots = calloc((size_t)qn->n_slots, sizeof(*qn->slots));
+    qn->slot_done = calloc((size_t)qn->n_slots, sizeof(*qn->slot_done));
+    qn->schema = judge_schema(q);
+    if (!qn->slots || !qn->slot_done || !qn->schema) {
+        question_free(qn);
+        return ARB_ENOMEM;
+    }
+    st = arb_schema_compile(qn->schema, NULL, &qn->compiled, err);
+    if (st) {
+        question_free(qn);
+        return st;
+    }
+    if (j->n_qs == j->cap_qs) {
+        size_t cap = j->cap_qs ? j->cap_qs * 2 : 64;
+        struct question **v = realloc(j->qs, cap * sizeof(*v));
+
+        if (!v) {
+            question_free(qn);
+            return ARB_ENOMEM;
+        }
+        j->qs = v;
+        j->cap_qs = cap;
+    }
+    j->qs[j->n_qs++] = qn;
+    for (o = 0; !st && o < orders; o++)
+        for (s = 0; !st && s < j->cfg->samples; s++)
+            st = first_call(j, qn, o, s, err);
+    return st;
+}
+
+/* ---- replies ------------------------------------------------------------------------- */
+
+static int slot_of(const struct arb_judge *j, const struct call *c)
+{
+    return c->swapped * j->cfg->samples + c->sample;
+}
+
+static void fatal(struct arb_judge *j, enum arb_status st)
+{
+    if (!j->fatal)
+        j->fatal = st;
+    arb_transport_abort(j->t);
+}
+
+static enum arb_status put_judgment(struct arb_judge *j, const struct call *c, int valid,
+                                    int cached, const char *answer, const char *error)
+{
+    struct arb_judgment_row row;
+    const struct arb_judge_question *q = &c->qn->q;
+
+    row.case_id = q->case_id;
+    row.system_a = q->system_a;
+    row.system_b = q->system_b;
+    row.ord = c->swapped ? "BA" : "AB";
+    row.sample = c->sample;
+    row.attempt = c->attempt;
+    row.key = c->key;
+    row.valid = valid;
+    row.cached = cached;
+    row.answer_json = answer;
+    row.error = error;
+    return arb_store_put_judgment(j->st, j->run, &row, j->err);
+}
+
+static void finish_slot(struct arb_judge *j, struct call *c, cJSON *answer)
+{
+    struct question *qn = c->qn;
+    int k = slot_of(j, c);
+
+    if (qn->slot_done[k])
+        return;
+    qn->slot_done[k] = 1;
+    qn->slots[k] = answer;
+    qn->n_done++;
+}
+
+static void dispatch(struct arb_judge *j, struct call *c);
+
+/* A reply arrived (or came from the cache): check it, record the judgment. */
+static void handle_reply(struct arb_judge *j, struct call *c, const char *reply, int cached)
+{
+    cJSON *answer = NULL;
+    char *text = NULL;
+    long long pt, ct;
+    struct arb_err perr = {{0}};
+    struct arb_schema_errors errs;
+    struct arb_buf why;
+    enum arb_status st;
+    int valid = 0;
+
+    arb_buf_init(&why, 4096);
+    st = judge_parse_reply(j->cfg, reply, &answer, &text, &pt, &ct, &perr);
+    if (st == ARB_ENOMEM) {
+        fatal(j, st);
+        goto out;
+    }
+    if (st) {
+        arb_buf_adds(&why, perr.msg);
+    } else {
+        arb_schema_errors_init(&errs);
+        valid = arb_schema_validate(c->qn->compiled, answer, &errs) == 1;
+        if (!valid)
+            arb_schema_errors_write(&errs, &why);
+    }
+    st = arb_store_begin(j->st, j->err);
+    if (!st)
+        st = put_judgment(j, c, valid, cached, text, valid ? NULL : why.ptr);
+    if (!st)
+        st = arb_store_commit(j->st, j->err);
+    else
+        arb_store_rollback(j->st);
+    if (st) {
+        fatal(j, st);
+        goto out;
+    }
+    if (valid) {
+        finish_slot(j, c, answer);
+        answer = NULL;
+    } else if (c->attempt == 0) {
+        /* One more chance, with the validation error. */
+        struct call *r = new_call(j, c->qn, c->swapped, c->sample, 1);
+
+        if (!r ||
+            judge_build_request(j->cfg, c->user_msg, c->qn->schema, c->sample,
+                                text ? text : reply, why.ptr ? why.ptr : "invalid reply",
+                                &r->body, r->key, j->err)) {
+            fatal(j, ARB_ENOMEM);
+            goto out;
+        }
+        r->user_msg = NULL;
+        dispatch(j, r);
+    } else {
+        snprintf(c->qn->error, sizeof(c->qn->error),
+                 "the judge's reply did not follow the schema twice: %.180s",
+                 why.ptr ? why.ptr : "");
+        finish_slot(j, c, NULL);
+    }
+out:
+    cJSON_Delete(answer);
+    free(text);
+    arb_buf_release(&why);
+}
+
+struct cached {
+    char *reply;
+    int ok;
+};
+
+static int read_cached(void *ctx, const struct arb_judge_call_row *row)
+{
+    struct cached *cc = ctx;
+
+    cc->ok = row->status && strcmp(row->status, "ok") == 0 && row->reply_json;
+    if (cc->ok)
+        cc->reply = strdup(row->reply_json);
+    return 0;
+}
+
+/* Answer from the cache, or send. */
+static void dispatch(struct arb_judge *j, struct call *c)
+{
+    struct cached cc = {NULL, 0};
+    struct arb_http_request req;
+    int found = 0;
+
+    if (j->fatal || j->auth_failed) {
+        finish_slot(j, c, NULL);
+        return;
+    }
+    if (j->use_cache &&
+        arb_store_get_judge_call(j->st, c->key, read_cached, &cc, &found, j->err) != ARB_OK) {
+        fatal(j, ARB_EDB);
+        return;
+    }
+    if (found && cc.ok) {
+        if (!cc.reply) {
+            fatal(j, ARB_ENOMEM);
+            return;
+        }
+        c->qn->n_cached++;
+        handle_reply(j, c, cc.reply, 1);
+        free(cc.reply);
+        return;
+    }
+    req.url = j->url;
+    req.headers = j->headers;
+    req.n_headers = 3;
+    req.body = c->body;
+    req.body_len = strlen(c->body);
+    req.user = c;
+    if (arb_transport_submit(j->t, &req, j->err))
+        fatal(j, ARB_ENOMEM);
+}
+
+static void on_done(void *ctx, const struct arb_http_result *r)
+{
+    struct arb_judge *j = ctx;
+    struct call *c = r->user;
+    struct arb_judge_call_row row;
+    enum arb_status st;
+
+    memset(&row, 0, sizeof(row));
+    row.key = c->key;
+    row.provider = j->cfg->provider == ARB_JUDGE_ANTHROPIC ? "anthropic" : "openai";
+    row.model = j->cfg->model;
+    row.request_json = c->body;
+    row.reply_json = r->body_len || r->st == ARB_OK ? r->body : NULL;
+    row.status = r->st == ARB_OK ? "ok" : "failed";
+    row.http_status = r->status;
+    row.attempts = r->attempts;
+    row.latency_s = r->latency_s;
+    row.error = r->st == ARB_OK ? NULL : r->error;
+    if (r->st == ARB_OK && r->body) {
+        cJSON *ans = NULL;
+        char *text = NULL;
+        long long pt = 0, ct = 0;
+
+        if (judge_parse_reply(j->cfg, r->body, &ans, &text, &pt, &ct, NULL) == ARB_OK) {
+            row.prompt_tokens = pt;
+            row.completion_tokens = ct;
+        }
+        cJSON_Delete(ans);
+        free(text);
+    }
+    if (j->fatal)
+        return;
+    /* Stored the moment it arrives: a reply is never requested twice, even after a crash. */
+    st = arb_store_begin(j->st, j->err);
+    if (!st)
+        st = arb_store_put_judge_call(j->st, &row, j->err);
+    if (!st)
+        st = arb_store_commit(j->st, j->err);
+    else
+        arb_store_rollback(j->st);
+    if (st) {
+        fatal(j, st);
+        return;
+    }
+    if (r->st == ARB_OK) {
+        handle_reply(j, c, r->body ? r->body : "", 0);
+        return;
+    }
+    if (r->status == 401 || r->status == 403) {
+        j->auth_failed = (int)r->status;
+        arb_transport_abort(j->t);
+    } else if (strcmp(r->error, "aborted") != 0) {
+        j->unreachable++;
+    }
+    snprintf(c->qn->error, sizeof(c->qn->error), "no reply from the judge: %.200s", r->error);
+    st = arb_store_begin(j->st, j->err);
+    if (!st)
+        st = put_judgment(j, c, 0, 0, NULL, c->qn->error);
+    if (!st)
+        st = arb_store_commit(j->st, j->err);
+    else
+        arb_store_rollback(j->st);
+    if (st)
+        fatal(j, st);
+    finish_slot(j, c, NULL);
+}
+
+/* ---- combining ----------------------------------------------------------------------- */
+
+static const cJSON *pick(const cJSON *answer, const char *group, const char *item,
+                         const char *side)
+{
+    return cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(answer, group), item),
+        side);
+}
+
+/* The system (0 = A, 1 = B, 2 = tie, -1 = none) a slot's winner names. */
+static int slot_winner(const cJSON *answer, int swapped)
+{
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(answer, "winner");
+
+    if (!cJSON_IsString(w))
+        return -1;
+    if (strcmp(w->valuestring, "TIE") == 0)
+        return 2;
+    if (strcmp(w->valuestring, "A") == 0)
+        return swapped ? 1 : 0;
+    if (strcmp(w->valuestring, "B") == 0)
+        return swapped ? 0 : 1;
+    return -1;
+}
+
+static int majority(const int *votes, int n)
+{
+    int count[3] = {0, 0, 0}, i, best = -1, best_n = 0, tie = 0;
+
+    for (i = 0; i < n; i++)
+        if (votes[i] >= 0)
+            count[votes[i]]++;
+    for (i = 0; i < 3; i++) {
+        if (count[i] > best_n) {
+            best = i;
+            best_n = count[i];
+            tie = 0;
+        } else if (count[i] == best_n && best_n) {
+            tie = 1;
+        }
+    }
+    return tie ? 2 : best;
+}
+
+static void answer_question(struct arb_judge *j, struct question *qn)
+{
+    const struct arb_judge_question *q = &qn->q;
+    struct arb_judge_answer a;
+    int samples = j->cfg->samples, orders = j->cfg->swap ? 2 : 1, k, o;
+    size_t n = q->n_items ? q->n_items : 1, i;
+    int votes[2 * 99 * 2], order_w[2];
+    double *mem = calloc(2 * n, sizeof(double));
+    int *imem = calloc(3 * n, sizeof(int));
+
+    memset(&a, 0, sizeof(a));
+    if (!mem || !imem) {
+        fatal(j, ARB_ENOMEM);
+        free(mem);
+        free(imem);
+        return;
+    }
+    a.score_a = mem;
+    a.score_b = mem + n;
+    a.pass_a = imem;
+    a.pass_b = imem + n;
+    a.item_inconsistent = imem + 2 * n;
+    a.n_judgments = qn->n_slots;
+    a.n_cached = qn->n_cached;
+    for (k = 0; k < qn->n_slots; k++)
+        if (!qn->slots[k])
+            a.failed = 1;
+    for (i = 0; i < q->n_items; i++) {
+        a.score_a[i] = a.score_b[i] = NAN;
+        a.pass_a[i] = a.pass_b[i] = -1;
+    }
+    if (a.failed) {
+        a.error = qn->error[0] ? qn->error : "the judge gave no valid reply";
+        qn->done(qn->ctx, q, &a);
+        free(mem);
+        free(imem);
+        return;
+    }
+    for (i = 0; i < q->n_items; i++) {
+        const struct arb_judge_item *it = &q->items[i];
+        double sa = 0, sb = 0;
+        int order_pass[2][2] = {{0, 0}, {0, 0}};
+
+        for (o = 0; o < orders; o++) {
+            int yes[2] = {0, 0};
+
+            for (k = 0; k < samples; k++) {
+                const cJSON *ans = qn->slots[o * samples + k];
+                const char *first = o ? "B" : "A", *second = o ? "A" : "B";
+
+                if (it->kind == ARB_ITEM_CRITERION) {
+                    const cJSON *x = pick(ans, "criteria", it->name, first);
+                    const cJSON *y = pick(ans, "criteria", it->name, second);
+
+                    sa += cJSON_IsNumber(x) ? x->valuedouble : NAN;
+                    sb += cJSON_IsNumber(y) ? y->valuedouble : NAN;
+                } else {
+                    yes[0] += cJSON_IsTrue(pick(ans, "expectations", it->name, first));
+                    yes[1] += cJSON_IsTrue(pick(ans, "expectations", it->name, second));
+                }
+            }
+            /* Majority of samples within one order (a tie of votes is a fail). */
+            order_pass[o][0] = 2 * yes[0] > samples;
+            order_pass[o][1] = 2 * yes[1] > samples;
+        }
+        if (it->kind == ARB_ITEM_CRITERION) {
+            a.score_a[i] = sa / (double)(orders * samples);
+            a.score_b[i] = sb / (double)(orders * samples);
+        } else {
+            /* Pass only if every order passes; disagreement between orders is recorded. */
+            a.pass_a[i] = order_pass[0][0] && (orders < 2 || order_pass[1][0]);
+            a.pass_b[i] = order_pass[0][1] && (orders < 2 || order_pass[1][1]);
+            a.item_inconsistent[i] = orders == 2 && (order_pass[0][0] != order_pass[1][0] ||
+                                                     order_pass[0][1] != order_pass[1][1]);
+        }
+    }
+    for (o = 0; o < orders; o++) {
+        for (k = 0; k < samples; k++)
+            votes[o * samples + k] = slot_winner(qn->slots[o * samples + k], o);
+        order_w[o] = majority(votes + o * samples, samples);
+    }
+    a.position_inconsistent = orders == 2 && order_w[0] != order_w[1];
+    k = majority(votes, qn->n_slots);
+    a.winner = k == 0 ? q->system_a : k == 1 ? q->system_b : k == 2 ? "TIE" : NULL;
+    {
+        int agree = 0;
+
+        for (o = 0; o < qn->n_slots; o++)
+            agree += votes[o] == k;
+        a.sample_agreement = (double)agree / (double)qn->n_slots;
+    }
+    {
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(qn->slots[0], "reasoning");
+
+        a.reasoning = cJSON_IsString(r) ? r->valuestring : NULL;
+    }
+    qn->done(qn->ctx, q, &a);
+    free(mem);
+    free(imem);
+}
+
+enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct arb_err *err)
+{
+    size_t i, n = j->n_calls;
+    enum arb_status st;
+
+    j->err = err;
+    /* The first calls of every question; retries are dispatched as replies come in. */
+    for (i = 0; i < n && !j->fatal; i++)
+        if (j->calls[i]->attempt == 0)
+            dispatch(j, j->calls[i]);
+    st = arb_transport_run(j->t, on_done, j, err);
+    if (!st && j->fatal)
+        st = j->fatal;
+    if (!st && j->auth_failed)
+        st = arb_err_set(err, ARB_EUSAGE,
+                         "judge authentication failed (HTTP %d): check the key in $%s",
+                         j->auth_failed, j->cfg->api_key_env);
+    if (!st)
+        for (i = 0; i < j->n_qs; i++)
+            answer_question(j, j->qs[i]);
+    if (!st && j->fatal)
+        st = j->fatal;
+    if (unreachable)
+        *unreachable = j->unreachable;
+    for (i = 0; i < j->n_qs; i++)
+        question_free(j->qs[i]);
+    j->n_qs = 0;
+    for (i = 0; i < j->n_calls; i++) {
+        free(j->calls[i]->body);
+        free(j->calls[i]->user_msg);
+        free(j->calls[i]);
+    }
+    j->n_calls = 0;
+    j->unreachable = 0;
+    return st;
+}

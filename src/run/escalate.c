@@ -1,0 +1,319 @@
+/*
+ * escalate.c - sending what the checks left unresolved to the judge, and
+ * deciding the pair again with the judge's scores and expectation results
+ * (the judge's own winner is recorded, never obeyed: the policy decides).
+ *
+ * A pair whose two orders disagree on the winner is position_inconsistent:
+ * by default it counts as a TIE (policy "tie"); with policy "unresolved" it
+ * stays undecided.  A pair the judge could not answer is judge_failed: its
+ * items stay unresolved, never guessed.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/blind.h"
+#include "arbiter/judge.h"
+#include "arbiter/json.h"
+#include "arbiter/store.h"
+#include "run_int.h"
+
+struct asked {
+    struct escalation *e;
+    const struct items *it;
+    struct side a, b;
+    char *text_a, *text_b;
+    struct arb_judge_item *items;
+    size_t *index; /* per judge item: criterion or expectation index */
+    size_t n_items;
+};
+
+struct escalation {
+    struct arb_store *st;
+    int64_t run;
+    const struct arb_suite *s;
+    struct arb_judge *judge;
+    const char **redact; /* the suite's strings and the system names */
+    size_t n_redact;
+    struct asked **asked;
+    size_t n_asked, cap_asked;
+    enum arb_status st_cb; /* first failure inside a callback */
+    struct arb_err *err;
+};
+
+enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct arb_suite *s,
+                               const struct arb_judge_config *cfg, const char *api_key,
+                               int use_cache, struct escalation **out, struct arb_err *err)
+{
+    struct escalation *e = calloc(1, sizeof(*e));
+    size_t i;
+    enum arb_status rc;
+
+    *out = NULL;
+    if (!e)
+        return ARB_ENOMEM;
+    e->st = st;
+    e->run = run;
+    e->s = s;
+    e->redact = calloc(s->n_redact + s->n_systems + 1, sizeof(*e->redact));
+    if (!e->redact) {
+        free(e);
+        return ARB_ENOMEM;
+    }
+    for (i = 0; i < s->n_redact; i++)
+        e->redact[e->n_redact++] = s->redact[i];
+    /* System names too, but not names under 3 characters: "a" or "v2" would eat words. */
+    for (i = 0; i < s->n_systems; i++)
+        if (strlen(s->systems[i].name) >= 3)
+            e->redact[e->n_redact++] = s->systems[i].name;
+    rc = arb_judge_new(cfg, api_key, st, run, use_cache, &e->judge, err);
+    if (rc) {
+        escalation_free(e);
+        return rc;
+    }
+    *out = e;
+    return ARB_OK;
+}
+
+static void asked_free(struct asked *x)
+{
+    if (!x)
+        return;
+    free(x->a.crit);
+    free(x->a.exp);
+    free(x->b.crit);
+    free(x->b.exp);
+    free(x->text_a);
+    free(x->text_b);
+    free(x->items);
+    free(x->index);
+    free(x);
+}
+
+void escalation_free(struct escalation *e)
+{
+    size_t i;
+
+    if (!e)
+        return;
+    for (i = 0; i < e->n_asked; i++)
+        asked_free(e->asked[i]);
+    free(e->asked);
+    arb_judge_free(e->judge);
+    free(e->redact);
+    free(e);
+}
+
+static enum arb_status copy_side(struct side *dst, const struct side *src, size_t n_crit,
+                                 size_t n_exp)
+{
+    dst->system = src->system;
+    dst->missing = src->missing;
+    dst->crit = malloc((n_crit ? n_crit : 1) * sizeof(double));
+    dst->exp = malloc((n_exp ? n_exp : 1) * sizeof(enum arb_verdict));
+    if (!dst->crit || !dst->exp)
+        return ARB_ENOMEM;
+    if (n_crit)
+        memcpy(dst->crit, src->crit, n_crit * sizeof(double));
+    if (n_exp)
+        memcpy(dst->exp, src->exp, n_exp * sizeof(enum arb_verdict));
+    return ARB_OK;
+}
+
+static char *redacted(const struct escalation *e, const char *text)
+{
+    struct arb_buf b;
+
+    arb_buf_init(&b, 0);
+    if (arb_redact(text, strlen(text), e->redact, e->n_redact, &b, NULL)) {
+        arb_buf_release(&b);
+        return NULL;
+    }
+    return arb_buf_detach(&b, NULL);
+}
+
+/* The judge's answer arrived: fill the unresolved items and decide again. */
+static void on_answer(void *ctx, const struct arb_judge_question *q, const struct arb_judge_answer *ans)
+{
+    struct asked *x = ctx;
+    struct escalation *e = x->e;
+    const struct arb_suite *s = e->s;
+    struct decision d;
+    cJSON *cmp = NULL, *jo;
+    char *text = NULL;
+    size_t i;
+    enum arb_status st = ARB_OK;
+    struct arb_verdict_row v;
+
+    (void)q;
+    if (!ans->failed) {
+        for (i = 0; i < x->n_items; i++) {
+            size_t k = x->index[i];
+
+            if (x->items[i].kind == ARB_ITEM_CRITERION) {
+                if (isnan(x->a.crit[k]))
+                    x->a.crit[k] = ans->score_a[i];
+                if (isnan(x->b.crit[k]))
+                    x->b.crit[k] = ans->score_b[i];
+            } else {
+                if (x->a.exp[k] == ARB_UNRESOLVED && ans->pass_a[i] >= 0)
+                    x->a.exp[k] = ans->pass_a[i] ? ARB_PASS : ARB_FAIL;
+                if (x->b.exp[k] == ARB_UNRESOLVED && ans->pass_b[i] >= 0)
+                    x->b.exp[k] = ans->pass_b[i] ? ARB_PASS : ARB_FAIL;
+            }
+        }
+    }
+    st = decide_pair(x->it, &x->a, &x->b, &d, &cmp);
+    if (st)
+        goto out;
+    v.case_id = x->it->kase->id;
+    v.system_a = x->a.system;
+    v.system_b = x->b.system;
+    v.status = ans->failed ? "judge_failed" : d.status;
+    v.winner = d.winner == 'A'   ? x->a.system
+               : d.winner == 'B' ? x->b.system
+               : d.winner == 'T' ? "TIE"
+                                 : NULL;
+    if (!ans->failed && ans->position_inconsistent) {
+        /* The orders disagree about the winner: a tie by default, else left undecided. */
+        if (s->policy.inconsistent == ARB_INCONSISTENT_TIE) {
+            v.winner = "TIE";
+            cJSON_ReplaceItemInObject(cmp, "winner", cJSON_CreateString("TIE"));
+        } else {
+            v.status = "position_inconsistent";
+            v.winner = NULL;
+            cJSON_ReplaceItemInObject(cmp, "winner", cJSON_CreateNull());
+        }
+    }
+    cJSON_ReplaceItemInObject(cmp, "status", cJSON_CreateString(v.status));
+    v.score_a = d.score_a;
+    v.score_b = d.score_b;
+    v.pass_rate_a = d.pass_rate_a;
+    v.pass_rate_b = d.pass_rate_b;
+    jo = cJSON_AddObjectToObject(cmp, "judge");
+    if (!jo) {
+        st = ARB_ENOMEM;
+        goto out;
+    }
+    if (ans->failed) {
+        cJSON_AddStringToObject(jo, "error", ans->error ? ans->error : "failed");
+    } else {
+        if (ans->reasoning)
+            cJSON_ReplaceItemInObject(cmp, "reasoning", cJSON_CreateString(ans->reasoning));
+        cJSON_AddStringToObject(jo, "winner",
+                                !ans->winner                          ? "none"
+                                : strcmp(ans->winner, "TIE") == 0     ? "TIE"
+                                : strcmp(ans->winner, x->a.system) == 0 ? "A"
+                                                                        : "B");
+        cJSON_AddBoolToObject(jo, "position_inconsistent", ans->position_inconsistent);
+        cJSON_AddNumberToObject(jo, "sample_agreement", ans->sample_agreement);
+    }
+    cJSON_AddNumberToObject(jo, "judgments", ans->n_judgments);
+    cJSON_AddNumberToObject(jo, "cached", ans->n_cached);
+    text = cJSON_PrintUnformatted(cmp);
+    if (!text) {
+        st = ARB_ENOMEM;
+        goto out;
+    }
+    v.comparison_json = text;
+    st = arb_store_begin(e->st, e->err);
+    if (!st)
+        st = arb_store_set_verdict(e->st, e->run, &v, e->err);
+    if (!st)
+        st = arb_store_commit(e->st, e->err);
+    else
+        arb_store_rollback(e->st);
+out:
+    if (st && !e->st_cb)
+        e->st_cb = st;
+    cJSON_free(text);
+    cJSON_Delete(cmp);
+}
+
+enum arb_status escalation_ask(struct escalation *e, const struct items *it,
+                               const struct side *a, const struct side *b, const char *text_a,
+                               const char *text_b, struct arb_err *err)
+{
+    const struct arb_suite *s = e->s;
+    struct asked *x = calloc(1, sizeof(*x));
+    struct arb_judge_question q;
+    size_t i, n = 0, cap = s->n_criteria + it->n_exp;
+    enum arb_status st;
+
+    if (!x)
+        return ARB_ENOMEM;
+    x->e = e;
+    x->it = it;
+    x->items = calloc(cap ? cap : 1, sizeof(*x->items));
+    x->index = calloc(cap ? cap : 1, sizeof(*x->index));
+    x->text_a = redacted(e, text_a);
+    x->text_b = redacted(e, text_b);
+    st = x->items && x->index && x->text_a && x->text_b ? ARB_OK : ARB_ENOMEM;
+    if (!st)
+        st = copy_side(&x->a, a, s->n_criteria, it->n_exp);
+    if (!st)
+        st = copy_side(&x->b, b, s->n_criteria, it->n_exp);
+    for (i = 0; !st && i < s->n_criteria; i++) {
+        if (!isnan(a->crit[i]) && !isnan(b->crit[i]))
+            continue;
+        x->items[n].kind = ARB_ITEM_CRITERION;
+        x->items[n].name = s->criteria[i].name;
+        x->index[n++] = i;
+    }
+    for (i = 0; !st && i < it->n_exp; i++) {
+        const struct arb_expectation *ex = item_expectation(it, i);
+
+        if (a->exp[i] != ARB_UNRESOLVED && b->exp[i] != ARB_UNRESOLVED)
+            continue;
+        x->items[n].kind = ARB_ITEM_EXPECTATION;
+        x->items[n].name = ex->id;
+        x->items[n].text = ex->text;
+        x->index[n++] = i;
+    }
+    x->n_items = n;
+    if (!st && e->n_asked == e->cap_asked) {
+        size_t c2 = e->cap_asked ? e->cap_asked * 2 : 64;
+        struct asked **v = realloc(e->asked, c2 * sizeof(*v));
+
+        if (!v)
+            st = ARB_ENOMEM;
+        else {
+            e->asked = v;
+            e->cap_asked = c2;
+        }
+    }
+    if (st) {
+        asked_free(x);
+        return st;
+    }
+    e->asked[e->n_asked++] = x;
+    memset(&q, 0, sizeof(q));
+    q.case_id = it->kase->id;
+    q.system_a = a->system;
+    q.system_b = b->system;
+    q.task = s->task;
+    q.prompt = it->kase->prompt;
+    q.output_a = x->text_a;
+    q.output_b = x->text_b;
+    q.items = x->items;
+    q.n_items = x->n_items;
+    q.seed = s->seed;
+    return arb_judge_ask(e->judge, &q, on_answer, x, err);
+}
+
+enum arb_status escalation_drain(struct escalation *e, size_t *unreachable, struct arb_err *err)
+{
+    size_t i, unr = 0;
+    enum arb_status st;
+
+    e->err = err;
+    e->st_cb = ARB_OK;
+    st = arb_judge_drain(e->judge, &unr, err);
+    if (!st)
+        st = e->st_cb;
+    *unreachable += unr;
+    for (i = 0; i < e->n_asked; i++)
+        asked_free(e->asked[i]);
+    e->n_asked = 0;
+    return st;
+}

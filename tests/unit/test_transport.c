@@ -1,0 +1,797 @@
+/*
+ * Unit tests for the judge transport (src/judge/transport.c) against a real
+ * HTTP/1.1 server on 127.0.0.1 that each test starts in a thread.
+ *
+ * The server is deliberately tiny: one thread per connection, keep-alive by
+ * reading requests off the same socket until EOF, a Content-Length body, and
+ * a script of replies (status, extra headers, body, delay, or hang up without
+ * replying) consumed in arrival order; the last entry repeats.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <curl/curl.h>
+
+#include "arbiter/http.h"
+
+#define MAX_REPLIES 16
+#define MAX_CONNS   64
+#define MAX_SEEN    64
+#define CANARY      "CANARY-7f3a9c"
+
+struct reply {
+    int status;
+    const char *headers; /* extra header lines, each ending in \r\n */
+    const char *body;
+    size_t body_len; /* 0: strlen(body) */
+    int delay_ms;
+    int hangup; /* close the connection instead of replying */
+};
+
+struct server {
+    int fd;
+    int port;
+    pthread_t acceptor;
+    pthread_mutex_t mu;
+    struct reply replies[MAX_REPLIES];
+    size_t n_replies;
+    size_t next_reply;
+    pthread_t conns[MAX_CONNS];
+    int conn_fds[MAX_CONNS];
+    size_t n_conns;
+    size_t n_requests;
+    double arrival[MAX_SEEN];
+    int in_flight;
+    int max_in_flight;
+    char seen[16384]; /* request lines and headers of every request, concatenated */
+    char last_body[1024];
+    atomic_int stop;
+};
+
+struct conn_arg {
+    struct server *s;
+    int fd;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleep in small steps so that stopping the server never waits for a long delay. */
+static void nap(struct server *s, int ms)
+{
+    while (ms > 0 && !atomic_load(&s->stop)) {
+        struct timespec ts = {0, 10 * 1000000L};
+
+        nanosleep(&ts, NULL);
+        ms -= 10;
+    }
+}
+
+static int send_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+
+        if (k <= 0)
+            return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static size_t content_length(const char *head)
+{
+    const char *p = head;
+
+    while ((p = strstr(p, "\r\n"))) {
+        p += 2;
+        if (strncasecmp(p, "Content-Length:", 15) == 0)
+            return (size_t)strtoul(p + 15, NULL, 10);
+    }
+    return 0;
+}
+
+/* Note a request (under the lock) and pick its scripted reply. */
+static struct reply take_reply(struct server *s, const char *head, size_t head_len,
+                               const char *body, size_t body_len)
+{
+    struct reply r = {200, "", "ok", 0, 0, 0};
+    size_t used;
+
+    pthread_mutex_lock(&s->mu);
+    if (s->n_requests < MAX_SEEN)
+        s->arrival[s->n_requests] = now_s();
+    s->n_requests++;
+    used = strlen(s->seen);
+    if (used + head_len + 1 < sizeof(s->seen)) {
+        memcpy(s->seen + used, head, head_len);
+        s->seen[used + head_len] = '\0';
+    }
+    if (body_len >= sizeof(s->last_body))
+        body_len = sizeof(s->last_body) - 1;
+    memcpy(s->last_body, body, body_len);
+    s->last_body[body_len] = '\0';
+    if (s->n_replies) {
+        r = s->replies[s->next_reply];
+        if (s->next_reply + 1 < s->n_replies)
+            s->next_reply++;
+    }
+    if (++s->in_flight > s->max_in_flight)
+        s->max_in_flight = s->in_flight;
+    pthread_mutex_unlock(&s->mu);
+    return r;
+}
+
+static int answer(struct server *s, int fd, const struct reply *r)
+{
+    char head[1024];
+    size_t len = r->body_len ? r->body_len : strlen(r->body);
+    int n;
+
+    nap(s, r->delay_ms);
+    pthread_mutex_lock(&s->mu);
+    s->in_flight--;
+    pthread_mutex_unlock(&s->mu);
+    if (r->hangup || atomic_load(&s->stop))
+        return -1;
+    n = snprintf(head, sizeof(head),
+                 "HTTP/1.1 %d Scripted\r\nContent-Length: %zu\r\nContent-Type: text/plain\r\n"
+                 "%s\r\n",
+                 r->status, len, r->headers ? r->headers : "");
+    if (send_all(fd, head, (size_t)n) || send_all(fd, r->body, len))
+        return -1;
+    return 0;
+}
+
+/* The end of a request head: the first CRLF CRLF, or NULL. */
+static char *find_blank_line(char *p, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i + 4 <= n; i++) {
+        if (memcmp(p + i, "\r\n\r\n", 4) == 0)
+            return p + i;
+    }
+    return NULL;
+}
+
+/* One connection: requests one after another on the same socket until EOF. */
+static void *serve_conn(void *arg)
+{
+    struct conn_arg *ca = arg;
+    struct server *s = ca->s;
+    int fd = ca->fd;
+    static const size_t cap = 256 * 1024;
+    char *buf = malloc(cap);
+    size_t have = 0;
+
+    free(ca);
+    while (buf && !atomic_load(&s->stop)) {
+        char *end = find_blank_line(buf, have);
+        size_t head_len, need;
+        struct reply r;
+        ssize_t k;
+
+        if (end) {
+            head_len = (size_t)(end - buf) + 4;
+            buf[head_len - 2] = '\0'; /* ends the header text for content_length */
+            need = head_len + content_length(buf);
+            buf[head_len - 2] = '\r';
+            if (need <= have) {
+                r = take_reply(s, buf, head_len, buf + head_len, need - head_len);
+                if (answer(s, fd, &r))
+                    break;
+                memmove(buf, buf + need, have - need);
+                have -= need;
+                continue;
+            }
+        }
+        if (have == cap)
+            break;
+        k = recv(fd, buf + have, cap - have, 0);
+        if (k <= 0)
+            break;
+        have += (size_t)k;
+    }
+    free(buf);
+    shutdown(fd, SHUT_RDWR);
+    return NULL;
+}
+
+static void *accept_loop(void *arg)
+{
+    struct server *s = arg;
+    int one = 1;
+
+    for (;;) {
+        int fd = accept(s->fd, NULL, NULL);
+        struct conn_arg *ca;
+
+        if (fd < 0 || atomic_load(&s->stop)) {
+            if (fd >= 0)
+                close(fd);
+            break;
+        }
+        /* Head and body go out in two sends; Nagle would hold the body for an ACK. */
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        ca = malloc(sizeof(*ca));
+        pthread_mutex_lock(&s->mu);
+        if (!ca || s->n_conns == MAX_CONNS) {
+            pthread_mutex_unlock(&s->mu);
+            free(ca);
+            close(fd);
+            continue;
+        }
+        ca->s = s;
+        ca->fd = fd;
+        s->conn_fds[s->n_conns] = fd;
+        if (pthread_create(&s->conns[s->n_conns], NULL, serve_conn, ca) == 0) {
+            s->n_conns++;
+        } else {
+            free(ca);
+            close(fd);
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    return NULL;
+}
+
+static void server_start(struct server *s, const struct reply *replies, size_t n)
+{
+    struct sockaddr_in a;
+    socklen_t alen = sizeof(a);
+    int one = 1;
+
+    memset(s, 0, sizeof(*s));
+    cr_assert_leq(n, MAX_REPLIES);
+    memcpy(s->replies, replies, n * sizeof(*replies));
+    s->n_replies = n;
+    pthread_mutex_init(&s->mu, NULL);
+    atomic_init(&s->stop, 0);
+    s->fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_geq(s->fd, 0);
+    setsockopt(s->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(bind(s->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    cr_assert_eq(listen(s->fd, 64), 0);
+    cr_assert_eq(getsockname(s->fd, (struct sockaddr *)&a, &alen), 0);
+    s->port = ntohs(a.sin_port);
+    cr_assert_eq(pthread_create(&s->acceptor, NULL, accept_loop, s), 0);
+}
+
+static void server_stop(struct server *s)
+{
+    size_t i;
+
+    atomic_store(&s->stop, 1);
+    shutdown(s->fd, SHUT_RDWR); /* wakes the blocked accept */
+    pthread_join(s->acceptor, NULL);
+    close(s->fd);
+    for (i = 0; i < s->n_conns; i++)
+        shutdown(s->conn_fds[i], SHUT_RDWR);
+    for (i = 0; i < s->n_conns; i++) {
+        pthread_join(s->conns[i], NULL);
+        close(s->conn_fds[i]);
+    }
+    pthread_mutex_destroy(&s->mu);
+}
+
+static void url_of(const struct server *s, char *out, size_t n)
+{
+    snprintf(out, n, "http://127.0.0.1:%d/v1/chat/completions", s->port);
+}
+
+/* A port nobody listens on: bind one, note it, close it. */
+static int closed_port(void)
+{
+    struct sockaddr_in a;
+    socklen_t alen = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int port;
+
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+    port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+/* What the completion callback saw, plus what it should do. */
+struct seen {
+    struct arb_transport *t;
+    int n;
+    struct {
+        enum arb_status st;
+        long status;
+        char body[256];
+        size_t body_len;
+        int attempts;
+        double latency_s;
+        char error[256];
+        void *user;
+    } r[32];
+    int abort_on_first;
+    const char *followup_url;
+};
+
+static void on_done(void *ctx, const struct arb_http_result *res)
+{
+    struct seen *s = ctx;
+    int i = s->n++;
+
+    cr_assert_lt(i, 32);
+    s->r[i].st = res->st;
+    s->r[i].status = res->status;
+    snprintf(s->r[i].body, sizeof(s->r[i].body), "%s", res->body);
+    s->r[i].body_len = res->body_len;
+    s->r[i].attempts = res->attempts;
+    s->r[i].latency_s = res->latency_s;
+    snprintf(s->r[i].error, sizeof(s->r[i].error), "%s", res->error);
+    s->r[i].user = res->user;
+    if (i == 0 && s->abort_on_first)
+        arb_transport_abort(s->t);
+    if (i == 0 && s->followup_url) {
+        struct arb_http_request req = {s->followup_url, NULL, 0, "next", 4, (void *)2};
+        struct arb_err err;
+
+        cr_assert_eq(arb_transport_submit(s->t, &req, &err), ARB_OK);
+    }
+}
+
+/* Submit n identical requests (user = 1..n), run them all, return the wall time. */
+static double run_n(const struct arb_transport_opts *o, const char *url, const char *const *hdrs,
+                    size_t n_hdrs, int n, struct seen *seen)
+{
+    struct arb_err err;
+    double t0;
+    int i;
+
+    cr_assert_eq(arb_transport_new(o, &seen->t, &err), ARB_OK, "%s", err.msg);
+    for (i = 0; i < n; i++) {
+        struct arb_http_request req = {url, hdrs, n_hdrs, "{\"q\":1}", 7, (void *)(long)(i + 1)};
+
+        cr_assert_eq(arb_transport_submit(seen->t, &req, &err), ARB_OK, "%s", err.msg);
+    }
+    t0 = now_s();
+    cr_assert_eq(arb_transport_run(seen->t, on_done, seen, &err), ARB_OK, "%s", err.msg);
+    t0 = now_s() - t0;
+    arb_transport_free(seen->t);
+    seen->t = NULL;
+    return t0;
+}
+
+/* Serve the script, run n requests against it, stop the server; returns the run's wall time. */
+static double serve_and_run(struct server *s, const struct reply *script, size_t n_script,
+                            const struct arb_transport_opts *o, const char *const *hdrs,
+                            size_t n_hdrs, int n, struct seen *seen)
+{
+    char url[128];
+    double took;
+
+    server_start(s, script, n_script);
+    url_of(s, url, sizeof(url));
+    took = run_n(o, url, hdrs, n_hdrs, n, seen);
+    server_stop(s);
+    return took;
+}
+
+/* Fast retries unless a test says otherwise. */
+static struct arb_transport_opts quick_opts(void)
+{
+    struct arb_transport_opts o = {0};
+
+    o.concurrency = 4;
+    o.timeout_ms = 5000;
+    o.max_retries = 3;
+    o.backoff_base_s = 0.01;
+    o.backoff_max_s = 0.05;
+    o.jitter_seed = 42;
+    return o;
+}
+
+static void global_init(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static void global_fini(void)
+{
+    curl_global_cleanup();
+}
+
+TestSuite(transport, .init = global_init, .fini = global_fini, .timeout = 30);
+
+Test(transport, should_post_and_return_the_reply_body)
+{
+    struct reply script[] = {{200, "", "{\"answer\":42}", 0, 0, 0}};
+    const char *hdrs[] = {"Content-Type: application/json"};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    serve_and_run(&s, script, 1, &o, hdrs, 1, 1, &seen);
+    cr_assert_eq(seen.n, 1);
+    cr_assert_eq(seen.r[0].st, ARB_OK);
+    cr_assert_eq(seen.r[0].status, 200);
+    cr_assert_str_eq(seen.r[0].body, "{\"answer\":42}");
+    cr_assert_eq(seen.r[0].body_len, 13);
+    cr_assert_eq(seen.r[0].attempts, 1);
+    cr_assert_str_eq(seen.r[0].error, "");
+    cr_assert_eq(seen.r[0].user, (void *)1);
+    cr_assert_gt(seen.r[0].latency_s, 0.0);
+    cr_assert(strstr(s.seen, "POST /v1/chat/completions HTTP/1.1\r\n"));
+    cr_assert(strstr(s.seen, "Content-Type: application/json\r\n"));
+    cr_assert_str_eq(s.last_body, "{\"q\":1}");
+}
+
+Test(transport, should_run_transfers_concurrently)
+{
+    struct reply script[] = {{200, "", "slow", 0, 200, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+    double took;
+    int i;
+
+    o.concurrency = 10;
+    took = serve_and_run(&s, script, 1, &o, NULL, 0, 10, &seen);
+    cr_assert_eq(seen.n, 10);
+    for (i = 0; i < 10; i++)
+        cr_assert_eq(seen.r[i].st, ARB_OK);
+    cr_assert_lt(took, 1.0, "10 requests of 200 ms at concurrency 10 took %.3f s", took);
+    cr_assert_geq(took, 0.19);
+}
+
+Test(transport, should_bound_concurrency_and_reuse_connections)
+{
+    struct reply script[] = {{200, "", "slow", 0, 200, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+    double took;
+    int i;
+
+    o.concurrency = 2;
+    took = serve_and_run(&s, script, 1, &o, NULL, 0, 10, &seen);
+    cr_assert_eq(seen.n, 10);
+    for (i = 0; i < 10; i++)
+        cr_assert_eq(seen.r[i].st, ARB_OK);
+    cr_assert_geq(took, 0.9, "10 requests of 200 ms at concurrency 2 took %.3f s", took);
+    cr_assert_leq(s.max_in_flight, 2);
+    cr_assert_leq(s.n_conns, 2, "%zu connections for 10 requests", s.n_conns);
+}
+
+Test(transport, should_retry_after_a_server_error)
+{
+    struct reply script[] = {{500, "", "oops", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK);
+    cr_assert_eq(seen.r[0].attempts, 2);
+    cr_assert_str_eq(seen.r[0].body, "fine");
+    cr_assert_eq(s.n_requests, 2);
+}
+
+Test(transport, should_retry_when_the_server_hangs_up)
+{
+    struct reply script[] = {{0, "", "", 0, 0, 1}, {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
+    cr_assert_eq(seen.r[0].attempts, 2);
+    cr_assert_str_eq(seen.r[0].body, "fine");
+}
+
+Test(transport, should_wait_for_retry_after)
+{
+    struct reply script[] = {{429, "Retry-After: 1\r\n", "slow down", 0, 0, 0},
+                             {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+    double gap;
+
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK);
+    cr_assert_eq(seen.r[0].attempts, 2);
+    cr_assert_eq(s.n_requests, 2);
+    gap = s.arrival[1] - s.arrival[0];
+    cr_assert_geq(gap, 0.9, "retried %.3f s after a Retry-After of 1 s", gap);
+    cr_assert_lt(gap, 2.5);
+}
+
+Test(transport, should_forget_retry_after_on_the_next_attempt)
+{
+    struct reply script[] = {{429, "Retry-After: 1\r\n", "slow down", 0, 0, 0},
+                             {503, "", "busy", 0, 0, 0},
+                             {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+    double gap;
+
+    o.concurrency = 1;
+    serve_and_run(&s, script, 3, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK);
+    cr_assert_eq(seen.r[0].attempts, 3);
+    gap = s.arrival[2] - s.arrival[1];
+    cr_assert_lt(gap, 0.5, "the 503 without Retry-After still waited %.3f s", gap);
+}
+
+Test(transport, should_let_other_transfers_run_while_one_waits)
+{
+    struct reply script[] = {{429, "Retry-After: 1\r\n", "slow down", 0, 0, 0},
+                             {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    o.concurrency = 1;
+    serve_and_run(&s, script, 2, &o, NULL, 0, 3, &seen);
+    cr_assert_eq(seen.n, 3);
+    /* Requests 2 and 3 finish during request 1's wait, so it completes last. */
+    cr_assert_eq(seen.r[0].user, (void *)2);
+    cr_assert_eq(seen.r[1].user, (void *)3);
+    cr_assert_eq(seen.r[2].user, (void *)1);
+    cr_assert_lt(seen.r[0].latency_s, 0.5);
+    cr_assert_geq(seen.r[2].latency_s, 0.9);
+}
+
+Test(transport, should_give_up_after_max_retries)
+{
+    struct reply script[] = {{503, "", "busy", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    o.max_retries = 2;
+    serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_EIO);
+    cr_assert_eq(seen.r[0].status, 503);
+    cr_assert_eq(seen.r[0].attempts, 3);
+    cr_assert_str_eq(seen.r[0].error, "HTTP 503 after 3 attempts");
+    cr_assert_str_eq(seen.r[0].body, "busy");
+    cr_assert_eq(s.n_requests, 3);
+}
+
+Test(transport, should_not_retry_when_negative_retries)
+{
+    struct reply script[] = {{500, "", "oops", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    o.max_retries = -1;
+    serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].attempts, 1);
+    cr_assert_str_eq(seen.r[0].error, "HTTP 500");
+    cr_assert_eq(s.n_requests, 1);
+}
+
+Test(transport, should_not_retry_unauthorized)
+{
+    struct reply script[] = {{401, "", "bad key", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_EIO);
+    cr_assert_eq(seen.r[0].status, 401);
+    cr_assert_eq(seen.r[0].attempts, 1);
+    cr_assert_str_eq(seen.r[0].error, "HTTP 401");
+    cr_assert_eq(s.n_requests, 1);
+}
+
+Test(transport, should_retry_refused_connections)
+{
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    char url[128];
+
+    o.max_retries = 2;
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", closed_port());
+    run_n(&o, url, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_EIO);
+    cr_assert_eq(seen.r[0].status, 0);
+    cr_assert_eq(seen.r[0].attempts, 3);
+    cr_assert_str_eq(seen.r[0].error,
+                     "connection refused (curl: Couldn't connect to server) after 3 attempts");
+}
+
+Test(transport, should_time_out_a_slow_reply)
+{
+    struct reply script[] = {{200, "", "late", 0, 1500, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+    double took;
+
+    o.timeout_ms = 300;
+    o.max_retries = -1;
+    took = serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_EIO);
+    cr_assert_str_eq(seen.r[0].error, "timed out after 300 ms");
+    cr_assert_lt(took, 1.2);
+}
+
+Test(transport, should_refuse_a_reply_past_max_body)
+{
+    static char big[100000];
+    struct reply script[] = {{200, "", big, sizeof(big), 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    memset(big, 'x', sizeof(big));
+    o.max_body = 1000;
+    serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_ETOOBIG);
+    cr_assert_eq(seen.r[0].attempts, 1);
+    cr_assert_str_eq(seen.r[0].error, "reply larger than 1000 bytes");
+    cr_assert_leq(seen.r[0].body_len, 1000);
+}
+
+Test(transport, should_accept_a_reply_of_exactly_max_body)
+{
+    static char exact[1000];
+    struct reply script[] = {{200, "", exact, sizeof(exact), 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    memset(exact, 'y', sizeof(exact));
+    o.max_body = sizeof(exact);
+    serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
+    cr_assert_eq(seen.r[0].body_len, 1000);
+}
+
+Test(transport, should_abort_the_rest_from_the_callback)
+{
+    struct reply script[] = {{200, "", "first", 0, 0, 0}, {200, "", "never", 0, 3000, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+    double took;
+    int i;
+
+    o.concurrency = 2;
+    seen.abort_on_first = 1;
+    took = serve_and_run(&s, script, 2, &o, NULL, 0, 5, &seen);
+    cr_assert_eq(seen.n, 5);
+    cr_assert_eq(seen.r[0].st, ARB_OK);
+    for (i = 1; i < 5; i++) {
+        cr_assert_eq(seen.r[i].st, ARB_EUSAGE);
+        cr_assert_str_eq(seen.r[i].error, "aborted");
+    }
+    cr_assert_lt(took, 1.5, "abort took %.3f s", took);
+}
+
+Test(transport, should_refuse_submissions_after_abort)
+{
+    struct arb_transport *t;
+    struct arb_http_request req = {"http://127.0.0.1:1/", NULL, 0, NULL, 0, NULL};
+    struct arb_err err;
+
+    cr_assert_eq(arb_transport_new(NULL, &t, &err), ARB_OK);
+    arb_transport_abort(t);
+    cr_assert_eq(arb_transport_submit(t, &req, &err), ARB_EUSAGE);
+    cr_assert_str_eq(err.msg, "transport aborted");
+    arb_transport_free(t);
+}
+
+Test(transport, should_send_headers_but_keep_them_out_of_errors)
+{
+    struct reply script[] = {{500, "", "oops", 0, 0, 0}};
+    const char *hdrs[] = {"Authorization: Bearer " CANARY, "Content-Type: application/json"};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+    char url[128];
+    int i;
+
+    o.max_retries = 1;
+    o.connect_timeout_ms = 1000; /* the .invalid name below must not wait on a slow resolver */
+    serve_and_run(&s, script, 1, &o, hdrs, 2, 1, &seen);
+    cr_assert(strstr(s.seen, "Authorization: Bearer " CANARY "\r\n"));
+    cr_assert_str_eq(seen.r[0].error, "HTTP 500 after 2 attempts");
+
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", closed_port());
+    run_n(&o, url, hdrs, 2, 1, &seen);
+    snprintf(url, sizeof(url), "http://" CANARY ".invalid/");
+    run_n(&o, url, hdrs, 2, 1, &seen);
+    cr_assert_eq(seen.n, 3);
+    for (i = 0; i < seen.n; i++) {
+        cr_assert_neq(seen.r[i].st, ARB_OK);
+        cr_assert_null(strstr(seen.r[i].error, CANARY), "error leaks: %s", seen.r[i].error);
+        cr_assert_null(strstr(seen.r[i].error, "Bearer"), "error leaks: %s", seen.r[i].error);
+    }
+}
+
+Test(transport, should_refuse_a_header_with_a_line_break)
+{
+    const char *hdrs[] = {"X-Ok: 1", "X-Evil: a\r\nX-Injected: " CANARY};
+    struct arb_http_request req = {"http://127.0.0.1:1/", hdrs, 2, "", 0, NULL};
+    struct arb_transport *t;
+    struct arb_err err;
+
+    cr_assert_eq(arb_transport_new(NULL, &t, &err), ARB_OK);
+    cr_assert_eq(arb_transport_submit(t, &req, &err), ARB_EUSAGE);
+    cr_assert_null(strstr(err.msg, CANARY));
+    arb_transport_free(t);
+}
+
+Test(transport, should_complete_a_request_submitted_from_the_callback)
+{
+    struct reply script[] = {{200, "", "ok", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+    char url[128];
+
+    server_start(&s, script, 1);
+    url_of(&s, url, sizeof(url));
+    seen.followup_url = url;
+    run_n(&o, url, NULL, 0, 1, &seen);
+    server_stop(&s);
+    cr_assert_eq(seen.n, 2);
+    cr_assert_eq(seen.r[0].user, (void *)1);
+    cr_assert_eq(seen.r[1].user, (void *)2);
+    cr_assert_eq(seen.r[1].st, ARB_OK);
+    cr_assert_str_eq(s.last_body, "next");
+}
+
+Test(transport, should_run_again_after_a_run)
+{
+    struct reply script[] = {{200, "", "ok", 0, 0, 0}};
+    struct arb_http_request req = {NULL, NULL, 0, "x", 1, NULL};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+    struct arb_err err;
+    char url[128];
+
+    server_start(&s, script, 1);
+    url_of(&s, url, sizeof(url));
+    req.url = url;
+    cr_assert_eq(arb_transport_new(&o, &seen.t, &err), ARB_OK);
+    cr_assert_eq(arb_transport_run(seen.t, on_done, &seen, &err), ARB_OK);
+    cr_assert_eq(seen.n, 0);
+    cr_assert_eq(arb_transport_submit(seen.t, &req, &err), ARB_OK);
+    cr_assert_eq(arb_transport_run(seen.t, on_done, &seen, &err), ARB_OK);
+    cr_assert_eq(arb_transport_submit(seen.t, &req, &err), ARB_OK);
+    cr_assert_eq(arb_transport_run(seen.t, on_done, &seen, &err), ARB_OK);
+    arb_transport_free(seen.t);
+    server_stop(&s);
+    cr_assert_eq(seen.n, 2);
+    cr_assert_eq(s.n_conns, 1, "the second run opened a new connection");
+}
