@@ -20,7 +20,7 @@ LDFLAGS ?=
 PKGS = libcjson libpcre2-8 libcrypto libcurl sqlite3
 # Debian packages a build and its tests need: make deps installs the missing ones.
 DEB_PACKAGES = pkg-config libcjson-dev libpcre2-dev libssl-dev libcurl4-openssl-dev \
-               libsqlite3-dev libcriterion-dev
+               libsqlite3-dev libcriterion-dev libmicrohttpd-dev curl
 
 ifdef SANITIZE
 BUILD ?= build-san
@@ -75,6 +75,14 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libarbiter.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libarbiter.a $(PKG_LIBS)
 
+# The test judge: a real HTTP server the tests start on 127.0.0.1 (not part of the library).
+JUDGE_SIM_SRC = $(sort $(wildcard tests/judge_sim/*.c))
+$(BUILD)/judge_sim: $(JUDGE_SIM_SRC) $(wildcard tests/judge_sim/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(SAN_FLAGS) $(CFLAGS) \
+	    $(shell $(PKG_CONFIG) --cflags libmicrohttpd libcjson libcrypto) -o $@ $(JUDGE_SIM_SRC) \
+	    $(shell $(PKG_CONFIG) --libs libmicrohttpd libcjson libcrypto) -lpthread
+
 $(BUILD)/schema-suite: tests/schema_suite/run_suite.c $(BUILD)/libarbiter.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libarbiter.a $(PKG_LIBS)
@@ -89,7 +97,7 @@ deps:
 
 # The sub-make runs after deps, so pkg-config sees freshly installed packages.
 test: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/unit-tests
+	@$(MAKE) --no-print-directory all $(BUILD)/unit-tests $(BUILD)/judge_sim
 	@$(MAKE) --no-print-directory test-unit test-cli
 
 check: test
@@ -100,6 +108,7 @@ test-unit:
 test-cli:
 	@sh tests/cli/run.sh $(BUILD)/arbiter
 	@sh tests/cli/resume.sh $(BUILD)/arbiter
+	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -78,4 +78,11 @@ enum arb_status arb_transport_run(struct arb_transport *t,
 
 void arb_transport_abort(struct arb_transport *t);
 
+/*
+ * Process-wide setup and teardown of the HTTP library (curl_global_init):
+ * the one piece of global state, owned by the program, called once from main.
+ */
+enum arb_status arb_http_global_init(void);
+void arb_http_global_cleanup(void);
+
 #endif

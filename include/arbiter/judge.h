@@ -122,7 +122,7 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
 /*
  * Send what is not cached and wait for every answer.  Each reply is committed
  * to the store as it arrives (the caller must not hold a transaction open).
- * ARB_EDB, ARB_ENOMEM; ARB_EUSAGE with "judge authentication failed (HTTP
+ * ARB_EDB, ARB_ENOMEM; ARB_EREMOTE with "judge authentication failed (HTTP
  * 401)" when the provider refuses the key (the remaining questions are not
  * sent).  Transport failures are not errors here: their questions are
  * answered failed, counted in *unreachable.

@@ -21,7 +21,8 @@ enum arb_status {
     ARB_EUSAGE,   /* a caller or user asked for something impossible */
     ARB_ETOOBIG,  /* input exceeds a documented size or depth cap */
     ARB_EINTERNAL, /* a library misbehaved (PCRE2, OpenSSL) */
-    ARB_EDB        /* the database: locked, unwritable, not a database, full */
+    ARB_EDB,       /* the database: locked, unwritable, not a database, full */
+    ARB_EREMOTE    /* a remote service refused or failed: the judge's 401/403 */
 };
 
 /* One line of detail.  Messages are lower case with no full stop. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arbiter/http.h"
 #include "arbiter/store.h"
 #include "cli.h"
 
@@ -45,6 +46,7 @@ int cli_exit_for(enum arb_status st)
     case ARB_ENOMEM:
     case ARB_EINTERNAL:
     case ARB_EDB:
+    case ARB_EREMOTE:
         return EXIT_ENV;
     }
     return EXIT_ENV;
@@ -122,9 +124,19 @@ int main(int argc, char **argv)
             }
         }
     }
-    for (i = 0; i < N_COMMANDS; i++)
-        if (strcmp(commands[i]->name, name) == 0)
-            return commands[i]->run(argc - 1, argv + 1);
+    for (i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(commands[i]->name, name) == 0) {
+            int rc;
+
+            if (arb_http_global_init() != ARB_OK) {
+                fprintf(stderr, "arbiter: cannot initialise the HTTP library\n");
+                return EXIT_ENV;
+            }
+            rc = commands[i]->run(argc - 1, argv + 1);
+            arb_http_global_cleanup();
+            return rc;
+        }
+    }
     fprintf(stderr, "arbiter: unknown command '%s' (see 'arbiter --help')\n", name);
     return EXIT_USAGE;
 }

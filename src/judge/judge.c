@@ -638,7 +638,7 @@ enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct
     if (!st && j->fatal)
         st = j->fatal;
     if (!st && j->auth_failed)
-        st = arb_err_set(err, ARB_EUSAGE,
+        st = arb_err_set(err, ARB_EREMOTE,
                          "judge authentication failed (HTTP %d): check the key in $%s",
                          j->auth_failed, j->cfg->api_key_env);
     if (!st)

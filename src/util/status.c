@@ -30,6 +30,8 @@ const char *arb_strerror(enum arb_status st)
         return "internal library failure";
     case ARB_EDB:
         return "database failure";
+    case ARB_EREMOTE:
+        return "remote service failure";
     }
     return "unknown status";
 }

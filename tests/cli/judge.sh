@@ -1,0 +1,135 @@
+#!/bin/sh
+# The judge harness against a real HTTP server on 127.0.0.1 (tests/judge_sim),
+# started and stopped here.  usage: tests/cli/judge.sh path/to/arbiter path/to/judge_sim
+set -u
+ARB="$1"
+SIM="$2"
+T=$(mktemp -d)
+SIM_PID=
+stop_sim() {
+    [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
+    SIM_PID=
+}
+trap 'stop_sim; rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# start_sim ARGS...: start the test judge on an ephemeral port; sets PORT.
+start_sim() {
+    stop_sim
+    rm -f "$T/port" "$T/sim.log"
+    "$SIM" --port 0 --port-file "$T/port" --log "$T/sim.log" "$@" >/dev/null 2>"$T/sim.err" &
+    SIM_PID=$!
+    i=0
+    while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    PORT=$(cat "$T/port" 2>/dev/null)
+    [ -n "$PORT" ] || { echo "FAIL: judge_sim did not start: $(cat "$T/sim.err")"; exit 1; }
+}
+
+requests() { [ -f "$T/sim.log" ] && wc -l <"$T/sim.log" || echo 0; }
+
+# A bake-off: N cases; the free-text expectation leaves every case with an item for the judge,
+# except the cases whose id ends in 0, which have nothing unresolved (no expectations there).
+make_suite() { # N [concurrency]
+    n=$1
+    conc=${2:-8}
+    mkdir -p "$T/s"
+    awk -v n="$n" -v dir="$T/s" 'BEGIN {
+        for (i = 0; i < n; i++) {
+            id = sprintf("k%03d", i)
+            if (i % 10 == 0)
+                printf "{\"id\":\"%s\",\"expected\":\"answer %d\"}\n", id, i >(dir "/cases.jsonl")
+            else
+                printf "{\"id\":\"%s\",\"expected\":\"answer %d\",\"expectations\":[{\"id\":\"polite\",\"text\":\"The answer is polite\"}]}\n", id, i >(dir "/cases.jsonl")
+            printf "{\"id\":\"%s\",\"output\":\"answer %d from zz-canary-alpha via SECRET-MODEL-X\",\"duration\":123456}\n", id, i >(dir "/alpha.jsonl")
+            printf "{\"id\":\"%s\",\"output\":\"Answer %d, zz-canary-beta says hi\",\"toolErrors\":77777}\n", id, i >(dir "/beta.jsonl")
+        }
+    }'
+    cat >"$T/s/suite.json" <<JSON
+{"name": "judge test", "seed": 11, "task": "Answer the question.",
+ "systems": {"zz-canary-alpha": "alpha.jsonl", "zz-canary-beta": "beta.jsonl"},
+ "redact": ["SECRET-MODEL-X"],
+ "rubric": {"content": [{"name": "correctness", "check": {"op": "icontains"}}],
+            "structure": [{"name": "formatting", "check": {"op": "starts_with", "expected": "answer"}}]},
+ "judge": {"provider": "openai", "base_url": "http://127.0.0.1:$PORT/v1", "model": "sim-1",
+           "api_key_env": "ARB_TEST_JUDGE_KEY", "concurrency": $conc, "timeout_s": 5,
+           "max_retries": 4},
+ "cases": "cases.jsonl"}
+JSON
+}
+
+export ARB_TEST_JUDGE_KEY=canary-key-7f3a9
+
+# 1. Exact request count, blindness, cache.
+start_sim --latency-ms 5
+make_suite 40
+$ARB run "$T/s/suite.json" --db "$T/a.db" --json >"$T/out" 2>"$T/err" || bad "judged run failed: $(cat "$T/err")"
+n=$(requests)
+[ "$n" -eq 72 ] && ok || bad "expected 72 requests (36 cases x 2 orders), got $n"
+grep -q '"pending_judge":0' "$T/out" && ok || bad "cases left pending: $(cat "$T/out")"
+for canary in zz-canary-alpha zz-canary-beta SECRET-MODEL-X 123456 77777 canary-key-7f3a9 alpha.jsonl; do
+    if grep -q -- "$canary" "$T/sim.log"; then bad "a judge request carried '$canary'"; else ok; fi
+done
+grep -q 'REDACTED' "$T/sim.log" && ok || bad "redaction not applied"
+grep -c '"auth":true' "$T/sim.log" | grep -qx 72 && ok || bad "requests without the auth header"
+for f in "$T/a.db" "$T/a.db-wal"; do
+    [ -f "$f" ] || continue
+    if grep -q canary-key-7f3a9 "$f"; then bad "the API key reached $f"; else ok; fi
+done
+$ARB run "$T/s/suite.json" --db "$T/a.db" >/dev/null 2>&1 || bad "second run failed"
+[ "$(requests)" -eq 72 ] && ok || bad "the second run sent $(( $(requests) - 72 )) requests (cache)"
+$ARB run "$T/s/suite.json" --db "$T/a.db" --no-cache >/dev/null 2>&1 || bad "--no-cache run failed"
+[ "$(requests)" -eq 144 ] && ok || bad "--no-cache sent $(( $(requests) - 72 )), want 72"
+$ARB report latest --db "$T/a.db" --format json >"$T/rep" && ok || bad "report after judging"
+$ARB show latest k001 --db "$T/a.db" | grep -q '"judge":' && ok || bad "show lacks the judge's record"
+
+# 2. No judge: --no-judge, and a missing key.
+$ARB run "$T/s/suite.json" --db "$T/b.db" --no-judge --json >"$T/out" 2>&1 || bad "--no-judge run failed"
+grep -q '"pending_judge":36' "$T/out" && ok || bad "--no-judge: $(cat "$T/out")"
+ARB_TEST_JUDGE_KEY= $ARB run "$T/s/suite.json" --db "$T/b.db" >/dev/null 2>"$T/err"
+[ $? -eq 4 ] && grep -q 'ARB_TEST_JUDGE_KEY is not set' "$T/err" && ok || bad "missing key: $(cat "$T/err")"
+
+# 3. Authentication refused: exit 4, early, with a clear message and no key in it.
+ARB_TEST_JUDGE_KEY=bad-key $ARB run "$T/s/suite.json" --db "$T/c.db" >/dev/null 2>"$T/err"
+[ $? -eq 4 ] && grep -q 'authentication failed (HTTP 401)' "$T/err" && ok || bad "bad key: $(cat "$T/err")"
+grep -q bad-key "$T/err" && bad "the key was printed" || ok
+
+# 4. Faults: 10% 429, 5% 500, 5% malformed, 5% schema-invalid: nothing lost or left pending.
+start_sim --rate-429 0.1 --retry-after 0 --rate-500 0.05 --rate-malformed 0.05 --rate-invalid 0.05
+make_suite 60
+$ARB run "$T/s/suite.json" --db "$T/d.db" --json >"$T/out" 2>"$T/err"
+rc=$?
+grep -q '"pending_judge":0' "$T/out" && ok || bad "faults left cases pending: $(cat "$T/out") $(cat "$T/err")"
+[ $rc -eq 0 ] && ok || bad "fault run exit $rc: $(cat "$T/err")"
+
+# 5. Killed mid-judging and resumed: replies already stored are never requested again.
+start_sim --latency-ms 100
+make_suite 60
+$ARB run "$T/s/suite.json" --db "$T/e.db" >/dev/null 2>&1 &
+pid=$!
+sleep 0.6
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+$ARB run --resume latest --db "$T/e.db" >/dev/null 2>"$T/err" || bad "resume after kill: $(cat "$T/err")"
+# Only requests in flight at the kill (at most the concurrency, 8) may be sent again.
+uniq_bodies=$(sed 's/.*"body"://' "$T/sim.log" | sort -u | wc -l)
+dups=$(( $(requests) - uniq_bodies ))
+[ "$uniq_bodies" -eq 108 ] && ok || bad "kill+resume asked $uniq_bodies distinct requests, want 108"
+[ "$dups" -le 8 ] && ok || bad "$dups requests were sent twice across the kill (more than were in flight)"
+
+# 6. Wall time at concurrency C with latency L: within 1.15 x ideal + 0.2 s.
+start_sim --latency-ms 200
+make_suite 33 16
+start=$(date +%s.%N)
+$ARB run "$T/s/suite.json" --db "$T/f.db" >/dev/null 2>&1 || bad "timed run failed"
+end=$(date +%s.%N)
+# 29 judged cases x 2 orders = 58 requests, 200 ms each, 16 at a time: ideal 0.725 s.
+awk -v s="$start" -v e="$end" 'BEGIN { ideal = 58 * 0.2 / 16; t = e - s;
+    printf "judge: %.2f s for 58 requests (ideal %.2f s, ratio %.2f)\n", t, ideal, t / ideal;
+    exit !(t <= 1.15 * ideal + 0.2) }' && ok || bad "judging slower than 1.15 x ideal + 0.2 s"
+
+stop_sim
+echo "judge: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,194 @@
+/*
+ * judge_sim.c - command line of the test judge: parses the flags, starts the HTTP daemon on
+ * 127.0.0.1, publishes the bound port in --port-file, and stops cleanly on SIGTERM or SIGINT.
+ *
+ * What a request gets is decided in handler.c; see README.md in this folder for the flags, the
+ * protocols and the log format. Tests start this program themselves; it is not part of
+ * libarbiter.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "judge_sim.h"
+
+static const char usage[] =
+    "usage: judge_sim [--port N] [--port-file FILE] [--latency-ms N] [--rate-429 P]\n"
+    "                 [--retry-after S] [--rate-500 P] [--rate-malformed P] [--rate-invalid P]\n"
+    "                 [--rate-hang P] [--hang-ms N] [--prefer-a P] [--log FILE] [--seed N]\n"
+    "                 [--fail-first N] [--status-always CODE]\n"
+    "Rates P are probabilities in [0, 1]; --port 0 (the default) binds an ephemeral port.\n";
+
+static int parse_long(const char *flag, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        fprintf(stderr, "judge_sim: %s wants an integer in [%ld, %ld], not '%s'\n", flag, lo, hi,
+                s);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static int parse_rate(const char *flag, const char *s, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 0 && v <= 1)) {
+        fprintf(stderr, "judge_sim: %s wants a probability in [0, 1], not '%s'\n", flag, s);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* Fills cfg from argv; returns 0 after printing what is wrong. */
+static int parse_args(int argc, char **argv, struct sim_config *cfg)
+{
+    long v;
+
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = 1;
+
+        if (!strcmp(f, "-h") || !strcmp(f, "--help")) {
+            fputs(usage, stdout);
+            exit(0);
+        }
+        if (!a) {
+            fprintf(stderr, "judge_sim: unknown flag or missing value '%s'\n%s", f, usage);
+            return 0;
+        }
+        i++;
+        if (!strcmp(f, "--port")) {
+            ok = parse_long(f, a, 0, 65535, &v);
+            cfg->port = (unsigned)v;
+        } else if (!strcmp(f, "--port-file")) {
+            cfg->port_file = a;
+        } else if (!strcmp(f, "--latency-ms")) {
+            ok = parse_long(f, a, 0, 3600000, &cfg->latency_ms);
+        } else if (!strcmp(f, "--rate-429")) {
+            ok = parse_rate(f, a, &cfg->rate_429);
+        } else if (!strcmp(f, "--retry-after")) {
+            ok = parse_long(f, a, 0, 86400, &cfg->retry_after);
+        } else if (!strcmp(f, "--rate-500")) {
+            ok = parse_rate(f, a, &cfg->rate_500);
+        } else if (!strcmp(f, "--rate-malformed")) {
+            ok = parse_rate(f, a, &cfg->rate_malformed);
+        } else if (!strcmp(f, "--rate-invalid")) {
+            ok = parse_rate(f, a, &cfg->rate_invalid);
+        } else if (!strcmp(f, "--rate-hang")) {
+            ok = parse_rate(f, a, &cfg->rate_hang);
+        } else if (!strcmp(f, "--hang-ms")) {
+            ok = parse_long(f, a, 0, 3600000, &cfg->hang_ms);
+        } else if (!strcmp(f, "--prefer-a")) {
+            ok = parse_rate(f, a, &cfg->prefer_a);
+        } else if (!strcmp(f, "--log")) {
+            cfg->log_path = a;
+        } else if (!strcmp(f, "--seed")) {
+            char *end;
+
+            errno = 0;
+            cfg->seed = strtoull(a, &end, 10);
+            ok = !errno && end != a && !*end && a[0] != '-';
+            if (!ok)
+                fprintf(stderr, "judge_sim: --seed wants an unsigned integer, not '%s'\n", a);
+        } else if (!strcmp(f, "--fail-first")) {
+            ok = parse_long(f, a, 0, 1000000000L, &cfg->fail_first);
+        } else if (!strcmp(f, "--status-always")) {
+            ok = parse_long(f, a, 100, 599, &v);
+            cfg->status_always = (int)v;
+        } else {
+            fprintf(stderr, "judge_sim: unknown flag '%s'\n%s", f, usage);
+            return 0;
+        }
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* Writes the port to path.tmp.PID and renames it over path, so a reader never sees half. */
+static int write_port_file(const char *path, unsigned port)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    FILE *f;
+    int ok;
+
+    if (!tmp) {
+        fprintf(stderr, "judge_sim: out of memory\n");
+        return 0;
+    }
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    f = fopen(tmp, "w");
+    ok = f != NULL;
+    if (ok) {
+        ok = fprintf(f, "%u\n", port) > 0;
+        ok = fclose(f) == 0 && ok;
+    }
+    ok = ok && rename(tmp, path) == 0;
+    if (!ok) {
+        fprintf(stderr, "judge_sim: cannot write port file '%s': %s\n", path, strerror(errno));
+        remove(tmp);
+    }
+    free(tmp);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    struct sim_config cfg = {.retry_after = 1, .hang_ms = 30000};
+    struct sim_state st;
+    struct MHD_Daemon *d;
+    const union MHD_DaemonInfo *info;
+    sigset_t sigs;
+    unsigned port;
+    int sig = 0, rc = 0;
+
+    if (!parse_args(argc, argv, &cfg))
+        return 2;
+    /* Block the stop signals before any thread exists, so all threads inherit the mask and
+     * only sigwait below sees them. */
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (!sim_state_init(&st, &cfg))
+        return 1;
+    d = sim_server_start(&st, cfg.port);
+    if (!d) {
+        sim_state_release(&st);
+        return 1;
+    }
+    info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    port = info ? info->port : cfg.port;
+    if (cfg.port_file && !write_port_file(cfg.port_file, port)) {
+        rc = 1;
+    } else {
+        printf("%u\n", port);
+        fflush(stdout);
+        fprintf(stderr, "judge_sim: listening on 127.0.0.1:%u\n", port);
+        sigwait(&sigs, &sig);
+    }
+    /* Wake sleeping handlers first: MHD_stop_daemon joins every connection thread. */
+    sim_state_stop(&st);
+    MHD_stop_daemon(d);
+    sim_state_release(&st);
+    if (cfg.port_file && !rc)
+        remove(cfg.port_file);
+    return rc;
+}

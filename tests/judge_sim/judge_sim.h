@@ -1,0 +1,122 @@
+/*
+ * judge_sim.h - shared types of the test judge, a loopback HTTP server that speaks the OpenAI
+ * chat-completions and Anthropic messages protocols for Arbiter's tests.
+ *
+ * The program is split in four files: judge_sim.c (command line, signals, daemon), handler.c
+ * (HTTP requests: auth, faults, reply bodies), gen.c (hashing, PRNG, replies built from a JSON
+ * Schema) and state.c (the per-body attempt table, the request log, interruptible sleeps). It is
+ * a test tool, not part of libarbiter, and links none of it.
+ *
+ * Ownership: struct sim_config is filled once by main and read-only afterwards; struct sim_state
+ * holds everything threads share, each part behind its own mutex.
+ */
+#ifndef JUDGE_SIM_H
+#define JUDGE_SIM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#define SIM_DIGEST_LEN 32
+/* Request bodies above this get 413; judge prompts are far smaller. */
+#define SIM_MAX_BODY (16u * 1024u * 1024u)
+
+/* Command-line settings; rates are probabilities in [0, 1]. */
+struct sim_config {
+    unsigned port;
+    const char *port_file;
+    long latency_ms;
+    double rate_429;
+    long retry_after;
+    double rate_500;
+    double rate_malformed;
+    double rate_invalid;
+    double rate_hang;
+    long hang_ms;
+    double prefer_a;
+    const char *log_path;
+    unsigned long long seed;
+    long fail_first;
+    int status_always; /* 0: off */
+};
+
+/* One body seen before: its SHA-256 and how many times it arrived. */
+struct sim_attempt {
+    unsigned char key[SIM_DIGEST_LEN];
+    unsigned long count;
+    bool used;
+};
+
+struct sim_state {
+    const struct sim_config *cfg;
+
+    pthread_mutex_t attempts_lock;
+    struct sim_attempt *attempts; /* open addressing, cap is a power of two */
+    size_t attempts_cap;
+    size_t attempts_len;
+    unsigned long long received; /* every request, for --fail-first */
+
+    pthread_mutex_t log_lock;
+    FILE *log;
+
+    /* Sleeps wait on stop_cond so SIGTERM ends a 30 s hang at once. */
+    pthread_mutex_t stop_lock;
+    pthread_cond_t stop_cond;
+    bool stopping;
+};
+
+/* A xoshiro256** generator; seeded from a SHA-256 digest so replies follow the request. */
+struct sim_rng {
+    uint64_t s[4];
+};
+
+/* state.c */
+int sim_state_init(struct sim_state *st, const struct sim_config *cfg);
+void sim_state_release(struct sim_state *st);
+/* Counts one more arrival of the body with this digest and returns the attempt number (1 for
+ * the first); the global arrival number (1-based) goes to *arrival. Returns 0 on ENOMEM. */
+unsigned long sim_attempt_next(struct sim_state *st, const unsigned char *digest,
+                               unsigned long long *arrival);
+/* Appends one JSON line; body may be NULL. Errors writing the log are reported on stderr. */
+void sim_log_request(struct sim_state *st, const char *path, unsigned long attempt, int status,
+                     const char *body, bool auth, const char *fault);
+/* Sleeps ms milliseconds or until sim_state_stop; returns false when cut short. */
+bool sim_sleep_ms(struct sim_state *st, long ms);
+void sim_state_stop(struct sim_state *st);
+
+/* gen.c */
+/* SHA-256 over the concatenation of n (pointer, length) pairs. Returns 0 on failure. */
+int sim_digest(unsigned char out[SIM_DIGEST_LEN], size_t n, const void *const *parts,
+               const size_t *lens);
+void sim_rng_seed(struct sim_rng *r, const unsigned char digest[SIM_DIGEST_LEN]);
+uint64_t sim_rng_next(struct sim_rng *r);
+/* Uniform in [0, 1). */
+double sim_rng_unit(struct sim_rng *r);
+/* A uniform draw in [0, 1) from the first 8 bytes of a digest. */
+double sim_digest_unit(const unsigned char digest[SIM_DIGEST_LEN]);
+
+/* How a reply is built: force_a makes every "winner" enum that holds "A" answer "A". */
+struct sim_gen {
+    struct sim_rng rng;
+    const cJSON *root; /* for $ref */
+    bool force_a;
+};
+
+/* Builds a value conforming to schema (NULL means the empty schema). The caller frees the
+ * result with cJSON_Delete; NULL means out of memory. */
+cJSON *sim_gen_value(struct sim_gen *g, const cJSON *schema);
+/* Alters a conforming value so that it violates schema: drops a required property, pushes a
+ * bounded number out of range, or, failing both, replaces it with a value of the wrong type.
+ * Returns the value to use (possibly a new one, the old then freed), NULL on ENOMEM. */
+cJSON *sim_gen_break(struct sim_gen *g, const cJSON *schema, cJSON *value);
+
+/* handler.c */
+struct MHD_Daemon;
+/* Starts the daemon on 127.0.0.1 and returns it, or NULL with a message on stderr. */
+struct MHD_Daemon *sim_server_start(struct sim_state *st, unsigned port);
+
+#endif
