@@ -130,6 +130,22 @@ awk -v s="$start" -v e="$end" 'BEGIN { ideal = 58 * 0.2 / 16; t = e - s;
     printf "judge: %.2f s for 58 requests (ideal %.2f s, ratio %.2f)\n", t, ideal, t / ideal;
     exit !(t <= 1.15 * ideal + 0.2) }' && ok || bad "judging slower than 1.15 x ideal + 0.2 s"
 
+# 7. The Anthropic protocol (tool_use replies) against the same server.
+start_sim --latency-ms 5
+make_suite 20
+sed -e 's/"provider": "openai"/"provider": "anthropic"/' -e "s|http://127.0.0.1:$PORT/v1|http://127.0.0.1:$PORT|" \
+    "$T/s/suite.json" >"$T/s/anth.json"
+$ARB run "$T/s/anth.json" --db "$T/g.db" --json >"$T/out" 2>"$T/err" || bad "anthropic run: $(cat "$T/err")"
+grep -q "\"pending_judge\":0,\"missing_output\":0,\"judge_failed\":0" "$T/out" && ok || bad "anthropic: $(cat "$T/out")"
+grep -q '"path":"/v1/messages"' "$T/sim.log" && ok || bad "no request reached /v1/messages"
+
+# 8. Swap off and two samples: one order, two requests per case.
+make_suite 20
+sed -e 's/"max_retries": 4}/"max_retries": 4, "swap": false, "samples": 2}/' "$T/s/suite.json" >"$T/s/samples.json"
+before=$(requests)
+$ARB run "$T/s/samples.json" --db "$T/h.db" --json >"$T/out" 2>"$T/err" || bad "samples run: $(cat "$T/err")"
+[ $(( $(requests) - before )) -eq 36 ] && ok || bad "swap off, 2 samples: $(( $(requests) - before )) requests, want 36"
+
 stop_sim
 echo "judge: $pass passed, $fail failed"
 [ "$fail" = 0 ]
