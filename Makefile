@@ -119,6 +119,8 @@ bench: deps
 	@for b in $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%); do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/batch.sh"; sh bench/batch.sh $(BUILD)/arbiter
 	@echo "== bench/run.sh"; sh bench/run.sh $(BUILD)/arbiter 10000 100000
+	@$(MAKE) --no-print-directory $(BUILD)/judge_sim
+	@echo "== bench/judge.sh"; sh bench/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim 1000 200 32
 
 valgrind: deps
 	@$(MAKE) --no-print-directory all
