@@ -32,6 +32,7 @@ extern const struct arb_cmd arb_cmd_runs;
 extern const struct arb_cmd arb_cmd_show;
 extern const struct arb_cmd arb_cmd_report;
 extern const struct arb_cmd arb_cmd_export;
+extern const struct arb_cmd arb_cmd_compare;
 
 /* "arbiter CMD: message" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

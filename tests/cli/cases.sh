@@ -120,3 +120,12 @@ t "export keeps hostile ids inside" 0 "" "3 comparison files" -- export latest -
 # More than two systems: every pair is blinded and decided.
 t "three systems" 0 '"systems":[{"name":"x","wins":3,"losses":0,"ties":1},{"name":"y","wins":1,"losses":1,"ties":2},{"name":"z","wins":0,"losses":3,"ties":1}]' "" -- run tests/data/cli/three/suite.json --db "$T/three.db" --json
 t "three systems export by pair" 0 "" "6 comparison files" -- export latest --comparisons "$T/three" --db "$T/three.db"
+
+# compare without a judge: deterministic items decided, the rest unresolved.
+printf 'The capital of France is Paris.' >"$T/ca.txt"
+printf 'Paris, I believe.' >"$T/cb.txt"
+printf '[{"id": "paris", "text": "Names Paris", "check": {"op": "icontains", "expected": "paris"}}]' >"$T/ce.json"
+t "compare without a judge" 0 "winner: none (pending_judge)" "" -- compare --task "Capital of France?" --expectations "$T/ce.json" "$T/ca.txt" "$T/cb.txt" -o "$T/cmp.json"
+grep -q '"passed":	true' "$T/cmp.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: compare lost the deterministic expectation"; }
+t "compare needs a task" 2 "" "usage: arbiter compare" -- compare "$T/ca.txt" "$T/cb.txt"
+t "compare missing file" 2 "" "cannot read" -- compare --task x "$T/ca.txt" "$T/none.txt"

@@ -146,6 +146,22 @@ before=$(requests)
 $ARB run "$T/s/samples.json" --db "$T/h.db" --json >"$T/out" 2>"$T/err" || bad "samples run: $(cat "$T/err")"
 [ $(( $(requests) - before )) -eq 36 ] && ok || bad "swap off, 2 samples: $(( $(requests) - before )) requests, want 36"
 
+# 9. arbiter compare: one blind comparison, through the same judge.
+start_sim --latency-ms 5
+printf 'The capital of France is Paris.' >"$T/ca.txt"
+mkdir -p "$T/cb"
+printf 'Paris.' >"$T/cb/answer.txt"
+printf 'notes' >"$T/cb/notes.md"
+printf '["Names Paris", {"id": "short", "text": "Under 40 characters", "check": {"op": "regex", "expected": "^.{0,40}$", "mode": "fullmatch", "file": "answer.txt"}}]' >"$T/ce.json"
+printf '{"provider": "openai", "base_url": "http://127.0.0.1:%s/v1", "model": "sim-1", "api_key_env": "ARB_TEST_JUDGE_KEY"}' "$PORT" >"$T/judge.json"
+before=$(requests)
+$ARB compare --task "What is the capital of France?" --expectations "$T/ce.json" --judge "$T/judge.json" \
+    "$T/ca.txt" "$T/cb" -o "$T/cmp.json" >"$T/out" 2>"$T/err" || bad "compare: $(cat "$T/err")"
+grep -q '"status":	"decided"' "$T/cmp.json" && ok || bad "compare not decided: $(head -c 300 "$T/cmp.json")"
+grep -q "\"A\":	\"$T/ca.txt\"" "$T/cmp.json" && ok || bad "compare: systems.A is not A_PATH"
+[ $(( $(requests) - before )) -eq 2 ] && ok || bad "compare sent $(( $(requests) - before )) requests, want 2"
+grep -q '=== file: answer.txt ===' "$T/sim.log" && ok || bad "a directory output did not reach the judge as files"
+
 stop_sim
 echo "judge: $pass passed, $fail failed"
 [ "$fail" = 0 ]

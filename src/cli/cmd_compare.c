@@ -1,0 +1,435 @@
+/*
+ * cmd_compare.c - `arbiter compare`: one blind pairwise comparison of two
+ * outputs (files or directories) for one task, with the machinery of `run`
+ * (checks for the expectations, the judge for the rest), written as the
+ * blind comparator's comparison.json.
+ *
+ * It builds a one-case suite in a private temporary folder (outputs copied
+ * in), runs it into a database (a temporary one unless --db is given, which
+ * keeps the judge's cache across comparisons), and writes the verdict with
+ * "A" meaning A_PATH and "B" meaning B_PATH whatever the blinding chose: the
+ * judge saw both orders anyway.
+ */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arbiter/file.h"
+#include "arbiter/json.h"
+#include "arbiter/run.h"
+#include "arbiter/store.h"
+#include "arbiter/suite.h"
+#include "cli.h"
+#include "judge_opts.h"
+
+#define CASE_ID "compare"
+
+static const char usage_text[] =
+    "usage: arbiter compare --task TEXT|@FILE [--expectations FILE] [-o FILE]\n"
+    "                       [--judge FILE] [--db FILE] [judge options] A_PATH B_PATH\n"
+    "\n"
+    "One blind comparison of two outputs (each a file, or a directory of files) for one\n"
+    "task.  Expectations with checks are decided by their comparators; the rubric and\n"
+    "free-text expectations go to the judge (both orders, fenced, cached).  Writes the\n"
+    "blind comparator's comparison.json (winner, reasoning, rubric, output_quality,\n"
+    "expectation_results) with A = A_PATH and B = B_PATH.\n"
+    "\n"
+    "  --task TEXT|@FILE     the task the outputs answer (required)\n"
+    "  --expectations FILE   a JSON array of expectations: strings, or objects\n"
+    "                        {\"id\", \"text\", \"check\"} as in a suite\n"
+    "  -o FILE               where to write (default comparison.json)\n"
+    "  --judge FILE          the judge config (JSON); without one, what no check decides\n"
+    "                        stays unresolved and the winner is null\n"
+    "  --db FILE             record into this database (default: a temporary one)\n"
+    "  --judge-url, --judge-model, --concurrency, --no-cache   as for `arbiter run`\n"
+    "\n"
+    "exit: 0 written, 2 usage or input error, 4 judge or database failure\n";
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[65536];
+    size_t n;
+    int rc = 0;
+
+    if (!in || !out)
+        rc = -1;
+    while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            rc = -1;
+    if (in && ferror(in))
+        rc = -1;
+    if (in)
+        fclose(in);
+    if (out && fclose(out))
+        rc = -1;
+    return rc;
+}
+
+/* Copy the regular files of a directory tree (no links, no dot-files). */
+static int copy_tree(const char *from, const char *to, int depth)
+{
+    DIR *d;
+    struct dirent *e;
+    int rc = 0;
+
+    if (depth > 32 || mkdir(to, 0700) != 0)
+        return -1;
+    d = opendir(from);
+    if (!d)
+        return -1;
+    while (!rc && (e = readdir(d)) != NULL) {
+        char src[4096], dst[4096];
+        struct stat sb;
+
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(src, sizeof(src), "%s/%s", from, e->d_name);
+        snprintf(dst, sizeof(dst), "%s/%s", to, e->d_name);
+        if (lstat(src, &sb) != 0)
+            rc = -1;
+        else if (S_ISDIR(sb.st_mode))
+            rc = copy_tree(src, dst, depth + 1);
+        else if (S_ISREG(sb.st_mode))
+            rc = copy_file(src, dst);
+    }
+    closedir(d);
+    return rc;
+}
+
+static void remove_tree(const char *path, int depth)
+{
+    DIR *d = depth < 40 ? opendir(path) : NULL;
+    struct dirent *e;
+
+    while (d && (e = readdir(d)) != NULL) {
+        char p[4096];
+        struct stat sb;
+
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
+        if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+            remove_tree(p, depth + 1);
+        else
+            unlink(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(path);
+}
+
+/* Put one system's output where the suite's reader finds it; returns the path for the suite. */
+static int stage_output(const char *path, const char *dir, const char *name, char *out,
+                        size_t outlen)
+{
+    char sub[4096];
+
+    if (arb_is_dir(path)) {
+        snprintf(out, outlen, "%s/%s", dir, name);
+        snprintf(sub, sizeof(sub), "%s/%s/" CASE_ID, dir, name);
+        if (mkdir(out, 0700) != 0 || copy_tree(path, sub, 0) != 0)
+            return -1;
+        return 0;
+    }
+    snprintf(out, outlen, "%s/%s", dir, name);
+    if (mkdir(out, 0700) != 0)
+        return -1;
+    snprintf(sub, sizeof(sub), "%s/%s/" CASE_ID, dir, name);
+    return copy_file(path, sub);
+}
+
+static cJSON *read_expectations(const char *path)
+{
+    struct arb_buf b;
+    struct arb_err err = {{0}};
+    cJSON *doc = NULL, *out, *e;
+    int i = 0;
+
+    arb_buf_init(&b, 16 << 20);
+    if (arb_file_read(path, &b, &err) ||
+        arb_json_parse(b.ptr, b.len, ARB_JSON_ALLOW_BOM, &doc, &err)) {
+        cli_error("compare", "--expectations %s: %s", path, err.msg);
+        arb_buf_release(&b);
+        return NULL;
+    }
+    arb_buf_release(&b);
+    if (!cJSON_IsArray(doc)) {
+        cli_error("compare", "--expectations %s: expected a JSON array", path);
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    out = cJSON_CreateArray();
+    cJSON_ArrayForEach(e, doc)
+    {
+        cJSON *x;
+        char id[32];
+
+        i++;
+        if (cJSON_IsString(e)) {
+            snprintf(id, sizeof(id), "e%d", i);
+            x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "id", id);
+            cJSON_AddStringToObject(x, "text", e->valuestring);
+        } else {
+            x = cJSON_Duplicate(e, 1);
+        }
+        cJSON_AddItemToArray(out, x);
+    }
+    cJSON_Delete(doc);
+    return out;
+}
+
+/* Swap the A and B members of obj[key] (the verdict named A_PATH's system "B"). */
+static void swap_sides(cJSON *cmp, const char *key)
+{
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(cmp, key), *a, *b;
+
+    if (!o)
+        return;
+    a = cJSON_DetachItemFromObjectCaseSensitive(o, "A");
+    b = cJSON_DetachItemFromObjectCaseSensitive(o, "B");
+    if (b)
+        cJSON_AddItemToObject(o, "A", b);
+    if (a)
+        cJSON_AddItemToObject(o, "B", a);
+}
+
+struct got {
+    cJSON *cmp;
+    int swapped;
+};
+
+static int take_verdict(void *ctx, const struct arb_verdict_row *v)
+{
+    struct got *g = ctx;
+
+    g->cmp = cJSON_Parse(v->comparison_json ? v->comparison_json : "{}");
+    g->swapped = strcmp(v->system_a, "first") != 0;
+    return 1;
+}
+
+struct compare_args {
+    const char *task, *exp_path, *out_path, *db, *a, *b;
+};
+
+static int parse_args(int argc, char **argv, struct compare_args *ca, struct cli_judge *judge)
+{
+    int a, used;
+
+    for (a = 1; a < argc; a++) {
+        const char *o = argv[a];
+        int has_arg = a + 1 < argc;
+
+        used = cli_judge_option(judge, "compare", argc, argv, &a);
+        if (used < 0)
+            return EXIT_USAGE;
+        if (used)
+            continue;
+        if (cli_is_help(o)) {
+            fputs(usage_text, stdout);
+            return -1;
+        } else if (strcmp(o, "--task") == 0 && has_arg) {
+            ca->task = argv[++a];
+        } else if (strcmp(o, "--expectations") == 0 && has_arg) {
+            ca->exp_path = argv[++a];
+        } else if (strcmp(o, "-o") == 0 && has_arg) {
+            ca->out_path = argv[++a];
+        } else if (strcmp(o, "--db") == 0 && has_arg) {
+            ca->db = argv[++a];
+        } else if (o[0] == '-' && o[1]) {
+            cli_error("compare", "unknown or incomplete option '%s' (see 'arbiter compare --help')",
+                      o);
+            return EXIT_USAGE;
+        } else if (!ca->a) {
+            ca->a = o;
+        } else if (!ca->b) {
+            ca->b = o;
+        } else {
+            cli_error("compare", "unexpected argument '%s': give A_PATH and B_PATH", o);
+            return EXIT_USAGE;
+        }
+    }
+    if (!ca->task || !ca->b) {
+        cli_error("compare", "usage: arbiter compare --task TEXT|@FILE A_PATH B_PATH");
+        return EXIT_USAGE;
+    }
+    if (access(ca->a, R_OK) != 0 || access(ca->b, R_OK) != 0) {
+        cli_error("compare", "cannot read '%s': %s", access(ca->a, R_OK) ? ca->a : ca->b,
+                  strerror(errno));
+        return EXIT_USAGE;
+    }
+    return EXIT_PASS;
+}
+
+/* Write the one-case suite; returns an exit code. */
+static int write_suite(const struct compare_args *ca, const char *dir)
+{
+    cJSON *suite = cJSON_CreateObject(), *systems, *cases, *c, *exps = NULL;
+    char pa[4200], pb[4200], path[4200];
+    struct arb_buf task;
+    struct arb_err err = {{0}};
+    char *text = NULL;
+    FILE *f;
+    int code = EXIT_PASS;
+
+    arb_buf_init(&task, 16 << 20);
+    if (ca->task[0] == '@') {
+        if (arb_file_read(ca->task + 1, &task, &err)) {
+            cli_error("compare", "--task %s", err.msg);
+            code = EXIT_USAGE;
+        }
+    } else if (arb_buf_adds(&task, ca->task)) {
+        code = EXIT_ENV;
+    }
+    if (!code && (stage_output(ca->a, dir, "first", pa, sizeof(pa)) ||
+                  stage_output(ca->b, dir, "second", pb, sizeof(pb)))) {
+        cli_error("compare", "cannot copy the outputs into '%s': %s", dir, strerror(errno));
+        code = EXIT_ENV;
+    }
+    if (!code && ca->exp_path && !(exps = read_expectations(ca->exp_path)))
+        code = EXIT_USAGE;
+    if (!code) {
+        cJSON_AddStringToObject(suite, "name", "compare");
+        cJSON_AddStringToObject(suite, "task", task.ptr ? task.ptr : "");
+        systems = cJSON_AddObjectToObject(suite, "systems");
+        cJSON_AddStringToObject(systems, "first", pa);
+        cJSON_AddStringToObject(systems, "second", pb);
+        if (exps)
+            cJSON_AddItemToObject(suite, "expectations", exps);
+        exps = NULL;
+        cases = cJSON_AddArrayToObject(suite, "cases");
+        c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "id", CASE_ID);
+        cJSON_AddItemToArray(cases, c);
+        text = cJSON_Print(suite);
+        snprintf(path, sizeof(path), "%s/suite.json", dir);
+        f = text ? fopen(path, "wb") : NULL;
+        if (!f || fputs(text, f) < 0 || fclose(f)) {
+            cli_error("compare", "cannot write '%s'", path);
+            code = EXIT_ENV;
+        }
+    }
+    cJSON_free(text);
+    cJSON_Delete(exps);
+    cJSON_Delete(suite);
+    arb_buf_release(&task);
+    return code;
+}
+
+static int compare_cmd(int argc, char **argv)
+{
+    struct compare_args ca = {NULL, NULL, "comparison.json", NULL, NULL, NULL};
+    struct cli_judge judge;
+    struct arb_run_opts opts = {0};
+    struct arb_run_summary sum;
+    struct arb_suite *suite = NULL;
+    struct arb_store *st = NULL;
+    struct arb_err err = {{0}};
+    struct got g = {NULL, 0};
+    char tmpl[] = "/tmp/arbiter-compare-XXXXXX", path[4200], *text = NULL;
+    const char *dir = NULL;
+    FILE *f;
+    int code;
+    enum arb_status rs;
+
+    memset(&judge, 0, sizeof(judge));
+    memset(&sum, 0, sizeof(sum));
+    code = parse_args(argc, argv, &ca, &judge);
+    if (code)
+        return code < 0 ? EXIT_PASS : code;
+    dir = mkdtemp(tmpl);
+    if (!dir) {
+        cli_error("compare", "cannot create a temporary folder: %s", strerror(errno));
+        return EXIT_ENV;
+    }
+    code = write_suite(&ca, dir);
+    if (code)
+        goto out;
+    snprintf(path, sizeof(path), "%s/suite.json", dir);
+    rs = arb_suite_load(path, &suite, &err);
+    if (rs) {
+        cli_error("compare", "%s", err.msg);
+        code = cli_exit_for(rs);
+        goto out;
+    }
+    code = cli_judge_setup(&judge, "compare", NULL, NULL);
+    if (code)
+        goto out;
+    if (judge.have) {
+        opts.judge = &judge.cfg;
+        opts.api_key = judge.key;
+        opts.no_cache = judge.no_cache;
+    }
+    snprintf(path, sizeof(path), "%s/compare.db", dir);
+    rs = arb_store_open(ca.db ? ca.db : path, 0, &st, &err);
+    if (!rs)
+        rs = arb_run_execute(st, suite, &opts, &sum, &err);
+    if (!rs)
+        rs = arb_store_verdicts(st, sum.run_id, CASE_ID, take_verdict, &g, &err);
+    if (rs) {
+        cli_error("compare", "%s", err.msg);
+        code = cli_exit_for(rs);
+        goto out;
+    }
+    if (!g.cmp) {
+        cli_error("compare", "no verdict was recorded");
+        code = EXIT_ENV;
+        goto out;
+    }
+    if (g.swapped) {
+        /* The blinding showed B_PATH as A: report in the user's terms, A = A_PATH. */
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(g.cmp, "winner");
+
+        swap_sides(g.cmp, "rubric");
+        swap_sides(g.cmp, "output_quality");
+        swap_sides(g.cmp, "expectation_results");
+        if (cJSON_IsString(w) && strcmp(w->valuestring, "TIE") != 0)
+            cJSON_ReplaceItemInObject(g.cmp, "winner",
+                                      cJSON_CreateString(w->valuestring[0] == 'A' ? "B" : "A"));
+    }
+    {
+        cJSON *sys = cJSON_AddObjectToObject(g.cmp, "systems");
+
+        cJSON_AddStringToObject(sys, "A", ca.a);
+        cJSON_AddStringToObject(sys, "B", ca.b);
+    }
+    text = cJSON_Print(g.cmp);
+    f = text ? fopen(ca.out_path, "wb") : NULL;
+    if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0 || fclose(f)) {
+        cli_error("compare", "cannot write '%s': %s", ca.out_path, strerror(errno));
+        code = EXIT_ENV;
+        goto out;
+    }
+    {
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(g.cmp, "winner");
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(g.cmp, "status");
+
+        printf("winner: %s (%s); written to %s\n", cJSON_IsString(w) ? w->valuestring : "none",
+               cJSON_IsString(s) ? s->valuestring : "?", ca.out_path);
+    }
+    if (sum.unreachable)
+        code = EXIT_ENV;
+out:
+    cJSON_free(text);
+    cJSON_Delete(g.cmp);
+    arb_run_summary_release(&sum);
+    arb_suite_free(suite);
+    arb_store_close(st);
+    cli_judge_release(&judge);
+    if (dir)
+        remove_tree(dir, 0);
+    return code;
+}
+
+const struct arb_cmd arb_cmd_compare = {
+    .name = "compare",
+    .summary = "one blind comparison of two outputs for one task: writes comparison.json",
+    .usage = usage_text,
+    .run = compare_cmd,
+};
