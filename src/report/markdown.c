@@ -209,6 +209,23 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
                             num(run, "id"), str(run, "status"), str(run, "created_at"),
                             num(run, "seed"), num(report, "cases"), num(report, "decided"),
                             num(report, "pending_judge"), num(report, "missing_output"));
+    if (!st && num(report, "judge_failed") > 0)
+        st = arb_buf_printf(out, "The judge could not answer %.0f cases (judge_failed): they "
+                                 "count as undecided.\n\n",
+                            num(report, "judge_failed"));
+    if (!st) {
+        const cJSON *ju = cJSON_GetObjectItemCaseSensitive(report, "judge_usage");
+        const cJSON *jc = cJSON_GetObjectItemCaseSensitive(run, "judge");
+
+        if (jc)
+            st = arb_buf_printf(out, "Judge: %s (config %.12s): %.0f judgments, %.0f from the "
+                                     "cache, %.0f invalid replies, %.0f + %.0f tokens.\n\n",
+                                str(jc, "model"), str(jc, "hash"), num(ju, "judgments"),
+                                num(ju, "cached"), num(ju, "invalid_replies"),
+                                num(ju, "prompt_tokens"), num(ju, "completion_tokens"));
+        else
+            st = arb_buf_adds(out, "No judge: unresolved cases stay pending.\n\n");
+    }
     if (!st)
         st = systems_table(report, out);
     if (!st)

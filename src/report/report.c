@@ -234,6 +234,11 @@ static int on_run(void *ctx, const struct arb_run_row *r)
              cJSON_AddStringToObject(o, "status", r->status ? r->status : "") &&
              cJSON_AddNumberToObject(o, "seed", (double)r->seed) &&
              cJSON_AddStringToObject(o, "arbiter_version", r->version ? r->version : "");
+    if (ri->ok && r->judge_json) {
+        cJSON *j = cJSON_Parse(r->judge_json);
+
+        ri->ok = j && cJSON_AddItemToObject(o, "judge", j);
+    }
     return 1;
 }
 
@@ -312,6 +317,22 @@ enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
     }
     if (!rc)
         rc = arb_store_problems(st, run, on_problem, problems, err);
+    if (!rc) {
+        struct arb_judge_totals jt;
+        cJSON *j;
+
+        rc = arb_store_judge_totals(st, run, &jt, err);
+        j = rc ? NULL : cJSON_AddObjectToObject(r, "judge_usage");
+        if (!rc && !(j && cJSON_AddNumberToObject(j, "judgments", (double)jt.judgments) &&
+                     cJSON_AddNumberToObject(j, "cached", (double)jt.cached) &&
+                     cJSON_AddNumberToObject(j, "invalid_replies", (double)jt.invalid) &&
+                     cJSON_AddNumberToObject(j, "prompt_tokens", (double)jt.prompt_tokens) &&
+                     cJSON_AddNumberToObject(j, "completion_tokens",
+                                             (double)jt.completion_tokens) &&
+                     cJSON_AddNumberToObject(j, "latency_s", jt.latency_s) &&
+                     cJSON_AddNumberToObject(r, "judge_failed", (double)sum.judge_failed)))
+            rc = ARB_ENOMEM;
+    }
     arb_run_summary_release(&sum);
     cJSON_Delete(a.systems);
     cJSON_Delete(a.expectations);

@@ -82,7 +82,9 @@ $ARB run "$T/s/suite.json" --db "$T/a.db" >/dev/null 2>&1 || bad "second run fai
 [ "$(requests)" -eq 72 ] && ok || bad "the second run sent $(( $(requests) - 72 )) requests (cache)"
 $ARB run "$T/s/suite.json" --db "$T/a.db" --no-cache >/dev/null 2>&1 || bad "--no-cache run failed"
 [ "$(requests)" -eq 144 ] && ok || bad "--no-cache sent $(( $(requests) - 72 )), want 72"
-$ARB report latest --db "$T/a.db" --format json >"$T/rep" && ok || bad "report after judging"
+$ARB report 2 --db "$T/a.db" --format json >"$T/rep" && ok || bad "report after judging"
+grep -q '"cached":	72' "$T/rep" && ok || bad "report: the second run's 72 cached judgments are not counted"
+$ARB report 1 --db "$T/a.db" | grep -q "Judge: sim-1 (config " && ok || bad "markdown report lacks the judge line"
 $ARB show latest k001 --db "$T/a.db" | grep -q '"judge":' && ok || bad "show lacks the judge's record"
 
 # 2. No judge: --no-judge, and a missing key.
