@@ -20,7 +20,10 @@
 
 /* Deeper than any judge schema; stops recursive $defs from recursing forever. */
 #define MAX_DEPTH 24
-#define MAX_ITEMS 16
+/* Past this depth a recursive schema gets only what it requires: required properties and
+ * minItems items, so a tree of $refs ends instead of growing to MAX_DEPTH. */
+#define SOFT_DEPTH 6
+#define MAX_ITEMS  16
 #define MAX_BREAKS 32
 
 int sim_digest(unsigned char out[SIM_DIGEST_LEN], size_t n, const void *const *parts,
@@ -265,9 +268,8 @@ static cJSON *gen_integer(struct sim_gen *g, const cJSON *schema)
         long long k_hi = b >= 0 ? b / step : -((-b + step - 1) / step);
 
         if (k_hi >= k_lo)
-            return cJSON_CreateNumber((double)((k_lo + (long long)pick(g, (uint64_t)(k_hi - k_lo +
-                                                                                     1))) *
-                                               step));
+            return cJSON_CreateNumber(
+                (double)((k_lo + (long long)pick(g, (uint64_t)(k_hi - k_lo + 1))) * step));
     }
     return cJSON_CreateNumber((double)(a + (long long)pick(g, (uint64_t)(b - a + 1))));
 }
@@ -286,19 +288,19 @@ static cJSON *gen_number(struct sim_gen *g, const cJSON *schema)
 }
 
 static const char *const subjects[] = {
-    "The first response", "The second response", "Both responses", "Neither response",
-    "Response A",         "Response B",
+    "The first response", "The second response", "Both responses",
+    "Neither response",   "Response A",          "Response B",
 };
 static const char *const verbs[] = {
     "answers", "explains", "addresses", "covers", "misreads", "handles",
 };
 static const char *const objects[] = {
-    "the question",      "the main point",    "the requested format",
-    "the key facts",     "the edge cases",    "the user's constraints",
+    "the question",  "the main point", "the requested format",
+    "the key facts", "the edge cases", "the user's constraints",
 };
 static const char *const tails[] = {
-    "clearly.", "with fewer errors.", "in less detail.", "accurately.", "only in part.",
-    "concisely.",
+    "clearly.",    "with fewer errors.", "in less detail.",
+    "accurately.", "only in part.",      "concisely.",
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -369,6 +371,18 @@ static bool enum_has_a(const cJSON *en)
 
 static cJSON *gen_at(struct sim_gen *g, const cJSON *schema, int depth);
 
+static bool is_required(const cJSON *schema, const char *name)
+{
+    const cJSON *e;
+
+    cJSON_ArrayForEach(e, get(schema, "required"))
+    {
+        if (cJSON_IsString(e) && !strcmp(e->valuestring, name))
+            return true;
+    }
+    return false;
+}
+
 static cJSON *gen_object(struct sim_gen *g, const cJSON *schema, int depth)
 {
     const cJSON *props = get(schema, "properties");
@@ -384,6 +398,8 @@ static cJSON *gen_object(struct sim_gen *g, const cJSON *schema, int depth)
         const cJSON *en = get(ps, "enum");
         cJSON *v;
 
+        if (depth > SOFT_DEPTH && !is_required(schema, p->string))
+            continue;
         /* First-position bias: the judge says "A" whatever it read. */
         if (g->force_a && !strcmp(p->string, "winner") && cJSON_IsArray(en) && enum_has_a(en))
             v = cJSON_CreateString("A");
@@ -444,7 +460,9 @@ static cJSON *gen_array(struct sim_gen *g, const cJSON *schema, int depth)
     if (hi < lo)
         hi = lo;
     /* An empty array is valid but tells a test little: prefer at least one item. */
-    if (lo == 0 && hi > 0)
+    if (depth > SOFT_DEPTH)
+        hi = lo;
+    else if (lo == 0 && hi > 0)
         lo = 1;
     n = lo + (long)pick(g, (uint64_t)(hi - lo + 1));
     for (long i = 0; i < n; i++) {
@@ -464,9 +482,27 @@ static cJSON *gen_array(struct sim_gen *g, const cJSON *schema, int depth)
             cJSON_Delete(v); /* the items allow too few values; stop short */
             break;
         }
-        cJSON_AddItemToArray(arr, v);
+        if (!cJSON_AddItemToArray(arr, v)) {
+            cJSON_Delete(v);
+            cJSON_Delete(arr);
+            return NULL;
+        }
     }
     return arr;
+}
+
+static const cJSON *first_branch(const struct sim_gen *g, const cJSON *branches)
+{
+    const cJSON *b;
+
+    cJSON_ArrayForEach(b, branches)
+    {
+        const cJSON *t = get(resolve(g, b), "type");
+
+        if (!cJSON_IsString(t) || strcmp(t->valuestring, "null") != 0)
+            return b;
+    }
+    return cJSON_GetArrayItem(branches, 0);
 }
 
 static cJSON *gen_at(struct sim_gen *g, const cJSON *schema, int depth)
@@ -482,18 +518,18 @@ static cJSON *gen_at(struct sim_gen *g, const cJSON *schema, int depth)
         return cJSON_Duplicate(c, true);
     en = get(schema, "enum");
     if (cJSON_IsArray(en) && cJSON_GetArraySize(en) > 0)
-        return cJSON_Duplicate(cJSON_GetArrayItem(en, (int)pick(g, (uint64_t)cJSON_GetArraySize(
-                                                                       en))),
-                               true);
+        return cJSON_Duplicate(
+            cJSON_GetArrayItem(en, (int)pick(g, (uint64_t)cJSON_GetArraySize(en))), true);
     branches = get(schema, "anyOf");
     if (!cJSON_IsArray(branches))
         branches = get(schema, "oneOf");
     if (!cJSON_IsArray(branches))
         branches = get(schema, "allOf");
-    /* One branch, the first: enough for the nullable and wrapped-$ref shapes judges use. */
+    /* One branch, the first that is not {"type": "null"}: enough for the nullable and
+     * wrapped-$ref shapes judges use. */
     if (cJSON_IsArray(branches) && cJSON_GetArraySize(branches) > 0 && !get(schema, "type") &&
         !get(schema, "properties"))
-        return gen_at(g, cJSON_GetArrayItem(branches, 0), depth + 1);
+        return gen_at(g, first_branch(g, branches), depth + 1);
     type = type_of(schema);
     if (!strcmp(type, "string"))
         return gen_string(g, schema);

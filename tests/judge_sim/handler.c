@@ -206,8 +206,8 @@ static char *openai_body(struct sim_gen *g, const cJSON *req, size_t body_len, b
     char id[64];
     bool ok;
 
-    if (cJSON_IsString(member(rf, "type")) && !strcmp(member(rf, "type")->valuestring,
-                                                      "json_schema"))
+    if (cJSON_IsString(member(rf, "type")) &&
+        !strcmp(member(rf, "type")->valuestring, "json_schema"))
         schema = member(member(rf, "json_schema"), "schema");
     value = make_value(g, cJSON_IsObject(schema) ? schema : NULL, invalid);
     content = value ? cJSON_PrintUnformatted(value) : NULL;
@@ -298,8 +298,7 @@ static char *anthropic_body(struct sim_gen *g, const cJSON *req, size_t body_len
         ok = cJSON_AddStringToObject(block, "type", "text") &&
              cJSON_AddStringToObject(block, "text", out_text);
     }
-    ok = ok &&
-         cJSON_AddStringToObject(root, "stop_reason", tool ? "tool_use" : "end_turn") &&
+    ok = ok && cJSON_AddStringToObject(root, "stop_reason", tool ? "tool_use" : "end_turn") &&
          cJSON_AddNullToObject(root, "stop_sequence");
     usage = attach(root, "usage", cJSON_CreateObject());
     ok = ok && cJSON_AddNumberToObject(usage, "input_tokens", (double)(body_len / 4)) &&
@@ -436,8 +435,8 @@ static void decide(struct sim_state *st, struct MHD_Connection *mc, enum proto p
     cJSON_Delete(req);
 }
 
-static enum MHD_Result send_reply(struct sim_state *st, struct MHD_Connection *mc,
-                                  struct reply *r, unsigned long attempt)
+static enum MHD_Result send_reply(struct sim_state *st, struct MHD_Connection *mc, struct reply *r,
+                                  unsigned long attempt)
 {
     struct MHD_Response *resp;
     enum MHD_Result ret;
@@ -474,9 +473,8 @@ static enum proto route(const char *url, const char *method)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
 {
     struct sim_state *st = cls;
     struct conn *c = *con_cls;
@@ -542,9 +540,8 @@ struct MHD_Daemon *sim_server_start(struct sim_state *st, unsigned port)
     d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
                              MHD_USE_AUTO | MHD_USE_ERROR_LOG,
                          (uint16_t)port, NULL, NULL, on_request, st, MHD_OPTION_SOCK_ADDR,
-                         (const struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED,
-                         on_completed, st, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)512,
-                         MHD_OPTION_END);
+                         (const struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+                         st, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)512, MHD_OPTION_END);
     if (!d)
         fprintf(stderr, "judge_sim: cannot listen on 127.0.0.1:%u\n", port);
     return d;
