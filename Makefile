@@ -108,6 +108,7 @@ test-unit:
 test-cli:
 	@sh tests/cli/run.sh $(BUILD)/arbiter
 	@sh tests/cli/resume.sh $(BUILD)/arbiter
+	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 
 demo: deps

@@ -29,13 +29,15 @@
 #include "arbiter/status.h"
 #include "arbiter/store.h"
 
-enum arb_judge_provider { ARB_JUDGE_OPENAI = 0, ARB_JUDGE_ANTHROPIC };
+enum arb_judge_provider { ARB_JUDGE_OPENAI = 0, ARB_JUDGE_ANTHROPIC, ARB_JUDGE_COMMAND };
 
 struct arb_judge_config {
     enum arb_judge_provider provider;
     char *base_url;    /* openai: ".../v1"; anthropic: "https://api.anthropic.com" */
     char *model;
-    char *api_key_env; /* the NAME of the variable holding the key (never the key) */
+    char *api_key_env; /* the NAME of the variable holding the key (never the key); NULL for
+                          a command judge, which needs none */
+    char **command;    /* command provider: argv, NULL-terminated */
     int swap;          /* ask both orders (default 1) */
     int samples;       /* per order (default 1) */
     double temperature; /* default 0 */

@@ -92,7 +92,7 @@ int cli_judge_setup(struct cli_judge *j, const char *cmd, const cJSON *suite_jud
     st = arb_judge_config_parse(obj, &j->cfg, &err);
     cJSON_Delete(doc);
     if (st) {
-        cli_error(cmd, "%s%s", j->file ? j->file : "suite", err.msg);
+        cli_error(cmd, "%s: %s", j->file ? j->file : "suite", err.msg);
         return cli_exit_for(st);
     }
     j->have = 1;
@@ -105,6 +105,8 @@ int cli_judge_setup(struct cli_judge *j, const char *cmd, const cJSON *suite_jud
         cli_error(cmd, "%s", err.msg);
         return EXIT_ENV;
     }
+    if (!j->cfg.api_key_env)
+        return EXIT_PASS; /* a command judge needs no key */
     key = getenv(j->cfg.api_key_env);
     if (!key || !key[0]) {
         cli_error(cmd,

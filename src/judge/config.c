@@ -14,10 +14,28 @@
 static const char *const keys[] = {"provider",    "base_url",  "model",      "api_key_env",
                                    "swap",        "samples",   "temperature", "max_tokens",
                                    "seed",        "concurrency", "timeout_s", "max_retries",
-                                   NULL};
+                                   "command",     NULL};
+
+static const char *provider_name(enum arb_judge_provider p)
+{
+    switch (p) {
+    case ARB_JUDGE_OPENAI:
+        return "openai";
+    case ARB_JUDGE_ANTHROPIC:
+        return "anthropic";
+    case ARB_JUDGE_COMMAND:
+        return "command";
+    }
+    return "openai";
+}
 
 void arb_judge_config_release(struct arb_judge_config *cfg)
 {
+    size_t i;
+
+    for (i = 0; cfg->command && cfg->command[i]; i++)
+        free(cfg->command[i]);
+    free(cfg->command);
     free(cfg->base_url);
     free(cfg->model);
     free(cfg->api_key_env);
@@ -81,30 +99,61 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
             return arb_err_set(err, ARB_ESCHEMA,
                                "/judge/%s: unknown key (valid: provider, base_url, model, "
                                "api_key_env, swap, samples, temperature, max_tokens, seed, "
-                               "concurrency, timeout_s, max_retries)",
+                               "concurrency, timeout_s, max_retries, command)",
                                k->string);
     }
     v = cJSON_GetObjectItemCaseSensitive(obj, "provider");
     if (v && !(cJSON_IsString(v) && (strcmp(v->valuestring, "openai") == 0 ||
-                                     strcmp(v->valuestring, "anthropic") == 0)))
+                                     strcmp(v->valuestring, "anthropic") == 0 ||
+                                     strcmp(v->valuestring, "command") == 0)))
         return arb_err_set(err, ARB_ESCHEMA,
-                           "/judge/provider: expected \"openai\" or \"anthropic\" (the command "
-                           "provider is not built yet)");
-    cfg->provider = v && strcmp(v->valuestring, "anthropic") == 0 ? ARB_JUDGE_ANTHROPIC
-                                                                   : ARB_JUDGE_OPENAI;
+                           "/judge/provider: expected \"openai\", \"anthropic\" or \"command\"");
+    cfg->provider = !v                                        ? ARB_JUDGE_OPENAI
+                    : strcmp(v->valuestring, "anthropic") == 0 ? ARB_JUDGE_ANTHROPIC
+                    : strcmp(v->valuestring, "command") == 0   ? ARB_JUDGE_COMMAND
+                                                               : ARB_JUDGE_OPENAI;
     st = get_string(obj, "base_url", &cfg->base_url, err);
     if (!st)
         st = get_string(obj, "model", &cfg->model, err);
     if (!st)
         st = get_string(obj, "api_key_env", &cfg->api_key_env, err);
-    if (!st && !cfg->base_url) {
+    v = cJSON_GetObjectItemCaseSensitive(obj, "command");
+    if (!st && cfg->provider == ARB_JUDGE_COMMAND) {
+        const cJSON *a;
+        size_t n = 0;
+
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1)
+            return arb_err_set(err, ARB_ESCHEMA,
+                               "/judge/command: expected the program and its arguments as an "
+                               "array of strings");
+        cfg->command = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof(char *));
+        if (!cfg->command)
+            return ARB_ENOMEM;
+        cJSON_ArrayForEach(a, v)
+        {
+            if (!cJSON_IsString(a) || !a->valuestring[0]) {
+                arb_judge_config_release(cfg);
+                return arb_err_set(err, ARB_ESCHEMA, "/judge/command/%zu: expected a string", n);
+            }
+            cfg->command[n] = strdup(a->valuestring);
+            if (!cfg->command[n++]) {
+                arb_judge_config_release(cfg);
+                return ARB_ENOMEM;
+            }
+        }
+        if (!cfg->model && !(cfg->model = strdup("command")))
+            st = ARB_ENOMEM;
+    } else if (!st && v) {
+        st = arb_err_set(err, ARB_ESCHEMA, "/judge/command: only for the \"command\" provider");
+    }
+    if (!st && !cfg->base_url && cfg->provider != ARB_JUDGE_COMMAND) {
         cfg->base_url = strdup(cfg->provider == ARB_JUDGE_OPENAI ? "https://api.openai.com/v1"
                                                                  : "https://api.anthropic.com");
         st = cfg->base_url ? ARB_OK : ARB_ENOMEM;
     }
     if (!st && !cfg->model)
         st = arb_err_set(err, ARB_ESCHEMA, "/judge: missing required key 'model'");
-    if (!st && !cfg->api_key_env)
+    if (!st && !cfg->api_key_env && cfg->provider != ARB_JUDGE_COMMAND)
         st = arb_err_set(err, ARB_ESCHEMA,
                          "/judge: missing required key 'api_key_env' (the NAME of the "
                          "environment variable holding the key)");
@@ -142,11 +191,20 @@ cJSON *arb_judge_config_json(const struct arb_judge_config *cfg)
     cJSON *o = cJSON_CreateObject();
     int ok = o != NULL;
 
-    ok = ok && cJSON_AddStringToObject(
-                   o, "provider", cfg->provider == ARB_JUDGE_OPENAI ? "openai" : "anthropic");
-    ok = ok && cJSON_AddStringToObject(o, "base_url", cfg->base_url);
+    ok = ok && cJSON_AddStringToObject(o, "provider", provider_name(cfg->provider));
+    if (ok && cfg->base_url)
+        ok = cJSON_AddStringToObject(o, "base_url", cfg->base_url) != NULL;
     ok = ok && cJSON_AddStringToObject(o, "model", cfg->model);
-    ok = ok && cJSON_AddStringToObject(o, "api_key_env", cfg->api_key_env);
+    if (ok && cfg->api_key_env)
+        ok = cJSON_AddStringToObject(o, "api_key_env", cfg->api_key_env) != NULL;
+    if (ok && cfg->command) {
+        cJSON *argv = cJSON_AddArrayToObject(o, "command");
+        size_t i;
+
+        for (i = 0; ok && argv && cfg->command[i]; i++)
+            ok = cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->command[i]));
+        ok = ok && argv;
+    }
     ok = ok && cJSON_AddBoolToObject(o, "swap", cfg->swap);
     ok = ok && cJSON_AddNumberToObject(o, "samples", cfg->samples);
     ok = ok && cJSON_AddNumberToObject(o, "temperature", cfg->temperature);
@@ -173,16 +231,21 @@ enum arb_status arb_judge_config_rehash(struct arb_judge_config *cfg, struct arb
     enum arb_status st = ARB_ENOMEM;
 
     if (o && tmpl &&
-        cJSON_AddStringToObject(o, "provider",
-                                cfg->provider == ARB_JUDGE_OPENAI ? "openai" : "anthropic") &&
+        cJSON_AddStringToObject(o, "provider", provider_name(cfg->provider)) &&
         cJSON_AddStringToObject(o, "model", cfg->model) &&
         cJSON_AddBoolToObject(o, "swap", cfg->swap) &&
         cJSON_AddNumberToObject(o, "samples", cfg->samples) &&
         cJSON_AddNumberToObject(o, "temperature", cfg->temperature) &&
         cJSON_AddNumberToObject(o, "max_tokens", (double)cfg->max_tokens) &&
         (!cfg->has_seed || cJSON_AddNumberToObject(o, "seed", (double)cfg->seed)) &&
-        cJSON_AddStringToObject(o, "prompt", tmpl))
+        cJSON_AddStringToObject(o, "prompt", tmpl)) {
+        size_t a;
+        cJSON *argv = cfg->command ? cJSON_AddArrayToObject(o, "command") : NULL;
+
+        for (a = 0; argv && cfg->command[a]; a++)
+            cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->command[a]));
         st = arb_jcs_string(o, &canon, NULL, err);
+    }
     if (!st && !EVP_Digest(canon, strlen(canon), md, &n, EVP_sha256(), NULL))
         st = arb_err_set(err, ARB_EINTERNAL, "cannot hash the judge config");
     for (i = 0; !st && i < n; i++)

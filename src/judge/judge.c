@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "arbiter/http.h"
 #include "arbiter/json.h"
@@ -92,11 +93,12 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     if (cfg->provider == ARB_JUDGE_ANTHROPIC) {
         snprintf(j->key_header, n, "x-api-key: %s", api_key ? api_key : "");
         j->headers[1] = "anthropic-version: 2023-06-01";
-        snprintf(j->url, sizeof(j->url), "%s/v1/messages", cfg->base_url);
+        snprintf(j->url, sizeof(j->url), "%s/v1/messages", cfg->base_url ? cfg->base_url : "");
     } else {
         snprintf(j->key_header, n, "Authorization: Bearer %s", api_key ? api_key : "");
         j->headers[1] = "Accept: application/json";
-        snprintf(j->url, sizeof(j->url), "%s/chat/completions", cfg->base_url);
+        snprintf(j->url, sizeof(j->url), "%s/chat/completions",
+                 cfg->base_url ? cfg->base_url : "");
     }
     j->headers[0] = j->key_header;
     j->headers[2] = "Content-Type: application/json";
@@ -375,6 +377,33 @@ static int read_cached(void *ctx, const struct arb_judge_call_row *row)
     return 0;
 }
 
+static void on_done(void *ctx, const struct arb_http_result *r);
+
+/* The command provider: run the program now and treat its output like an HTTP reply. */
+static void run_command(struct arb_judge *j, struct call *c)
+{
+    struct arb_http_result r;
+    struct arb_buf out;
+    struct timespec t0, t1;
+    enum arb_status st;
+
+    memset(&r, 0, sizeof(r));
+    arb_buf_init(&out, 8u << 20);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    st = judge_run_command(j->cfg->command, c->body, j->cfg->timeout_s, &out, r.error,
+                           sizeof(r.error));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r.user = c;
+    r.st = st ? ARB_EIO : ARB_OK;
+    r.status = st ? 0 : 200;
+    r.body = out.ptr ? out.ptr : "";
+    r.body_len = out.len;
+    r.attempts = 1;
+    r.latency_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    on_done(j, &r);
+    arb_buf_release(&out);
+}
+
 /* Answer from the cache, or send. */
 static void dispatch(struct arb_judge *j, struct call *c)
 {
@@ -401,6 +430,10 @@ static void dispatch(struct arb_judge *j, struct call *c)
         free(cc.reply);
         return;
     }
+    if (j->cfg->provider == ARB_JUDGE_COMMAND) {
+        run_command(j, c);
+        return;
+    }
     req.url = j->url;
     req.headers = j->headers;
     req.n_headers = 3;
@@ -420,7 +453,9 @@ static void on_done(void *ctx, const struct arb_http_result *r)
 
     memset(&row, 0, sizeof(row));
     row.key = c->key;
-    row.provider = j->cfg->provider == ARB_JUDGE_ANTHROPIC ? "anthropic" : "openai";
+    row.provider = j->cfg->provider == ARB_JUDGE_ANTHROPIC ? "anthropic"
+                   : j->cfg->provider == ARB_JUDGE_COMMAND ? "command"
+                                                           : "openai";
     row.model = j->cfg->model;
     row.request_json = c->body;
     row.reply_json = r->body_len || r->st == ARB_OK ? r->body : NULL;

@@ -55,4 +55,13 @@ enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char
                                   cJSON **answer, char **text, long long *prompt_tokens,
                                   long long *completion_tokens, struct arb_err *err);
 
+/*
+ * Run the command judge: argv (NULL-terminated) with input on its standard
+ * input; its standard output into out (whose cap bounds it).  ARB_EIO with
+ * why on a failed start, a non-zero exit or the timeout (the program is
+ * killed); ARB_ETOOBIG past the cap.
+ */
+enum arb_status judge_run_command(char *const *argv, const char *input, double timeout_s,
+                                  struct arb_buf *out, char *why, size_t whylen);
+
 #endif

@@ -254,7 +254,7 @@ enum arb_status judge_build_request(const struct arb_judge_config *cfg, const ch
 {
     cJSON *canon = cJSON_CreateObject(), *b = cJSON_CreateObject(), *msgs = NULL, *params;
     char *canon_text = NULL, tag[32], retry[1400];
-    int anth = cfg->provider == ARB_JUDGE_ANTHROPIC, ok;
+    int anth = cfg->provider == ARB_JUDGE_ANTHROPIC, cmd = cfg->provider == ARB_JUDGE_COMMAND, ok;
     enum arb_status st = ARB_ENOMEM;
 
     *body = NULL;
@@ -273,7 +273,8 @@ enum arb_status judge_build_request(const struct arb_judge_config *cfg, const ch
              cJSON_AddItemToArray(msgs, message("user", retry));
     }
     /* The canonical request: what decides the reply, and so the cache key. */
-    ok = ok && cJSON_AddStringToObject(canon, "provider", anth ? "anthropic" : "openai") &&
+    ok = ok && cJSON_AddStringToObject(canon, "provider",
+                                       anth ? "anthropic" : cmd ? "command" : "openai") &&
          cJSON_AddStringToObject(canon, "model", cfg->model) &&
          (params = cJSON_AddObjectToObject(canon, "parameters")) &&
          cJSON_AddNumberToObject(params, "temperature", cfg->temperature) &&
@@ -286,6 +287,12 @@ enum arb_status judge_build_request(const struct arb_judge_config *cfg, const ch
         st = sha256_hex(canon_text, key);
     if (st)
         goto out;
+    if (cmd) {
+        /* A command judge reads the canonical request itself on its standard input. */
+        *body = canon_text;
+        canon_text = NULL;
+        goto out;
+    }
     st = ARB_ENOMEM;
     ok = cJSON_AddStringToObject(b, "model", cfg->model) &&
          cJSON_AddNumberToObject(b, "max_tokens", (double)cfg->max_tokens) &&
@@ -340,6 +347,16 @@ enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char
     *answer = NULL;
     *text = NULL;
     *prompt_tokens = *completion_tokens = 0;
+    if (cfg->provider == ARB_JUDGE_COMMAND) {
+        /* The program's standard output is the answer itself. */
+        *text = strdup(body);
+        if (!*text)
+            return ARB_ENOMEM;
+        st = arb_json_parse(body, strlen(body), ARB_JSON_ALLOW_BOM, answer, &perr);
+        if (st && st != ARB_ENOMEM)
+            st = arb_err_set(err, ARB_EPARSE, "the command's answer is not JSON: %s", perr.msg);
+        return st;
+    }
     st = arb_json_parse(body, strlen(body), ARB_JSON_ALLOW_BOM, &doc, &perr);
     if (st)
         return st == ARB_ENOMEM ? st

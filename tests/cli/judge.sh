@@ -164,6 +164,16 @@ grep -q "\"A\":	\"$T/ca.txt\"" "$T/cmp.json" && ok || bad "compare: systems.A is
 [ $(( $(requests) - before )) -eq 2 ] && ok || bad "compare sent $(( $(requests) - before )) requests, want 2"
 grep -q '=== file: answer.txt ===' "$T/sim.log" && ok || bad "a directory output did not reach the judge as files"
 
+# 10. The command provider: a local program answers on stdout.
 stop_sim
+make_suite 20
+sed -e "s|\"provider\": \"openai\", \"base_url\": \"http://127.0.0.1:$PORT/v1\"|\"provider\": \"command\", \"command\": [\"$SIM\", \"--stdio\"]|" \
+    -e 's/"api_key_env": "ARB_TEST_JUDGE_KEY", //' "$T/s/suite.json" >"$T/s/cmd.json"
+env -u ARB_TEST_JUDGE_KEY $ARB run "$T/s/cmd.json" --db "$T/i.db" --json >"$T/out" 2>"$T/err" || bad "command judge: $(cat "$T/err")"
+grep -q '"pending_judge":0,"missing_output":0,"judge_failed":0' "$T/out" && ok || bad "command judge: $(cat "$T/out") $(cat "$T/err")"
+sed -e 's/"--stdio"\]/"--stdio", "--invalid"]/' "$T/s/cmd.json" >"$T/s/cmdbad.json"
+$ARB run "$T/s/cmdbad.json" --db "$T/j.db" --json >"$T/out" 2>"$T/err"
+grep -q '"judge_failed":18' "$T/out" && ok || bad "invalid command answers: $(cat "$T/out") $(cat "$T/err")"
+
 echo "judge: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <microhttpd.h>
+#include <stdio.h>
 
 #include "judge_sim.h"
 
@@ -21,6 +23,7 @@ static const char usage[] =
     "                 [--retry-after S] [--rate-500 P] [--rate-malformed P] [--rate-invalid P]\n"
     "                 [--rate-hang P] [--hang-ms N] [--prefer-a P] [--log FILE] [--seed N]\n"
     "                 [--fail-first N] [--status-always CODE]\n"
+    "       judge_sim --stdio [--invalid]   (a command judge: request on stdin, answer on stdout)\n"
     "Rates P are probabilities in [0, 1]; --port 0 (the default) binds an ephemeral port.\n";
 
 static int parse_long(const char *flag, const char *s, long lo, long hi, long *out)
@@ -148,6 +151,62 @@ static int write_port_file(const char *path, unsigned port)
     return ok;
 }
 
+/*
+ * judge_sim --stdio [--invalid]: a judge for Arbiter's `command` provider. Reads one
+ * request (JSON with a "schema" member) on standard input and writes an answer built from
+ * that schema on standard output, deterministically from the input; --invalid breaks it.
+ */
+static int run_stdio(int argc, char **argv)
+{
+    char *in = NULL;
+    size_t len = 0, cap = 0, n;
+    cJSON *req, *value;
+    struct sim_gen g = {0};
+    unsigned char d[SIM_DIGEST_LEN];
+    const void *parts[1];
+    size_t lens[1];
+    char *text;
+    int invalid = argc > 2 && strcmp(argv[2], "--invalid") == 0;
+
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            char *p = realloc(in, cap = cap ? cap * 2 : 65536);
+
+            if (!p)
+                return 1;
+            in = p;
+        }
+        n = fread(in + len, 1, cap - len - 1, stdin);
+        if (n == 0)
+            break;
+        len += n;
+    }
+    if (!in)
+        return 1;
+    in[len] = '\0';
+    req = cJSON_Parse(in);
+    parts[0] = in;
+    lens[0] = len;
+    if (!req || !sim_digest(d, 1, parts, lens)) {
+        fprintf(stderr, "judge_sim --stdio: the request is not JSON\n");
+        free(in);
+        return 1;
+    }
+    sim_rng_seed(&g.rng, d);
+    g.root = cJSON_GetObjectItemCaseSensitive(req, "schema");
+    value = sim_gen_value(&g, g.root);
+    if (value && invalid)
+        value = sim_gen_break(&g, g.root, value);
+    text = value ? cJSON_PrintUnformatted(value) : NULL;
+    if (text)
+        puts(text);
+    cJSON_free(text);
+    cJSON_Delete(value);
+    cJSON_Delete(req);
+    free(in);
+    return text ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     struct sim_config cfg = {.retry_after = 1, .hang_ms = 30000};
@@ -158,6 +217,8 @@ int main(int argc, char **argv)
     unsigned port;
     int sig = 0, rc = 0;
 
+    if (argc > 1 && strcmp(argv[1], "--stdio") == 0)
+        return run_stdio(argc, argv);
     if (!parse_args(argc, argv, &cfg))
         return 2;
     /* Block the stop signals before any thread exists, so all threads inherit the mask and

@@ -74,6 +74,20 @@ Test(blind, should_redact_case_insensitively_longest_first)
     arb_buf_release(&out);
 }
 
+Test(blind, should_redact_whole_words_only)
+{
+    const char *names[] = {"baseline", "a"};
+    struct arb_buf out;
+    size_t n = 0;
+
+    arb_buf_init(&out, 0);
+    cr_assert_eq(arb_redact("baselines beat a baseline, said baseline-2", 42, names, 2, &out, &n),
+                 ARB_OK);
+    cr_assert_str_eq(out.ptr, "baselines beat [REDACTED] [REDACTED], said [REDACTED]-2");
+    cr_assert_eq(n, 3);
+    arb_buf_release(&out);
+}
+
 Test(blind, should_leave_text_without_matches_alone)
 {
     const char *names[] = {"skill-x"};
