@@ -106,6 +106,14 @@ rc=$?
 grep -q '"pending_judge":0' "$T/out" && ok || bad "faults left cases pending: $(cat "$T/out") $(cat "$T/err")"
 [ $rc -eq 0 ] && ok || bad "fault run exit $rc: $(cat "$T/err")"
 
+# 4b. Requests that hang past the timeout are retried, and the run still completes.
+start_sim --rate-hang 0.15 --hang-ms 3000
+make_suite 20
+sed -e 's/"timeout_s": 5/"timeout_s": 0.4/' "$T/s/suite.json" >"$T/s/hang.json"
+$ARB run "$T/s/hang.json" --db "$T/dh.db" --json >"$T/out" 2>"$T/err"
+grep -q '"pending_judge":0,"missing_output":0,"judge_failed":0' "$T/out" && ok || bad "hangs: $(cat "$T/out") $(cat "$T/err")"
+grep -q '"fault":"hang' "$T/sim.log" && ok || bad "no request hung: the test tested nothing"
+
 # 5. Killed mid-judging and resumed: replies already stored are never requested again.
 start_sim --latency-ms 100
 make_suite 60
