@@ -1,0 +1,83 @@
+/*
+ * stats.h - the statistics of reports and calibration studies: a seeded
+ * PRNG, percentile bootstrap intervals (plain and paired), exact sign and
+ * McNemar tests, pass@k and pass^k, Bradley-Terry ratings, Cohen's kappa.
+ *
+ * Everything is deterministic for a given seed (reports are reproducible)
+ * and allocation-light; functions that allocate return ARB_ENOMEM.
+ */
+#ifndef ARBITER_STATS_H
+#define ARBITER_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbiter/status.h"
+
+/* xoshiro256** seeded through splitmix64. */
+struct arb_rng {
+    uint64_t s[4];
+};
+
+void arb_rng_seed(struct arb_rng *r, uint64_t seed);
+uint64_t arb_rng_next(struct arb_rng *r);
+double arb_rng_unit(struct arb_rng *r);           /* uniform in [0, 1) */
+size_t arb_rng_below(struct arb_rng *r, size_t n); /* uniform in [0, n), unbiased; n > 0 */
+
+struct arb_interval {
+    double estimate; /* the statistic on the original sample */
+    double lo, hi;   /* percentile interval of the resampled statistic */
+};
+
+/*
+ * Percentile bootstrap of the mean of x[0..n): `resamples` resamples with
+ * replacement (a fixed seed makes it reproducible), interval at `level`
+ * (0.95 for 2.5th and 97.5th percentiles, linear interpolation between order
+ * statistics).  n == 1 or identical values give a zero-width interval.
+ * n == 0: ARB_EUSAGE.
+ */
+enum arb_status arb_bootstrap_mean(const double *x, size_t n, size_t resamples, double level,
+                                   uint64_t seed, struct arb_interval *out);
+
+/*
+ * Paired bootstrap of the mean of a[i] - b[i] (cases resampled together).
+ * *p_two_sided, when given, receives the bootstrap two-sided p-value for a
+ * zero mean difference: 2 * min(share of resampled means <= 0, share >= 0),
+ * capped at 1.
+ */
+enum arb_status arb_bootstrap_paired(const double *a, const double *b, size_t n,
+                                     size_t resamples, double level, uint64_t seed,
+                                     struct arb_interval *out, double *p_two_sided);
+
+/* Exact two-sided sign test of wins vs losses (ties dropped): P(|X - n/2| >= |w - n/2|). */
+double arb_sign_test(size_t wins, size_t losses);
+
+/*
+ * McNemar's exact test on paired binary outcomes: b cases where only the
+ * first passes, c where only the second does (exact binomial, two-sided).
+ */
+double arb_mcnemar_exact(size_t b, size_t c);
+
+/* pass@k = 1 - C(n-c, k) / C(n, k) (unbiased, Chen et al.); pass^k = C(c, k) / C(n, k). */
+double arb_pass_at_k(size_t n, size_t c, size_t k);
+double arb_pass_hat_k(size_t n, size_t c, size_t k);
+
+/*
+ * Bradley-Terry ratings by maximum likelihood (minorization-maximization,
+ * Hunter 2004) from a matrix of results: wins[i * m + j] is how often i
+ * beat j (a tie counts 0.5 to each).  ratings[i] receives log-strengths
+ * centred at mean 0.  A system that never lost or never won gets a finite
+ * rating through a tiny prior (0.01 wins each way against a virtual equal);
+ * say so in the header.  ARB_EUSAGE for m < 2; ARB_ENOMEM.
+ */
+enum arb_status arb_bradley_terry(const double *wins, size_t m, double *ratings,
+                                  struct arb_err *err);
+
+/*
+ * Cohen's kappa of a k x k confusion matrix (rows: rater 1's category,
+ * columns: rater 2's).  1 for perfect agreement; 0 at chance; NaN when the
+ * expected agreement is 1 (a single category used by both).
+ */
+double arb_cohen_kappa(const double *confusion, size_t k);
+
+#endif
