@@ -20,7 +20,7 @@ LDFLAGS ?=
 PKGS = libcjson libpcre2-8 libcrypto libcurl sqlite3
 # Debian packages a build and its tests need: make deps installs the missing ones.
 DEB_PACKAGES = pkg-config libcjson-dev libpcre2-dev libssl-dev libcurl4-openssl-dev \
-               libsqlite3-dev libcriterion-dev libmicrohttpd-dev curl
+               libsqlite3-dev libcriterion-dev libmicrohttpd-dev curl chromium
 
 ifdef SANITIZE
 BUILD ?= build-san
@@ -110,6 +110,7 @@ test-cli:
 	@sh tests/cli/resume.sh $(BUILD)/arbiter
 	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/report/html.sh $(BUILD)/arbiter
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -11,6 +11,7 @@
 #ifndef ARBITER_REPORT_H
 #define ARBITER_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -23,7 +24,49 @@
 enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
                                  struct arb_err *err);
 
+struct arb_report_opts {
+    size_t resamples; /* bootstrap resamples (1000; COMPARE_BOOTSTRAP_ITERATIONS overrides) */
+    uint64_t seed;    /* seeds every resampling: the same report every time */
+};
+
+/*
+ * The statistical strategy: add to report (from arb_report_build) 95%
+ * bootstrap intervals per system ("intervals": win_rate, pass_rate,
+ * overall_score), per pair of systems the exact sign test and a paired
+ * bootstrap of score differences ("pairs"), McNemar's exact test per
+ * expectation ("mcnemar"), Bradley-Terry ratings for three or more systems
+ * ("bradley_terry"), and "statistics" naming the methods.
+ */
+enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJSON *report,
+                                          const struct arb_report_opts *opts,
+                                          struct arb_err *err);
+
+/*
+ * Add "judge_health": escalated cases and rate, requests, cache hits,
+ * invalid replies, tokens, position-inconsistent rate, first-position win
+ * rate, tie rate, how often the longer output won, sample agreement,
+ * judge_failed, the judge config hash and its calibration status.
+ */
+enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, cJSON *report,
+                                            struct arb_err *err);
+
+/*
+ * Add "cases_detail": per verdict (at most limit), both outputs (each cut at
+ * 20,000 bytes), every check record and the reasoning (for HTML).
+ */
+enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *report,
+                                     size_t limit, struct arb_err *err);
+
 /* Render a report object (from arb_report_build) as markdown into out. */
 enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out);
+
+/*
+ * Render a report object as one self-contained HTML page into out: inline
+ * style and SVG charts, no script, no external resource.  Members the report
+ * lacks are left out.  All text from the report is escaped; case anchors are
+ * "case-" and the id encoded to [A-Za-z0-9_-].  Returns ARB_EUSAGE when report
+ * is not an object, else the buffer's status (ARB_ENOMEM, ARB_ETOOBIG).
+ */
+enum arb_status arb_report_html(const cJSON *report, struct arb_buf *out);
 
 #endif

@@ -1,47 +1,107 @@
 /*
- * cmd_report.c - `arbiter report`: a run's report from the database.
+ * cmd_report.c - `arbiter report`: a run's report from the database, as
+ * markdown, JSON or one self-contained HTML page, with optional statistics
+ * and CI gates.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arbiter/report.h"
 #include "arbiter/store.h"
 #include "cli.h"
+#include "gates.h"
+
+#define CASES_IN_HTML 2000
 
 static const char usage_text[] =
-    "usage: arbiter report RUN [--db FILE] [--format md|json] [-o FILE]\n"
+    "usage: arbiter report RUN [--db FILE] [--format md|json|html] [-o FILE]\n"
+    "                      [--strategy statistical] [--fail-under METRIC=VALUE]...\n"
+    "                      [--require-significant] [--candidate NAME]\n"
     "\n"
     "The report of a run (RUN is an id or 'latest'), computed from the database only:\n"
     "per system wins, losses, ties and win rate (ties count half; also without ties),\n"
-    "expectation pass rates overall and per expectation, mean rubric scores, and the\n"
-    "counts of decided, pending-judge and missing-output cases.\n"
+    "expectation pass rates overall and per expectation, mean rubric scores, the counts\n"
+    "of decided, pending-judge, judge-failed and missing-output cases, and the judge's\n"
+    "health (escalation, cache, tokens, position consistency, first-position and length\n"
+    "bias).\n"
     "\n"
-    "  --format md|json  markdown (default) or one JSON object\n"
-    "  -o FILE           write to FILE instead of standard output\n";
+    "  --format md|json|html    markdown (default), one JSON object (schemas/\n"
+    "                           report.schema.json), or one self-contained HTML page\n"
+    "  -o FILE                  write to FILE instead of standard output\n"
+    "  --strategy statistical   95% percentile bootstrap intervals (1000 resamples,\n"
+    "                           COMPARE_BOOTSTRAP_ITERATIONS overrides; seeded by the run, so\n"
+    "                           the report is reproducible), exact sign test and paired\n"
+    "                           bootstrap per pair, McNemar per expectation, Bradley-Terry\n"
+    "                           ratings for three or more systems\n"
+    "  --fail-under win_rate=X  exit 1 when the candidate's win rate is below X\n"
+    "  --fail-under pass_rate=X exit 1 when its expectation pass rate is below X\n"
+    "  --require-significant    exit 1 unless it is significantly better (sign test and\n"
+    "                           paired bootstrap, p < 0.05) than every other system\n"
+    "  --candidate NAME         the system the gates judge (default: the second system)\n"
+    "\n"
+    "exit: 0 written (gates passed), 1 a gate missed (one line each on stderr), 2 usage\n"
+    "error, 4 database failure\n";
+
+static size_t resamples_from_env(void)
+{
+    const char *v = getenv("COMPARE_BOOTSTRAP_ITERATIONS");
+    char *end;
+    unsigned long n;
+
+    if (!v || !*v)
+        return 1000;
+    n = strtoul(v, &end, 10);
+    if (*end || n < 1 || n > 1000000) {
+        cli_error("report", "COMPARE_BOOTSTRAP_ITERATIONS: expected 1 to 1000000, got '%s'; "
+                  "using 1000", v);
+        return 1000;
+    }
+    return (size_t)n;
+}
+
+static int run_seed(void *ctx, const struct arb_run_row *r)
+{
+    *(uint64_t *)ctx = r->seed;
+    return 1;
+}
 
 static int report_cmd(int argc, char **argv)
 {
     const char *db = "arbiter.db", *run_spec = NULL, *format = "md", *out_path = NULL;
+    const char *strategy = NULL;
+    struct cli_gates gates;
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
     struct arb_buf out;
     cJSON *report = NULL;
     int64_t run = 0;
-    int a, code = EXIT_PASS;
+    int a, code = EXIT_PASS, missed = 0;
     enum arb_status rs;
 
+    memset(&gates, 0, sizeof(gates));
     for (a = 1; a < argc; a++) {
         const char *o = argv[a];
+        int has_arg = a + 1 < argc;
 
         if (cli_is_help(o)) {
             fputs(usage_text, stdout);
             return EXIT_PASS;
-        } else if (strcmp(o, "--db") == 0 && a + 1 < argc) {
+        } else if (strcmp(o, "--db") == 0 && has_arg) {
             db = argv[++a];
-        } else if (strcmp(o, "--format") == 0 && a + 1 < argc) {
+        } else if (strcmp(o, "--format") == 0 && has_arg) {
             format = argv[++a];
-        } else if (strcmp(o, "-o") == 0 && a + 1 < argc) {
+        } else if (strcmp(o, "-o") == 0 && has_arg) {
             out_path = argv[++a];
+        } else if (strcmp(o, "--strategy") == 0 && has_arg) {
+            strategy = argv[++a];
+        } else if (strcmp(o, "--fail-under") == 0 && has_arg) {
+            if (cli_gate_parse(&gates, argv[++a]))
+                return EXIT_USAGE;
+        } else if (strcmp(o, "--require-significant") == 0) {
+            gates.require_significant = 1;
+        } else if (strcmp(o, "--candidate") == 0 && has_arg) {
+            gates.candidate = argv[++a];
         } else if (o[0] == '-') {
             cli_error("report", "unknown or incomplete option '%s' (see 'arbiter report --help')",
                       o);
@@ -57,20 +117,44 @@ static int report_cmd(int argc, char **argv)
         cli_error("report", "missing RUN (an id or 'latest'; see 'arbiter runs')");
         return EXIT_USAGE;
     }
-    if (strcmp(format, "md") != 0 && strcmp(format, "json") != 0) {
-        cli_error("report", "--format: expected md or json, got '%s'", format);
+    if (strcmp(format, "md") != 0 && strcmp(format, "json") != 0 && strcmp(format, "html") != 0) {
+        cli_error("report", "--format: expected md, json or html, got '%s'", format);
+        return EXIT_USAGE;
+    }
+    if (strategy && strcmp(strategy, "statistical") != 0) {
+        cli_error("report", "--strategy: expected statistical, got '%s' (the weighted strategy "
+                  "is not built yet)", strategy);
         return EXIT_USAGE;
     }
     rs = cli_open_for_reading("report", db, &st);
     if (rs)
         return cli_exit_for(rs);
     arb_buf_init(&out, 0);
-    if (!rs)
-        rs = arb_store_run_resolve(st, run_spec, &run, &err);
+    rs = arb_store_run_resolve(st, run_spec, &run, &err);
     if (!rs)
         rs = arb_report_build(st, run, &report, &err);
+    if (!rs)
+        rs = arb_report_add_judge_health(st, run, report, &err);
+    if (!rs && (strategy || gates.require_significant)) {
+        struct arb_report_opts ro = {resamples_from_env(), 0};
+
+        rs = arb_store_runs(st, run, run_seed, &ro.seed, &err);
+        if (!rs)
+            rs = arb_report_add_statistics(st, run, report, &ro, &err);
+    }
+    if (!rs && format[0] == 'h')
+        rs = arb_report_add_cases(st, run, report, CASES_IN_HTML, &err);
+    if (!rs) {
+        missed = cli_gates_apply(&gates, report);
+        if (missed < 0) {
+            code = EXIT_USAGE;
+            goto out;
+        }
+    }
     if (!rs && format[0] == 'm') {
         rs = arb_report_markdown(report, &out);
+    } else if (!rs && format[0] == 'h') {
+        rs = arb_report_html(report, &out);
     } else if (!rs) {
         char *s = cJSON_Print(report);
 
@@ -89,8 +173,11 @@ static int report_cmd(int argc, char **argv)
             cli_error("report", "cannot write '%s': %s", out_path ? out_path : "standard output",
                       strerror(errno));
             code = EXIT_ENV;
+        } else if (missed > 0) {
+            code = EXIT_NEGATIVE;
         }
     }
+out:
     cJSON_Delete(report);
     arb_buf_release(&out);
     arb_store_close(st);
@@ -99,7 +186,7 @@ static int report_cmd(int argc, char **argv)
 
 const struct arb_cmd arb_cmd_report = {
     .name = "report",
-    .summary = "a run's report: markdown or JSON",
+    .summary = "a run's report: markdown, JSON or HTML, with statistics and CI gates",
     .usage = usage_text,
     .run = report_cmd,
 };

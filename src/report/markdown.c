@@ -193,6 +193,137 @@ static enum arb_status expectations_table(const cJSON *report, struct arb_buf *o
     return st ? st : arb_buf_adds(out, "\n");
 }
 
+static void ci(char *out, size_t len, const cJSON *iv, int decimals, int percent)
+{
+    char lo[32], hi[32];
+
+    if (!cJSON_IsArray(iv) || cJSON_GetArraySize(iv) != 2) {
+        snprintf(out, len, "-");
+        return;
+    }
+    cell(lo, sizeof(lo), cJSON_GetArrayItem(iv, 0)->valuedouble, decimals, percent);
+    cell(hi, sizeof(hi), cJSON_GetArrayItem(iv, 1)->valuedouble, decimals, percent);
+    snprintf(out, len, "[%s, %s]", lo, hi);
+}
+
+static enum arb_status statistics_section(const cJSON *report, struct arb_buf *out)
+{
+    const cJSON *info = cJSON_GetObjectItemCaseSensitive(report, "statistics"), *s, *p;
+    char a[32], b[80], c[32], d[80], e[32], f[80], g[32];
+    enum arb_status st;
+
+    if (!info)
+        return ARB_OK;
+    st = arb_buf_printf(out,
+                        "## Statistics (%.0f bootstrap resamples, seed %.0f, 95%% intervals)\n\n"
+                        "| System | Win rate | 95%% CI | Pass rate | 95%% CI | Overall score | "
+                        "95%% CI |\n|---|---:|---:|---:|---:|---:|---:|\n",
+                        num(info, "resamples"), num(info, "seed"));
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(report, "systems"))
+    {
+        const cJSON *iv = cJSON_GetObjectItemCaseSensitive(s, "intervals");
+
+        cell(a, sizeof(a), num(s, "win_rate"), 1, 1);
+        ci(b, sizeof(b), cJSON_GetObjectItemCaseSensitive(iv, "win_rate"), 1, 1);
+        cell(c, sizeof(c), num(cJSON_GetObjectItemCaseSensitive(s, "expectations"), "pass_rate"),
+             1, 1);
+        ci(d, sizeof(d), cJSON_GetObjectItemCaseSensitive(iv, "pass_rate"), 1, 1);
+        cell(e, sizeof(e), num(s, "overall_score"), 2, 0);
+        ci(f, sizeof(f), cJSON_GetObjectItemCaseSensitive(iv, "overall_score"), 2, 0);
+        if (!st)
+            st = arb_buf_adds(out, "| ");
+        if (!st)
+            st = add_text(out, str(s, "name"));
+        if (!st)
+            st = arb_buf_printf(out, " | %s | %s | %s | %s | %s | %s |\n", a, b, c, d, e, f);
+    }
+    if (!st)
+        st = arb_buf_adds(out, "\nPaired tests over cases (exact sign test on wins vs losses; "
+                               "paired bootstrap of the per-case overall score difference A - B):"
+                               "\n\n| A | B | A wins | B wins | Ties | Sign test p | Mean diff | "
+                               "95% CI | Bootstrap p | Significant |\n"
+                               "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(report, "pairs"))
+    {
+        const cJSON *pb = cJSON_GetObjectItemCaseSensitive(p, "paired_bootstrap");
+        double lohi[2] = {num(pb, "lo"), num(pb, "hi")};
+        cJSON *iv = cJSON_CreateDoubleArray(lohi, 2);
+
+        cell(a, sizeof(a), num(p, "sign_test_p"), 4, 0);
+        cell(c, sizeof(c), num(pb, "mean_diff"), 3, 0);
+        ci(d, sizeof(d), isnan(lohi[0]) ? NULL : iv, 3, 0);
+        cell(g, sizeof(g), num(pb, "p"), 4, 0);
+        cJSON_Delete(iv);
+        if (!st)
+            st = arb_buf_adds(out, "| ");
+        if (!st)
+            st = add_text(out, str(p, "a"));
+        if (!st)
+            st = arb_buf_adds(out, " | ");
+        if (!st)
+            st = add_text(out, str(p, "b"));
+        if (!st)
+            st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s |\n",
+                                num(p, "a_wins"), num(p, "b_wins"), num(p, "ties"), a, c, d, g,
+                                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "significant"))
+                                    ? "yes"
+                                    : "no");
+    }
+    if (!st && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "mcnemar")))
+        st = arb_buf_adds(out, "\nMcNemar's exact test per expectation (cases where only one of "
+                               "the two passes):\n\n| Expectation | A | B | Only A passes | Only B "
+                               "passes | p |\n|---|---|---|---:|---:|---:|\n");
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(report, "mcnemar"))
+    {
+        cell(a, sizeof(a), num(p, "p"), 4, 0);
+        if (!st)
+            st = arb_buf_adds(out, "| ");
+        if (!st)
+            st = add_text(out, str(p, "expectation"));
+        if (!st)
+            st = arb_buf_printf(out, " | %s | %s | %.0f | %.0f | %s |\n", str(p, "a"),
+                                str(p, "b"), num(p, "only_a_passes"), num(p, "only_b_passes"), a);
+    }
+    if (!st && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "bradley_terry")))
+        st = arb_buf_adds(out, "\nBradley-Terry ratings (log-strength, mean 0):\n\n| System | "
+                               "Rating | 95% CI |\n|---|---:|---:|\n");
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(report, "bradley_terry"))
+    {
+        cell(a, sizeof(a), num(p, "rating"), 3, 0);
+        ci(b, sizeof(b), cJSON_GetObjectItemCaseSensitive(p, "interval"), 3, 0);
+        if (!st)
+            st = arb_buf_printf(out, "| %s | %s | %s |\n", str(p, "system"), a, b);
+    }
+    return st ? st : arb_buf_adds(out, "\n");
+}
+
+static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
+{
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(report, "judge_health");
+    static const char *const rates[] = {"escalation_rate", "position_inconsistent_rate",
+                                        "first_position_win_rate", "tie_rate",
+                                        "longer_output_won_rate", "sample_agreement"};
+    char v[32];
+    size_t i;
+    enum arb_status st;
+
+    if (!h)
+        return ARB_OK;
+    st = arb_buf_printf(out,
+                        "## Judge health\n\n| Measure | Value |\n|---|---:|\n"
+                        "| escalated cases | %.0f |\n| requests | %.0f |\n| cache hits | %.0f |\n"
+                        "| invalid replies | %.0f |\n| judge_failed | %.0f |\n",
+                        num(h, "escalated_cases"), num(h, "requests"), num(h, "cache_hits"),
+                        num(h, "invalid_replies"), num(h, "judge_failed"));
+    for (i = 0; !st && i < sizeof(rates) / sizeof(rates[0]); i++) {
+        cell(v, sizeof(v), num(h, rates[i]), 1, 1);
+        st = arb_buf_printf(out, "| %s | %s |\n", rates[i], v);
+    }
+    if (!st)
+        st = arb_buf_printf(out, "| calibration | %s |\n\n", str(h, "calibration"));
+    return st;
+}
+
 enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
 {
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(report, "run"), *p;
@@ -229,9 +360,28 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
     if (!st)
         st = systems_table(report, out);
     if (!st)
+        st = statistics_section(report, out);
+    if (!st)
         st = rubric_table(report, out);
     if (!st)
         st = expectations_table(report, out);
+    if (!st)
+        st = health_section(report, out);
+    if (!st && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "gates"))) {
+        const cJSON *g;
+
+        st = arb_buf_printf(out, "## Gates (candidate: %s)\n\n", str(report, "candidate"));
+        cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(report, "gates"))
+        {
+            if (!st)
+                st = arb_buf_printf(out, "- %s: %s\n", str(g, "gate"),
+                                    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "passed"))
+                                        ? "passed"
+                                        : "FAILED");
+        }
+        if (!st)
+            st = arb_buf_adds(out, "\n");
+    }
     if (!st && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "problems")))
         st = arb_buf_adds(out, "## Problems found while loading\n\n");
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(report, "problems"))

@@ -129,3 +129,23 @@ t "compare without a judge" 0 "winner: none (pending_judge)" "" -- compare --tas
 grep -q '"passed":	true' "$T/cmp.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: compare lost the deterministic expectation"; }
 t "compare needs a task" 2 "" "usage: arbiter compare" -- compare "$T/ca.txt" "$T/cb.txt"
 t "compare missing file" 2 "" "cannot read" -- compare --task x "$T/ca.txt" "$T/none.txt"
+
+# report: statistics, JSON schema, gates.
+t "report statistical md" 0 "## Statistics (1000 bootstrap resamples, seed 7" "" -- report 1 --db "$DB" --strategy statistical
+t "report statistical json" 0 "" "" -- report 1 --db "$DB" --strategy statistical --format json -o "$T/rep.json"
+grep -q "\"sign_test_p\":" "$T/rep.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: no sign test in the JSON report"; }
+t "report json conforms to schemas/report.schema.json" 0 '"verdict":"pass"' "" -- check '{"op":"json_schema","expected_file":"schemas/report.schema.json"}' --observed-file "$T/rep.json"
+t "report plain json conforms too" 0 "" "" -- report 1 --db "$DB" --format json -o "$T/rep0.json"
+t "" 0 '"verdict":"pass"' "" -- check '{"op":"json_schema","expected_file":"schemas/report.schema.json"}' --observed-file "$T/rep0.json"
+t "same report twice (seeded bootstrap)" 0 "" "" -- report 1 --db "$DB" --strategy statistical --format json -o "$T/rep2.json"
+cmp -s "$T/rep.json" "$T/rep2.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: two statistical reports of one run differ"; }
+COMPARE_BOOTSTRAP_ITERATIONS=50 t "bootstrap iterations from the environment" 0 "## Statistics (50 bootstrap resamples" "" -- report 1 --db "$DB" --strategy statistical
+t "gate passes" 0 "- win_rate>=0.6: passed" "" -- report 1 --db "$DB" --fail-under win_rate=0.6
+t "gate missed exits 1 with one line" 1 "" "gate failed: win_rate of candidate is 0.6765, below 0.9" -- report 1 --db "$DB" --fail-under win_rate=0.9
+t "pass rate gate" 1 "" "gate failed: pass_rate of baseline is 0.8254, below 0.9" -- report 1 --db "$DB" --fail-under pass_rate=0.9 --candidate baseline
+t "require significant passes for the candidate" 0 "- significant_vs_a: passed" "" -- report 1 --db "$DB" --require-significant
+t "require significant fails for the baseline" 1 "" "baseline is not significantly better than candidate" -- report 1 --db "$DB" --require-significant --candidate baseline
+t "unknown candidate" 2 "" "--candidate: no system 'nobody'" -- report 1 --db "$DB" --fail-under win_rate=0.5 --candidate nobody
+t "bad gate" 2 "" "--fail-under: expected win_rate=X or pass_rate=X" -- report 1 --db "$DB" --fail-under speed=3
+t "weighted not built" 2 "" "weighted strategy is not built yet" -- report 1 --db "$DB" --strategy weighted
+t "three systems get Bradley-Terry" 0 "Bradley-Terry ratings" "" -- report latest --db "$T/three.db" --strategy statistical

@@ -1,0 +1,146 @@
+/*
+ * cases.c - the per-case detail of a report, for the HTML format: each
+ * verdict with both outputs (cut to a readable length), every check record
+ * and the judge's reasoning.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/report.h"
+
+#define OUTPUT_SHOWN 20000 /* bytes of each output shown in a report */
+
+struct cases_ctx {
+    struct arb_store *st;
+    int64_t run;
+    cJSON *arr;
+    size_t limit, n;
+    cJSON *cur;
+    enum arb_status rc;
+    struct arb_err *err;
+};
+
+static int on_output(void *ctx, const struct arb_output_row *o)
+{
+    cJSON *outs = ctx, *prev;
+    char note[96];
+    size_t n = o->len < OUTPUT_SHOWN ? o->len : OUTPUT_SHOWN;
+    cJSON *s;
+
+    if (o->binary || !o->content) {
+        snprintf(note, sizeof(note), "[binary file, %zu bytes]", o->len);
+        s = cJSON_CreateString(note);
+    } else {
+        char *copy = malloc(n + 64);
+
+        if (!copy)
+            return 1;
+        memcpy(copy, o->content, n);
+        if (n < o->len)
+            snprintf(copy + n, 64, "\n[... %zu more bytes]", o->len - n);
+        else
+            copy[n] = '\0';
+        s = cJSON_CreateString(copy);
+        free(copy);
+    }
+    prev = cJSON_GetObjectItemCaseSensitive(outs, o->system);
+    if (prev && cJSON_IsString(prev) && o->file && o->file[0]) {
+        /* A directory output: files one after another under their names. */
+        size_t len = strlen(prev->valuestring) + strlen(o->file) + strlen(s->valuestring) + 32;
+        char *joined = malloc(len);
+
+        if (joined) {
+            snprintf(joined, len, "%s\n=== %s ===\n%s", prev->valuestring, o->file,
+                     s->valuestring);
+            cJSON_ReplaceItemInObject(outs, o->system, cJSON_CreateString(joined));
+            free(joined);
+        }
+        cJSON_Delete(s);
+    } else if (!prev) {
+        cJSON_AddItemToObject(outs, o->system, s);
+    } else {
+        cJSON_Delete(s);
+    }
+    return 0;
+}
+
+static int on_check(void *ctx, const struct arb_check_row *c)
+{
+    cJSON *arr = ctx, *x = cJSON_CreateObject();
+
+    if (!x || !cJSON_AddItemToArray(arr, x))
+        return 1;
+    cJSON_AddStringToObject(x, "system", c->system);
+    cJSON_AddStringToObject(x, "kind", c->kind);
+    cJSON_AddStringToObject(x, "item", c->item);
+    cJSON_AddStringToObject(x, "verdict", c->verdict);
+    cJSON_AddNumberToObject(x, "score", c->score);
+    cJSON_AddItemToObject(x, "record", cJSON_Parse(c->record_json));
+    return 0;
+}
+
+static int on_verdict(void *ctx, const struct arb_verdict_row *v)
+{
+    struct cases_ctx *cc = ctx;
+    cJSON *x, *sys, *sc, *outs, *checks, *cmp;
+    const cJSON *why;
+
+    if (cc->n >= cc->limit)
+        return 1;
+    x = cJSON_CreateObject();
+    if (!x || !cJSON_AddItemToArray(cc->arr, x)) {
+        cc->rc = ARB_ENOMEM;
+        return 1;
+    }
+    cc->n++;
+    cJSON_AddStringToObject(x, "id", v->case_id);
+    cJSON_AddStringToObject(x, "status", v->status);
+    if (v->winner)
+        cJSON_AddStringToObject(x, "winner", v->winner);
+    else
+        cJSON_AddNullToObject(x, "winner");
+    sys = cJSON_AddObjectToObject(x, "systems");
+    cJSON_AddStringToObject(sys, "A", v->system_a);
+    cJSON_AddStringToObject(sys, "B", v->system_b);
+    sc = cJSON_AddObjectToObject(x, "scores");
+    if (isnan(v->score_a))
+        cJSON_AddNullToObject(sc, "A");
+    else
+        cJSON_AddNumberToObject(sc, "A", v->score_a);
+    if (isnan(v->score_b))
+        cJSON_AddNullToObject(sc, "B");
+    else
+        cJSON_AddNumberToObject(sc, "B", v->score_b);
+    cmp = cJSON_Parse(v->comparison_json ? v->comparison_json : "{}");
+    why = cJSON_GetObjectItemCaseSensitive(cmp, "reasoning");
+    cJSON_AddStringToObject(x, "reasoning", cJSON_IsString(why) ? why->valuestring : "");
+    cJSON_Delete(cmp);
+    outs = cJSON_AddObjectToObject(x, "outputs");
+    checks = cJSON_AddArrayToObject(x, "checks");
+    if (!outs || !checks ||
+        arb_store_outputs(cc->st, cc->run, v->case_id, on_output, outs, cc->err) ||
+        arb_store_checks(cc->st, cc->run, v->case_id, on_check, checks, cc->err)) {
+        cc->rc = ARB_EDB;
+        return 1;
+    }
+    return 0;
+}
+
+enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *report,
+                                     size_t limit, struct arb_err *err)
+{
+    struct cases_ctx cc = {st, run, cJSON_AddArrayToObject(report, "cases_detail"), limit, 0,
+                           NULL, ARB_OK, err};
+    enum arb_status rc;
+
+    if (!cc.arr)
+        return ARB_ENOMEM;
+    rc = arb_store_verdicts(st, run, NULL, on_verdict, &cc, err);
+    if (!rc)
+        rc = cc.rc;
+    if (!rc && cc.n >= limit)
+        cJSON_AddNumberToObject(report, "cases_detail_limit", (double)limit);
+    return rc;
+}

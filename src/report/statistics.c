@@ -1,0 +1,517 @@
+/*
+ * statistics.c - the `statistical` strategy of a report: percentile
+ * bootstrap intervals (seeded, so a report is reproducible) for each
+ * system's win rate, expectation pass rate and overall score; for each pair
+ * of systems, the exact sign test on wins vs losses and a paired bootstrap
+ * of the per-case overall score differences; McNemar's exact test on each
+ * expectation; Bradley-Terry ratings with bootstrap intervals when there are
+ * more than two systems.  Significance follows the seed's rule (the two
+ * systems' win-rate intervals do not overlap) and, beside it, the paired
+ * tests at p < 0.05.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/report.h"
+#include "arbiter/stats.h"
+
+struct dvec {
+    double *v;
+    size_t n, cap;
+};
+
+static int push(struct dvec *d, double x)
+{
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 64;
+        double *v = realloc(d->v, cap * sizeof(*v));
+
+        if (!v)
+            return -1;
+        d->v = v;
+        d->cap = cap;
+    }
+    d->v[d->n++] = x;
+    return 0;
+}
+
+struct sys_acc {
+    const char *name;
+    struct dvec outcome; /* per decided pair-case: 1 win, 0.5 tie, 0 loss */
+    struct dvec passes;  /* per decided expectation outcome: 1 or 0 (each case once) */
+    struct dvec overall; /* per decided case: overall score (each case once) */
+};
+
+struct pair_acc {
+    size_t a, b;              /* system indexes, a < b in suite order */
+    size_t a_wins, b_wins, ties;
+    struct dvec diff;         /* overall_a - overall_b per decided case */
+    struct dvec sa, sb;       /* the two scores, for the paired bootstrap */
+};
+
+struct exp_acc {
+    char *id;
+    size_t pair;  /* the pair it was counted for */
+    size_t b, c;  /* only a passes / only b passes */
+};
+
+struct sacc {
+    struct sys_acc *sys;
+    size_t n_sys;
+    struct pair_acc *pairs;
+    size_t n_pairs;
+    struct exp_acc *exps;
+    size_t n_exps, cap_exps;
+    char *case_id;
+    unsigned char *seen; /* per system: counted for case_id */
+    enum arb_status st;
+};
+
+static size_t sys_index(const struct sacc *s, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < s->n_sys; i++)
+        if (strcmp(s->sys[i].name, name) == 0)
+            return i;
+    return (size_t)-1;
+}
+
+static struct pair_acc *pair_of(struct sacc *s, size_t i, size_t j)
+{
+    size_t k;
+
+    for (k = 0; k < s->n_pairs; k++)
+        if (s->pairs[k].a == (i < j ? i : j) && s->pairs[k].b == (i < j ? j : i))
+            return &s->pairs[k];
+    return NULL;
+}
+
+static struct exp_acc *exp_of(struct sacc *s, const char *id, size_t pair)
+{
+    size_t k;
+
+    for (k = 0; k < s->n_exps; k++)
+        if (s->exps[k].pair == pair && strcmp(s->exps[k].id, id) == 0)
+            return &s->exps[k];
+    if (s->n_exps == s->cap_exps) {
+        size_t cap = s->cap_exps ? s->cap_exps * 2 : 16;
+        struct exp_acc *v = realloc(s->exps, cap * sizeof(*v));
+
+        if (!v)
+            return NULL;
+        s->exps = v;
+        s->cap_exps = cap;
+    }
+    s->exps[s->n_exps].id = strdup(id);
+    if (!s->exps[s->n_exps].id)
+        return NULL;
+    s->exps[s->n_exps].pair = pair;
+    s->exps[s->n_exps].b = s->exps[s->n_exps].c = 0;
+    return &s->exps[s->n_exps++];
+}
+
+static const cJSON *side(const cJSON *cmp, const char *group, const char *label)
+{
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cmp, group), label);
+}
+
+/* 1 passed, 0 failed, -1 unresolved, for expectation id in a side's details. */
+static int exp_result(const cJSON *er, const char *id)
+{
+    const cJSON *d;
+
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(er, "details"))
+    {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(d, "id");
+
+        if (cJSON_IsString(x) && strcmp(x->valuestring, id) == 0) {
+            const cJSON *p = cJSON_GetObjectItemCaseSensitive(d, "passed");
+
+            return cJSON_IsTrue(p) ? 1 : cJSON_IsFalse(p) ? 0 : -1;
+        }
+    }
+    return -1;
+}
+
+/* Each (case, system) adds its expectation outcomes and score once. */
+static int add_once(struct sacc *s, size_t sys, const cJSON *cmp, const char *label,
+                    int decided)
+{
+    const cJSON *d, *rub = side(cmp, "rubric", label);
+    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(rub, "overall_score");
+
+    if (s->seen[sys])
+        return 0;
+    s->seen[sys] = 1;
+    if (decided && cJSON_IsNumber(ov) && push(&s->sys[sys].overall, ov->valuedouble))
+        return -1;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(side(cmp, "expectation_results", label),
+                                                         "details"))
+    {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(d, "passed");
+
+        if (cJSON_IsBool(p) && push(&s->sys[sys].passes, cJSON_IsTrue(p) ? 1.0 : 0.0))
+            return -1;
+    }
+    return 0;
+}
+
+static int on_verdict(void *ctx, const struct arb_verdict_row *v)
+{
+    struct sacc *s = ctx;
+    size_t ia = sys_index(s, v->system_a), ib = sys_index(s, v->system_b);
+    struct pair_acc *p;
+    cJSON *cmp;
+    int decided = strcmp(v->status, "decided") == 0, flip;
+    const cJSON *ea, *eb, *d;
+
+    if (ia == (size_t)-1 || ib == (size_t)-1 || !v->comparison_json)
+        return 0;
+    if (!s->case_id || strcmp(s->case_id, v->case_id) != 0) {
+        free(s->case_id);
+        s->case_id = strdup(v->case_id);
+        memset(s->seen, 0, s->n_sys);
+        if (!s->case_id) {
+            s->st = ARB_ENOMEM;
+            return 1;
+        }
+    }
+    cmp = cJSON_Parse(v->comparison_json);
+    p = pair_of(s, ia, ib);
+    if (!cmp || !p) {
+        cJSON_Delete(cmp);
+        s->st = cmp ? ARB_EINTERNAL : ARB_ENOMEM;
+        return 1;
+    }
+    flip = ia > ib; /* the verdict's A is the pair's second system */
+    if (add_once(s, ia, cmp, "A", decided) || add_once(s, ib, cmp, "B", decided))
+        s->st = ARB_ENOMEM;
+    if (decided && v->winner) {
+        int a_won = strcmp(v->winner, v->system_a) == 0, tie = strcmp(v->winner, "TIE") == 0;
+        double oa = tie ? 0.5 : a_won ? 1.0 : 0.0;
+
+        if (tie)
+            p->ties++;
+        else if (a_won != flip)
+            p->a_wins++;
+        else
+            p->b_wins++;
+        if (push(&s->sys[ia].outcome, oa) || push(&s->sys[ib].outcome, 1.0 - oa))
+            s->st = ARB_ENOMEM;
+        if (!isnan(v->score_a) && !isnan(v->score_b)) {
+            double x = flip ? v->score_b : v->score_a, y = flip ? v->score_a : v->score_b;
+
+            if (push(&p->diff, x - y) || push(&p->sa, x) || push(&p->sb, y))
+                s->st = ARB_ENOMEM;
+        }
+    }
+    /* McNemar: per expectation, cases where exactly one system of the pair passes. */
+    ea = side(cmp, "expectation_results", flip ? "B" : "A");
+    eb = side(cmp, "expectation_results", flip ? "A" : "B");
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(ea, "details"))
+    {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
+        const cJSON *pa = cJSON_GetObjectItemCaseSensitive(d, "passed");
+        int pb;
+        struct exp_acc *e;
+
+        if (!cJSON_IsString(id) || !cJSON_IsBool(pa))
+            continue;
+        pb = exp_result(eb, id->valuestring);
+        if (pb < 0)
+            continue;
+        e = exp_of(s, id->valuestring, (size_t)(p - s->pairs));
+        if (!e) {
+            s->st = ARB_ENOMEM;
+            break;
+        }
+        if (cJSON_IsTrue(pa) && !pb)
+            e->b++;
+        else if (!cJSON_IsTrue(pa) && pb)
+            e->c++;
+    }
+    cJSON_Delete(cmp);
+    return s->st != ARB_OK;
+}
+
+static cJSON *interval_json(const struct dvec *d, size_t resamples, uint64_t seed)
+{
+    struct arb_interval iv;
+
+    if (!d->n || arb_bootstrap_mean(d->v, d->n, resamples, 0.95, seed, &iv))
+        return cJSON_CreateNull();
+    {
+        double both[2] = {iv.lo, iv.hi};
+
+        return cJSON_CreateDoubleArray(both, 2);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Sort v and take the percentile interval at level (linear interpolation). */
+static void percentile_interval(double *v, size_t n, double level, double *lo, double *hi)
+{
+    double q[2] = {(1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0}, *out[2] = {lo, hi};
+    size_t k;
+
+    qsort(v, n, sizeof(double), cmp_double);
+    for (k = 0; k < 2; k++) {
+        double h = (double)(n - 1) * q[k];
+        size_t f = (size_t)floor(h);
+
+        *out[k] = f + 1 < n ? v[f] + (h - (double)f) * (v[f + 1] - v[f]) : v[n - 1];
+    }
+}
+
+/* Bradley-Terry ratings (and bootstrap intervals over pair-cases) for three or more systems. */
+static enum arb_status bradley_terry(const struct sacc *s, const struct arb_report_opts *o,
+                                     cJSON *report, struct arb_err *err)
+{
+    size_t m = s->n_sys, i, k, r, n_games = 0;
+    double *w = calloc(m * m, sizeof(double)), *rating = calloc(m, sizeof(double));
+    double *boot = NULL, *bw = NULL;
+    size_t *ga = NULL, *gb = NULL;
+    double *gr = NULL;
+    cJSON *arr;
+    struct arb_rng rng;
+    enum arb_status st = w && rating ? ARB_OK : ARB_ENOMEM;
+
+    for (k = 0; !st && k < s->n_pairs; k++) {
+        const struct pair_acc *p = &s->pairs[k];
+
+        w[p->a * m + p->b] += (double)p->a_wins + 0.5 * (double)p->ties;
+        w[p->b * m + p->a] += (double)p->b_wins + 0.5 * (double)p->ties;
+        n_games += p->a_wins + p->b_wins + p->ties;
+    }
+    if (!st)
+        st = arb_bradley_terry(w, m, rating, err);
+    /* Resample the games (pair, result) with replacement for the intervals. */
+    ga = st ? NULL : malloc((n_games ? n_games : 1) * sizeof(size_t));
+    gb = st ? NULL : malloc((n_games ? n_games : 1) * sizeof(size_t));
+    gr = st ? NULL : malloc((n_games ? n_games : 1) * sizeof(double));
+    boot = st ? NULL : malloc(m * (o->resamples ? o->resamples : 1) * sizeof(double));
+    bw = st ? NULL : malloc(m * m * sizeof(double));
+    if (!st && (!ga || !gb || !gr || !boot || !bw))
+        st = ARB_ENOMEM;
+    for (k = 0, i = 0; !st && k < s->n_pairs; k++) {
+        const struct pair_acc *p = &s->pairs[k];
+        size_t t;
+
+        for (t = 0; t < p->a_wins; t++, i++)
+            ga[i] = p->a, gb[i] = p->b, gr[i] = 1.0;
+        for (t = 0; t < p->b_wins; t++, i++)
+            ga[i] = p->a, gb[i] = p->b, gr[i] = 0.0;
+        for (t = 0; t < p->ties; t++, i++)
+            ga[i] = p->a, gb[i] = p->b, gr[i] = 0.5;
+    }
+    arb_rng_seed(&rng, o->seed ^ 0xB7ull);
+    for (r = 0; !st && n_games && r < o->resamples; r++) {
+        memset(bw, 0, m * m * sizeof(double));
+        for (k = 0; k < n_games; k++) {
+            size_t g = arb_rng_below(&rng, n_games);
+
+            bw[ga[g] * m + gb[g]] += gr[g];
+            bw[gb[g] * m + ga[g]] += 1.0 - gr[g];
+        }
+        st = arb_bradley_terry(bw, m, boot + r * m, err);
+    }
+    arr = st ? NULL : cJSON_AddArrayToObject(report, "bradley_terry");
+    if (!st && !arr)
+        st = ARB_ENOMEM;
+    for (i = 0; !st && i < m; i++) {
+        cJSON *x = cJSON_CreateObject();
+        double *col = malloc((o->resamples ? o->resamples : 1) * sizeof(double)), lo, hi;
+        size_t q;
+
+        if (!x || !col || !cJSON_AddItemToArray(arr, x)) {
+            cJSON_Delete(x);
+            free(col);
+            st = ARB_ENOMEM;
+            break;
+        }
+        cJSON_AddStringToObject(x, "system", s->sys[i].name);
+        cJSON_AddNumberToObject(x, "rating", rating[i]);
+        for (q = 0; q < o->resamples && n_games; q++)
+            col[q] = boot[q * m + i];
+        if (n_games && o->resamples) {
+            percentile_interval(col, o->resamples, 0.95, &lo, &hi);
+            cJSON_AddItemToObject(x, "interval", cJSON_CreateDoubleArray((double[]){lo, hi}, 2));
+        }
+        free(col);
+    }
+    free(w);
+    free(rating);
+    free(boot);
+    free(bw);
+    free(ga);
+    free(gb);
+    free(gr);
+    return st;
+}
+
+static void sacc_release(struct sacc *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->n_sys; i++) {
+        free(s->sys[i].outcome.v);
+        free(s->sys[i].passes.v);
+        free(s->sys[i].overall.v);
+    }
+    for (i = 0; i < s->n_pairs; i++) {
+        free(s->pairs[i].diff.v);
+        free(s->pairs[i].sa.v);
+        free(s->pairs[i].sb.v);
+    }
+    for (i = 0; i < s->n_exps; i++)
+        free(s->exps[i].id);
+    free(s->sys);
+    free(s->pairs);
+    free(s->exps);
+    free(s->seen);
+    free(s->case_id);
+}
+
+static enum arb_status pairs_json(const struct sacc *s, const struct arb_report_opts *o,
+                                  cJSON *report)
+{
+    cJSON *arr = cJSON_AddArrayToObject(report, "pairs");
+    size_t k;
+
+    if (!arr)
+        return ARB_ENOMEM;
+    for (k = 0; k < s->n_pairs; k++) {
+        const struct pair_acc *p = &s->pairs[k];
+        cJSON *x = cJSON_CreateObject(), *pb;
+        struct arb_interval iv;
+        double pval = NAN, sign = arb_sign_test(p->a_wins, p->b_wins);
+        int have = p->diff.n > 0 &&
+                   arb_bootstrap_paired(p->sa.v, p->sb.v, p->diff.n, o->resamples, 0.95,
+                                        o->seed + k, &iv, &pval) == ARB_OK;
+
+        if (!x || !cJSON_AddItemToArray(arr, x))
+            return ARB_ENOMEM;
+        cJSON_AddStringToObject(x, "a", s->sys[p->a].name);
+        cJSON_AddStringToObject(x, "b", s->sys[p->b].name);
+        cJSON_AddNumberToObject(x, "a_wins", (double)p->a_wins);
+        cJSON_AddNumberToObject(x, "b_wins", (double)p->b_wins);
+        cJSON_AddNumberToObject(x, "ties", (double)p->ties);
+        cJSON_AddNumberToObject(x, "sign_test_p", sign);
+        pb = cJSON_AddObjectToObject(x, "paired_bootstrap");
+        if (pb && have) {
+            cJSON_AddNumberToObject(pb, "cases", (double)p->diff.n);
+            cJSON_AddNumberToObject(pb, "mean_diff", iv.estimate);
+            cJSON_AddNumberToObject(pb, "lo", iv.lo);
+            cJSON_AddNumberToObject(pb, "hi", iv.hi);
+            cJSON_AddNumberToObject(pb, "p", pval);
+        }
+        /* Significant when the paired tests agree: the sign test and the bootstrap, p < 0.05. */
+        cJSON_AddBoolToObject(x, "significant", have && sign < 0.05 && pval < 0.05);
+    }
+    return ARB_OK;
+}
+
+static enum arb_status mcnemar_json(const struct sacc *s, cJSON *report)
+{
+    cJSON *arr = cJSON_AddArrayToObject(report, "mcnemar");
+    size_t k;
+
+    if (!arr)
+        return ARB_ENOMEM;
+    for (k = 0; k < s->n_exps; k++) {
+        const struct exp_acc *e = &s->exps[k];
+        const struct pair_acc *p = &s->pairs[e->pair];
+        cJSON *x = cJSON_CreateObject();
+
+        if (!x || !cJSON_AddItemToArray(arr, x))
+            return ARB_ENOMEM;
+        cJSON_AddStringToObject(x, "expectation", e->id);
+        cJSON_AddStringToObject(x, "a", s->sys[p->a].name);
+        cJSON_AddStringToObject(x, "b", s->sys[p->b].name);
+        cJSON_AddNumberToObject(x, "only_a_passes", (double)e->b);
+        cJSON_AddNumberToObject(x, "only_b_passes", (double)e->c);
+        cJSON_AddNumberToObject(x, "p", arb_mcnemar_exact(e->b, e->c));
+    }
+    return ARB_OK;
+}
+
+enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJSON *report,
+                                          const struct arb_report_opts *o, struct arb_err *err)
+{
+    struct sacc s;
+    const cJSON *sys;
+    cJSON *info;
+    size_t i, j, n;
+    enum arb_status rc = ARB_OK;
+
+    memset(&s, 0, sizeof(s));
+    n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "systems"));
+    s.sys = calloc(n ? n : 1, sizeof(*s.sys));
+    s.seen = calloc(n ? n : 1, 1);
+    s.pairs = calloc(n > 1 ? n * (n - 1) / 2 : 1, sizeof(*s.pairs));
+    if (!s.sys || !s.seen || !s.pairs) {
+        sacc_release(&s);
+        return ARB_ENOMEM;
+    }
+    cJSON_ArrayForEach(sys, cJSON_GetObjectItemCaseSensitive(report, "systems"))
+    {
+        s.sys[s.n_sys++].name = cJSON_GetObjectItemCaseSensitive(sys, "name")->valuestring;
+    }
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++) {
+            s.pairs[s.n_pairs].a = i;
+            s.pairs[s.n_pairs++].b = j;
+        }
+    rc = arb_store_verdicts(st, run, NULL, on_verdict, &s, err);
+    if (!rc)
+        rc = s.st;
+    i = 0;
+    cJSON_ArrayForEach(sys, cJSON_GetObjectItemCaseSensitive(report, "systems"))
+    {
+        cJSON *iv = rc ? NULL : cJSON_AddObjectToObject((cJSON *)sys, "intervals");
+
+        if (!rc && !iv) {
+            rc = ARB_ENOMEM;
+            break;
+        }
+        if (rc)
+            break;
+        cJSON_AddItemToObject(iv, "win_rate",
+                              interval_json(&s.sys[i].outcome, o->resamples, o->seed + 1));
+        cJSON_AddItemToObject(iv, "pass_rate",
+                              interval_json(&s.sys[i].passes, o->resamples, o->seed + 2));
+        cJSON_AddItemToObject(iv, "overall_score",
+                              interval_json(&s.sys[i].overall, o->resamples, o->seed + 3));
+        i++;
+    }
+    if (!rc)
+        rc = pairs_json(&s, o, report);
+    if (!rc)
+        rc = mcnemar_json(&s, report);
+    if (!rc && n > 2)
+        rc = bradley_terry(&s, o, report, err);
+    info = rc ? NULL : cJSON_AddObjectToObject(report, "statistics");
+    if (!rc && info) {
+        cJSON_AddStringToObject(info, "strategy", "statistical");
+        cJSON_AddNumberToObject(info, "resamples", (double)o->resamples);
+        cJSON_AddNumberToObject(info, "seed", (double)o->seed);
+        cJSON_AddNumberToObject(info, "level", 0.95);
+        cJSON_AddStringToObject(info, "intervals", "percentile bootstrap over cases");
+        cJSON_AddStringToObject(info, "pair_tests",
+                                "exact sign test (wins vs losses); paired bootstrap of per-case "
+                                "overall score differences");
+        cJSON_AddStringToObject(info, "expectation_tests", "McNemar exact, per expectation");
+    } else if (!rc) {
+        rc = ARB_ENOMEM;
+    }
+    sacc_release(&s);
+    return rc;
+}

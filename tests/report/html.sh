@@ -1,0 +1,170 @@
+#!/bin/sh
+# The HTML report in a real browser: Debian's chromium, headless.
+# usage: tests/report/html.sh path/to/arbiter        (CHROMIUM=... to use another binary)
+#
+# Runs the example suite into a temporary database, writes report.html, and checks that
+# the file is self-contained (no script, no remote reference), that chromium renders it
+# (a screenshot of real size), that the DOM has the expected elements, and that the page
+# logs nothing to the console.  A suite of hostile ids and outputs checks the escaping.
+#
+# Console messages: chromium 156 with --enable-logging=stderr --v=0 prints every message
+# the page logs, whatever its level, as "[pid:tid:time:INFO:CONSOLE:LINE] "text", source:
+# URL (LINE)" (older releases: "INFO:CONSOLE(LINE)").  The page has no script, so any such
+# line (an uncaught exception, a Content-Security-Policy refusal, a failed load) is a
+# failure.  The detector checks itself first: a copy of the page with a throwing inline
+# script (and the CSP removed, so that it runs) must produce "Uncaught TypeError".
+set -u
+ARB="$1"
+[ -x "$ARB" ] || { echo "html: no binary at '$ARB'"; exit 2; }
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CHROMIUM=${CHROMIUM:-chromium}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { # check NAME COMMAND...: passes when COMMAND succeeds
+    name=$1
+    shift
+    if "$@"; then ok; else ko "$name"; fi
+}
+
+if ! command -v "$CHROMIUM" >/dev/null 2>&1; then
+    echo "FAIL: '$CHROMIUM' not found (apt-get install chromium; make deps installs it)"
+    echo "html: 0 passed, 1 failed"
+    exit 1
+fi
+
+# browse PROFILE_NAME ARGS... : a fresh profile each time, stderr to $T/PROFILE_NAME.err.
+browse() {
+    prof=$1
+    shift
+    "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
+        --no-first-run --disable-background-networking --disable-component-update \
+        --disable-sync --user-data-dir="$T/profile-$prof" --enable-logging=stderr --v=0 \
+        "$@" 2>"$T/$prof.err"
+}
+
+# The page's console messages in a chromium log (see the header).
+console_lines() {
+    grep -E '^\[[^]]*:CONSOLE[:(]' "$1"
+}
+
+has() { grep -qF -- "$2" "$1"; }
+hasnt() { ! grep -qiF -- "$2" "$1"; }
+
+# --- The example suite -------------------------------------------------------------------
+(cd "$ROOT" && "$ARB" run examples/invoice/suite.json --db "$T/run.db" >"$T/run.out" 2>&1) ||
+    ko "example run: $(tail -3 "$T/run.out")"
+check "report --format html" "$ARB" report latest --db "$T/run.db" --format html \
+    -o "$T/report.html"
+"$ARB" report latest --db "$T/run.db" --format json >"$T/report.json" 2>/dev/null
+H="$T/report.html"
+[ -s "$H" ] || { ko "no report.html"; echo "html: $pass passed, $fail failed"; exit 1; }
+
+# Self-contained: one document, no script, no remote or relative reference.
+check "one <html> element" [ "$(grep -o '<html' "$H" | wc -l)" -eq 1 ]
+check "no <script> in the file" hasnt "$H" "<script"
+check "no src= or href= to http(s) or //" \
+    sh -c "! grep -Eiq '(src|href|action)[[:space:]]*=[[:space:]]*[\"'\'']?[[:space:]]*(https?:|//)' '$H'"
+check "no src= attribute at all" sh -c "! grep -Eiq '[[:space:]]src[[:space:]]*=' '$H'"
+check "style loads nothing (no url( or @import)" \
+    sh -c "sed -n '/<style>/,/<\/style>/p' '$H' | grep -Eiq 'url\(|@import' && exit 1 || exit 0"
+check "no <link> but the data: icon" \
+    sh -c "grep -o '<link[^>]*>' '$H' | grep -vq 'href=\"data:' && exit 1 || exit 0"
+
+# (a) A screenshot: chromium renders the page.
+browse shot --screenshot="$T/shot.png" --window-size=1280,2000 "file://$H" >/dev/null
+check "screenshot written" [ -s "$T/shot.png" ]
+check "screenshot is a PNG" sh -c "head -c 8 '$T/shot.png' | od -An -c | grep -q 'P   N   G'"
+check "screenshot is non-trivial (> 20 KB)" \
+    [ "$(wc -c <"$T/shot.png" 2>/dev/null || echo 0)" -gt 20480 ]
+[ -n "${HTML_SHOT:-}" ] && cp "$T/shot.png" "$HTML_SHOT"
+
+# (b) The DOM chromium built, and (c) its console.
+browse dom --dump-dom "file://$H" >"$T/dom.html"
+D="$T/dom.html"
+check "dom: systems table" has "$D" 'id="systems-table"'
+check "dom: an <svg> chart" has "$D" '<svg class="chart"'
+check "dom: systems chart" has "$D" 'id="systems-chart"'
+check "dom: expectations chart" has "$D" 'id="expectations-chart"'
+check "dom: rubric chart" has "$D" 'id="rubric-chart"'
+check "dom: pairs chart" has "$D" 'id="pairs-chart"'
+check "dom: judge panel" has "$D" 'id="judge"'
+check "dom: bars with tooltips" has "$D" '<title>baseline'
+check "dom: suite name as title" has "$D" '<h1 id="report-title">invoice-extractor bake-off</h1>'
+check "dom: cases table" has "$D" 'id="cases-table"'
+check "dom: link to a case" has "$D" 'href="#case-inv-001"'
+check "dom: case details anchor" has "$D" 'id="case-inv-001"'
+check "dom: check records collapsible" has "$D" '<details class="check">'
+if console_lines "$T/dom.err" >"$T/console.txt"; then
+    ko "console messages from the page:"
+    sed 's/^/    /' "$T/console.txt"
+else
+    ok
+fi
+# The detector detects: a copy with a throwing script, its CSP removed so the script runs.
+sed -e 's|<meta http-equiv="Content-Security-Policy"[^>]*>||' \
+    -e 's|</main>|<script>null.canary();</script></main>|' "$H" >"$T/canary.html"
+browse canary --dump-dom "file://$T/canary.html" >/dev/null
+check "console detector catches an uncaught error" \
+    sh -c "grep -E '^\[[^]]*:CONSOLE[:(]' '$T/canary.err' | grep -q 'Uncaught TypeError'"
+
+# --- Hostile ids, names and outputs ------------------------------------------------------
+S="$T/hostile"
+mkdir -p "$S"
+cat >"$S/suite.json" <<'EOF'
+{
+  "name": "hostile <b>suite</b> & 'q'",
+  "task": "Echo.",
+  "seed": 1,
+  "systems": {"a<i>x</i>": "a.jsonl", "b": "b.jsonl"},
+  "expectations": [
+    {"id": "<img src=x onerror=alert(3)>", "text": "</svg><script>alert(4)</script>",
+     "check": {"op": "contains", "expected": "alert"}}
+  ],
+  "cases": "cases.jsonl"
+}
+EOF
+cat >"$S/cases.jsonl" <<'EOF'
+{"id": "<script>x</script>", "prompt": "say </pre><script>alert(1)</script>"}
+{"id": "plain \"1\" & 'one'", "prompt": "hello"}
+EOF
+cat >"$S/a.jsonl" <<'EOF'
+{"id": "<script>x</script>", "output": "</pre><script>alert(1)</script>"}
+{"id": "plain \"1\" & 'one'", "output": "<b>bold</b> </details></section><script>alert(5)</script>"}
+EOF
+cat >"$S/b.jsonl" <<'EOF'
+{"id": "<script>x</script>", "output": "<img src=x onerror=alert(2)>"}
+{"id": "plain \"1\" & 'one'", "output": "javascript:alert(6) https://example.invalid/x.js"}
+EOF
+"$ARB" run "$S/suite.json" --db "$T/hostile.db" >"$T/hostile.out" 2>&1 ||
+    ko "hostile run: $(tail -3 "$T/hostile.out")"
+check "hostile report --format html" "$ARB" report latest --db "$T/hostile.db" --format html \
+    -o "$T/hostile.html"
+browse hostile --dump-dom "file://$T/hostile.html" >"$T/hostile.dom"
+HD="$T/hostile.dom"
+check "hostile: no <script> element in the DOM" hasnt "$HD" "<script"
+check "hostile: no <img> element in the DOM" hasnt "$HD" "<img"
+check "hostile: no <b> or <i> element from names" \
+    sh -c "! grep -Eq '<(b|i)>' '$HD'"
+check "hostile: suite name shown as text" has "$HD" "hostile &lt;b&gt;suite&lt;/b&gt; &amp; 'q'"
+check "hostile: expectation id shown as text" has "$HD" "&lt;img src=x onerror=alert(3)&gt;"
+check "hostile: no remote reference in the file" \
+    sh -c "! grep -Eiq '(src|href)[[:space:]]*=[[:space:]]*[\"'\'']?[[:space:]]*(https?:|//|javascript:)' '$T/hostile.html'"
+if grep -q 'id="cases-table"' "$HD"; then
+    check "hostile: case id shown as text" has "$HD" "&lt;script&gt;x&lt;/script&gt;"
+    check "hostile: output shown as text" has "$HD" "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+    check "hostile: anchor encoded" has "$HD" 'id="case-_3Cscript_3Ex_3C_2Fscript_3E"'
+fi
+if console_lines "$T/hostile.err" >"$T/console.txt"; then
+    ko "hostile: console messages from the page:"
+    sed 's/^/    /' "$T/console.txt"
+else
+    ok
+fi
+
+echo "html: $pass passed, $fail failed"
+[ "$fail" = 0 ]
