@@ -38,7 +38,7 @@ static double dim_mean(const struct arb_suite *s, const struct side *x, enum arb
         sum += x->crit[i];
         n++;
     }
-    return n ? sum / (double)n : 0.0;
+    return n ? sum / (double)n : NAN;
 }
 
 static void score_side(const struct items *it, const struct side *x, struct scores *sc)
@@ -47,7 +47,9 @@ static void score_side(const struct items *it, const struct side *x, struct scor
 
     sc->content = dim_mean(it->suite, x, ARB_DIM_CONTENT);
     sc->structure = dim_mean(it->suite, x, ARB_DIM_STRUCTURE);
-    sc->overall = sc->content + sc->structure;
+    /* A dimension without criteria has no score (null), and adds nothing to the overall. */
+    sc->overall = (isnan(sc->content) ? 0.0 : sc->content) +
+                  (isnan(sc->structure) ? 0.0 : sc->structure);
     sc->passed = sc->total = 0;
     for (i = 0; i < it->n_exp; i++) {
         sc->total++;

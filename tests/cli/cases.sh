@@ -149,3 +149,14 @@ t "unknown candidate" 2 "" "--candidate: no system 'nobody'" -- report 1 --db "$
 t "bad gate" 2 "" "--fail-under: expected win_rate=X or pass_rate=X" -- report 1 --db "$DB" --fail-under speed=3
 t "weighted not built" 2 "" "weighted strategy is not built yet" -- report 1 --db "$DB" --strategy weighted
 t "three systems get Bradley-Terry" 0 "Bradley-Terry ratings" "" -- report latest --db "$T/three.db" --strategy statistical
+
+# Every exported comparison.json conforms to schemas/comparison.schema.json.
+for f in "$T"/cmp/*.json "$T"/hx/*.json "$T"/three/*.json "$T/cmp.json"; do
+    [ -f "$f" ] || continue
+    if $ARB check '{"op":"json_schema","expected_file":"schemas/comparison.schema.json"}' --observed-file "$f" >"$T/v.out" 2>&1; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $f does not match schemas/comparison.schema.json: $(head -c 400 "$T/v.out")"
+    fi
+done

@@ -145,3 +145,29 @@ Test(judge, should_key_the_cache_on_what_decides_the_reply)
     free(b3);
     cJSON_Delete(schema);
 }
+
+Test(judge, should_fit_the_general_reply_shape_in_schemas)
+{
+    struct arb_buf file;
+    struct arb_err err = {{0}};
+    cJSON *general = NULL, *answer, *bad;
+    struct arb_schema *s = NULL;
+
+    arb_buf_init(&file, 0);
+    cr_assert_eq(arb_file_read("schemas/judge-reply.schema.json", &file, &err), ARB_OK, "%s",
+                 err.msg);
+    cr_assert_eq(arb_json_parse(file.ptr, file.len, 0, &general, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_schema_compile(general, NULL, &s, &err), ARB_OK, "%s", err.msg);
+    answer = cJSON_Parse("{\"reasoning\": \"r\", \"criteria\": {\"correctness\": {\"A\": 4, \"B\": "
+                         "2}}, \"expectations\": {\"polite\": {\"A\": true, \"B\": false}}, "
+                         "\"winner\": \"TIE\"}");
+    bad = cJSON_Parse("{\"reasoning\": \"r\", \"criteria\": {}, \"expectations\": {}, "
+                      "\"winner\": \"first\"}");
+    cr_assert_eq(arb_schema_validate(s, answer, NULL), 1);
+    cr_assert_eq(arb_schema_validate(s, bad, NULL), 0);
+    cJSON_Delete(answer);
+    cJSON_Delete(bad);
+    cJSON_Delete(general);
+    arb_schema_free(s);
+    arb_buf_release(&file);
+}
