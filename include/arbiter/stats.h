@@ -63,12 +63,14 @@ double arb_pass_at_k(size_t n, size_t c, size_t k);
 double arb_pass_hat_k(size_t n, size_t c, size_t k);
 
 /*
- * Bradley-Terry ratings by maximum likelihood (minorization-maximization,
- * Hunter 2004) from a matrix of results: wins[i * m + j] is how often i
- * beat j (a tie counts 0.5 to each).  ratings[i] receives log-strengths
- * centred at mean 0.  A system that never lost or never won gets a finite
- * rating through a tiny prior (0.01 wins each way against a virtual equal);
- * say so in the header.  ARB_EUSAGE for m < 2; ARB_ENOMEM.
+ * Bradley-Terry ratings by maximum likelihood (Newton-Raphson on the
+ * log-strengths with step halving; see bt.c for why not Hunter's MM) from a
+ * matrix of results: wins[i * m + j] is how often i beat j (a tie counts 0.5
+ * to each).  ratings[i] receives log-strengths centred at mean 0.  When the
+ * plain maximum does not exist (a system that never lost or never won, or
+ * groups that never met), every system gets 0.01 wins and 0.01 losses
+ * against a virtual system fixed at rating 0, so ratings stay finite.
+ * ARB_EUSAGE for m < 2 or a negative or non-finite count; ARB_ENOMEM.
  */
 enum arb_status arb_bradley_terry(const double *wins, size_t m, double *ratings,
                                   struct arb_err *err);

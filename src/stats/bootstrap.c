@@ -142,9 +142,9 @@ enum arb_status arb_bootstrap_mean(const double *x, size_t n, size_t resamples, 
  * means <= 0, share >= 0), capped at 1, so a difference that is 0 for every
  * case gives p = 1.
  */
-enum arb_status arb_bootstrap_paired(const double *a, const double *b, size_t n,
-                                     size_t resamples, double level, uint64_t seed,
-                                     struct arb_interval *out, double *p_two_sided)
+enum arb_status arb_bootstrap_paired(const double *a, const double *b, size_t n, size_t resamples,
+                                     double level, uint64_t seed, struct arb_interval *out,
+                                     double *p_two_sided)
 {
     if (!b)
         return ARB_EUSAGE;
