@@ -57,6 +57,14 @@ enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, c
 enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *report,
                                      size_t limit, struct arb_err *err);
 
+/*
+ * The weighted strategy: add "weights" and "weighted" (per system quality,
+ * mean duration, latency, reliability and score = quality * w[0] + latency
+ * * w[1] + reliability * w[2]); see weighted.c for the definitions.
+ */
+enum arb_status arb_report_add_weighted(struct arb_store *st, int64_t run, cJSON *report,
+                                        const double weights[3], struct arb_err *err);
+
 /* Render a report object (from arb_report_build) as markdown into out. */
 enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out);
 

@@ -16,7 +16,7 @@
 
 static const char usage_text[] =
     "usage: arbiter report RUN [--db FILE] [--format md|json|html] [-o FILE]\n"
-    "                      [--strategy statistical] [--fail-under METRIC=VALUE]...\n"
+    "                      [--strategy statistical|weighted] [--fail-under METRIC=VALUE]...\n"
     "                      [--require-significant] [--candidate NAME]\n"
     "\n"
     "The report of a run (RUN is an id or 'latest'), computed from the database only:\n"
@@ -34,6 +34,10 @@ static const char usage_text[] =
     "                           the report is reproducible), exact sign test and paired\n"
     "                           bootstrap per pair, McNemar per expectation, Bradley-Terry\n"
     "                           ratings for three or more systems\n"
+    "  --strategy weighted      quality x 0.5 + latency x 0.3 + reliability x 0.2 per system\n"
+    "                           (COMPARE_QUALITY, COMPARE_LATENCY, COMPARE_RELIABILITY\n"
+    "                           override): quality from the overall rubric score, latency\n"
+    "                           from the outputs' durations, reliability from tool errors\n"
     "  --fail-under win_rate=X  exit 1 when the candidate's win rate is below X\n"
     "  --fail-under pass_rate=X exit 1 when its expectation pass rate is below X\n"
     "  --require-significant    exit 1 unless it is significantly better (sign test and\n"
@@ -58,6 +62,30 @@ static size_t resamples_from_env(void)
         return 1000;
     }
     return (size_t)n;
+}
+
+/* COMPARE_QUALITY, COMPARE_LATENCY, COMPARE_RELIABILITY (defaults 0.5, 0.3, 0.2). */
+static int weights_from_env(double w[3])
+{
+    static const char *const names[] = {"COMPARE_QUALITY", "COMPARE_LATENCY",
+                                        "COMPARE_RELIABILITY"};
+    static const double defaults[] = {0.5, 0.3, 0.2};
+    size_t i;
+
+    for (i = 0; i < 3; i++) {
+        const char *v = getenv(names[i]);
+        char *end;
+
+        w[i] = defaults[i];
+        if (!v || !*v)
+            continue;
+        w[i] = strtod(v, &end);
+        if (*end || !(w[i] >= 0 && w[i] <= 1)) {
+            cli_error("report", "%s: expected a weight from 0 to 1, got '%s'", names[i], v);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static int run_seed(void *ctx, const struct arb_run_row *r)
@@ -121,9 +149,8 @@ static int report_cmd(int argc, char **argv)
         cli_error("report", "--format: expected md, json or html, got '%s'", format);
         return EXIT_USAGE;
     }
-    if (strategy && strcmp(strategy, "statistical") != 0) {
-        cli_error("report", "--strategy: expected statistical, got '%s' (the weighted strategy "
-                  "is not built yet)", strategy);
+    if (strategy && strcmp(strategy, "statistical") != 0 && strcmp(strategy, "weighted") != 0) {
+        cli_error("report", "--strategy: expected statistical or weighted, got '%s'", strategy);
         return EXIT_USAGE;
     }
     rs = cli_open_for_reading("report", db, &st);
@@ -135,7 +162,16 @@ static int report_cmd(int argc, char **argv)
         rs = arb_report_build(st, run, &report, &err);
     if (!rs)
         rs = arb_report_add_judge_health(st, run, report, &err);
-    if (!rs && (strategy || gates.require_significant)) {
+    if (!rs && strategy && strategy[0] == 'w') {
+        double w[3];
+
+        if (weights_from_env(w)) {
+            code = EXIT_USAGE;
+            goto out;
+        }
+        rs = arb_report_add_weighted(st, run, report, w, &err);
+    }
+    if (!rs && ((strategy && strategy[0] == 's') || gates.require_significant)) {
         struct arb_report_opts ro = {resamples_from_env(), 0};
 
         rs = arb_store_runs(st, run, run_seed, &ro.seed, &err);

@@ -297,6 +297,36 @@ static enum arb_status statistics_section(const cJSON *report, struct arb_buf *o
     return st ? st : arb_buf_adds(out, "\n");
 }
 
+static enum arb_status weighted_section(const cJSON *report, struct arb_buf *out)
+{
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(report, "weights"), *x;
+    char q[32], d[32], l[32], r[32], sc[32];
+    enum arb_status st;
+
+    if (!w)
+        return ARB_OK;
+    st = arb_buf_printf(out,
+                        "## Weighted (quality x %.2f + latency x %.2f + reliability x %.2f)\n\n"
+                        "| System | Quality | Mean duration (ms) | Latency | Reliability | Score "
+                        "|\n|---|---:|---:|---:|---:|---:|\n",
+                        num(w, "quality"), num(w, "latency"), num(w, "reliability"));
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(report, "weighted"))
+    {
+        cell(q, sizeof(q), num(x, "quality"), 3, 0);
+        cell(d, sizeof(d), num(x, "mean_duration_ms"), 0, 0);
+        cell(l, sizeof(l), num(x, "latency"), 3, 0);
+        cell(r, sizeof(r), num(x, "reliability"), 3, 0);
+        cell(sc, sizeof(sc), num(x, "score"), 3, 0);
+        if (!st)
+            st = arb_buf_adds(out, "| ");
+        if (!st)
+            st = add_text(out, str(x, "system"));
+        if (!st)
+            st = arb_buf_printf(out, " | %s | %s | %s | %s | %s |\n", q, d, l, r, sc);
+    }
+    return st ? st : arb_buf_adds(out, "\n");
+}
+
 static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
 {
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(report, "judge_health");
@@ -361,6 +391,8 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
         st = systems_table(report, out);
     if (!st)
         st = statistics_section(report, out);
+    if (!st)
+        st = weighted_section(report, out);
     if (!st)
         st = rubric_table(report, out);
     if (!st)
