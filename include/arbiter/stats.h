@@ -49,6 +49,15 @@ enum arb_status arb_bootstrap_paired(const double *a, const double *b, size_t n,
                                      size_t resamples, double level, uint64_t seed,
                                      struct arb_interval *out, double *p_two_sided);
 
+/*
+ * Percentile bootstrap of sum(num) / sum(den) over n clusters resampled with
+ * replacement (a case's expectations are resampled together).  ARB_EUSAGE
+ * for n == 0, a negative denominator or denominators summing to 0.
+ */
+enum arb_status arb_bootstrap_ratio(const double *num, const double *den, size_t n,
+                                    size_t resamples, double level, uint64_t seed,
+                                    struct arb_interval *out);
+
 /* Exact two-sided sign test of wins vs losses (ties dropped): P(|X - n/2| >= |w - n/2|). */
 double arb_sign_test(size_t wins, size_t losses);
 

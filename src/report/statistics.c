@@ -39,7 +39,7 @@ static int push(struct dvec *d, double x)
 struct sys_acc {
     const char *name;
     struct dvec outcome; /* per decided pair-case: 1 win, 0.5 tie, 0 loss */
-    struct dvec passes;  /* per decided expectation outcome: 1 or 0 (each case once) */
+    struct dvec passed, total; /* per case: expectations passed and decided (each case once) */
     struct dvec overall; /* per decided case: overall score (each case once) */
 };
 
@@ -147,12 +147,20 @@ static int add_once(struct sacc *s, size_t sys, const cJSON *cmp, const char *la
     s->seen[sys] = 1;
     if (decided && cJSON_IsNumber(ov) && push(&s->sys[sys].overall, ov->valuedouble))
         return -1;
-    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(side(cmp, "expectation_results", label),
-                                                         "details"))
     {
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(d, "passed");
+        double p = 0, t = 0;
 
-        if (cJSON_IsBool(p) && push(&s->sys[sys].passes, cJSON_IsTrue(p) ? 1.0 : 0.0))
+        cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(
+                                  side(cmp, "expectation_results", label), "details"))
+        {
+            const cJSON *x = cJSON_GetObjectItemCaseSensitive(d, "passed");
+
+            if (cJSON_IsBool(x)) {
+                t += 1;
+                p += cJSON_IsTrue(x);
+            }
+        }
+        if (t > 0 && (push(&s->sys[sys].passed, p) || push(&s->sys[sys].total, t)))
             return -1;
     }
     return 0;
@@ -234,6 +242,20 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
     }
     cJSON_Delete(cmp);
     return s->st != ARB_OK;
+}
+
+static cJSON *ratio_json(const struct dvec *num, const struct dvec *den, size_t resamples,
+                         uint64_t seed)
+{
+    struct arb_interval iv;
+
+    if (!num->n || arb_bootstrap_ratio(num->v, den->v, num->n, resamples, 0.95, seed, &iv))
+        return cJSON_CreateNull();
+    {
+        double both[2] = {iv.lo, iv.hi};
+
+        return cJSON_CreateDoubleArray(both, 2);
+    }
 }
 
 static cJSON *interval_json(const struct dvec *d, size_t resamples, uint64_t seed)
@@ -363,7 +385,8 @@ static void sacc_release(struct sacc *s)
 
     for (i = 0; i < s->n_sys; i++) {
         free(s->sys[i].outcome.v);
-        free(s->sys[i].passes.v);
+        free(s->sys[i].passed.v);
+        free(s->sys[i].total.v);
         free(s->sys[i].overall.v);
     }
     for (i = 0; i < s->n_pairs; i++) {
@@ -448,7 +471,7 @@ enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJS
 {
     struct sacc s;
     const cJSON *sys;
-    cJSON *info;
+    cJSON *info, *win0 = NULL;
     size_t i, j, n;
     enum arb_status rc = ARB_OK;
 
@@ -484,10 +507,23 @@ enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJS
         }
         if (rc)
             break;
-        cJSON_AddItemToObject(iv, "win_rate",
-                              interval_json(&s.sys[i].outcome, o->resamples, o->seed + 1));
-        cJSON_AddItemToObject(iv, "pass_rate",
-                              interval_json(&s.sys[i].passes, o->resamples, o->seed + 2));
+        if (n == 2 && i == 1 && win0) {
+            /* Two systems: every outcome of one is 1 minus the other's, and so is the interval. */
+            double lo = cJSON_GetArrayItem(win0, 0)->valuedouble;
+            double hi = cJSON_GetArrayItem(win0, 1)->valuedouble;
+
+            cJSON_AddItemToObject(iv, "win_rate",
+                                  cJSON_CreateDoubleArray((double[]){1.0 - hi, 1.0 - lo}, 2));
+        } else {
+            cJSON *w = interval_json(&s.sys[i].outcome, o->resamples, o->seed + 1);
+
+            cJSON_AddItemToObject(iv, "win_rate", w);
+            if (i == 0 && cJSON_IsArray(w))
+                win0 = w;
+        }
+        /* Pass rates resample cases, with all of a case's expectations together. */
+        cJSON_AddItemToObject(iv, "pass_rate", ratio_json(&s.sys[i].passed, &s.sys[i].total,
+                                                          o->resamples, o->seed + 2));
         cJSON_AddItemToObject(iv, "overall_score",
                               interval_json(&s.sys[i].overall, o->resamples, o->seed + 3));
         i++;
@@ -504,7 +540,9 @@ enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJS
         cJSON_AddNumberToObject(info, "resamples", (double)o->resamples);
         cJSON_AddNumberToObject(info, "seed", (double)o->seed);
         cJSON_AddNumberToObject(info, "level", 0.95);
-        cJSON_AddStringToObject(info, "intervals", "percentile bootstrap over cases");
+        cJSON_AddStringToObject(info, "intervals",
+                                "percentile bootstrap over cases (pass rates: a case's "
+                                "expectations resampled together)");
         cJSON_AddStringToObject(info, "pair_tests",
                                 "exact sign test (wins vs losses); paired bootstrap of per-case "
                                 "overall score differences");

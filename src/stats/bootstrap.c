@@ -150,3 +150,51 @@ enum arb_status arb_bootstrap_paired(const double *a, const double *b, size_t n,
         return ARB_EUSAGE;
     return bootstrap(a, b, n, resamples, level, seed, out, p_two_sided);
 }
+
+/*
+ * Percentile bootstrap of a ratio of sums, sum(num) / sum(den), resampling
+ * the n clusters (cases) with replacement: the right unit when each case
+ * contributes several correlated outcomes (its expectations).  A resample
+ * whose denominators sum to 0 counts as the sample's ratio.
+ */
+enum arb_status arb_bootstrap_ratio(const double *num, const double *den, size_t n,
+                                    size_t resamples, double level, uint64_t seed,
+                                    struct arb_interval *out)
+{
+    struct arb_rng rng;
+    double sn = 0.0, sd = 0.0, q = (1.0 - level) / 2.0, *ratios;
+
+    if (!num || !den || n == 0 || resamples == 0 || !out || !(level > 0.0 && level < 1.0))
+        return ARB_EUSAGE;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(num[i]) || !isfinite(den[i]) || den[i] < 0)
+            return ARB_EUSAGE;
+        sn += num[i];
+        sd += den[i];
+    }
+    if (sd <= 0.0)
+        return ARB_EUSAGE;
+    if (resamples > SIZE_MAX / sizeof(*ratios))
+        return ARB_ENOMEM;
+    ratios = malloc(resamples * sizeof(*ratios));
+    if (!ratios)
+        return ARB_ENOMEM;
+    out->estimate = sn / sd;
+    arb_rng_seed(&rng, seed);
+    for (size_t r = 0; r < resamples; r++) {
+        double a = 0.0, b = 0.0;
+
+        for (size_t i = 0; i < n; i++) {
+            size_t j = arb_rng_below(&rng, n);
+
+            a += num[j];
+            b += den[j];
+        }
+        ratios[r] = b > 0.0 ? a / b : out->estimate;
+    }
+    qsort(ratios, resamples, sizeof(*ratios), cmp_double);
+    out->lo = quantile(ratios, resamples, q);
+    out->hi = quantile(ratios, resamples, 1.0 - q);
+    free(ratios);
+    return ARB_OK;
+}

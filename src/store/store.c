@@ -95,8 +95,13 @@ static const char *const sql[Q_N] = {
     [Q_CHECKS_ALL] = "SELECT " CHECK_COLUMNS "WHERE run = ?1 ORDER BY id",
     [Q_VERDICTS_CASE] = "SELECT " VERDICT_COLUMNS "WHERE v.run = ?1 AND v.case_id = ?2 "
                         "ORDER BY v.id",
-    [Q_VERDICTS_ALL] = "SELECT " VERDICT_COLUMNS "WHERE v.run = ?1 "
-                       "ORDER BY c.seq IS NULL, c.seq, v.id",
+    /* Driven by cases(run, seq) (CROSS JOIN fixes the loop order): rows come out in case
+     * order without sorting the comparison texts through a temporary b-tree; within a case,
+     * in the order of the verdicts' key (system_a, system_b). */
+    [Q_VERDICTS_ALL] = "SELECT v.case_id, v.system_a, v.system_b, v.status, v.winner, "
+                       "v.score_a, v.score_b, v.pass_rate_a, v.pass_rate_b, v.comparison_json "
+                       "FROM cases c CROSS JOIN verdicts v ON v.run = c.run "
+                       "AND v.case_id = c.case_id WHERE c.run = ?1 ORDER BY c.seq",
     [Q_CASE_DONE] = "SELECT EXISTS (SELECT 1 FROM verdicts WHERE run = ?1 AND case_id = ?2)",
     [Q_COUNT_CASES] = "SELECT count(*) FROM cases WHERE run = ?1",
     [Q_COUNT_SYSTEMS] = "SELECT count(*) FROM systems WHERE run = ?1",

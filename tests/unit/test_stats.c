@@ -580,3 +580,20 @@ Test(stats_kappa, should_be_zero_at_chance)
 
     assert_near(arb_cohen_kappa(t, 2), 0.0, 1e-15);
 }
+
+Test(stats_bootstrap, should_bootstrap_a_ratio_of_sums_over_clusters)
+{
+    double num[4] = {2, 3, 0, 1}, den[4] = {3, 3, 2, 1}, same_n[3] = {1, 2, 3},
+           same_d[3] = {2, 4, 6};
+    struct arb_interval a, b, c;
+
+    cr_assert_eq(arb_bootstrap_ratio(num, den, 4, 500, 0.95, 9, &a), ARB_OK);
+    cr_assert_float_eq(a.estimate, 6.0 / 9.0, 1e-12, "the estimate is sum/sum, not a mean of ratios");
+    cr_assert(a.lo <= a.estimate && a.estimate <= a.hi);
+    cr_assert_eq(arb_bootstrap_ratio(num, den, 4, 500, 0.95, 9, &b), ARB_OK);
+    cr_assert(a.lo == b.lo && a.hi == b.hi, "the same seed gives the same interval");
+    cr_assert_eq(arb_bootstrap_ratio(same_n, same_d, 3, 200, 0.95, 1, &c), ARB_OK);
+    cr_assert_float_eq(c.lo, 0.5, 1e-12, "every cluster at 1/2: a zero-width interval");
+    cr_assert_float_eq(c.hi, 0.5, 1e-12);
+    cr_assert_eq(arb_bootstrap_ratio(num, (double[]){0, 0, 0, 0}, 4, 10, 0.95, 1, &c), ARB_EUSAGE);
+}
