@@ -95,6 +95,9 @@ struct arb_judge_answer {
     int *item_inconsistent;    /* per item: the orders disagreed */
     int position_inconsistent; /* the orders' winners disagree */
     const char *winner;  /* the judge's own majority winner: system_a, system_b, "TIE" or NULL */
+    int order_winner[2]; /* per order (0: A shown first, 1: B first), the majority over its
+                            samples in the question's terms: 0 system_a, 1 system_b, 2 tie,
+                            -1 no valid reply (order 1 is -1 without swap) */
     double sample_agreement; /* fraction of judgments agreeing with the majority winner */
     int n_judgments, n_cached;
     char *reasoning;     /* the first valid reasoning, for comparison.json */

@@ -569,6 +569,7 @@ static void answer_question(struct arb_judge *j, struct question *qn)
     int *imem = calloc(3 * n, sizeof(int));
 
     memset(&a, 0, sizeof(a));
+    a.order_winner[0] = a.order_winner[1] = -1;
     if (!mem || !imem) {
         fatal(j, ARB_ENOMEM);
         free(mem);
@@ -640,6 +641,8 @@ static void answer_question(struct arb_judge *j, struct question *qn)
         order_w[o] = majority(votes + o * samples, samples);
     }
     a.position_inconsistent = orders == 2 && order_w[0] != order_w[1];
+    a.order_winner[0] = order_w[0];
+    a.order_winner[1] = orders == 2 ? order_w[1] : -1;
     k = majority(votes, qn->n_slots);
     a.winner = k == 0 ? q->system_a : k == 1 ? q->system_b : k == 2 ? "TIE" : NULL;
     {
