@@ -20,7 +20,7 @@ LDFLAGS ?=
 PKGS = libcjson libpcre2-8 libcrypto libcurl sqlite3
 # Debian packages a build and its tests need: make deps installs the missing ones.
 DEB_PACKAGES = pkg-config libcjson-dev libpcre2-dev libssl-dev libcurl4-openssl-dev \
-               libsqlite3-dev libcriterion-dev libmicrohttpd-dev curl chromium
+               libsqlite3-dev libcriterion-dev libmicrohttpd-dev curl chromium sqlite3
 
 ifdef SANITIZE
 BUILD ?= build-san
@@ -111,6 +111,7 @@ test-cli:
 	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/report/html.sh $(BUILD)/arbiter
+	@sh tests/cli/replay.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -48,6 +48,7 @@ struct arb_judge_config {
     double timeout_s;  /* per attempt, default 60 */
     int max_retries;   /* default 4 */
     char hash[65];     /* SHA-256 of the canonical config and prompt template: its identity */
+    int offline;       /* never send: a request missing from the cache is an error (replay) */
 };
 
 /*

@@ -245,6 +245,15 @@ struct arb_judge_totals {
 enum arb_status arb_store_judge_totals(struct arb_store *st, int64_t run,
                                        struct arb_judge_totals *t, struct arb_err *err);
 
+/* Call fn for each case of a run in reading order, with its stored JSON. */
+enum arb_status arb_store_cases(struct arb_store *st, int64_t run,
+                                int (*fn)(void *ctx, const char *case_id, int64_t seq,
+                                          const char *case_json),
+                                void *ctx, struct arb_err *err);
+
+/* Write a consistent copy of the whole database to dest (VACUUM INTO; dest must not exist). */
+enum arb_status arb_store_copy(struct arb_store *st, const char *dest, struct arb_err *err);
+
 /* Count rows of a run in one table ("cases", "outputs", "checks", "verdicts", "problems"). */
 enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *table,
                                 int64_t *n, struct arb_err *err);

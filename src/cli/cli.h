@@ -33,6 +33,7 @@ extern const struct arb_cmd arb_cmd_show;
 extern const struct arb_cmd arb_cmd_report;
 extern const struct arb_cmd arb_cmd_export;
 extern const struct arb_cmd arb_cmd_compare;
+extern const struct arb_cmd arb_cmd_replay;
 
 /* "arbiter CMD: message" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -51,6 +52,12 @@ struct arb_store;
  * ("no database at ..."), not a new empty database.  Prints the message.
  */
 enum arb_status cli_open_for_reading(const char *cmd, const char *db, struct arb_store **st);
+
+/* Create a directory and its parents (0700); 0 on success. */
+int cli_mkdirs(const char *path);
+
+/* Remove a private temporary tree (files, links and directories; links are not followed). */
+void cli_remove_tree(const char *path);
 
 /* 1 when arg is -h or --help. */
 int cli_is_help(const char *arg);

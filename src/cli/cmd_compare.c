@@ -102,28 +102,6 @@ static int copy_tree(const char *from, const char *to, int depth)
     return rc;
 }
 
-static void remove_tree(const char *path, int depth)
-{
-    DIR *d = depth < 40 ? opendir(path) : NULL;
-    struct dirent *e;
-
-    while (d && (e = readdir(d)) != NULL) {
-        char p[4096];
-        struct stat sb;
-
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
-        if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
-            remove_tree(p, depth + 1);
-        else
-            unlink(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(path);
-}
-
 /* Put one system's output where the suite's reader finds it; returns the path for the suite. */
 static int stage_output(const char *path, const char *dir, const char *name, char *out,
                         size_t outlen)
@@ -423,7 +401,7 @@ out:
     arb_store_close(st);
     cli_judge_release(&judge);
     if (dir)
-        remove_tree(dir, 0);
+        cli_remove_tree(dir);
     return code;
 }
 

@@ -430,6 +430,14 @@ static void dispatch(struct arb_judge *j, struct call *c)
         free(cc.reply);
         return;
     }
+    if (j->cfg->offline) {
+        arb_err_set(j->err, ARB_EUSAGE,
+                    "case '%s': the judge request is not in the cache (replay never calls the "
+                    "judge)",
+                    c->qn->q.case_id);
+        fatal(j, ARB_EUSAGE);
+        return;
+    }
     if (j->cfg->provider == ARB_JUDGE_COMMAND) {
         run_command(j, c);
         return;

@@ -208,8 +208,9 @@ static void on_answer(void *ctx, const struct arb_judge_question *q, const struc
         cJSON_AddBoolToObject(jo, "position_inconsistent", ans->position_inconsistent);
         cJSON_AddNumberToObject(jo, "sample_agreement", ans->sample_agreement);
     }
+    /* Whether a reply came from the cache is in the judgments table, not here: a verdict must
+     * not depend on it (a replay answers everything from the cache). */
     cJSON_AddNumberToObject(jo, "judgments", ans->n_judgments);
-    cJSON_AddNumberToObject(jo, "cached", ans->n_cached);
     text = cJSON_PrintUnformatted(cmp);
     if (!text) {
         st = ARB_ENOMEM;

@@ -59,6 +59,8 @@ enum store_stmt {
     Q_PUT_JUDGMENT,
     Q_JUDGMENTS_CASE,
     Q_JUDGE_TOTALS,
+    Q_VACUUM_INTO,
+    Q_CASES_ALL,
     Q_N
 };
 

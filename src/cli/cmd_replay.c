@@ -1,0 +1,537 @@
+/*
+ * cmd_replay.c - `arbiter replay RUN`: re-derive every check record,
+ * resolution and verdict of a run offline, from what the database stored
+ * (the cases, the outputs, the judge's cached replies) and the suite (which
+ * must be unchanged), and compare with the stored records.  Exit 1 on any
+ * difference, listing the first few by case and item.
+ *
+ * It never writes to the database it replays: the run is re-derived in a
+ * copy (VACUUM INTO a private temporary folder), so the judge's cache is at
+ * hand and a judge request missing from it is an error naming the case.
+ */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arbiter/file.h"
+#include "arbiter/judge.h"
+#include "arbiter/run.h"
+#include "arbiter/store.h"
+#include "arbiter/suite.h"
+#include "cli.h"
+
+#define SHOWN_DIFFERENCES 10
+
+static const char usage_text[] =
+    "usage: arbiter replay RUN [--db FILE]\n"
+    "\n"
+    "Re-derive every check record, resolution and verdict of a run (an id or 'latest')\n"
+    "offline: from the cases and outputs stored in the database, the judge replies in its\n"
+    "cache and the suite file (which must be unchanged: its SHA-256 is checked).  Nothing\n"
+    "is sent anywhere and the database is not modified.  Prints whether every record is\n"
+    "identical and lists the first differences by case and item.\n"
+    "\n"
+    "exit: 0 identical, 1 a difference, 2 usage or input error (suite changed or gone, a\n"
+    "judge request not in the cache), 4 database failure\n";
+
+struct stored_run {
+    char *suite_path, *sha256, *systems_json, *judge_json;
+    uint64_t seed;
+    int found;
+};
+
+static int read_run(void *ctx, const struct arb_run_row *r)
+{
+    struct stored_run *s = ctx;
+
+    s->suite_path = strdup(r->suite_path ? r->suite_path : "");
+    s->sha256 = strdup(r->suite_sha256 ? r->suite_sha256 : "");
+    s->systems_json = strdup(r->systems_json ? r->systems_json : "[]");
+    s->judge_json = r->judge_json ? strdup(r->judge_json) : NULL;
+    s->seed = r->seed;
+    s->found = 1;
+    return 1;
+}
+
+/* ---- writing the stored inputs back out ------------------------------------------------ */
+
+struct writer {
+    struct arb_store *st;
+    int64_t run;
+    const char *dir;
+    FILE *cases;
+    cJSON *systems;  /* [{name, path}] from the run */
+    FILE **jsonl;    /* per system: its outputs as JSONL, or NULL for a directory */
+    int *is_dir;
+    size_t n;
+    enum arb_status rc;
+    struct arb_err *err;
+};
+
+static size_t system_index(const struct writer *w, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < w->n; i++)
+        if (strcmp(cJSON_GetObjectItem(cJSON_GetArrayItem(w->systems, (int)i), "name")->valuestring,
+                   name) == 0)
+            return i;
+    return (size_t)-1;
+}
+
+/* A directory output: the case's files under DIR/sys-N/CASE/FILE. */
+static int write_file(struct writer *w, size_t i, const struct arb_output_row *o)
+{
+    char path[4096], parent[4096], *slash;
+    FILE *f;
+    size_t k;
+
+    snprintf(path, sizeof(path), "%s/sys-%zu/%s/%s", w->dir, i, o->case_id, o->file);
+    snprintf(parent, sizeof(parent), "%s", path);
+    slash = strrchr(parent, '/');
+    if (slash)
+        *slash = '\0';
+    if (strstr(o->case_id, "..") || strchr(o->case_id, '/') || cli_mkdirs(parent))
+        return -1;
+    f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    if (o->binary || !o->content) {
+        /* Binary outputs are stored by size and hash: NUL bytes of that size replay as binary. */
+        for (k = 0; k < o->len; k++)
+            fputc(0, f);
+    } else {
+        fwrite(o->content, 1, o->len, f);
+    }
+    return fclose(f);
+}
+
+static int write_output(void *ctx, const struct arb_output_row *o)
+{
+    struct writer *w = ctx;
+    size_t i = system_index(w, o->system);
+    cJSON *line;
+    char *text;
+
+    if (i == (size_t)-1)
+        return 0;
+    if (w->is_dir[i]) {
+        if (write_file(w, i, o)) {
+            w->rc = arb_err_set(w->err, ARB_EIO, "cannot write the stored output of case '%s'",
+                                o->case_id);
+            return 1;
+        }
+        return 0;
+    }
+    line = o->meta_json ? cJSON_Parse(o->meta_json) : cJSON_CreateObject();
+    if (!line)
+        line = cJSON_CreateObject();
+    cJSON_DeleteItemFromObjectCaseSensitive(line, "id");
+    cJSON_DeleteItemFromObjectCaseSensitive(line, "output");
+    cJSON_AddStringToObject(line, "id", o->case_id);
+    cJSON_AddStringToObject(line, "output", o->content ? o->content : "");
+    text = cJSON_PrintUnformatted(line);
+    if (!text || fprintf(w->jsonl[i], "%s\n", text) < 0)
+        w->rc = ARB_EIO;
+    cJSON_free(text);
+    cJSON_Delete(line);
+    return w->rc != ARB_OK;
+}
+
+/* Does any stored output of this system have files (a directory output)? */
+static int note_dirs(void *ctx, const struct arb_output_row *o)
+{
+    struct writer *w = ctx;
+    size_t i = system_index(w, o->system);
+
+    if (i != (size_t)-1 && o->file && o->file[0])
+        w->is_dir[i] = 1;
+    return 0;
+}
+
+static int scan_case(void *ctx, const char *case_id, int64_t seq, const char *case_json)
+{
+    struct writer *w = ctx;
+
+    (void)seq;
+    (void)case_json;
+    if (arb_store_outputs(w->st, w->run, case_id, note_dirs, w, w->err)) {
+        w->rc = ARB_EDB;
+        return 1;
+    }
+    return 0;
+}
+
+static int write_case(void *ctx, const char *case_id, int64_t seq, const char *case_json)
+{
+    struct writer *w = ctx;
+
+    (void)seq;
+    if (fprintf(w->cases, "%s\n", case_json ? case_json : "{}") < 0) {
+        w->rc = ARB_EIO;
+        return 1;
+    }
+    if (arb_store_outputs(w->st, w->run, case_id, write_output, w, w->err)) {
+        w->rc = w->rc ? w->rc : ARB_EDB;
+        return 1;
+    }
+    return w->rc != ARB_OK;
+}
+
+/* ---- comparing ------------------------------------------------------------------------- */
+
+struct recs {
+    char **key, **val;
+    size_t n, cap;
+};
+
+static void recs_clear(struct recs *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++) {
+        free(r->key[i]);
+        free(r->val[i]);
+    }
+    r->n = 0;
+}
+
+static int recs_add(struct recs *r, const char *k1, const char *k2, const char *k3,
+                    const char *v1, const char *v2, const char *v3)
+{
+    size_t kn = strlen(k1) + strlen(k2) + strlen(k3) + 8;
+    size_t vn = strlen(v1) + strlen(v2) + strlen(v3) + 8;
+
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 32;
+        char **k = realloc(r->key, cap * sizeof(*k)), **v;
+
+        if (!k)
+            return -1;
+        r->key = k;
+        v = realloc(r->val, cap * sizeof(*v));
+        if (!v)
+            return -1;
+        r->val = v;
+        r->cap = cap;
+    }
+    r->key[r->n] = malloc(kn);
+    r->val[r->n] = malloc(vn);
+    if (!r->key[r->n] || !r->val[r->n]) {
+        free(r->key[r->n]);
+        free(r->val[r->n]);
+        return -1;
+    }
+    snprintf(r->key[r->n], kn, "%s %s '%s'", k1, k2, k3);
+    snprintf(r->val[r->n], vn, "%s\n%s\n%s", v1, v2, v3);
+    r->n++;
+    return 0;
+}
+
+static int add_check(void *ctx, const struct arb_check_row *c)
+{
+    return recs_add(ctx, c->system, c->kind, c->item, c->verdict, c->record_json, "");
+}
+
+static int add_verdict(void *ctx, const struct arb_verdict_row *v)
+{
+    char pair[512];
+
+    snprintf(pair, sizeof(pair), "%s vs %s", v->system_a, v->system_b);
+    return recs_add(ctx, "verdict", pair, v->status, v->winner ? v->winner : "",
+                    v->comparison_json ? v->comparison_json : "", "");
+}
+
+struct diff {
+    struct arb_store *st;
+    int64_t stored, replayed;
+    size_t records, differences;
+    struct recs a, b;
+    enum arb_status rc;
+    struct arb_err *err;
+};
+
+static void compare(struct diff *d, const char *case_id, const char *what)
+{
+    size_t i, n = d->a.n > d->b.n ? d->a.n : d->b.n;
+
+    for (i = 0; i < n; i++) {
+        const char *ka = i < d->a.n ? d->a.key[i] : NULL, *kb = i < d->b.n ? d->b.key[i] : NULL;
+
+        d->records++;
+        if (ka && kb && strcmp(ka, kb) == 0 && strcmp(d->a.val[i], d->b.val[i]) == 0)
+            continue;
+        if (++d->differences > SHOWN_DIFFERENCES)
+            continue;
+        if (!kb)
+            printf("case '%s': %s %s is stored but was not re-derived\n", case_id, what, ka);
+        else if (!ka)
+            printf("case '%s': %s %s was re-derived but is not stored\n", case_id, what, kb);
+        else if (strcmp(ka, kb) != 0)
+            printf("case '%s': stored %s %s, re-derived %s\n", case_id, what, ka, kb);
+        else
+            printf("case '%s': %s %s differs from the stored record\n", case_id, what, ka);
+    }
+}
+
+static int compare_case(void *ctx, const char *case_id, int64_t seq, const char *case_json)
+{
+    struct diff *d = ctx;
+
+    (void)seq;
+    (void)case_json;
+    recs_clear(&d->a);
+    recs_clear(&d->b);
+    if (arb_store_checks(d->st, d->stored, case_id, add_check, &d->a, d->err) ||
+        arb_store_checks(d->st, d->replayed, case_id, add_check, &d->b, d->err)) {
+        d->rc = ARB_EDB;
+        return 1;
+    }
+    compare(d, case_id, "check");
+    recs_clear(&d->a);
+    recs_clear(&d->b);
+    if (arb_store_verdicts(d->st, d->stored, case_id, add_verdict, &d->a, d->err) ||
+        arb_store_verdicts(d->st, d->replayed, case_id, add_verdict, &d->b, d->err)) {
+        d->rc = ARB_EDB;
+        return 1;
+    }
+    compare(d, case_id, "the");
+    return 0;
+}
+
+
+/* ---- the command ----------------------------------------------------------------------- */
+
+static int stage_inputs(struct arb_store *orig, int64_t run, const char *dir,
+                        struct arb_suite *suite, cJSON *systems, struct arb_err *err)
+{
+    struct writer w;
+    char path[4200], spec[8400];
+    size_t i;
+    int code = EXIT_PASS;
+
+    memset(&w, 0, sizeof(w));
+    w.st = orig;
+    w.run = run;
+    w.dir = dir;
+    w.systems = systems;
+    w.err = err;
+    w.n = (size_t)cJSON_GetArraySize(systems);
+    w.jsonl = calloc(w.n + 1, sizeof(FILE *));
+    w.is_dir = calloc(w.n + 1, sizeof(int));
+    snprintf(path, sizeof(path), "%s/cases.jsonl", dir);
+    w.cases = fopen(path, "wb");
+    if (!w.jsonl || !w.is_dir || !w.cases) {
+        cli_error("replay", "cannot stage the stored inputs in '%s'", dir);
+        code = EXIT_ENV;
+        goto out;
+    }
+    if (arb_store_cases(orig, run, scan_case, &w, err) || w.rc) {
+        cli_error("replay", "%s", err->msg);
+        code = EXIT_ENV;
+        goto out;
+    }
+    for (i = 0; i < w.n; i++) {
+        const char *name = cJSON_GetObjectItem(cJSON_GetArrayItem(systems, (int)i), "name")
+                               ->valuestring;
+
+        if (w.is_dir[i]) {
+            snprintf(path, sizeof(path), "%s/sys-%zu", dir, i);
+            if (cli_mkdirs(path))
+                code = EXIT_ENV;
+        } else {
+            snprintf(path, sizeof(path), "%s/sys-%zu.jsonl", dir, i);
+            w.jsonl[i] = fopen(path, "wb");
+            if (!w.jsonl[i])
+                code = EXIT_ENV;
+        }
+        snprintf(spec, sizeof(spec), "%s=%s", name, path);
+        if (!code && arb_suite_set_system(suite, spec, err)) {
+            cli_error("replay", "%s", err->msg);
+            code = EXIT_USAGE;
+        }
+    }
+    if (!code && (arb_store_cases(orig, run, write_case, &w, err) || w.rc)) {
+        cli_error("replay", "cannot stage the stored inputs: %s",
+                  err->msg[0] ? err->msg : strerror(errno));
+        code = EXIT_ENV;
+    }
+out:
+    for (i = 0; w.jsonl && i < w.n; i++)
+        if (w.jsonl[i] && fclose(w.jsonl[i]))
+            code = EXIT_ENV;
+    if (w.cases && fclose(w.cases))
+        code = EXIT_ENV;
+    free(w.jsonl);
+    free(w.is_dir);
+    if (!code) {
+        /* The stored cases, not whatever the cases file holds today. */
+        snprintf(path, sizeof(path), "%s/cases.jsonl", dir);
+        free(suite->cases_file);
+        suite->cases_file = strdup(path);
+        if (!suite->cases_file)
+            code = EXIT_ENV;
+    }
+    return code;
+}
+
+static int replay_cmd(int argc, char **argv)
+{
+    const char *db = "arbiter.db", *run_spec = NULL;
+    struct arb_store *orig = NULL, *copy = NULL;
+    struct stored_run sr = {0};
+    struct arb_suite *suite = NULL;
+    struct arb_judge_config judge;
+    struct arb_run_opts opts = {0};
+    struct arb_run_summary sum;
+    struct diff d;
+    struct arb_err err = {{0}};
+    cJSON *systems = NULL;
+    char tmpl[] = "/tmp/arbiter-replay-XXXXXX", path[4200];
+    const char *dir = NULL;
+    int64_t run = 0;
+    int a, code = EXIT_PASS, have_judge = 0;
+    enum arb_status rs;
+
+    memset(&judge, 0, sizeof(judge));
+    memset(&sum, 0, sizeof(sum));
+    memset(&d, 0, sizeof(d));
+    for (a = 1; a < argc; a++) {
+        if (cli_is_help(argv[a])) {
+            fputs(usage_text, stdout);
+            return EXIT_PASS;
+        } else if (strcmp(argv[a], "--db") == 0 && a + 1 < argc) {
+            db = argv[++a];
+        } else if (argv[a][0] == '-') {
+            cli_error("replay", "unknown or incomplete option '%s' (see 'arbiter replay --help')",
+                      argv[a]);
+            return EXIT_USAGE;
+        } else if (!run_spec) {
+            run_spec = argv[a];
+        } else {
+            cli_error("replay", "unexpected argument '%s'", argv[a]);
+            return EXIT_USAGE;
+        }
+    }
+    if (!run_spec) {
+        cli_error("replay", "missing RUN (an id or 'latest'; see 'arbiter runs')");
+        return EXIT_USAGE;
+    }
+    rs = cli_open_for_reading("replay", db, &orig);
+    if (rs)
+        return cli_exit_for(rs);
+    rs = arb_store_run_resolve(orig, run_spec, &run, &err);
+    if (!rs)
+        rs = arb_store_runs(orig, run, read_run, &sr, &err);
+    if (rs || !sr.found || !sr.suite_path || !sr.sha256 || !sr.systems_json) {
+        cli_error("replay", "%s", rs ? err.msg : "cannot read the run");
+        code = rs ? cli_exit_for(rs) : EXIT_ENV;
+        goto out;
+    }
+    rs = arb_suite_load(sr.suite_path, &suite, &err);
+    if (rs) {
+        cli_error("replay", "run %lld's suite: %s", (long long)run, err.msg);
+        code = cli_exit_for(rs);
+        goto out;
+    }
+    if (strcmp(suite->sha256, sr.sha256) != 0) {
+        cli_error("replay", "the suite '%s' changed since run %lld (its SHA-256 differs): the "
+                  "run cannot be re-derived from it",
+                  sr.suite_path, (long long)run);
+        code = EXIT_USAGE;
+        goto out;
+    }
+    suite->seed = sr.seed;
+    systems = cJSON_Parse(sr.systems_json);
+    dir = mkdtemp(tmpl);
+    if (!systems || !dir) {
+        cli_error("replay", "cannot create a temporary folder: %s", strerror(errno));
+        code = EXIT_ENV;
+        goto out;
+    }
+    code = stage_inputs(orig, run, dir, suite, systems, &err);
+    if (code)
+        goto out;
+    if (sr.judge_json) {
+        cJSON *jo = cJSON_Parse(sr.judge_json);
+
+        cJSON_DeleteItemFromObjectCaseSensitive(jo, "hash");
+        rs = jo ? arb_judge_config_parse(jo, &judge, &err) : ARB_ENOMEM;
+        cJSON_Delete(jo);
+        if (rs) {
+            cli_error("replay", "the stored judge config: %s", err.msg);
+            code = cli_exit_for(rs);
+            goto out;
+        }
+        have_judge = 1;
+        judge.offline = 1;
+        opts.judge = &judge;
+    }
+    /* Re-derive into a copy of the database, which holds the judge's cache. */
+    snprintf(path, sizeof(path), "%s/replay.db", dir);
+    rs = arb_store_copy(orig, path, &err);
+    if (!rs)
+        rs = arb_store_open(path, 0, &copy, &err);
+    if (!rs)
+        rs = arb_run_execute(copy, suite, &opts, &sum, &err);
+    if (rs) {
+        cli_error("replay", "%s", err.msg);
+        code = cli_exit_for(rs);
+        goto out;
+    }
+    d.st = copy;
+    d.stored = run;
+    d.replayed = sum.run_id;
+    d.err = &err;
+    rs = arb_store_cases(copy, run, compare_case, &d, &err);
+    if (!rs)
+        rs = d.rc;
+    if (rs) {
+        cli_error("replay", "%s", err.msg);
+        code = cli_exit_for(rs);
+        goto out;
+    }
+    if (d.differences) {
+        if (d.differences > SHOWN_DIFFERENCES)
+            printf("... and %zu more\n", d.differences - SHOWN_DIFFERENCES);
+        printf("replay of run %lld: %zu of %zu records differ\n", (long long)run, d.differences,
+               d.records);
+        code = EXIT_NEGATIVE;
+    } else {
+        printf("replay of run %lld: %zu records re-derived offline, all identical\n",
+               (long long)run, d.records);
+    }
+out:
+    recs_clear(&d.a);
+    recs_clear(&d.b);
+    free(d.a.key);
+    free(d.a.val);
+    free(d.b.key);
+    free(d.b.val);
+    arb_run_summary_release(&sum);
+    if (have_judge)
+        arb_judge_config_release(&judge);
+    arb_suite_free(suite);
+    cJSON_Delete(systems);
+    arb_store_close(copy);
+    arb_store_close(orig);
+    if (dir)
+        cli_remove_tree(dir);
+    free(sr.suite_path);
+    free(sr.sha256);
+    free(sr.systems_json);
+    free(sr.judge_json);
+    return code;
+}
+
+const struct arb_cmd arb_cmd_replay = {
+    .name = "replay",
+    .summary = "re-derive every record of a run offline and compare: exit 1 on any difference",
+    .usage = usage_text,
+    .run = replay_cmd,
+};

@@ -1,0 +1,59 @@
+#!/bin/sh
+# arbiter replay: every record re-derived offline; an edited record is named.
+# usage: tests/cli/replay.sh path/to/arbiter path/to/judge_sim
+set -u
+ARB="$1"
+SIM="$2"
+T=$(mktemp -d)
+SIM_PID=
+trap '[ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null; rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# 1. The example bake-off replays identically, and the database is left alone.
+$ARB run examples/invoice/suite.json --db "$T/a.db" >/dev/null 2>&1 || bad "run"
+before=$(md5sum <"$T/a.db")
+$ARB replay 1 --db "$T/a.db" >"$T/out" 2>&1 && ok || bad "replay of an untouched run: $(cat "$T/out")"
+grep -q "all identical" "$T/out" && ok || bad "replay output: $(cat "$T/out")"
+[ "$(md5sum <"$T/a.db")" = "$before" ] && ok || bad "replay modified the database"
+
+# 2. One stored record edited: exit 1, naming the case and the item.
+sqlite3 "$T/a.db" "UPDATE checks SET record_json = replace(record_json, '\"score\":1', '\"score\":0.5') WHERE id = (SELECT min(id) FROM checks WHERE case_id = 'inv-007' AND kind = 'criterion')" || bad "sqlite3 edit"
+$ARB replay latest --db "$T/a.db" >"$T/out" 2>&1
+[ $? -eq 1 ] && ok || bad "replay after an edit did not exit 1: $(cat "$T/out")"
+grep -q "case 'inv-007': check .* differs from the stored record" "$T/out" && ok || bad "the edit is not named: $(cat "$T/out")"
+grep -q "1 of .* records differ" "$T/out" && ok || bad "count of differences: $(cat "$T/out")"
+
+# 3. A verdict edited.
+sqlite3 "$T/a.db" "UPDATE verdicts SET winner = 'baseline' WHERE case_id = 'inv-015'"
+$ARB replay latest --db "$T/a.db" >"$T/out" 2>&1
+grep -q "case 'inv-015': the verdict" "$T/out" && ok || bad "edited verdict not named: $(cat "$T/out")"
+
+# 4. A changed suite cannot be replayed: exit 2.
+mkdir -p "$T/s" && cp -r examples/invoice/* "$T/s/"
+$ARB run "$T/s/suite.json" --db "$T/b.db" >/dev/null 2>&1
+sed -i 's/"seed": 7/"seed": 8/' "$T/s/suite.json"
+$ARB replay latest --db "$T/b.db" >"$T/out" 2>&1
+[ $? -eq 2 ] && grep -q "changed since run 1" "$T/out" && ok || bad "changed suite: $(cat "$T/out")"
+
+# 5. A judged run replays offline, with the judge gone.
+rm -f "$T/port"
+"$SIM" --port 0 --port-file "$T/port" >/dev/null 2>&1 &
+SIM_PID=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+PORT=$(cat "$T/port")
+mkdir -p "$T/j"
+cp -r examples/invoice/* "$T/j/"
+sed -i "s|\"policy\"|\"judge\": {\"provider\": \"openai\", \"base_url\": \"http://127.0.0.1:$PORT/v1\", \"model\": \"sim\", \"api_key_env\": \"ARB_REPLAY_KEY\"},\n  \"policy\"|" "$T/j/suite.json"
+ARB_REPLAY_KEY=k $ARB run "$T/j/suite.json" --db "$T/c.db" >"$T/out" 2>&1 || bad "judged run: $(cat "$T/out")"
+kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null; SIM_PID=
+env -u ARB_REPLAY_KEY $ARB replay latest --db "$T/c.db" >"$T/out" 2>&1 && ok || bad "offline replay of a judged run: $(cat "$T/out")"
+sqlite3 "$T/c.db" "DELETE FROM judge_calls WHERE key = (SELECT key FROM judgments WHERE case_id = 'inv-006' LIMIT 1)"
+$ARB replay latest --db "$T/c.db" >"$T/out" 2>&1
+[ $? -eq 2 ] && grep -q "case 'inv-006': the judge request is not in the cache" "$T/out" && ok || bad "missing cache entry: $(cat "$T/out")"
+
+echo "replay: $pass passed, $fail failed"
+[ "$fail" = 0 ]
