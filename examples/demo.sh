@@ -15,6 +15,8 @@ echo "== arbiter report latest --db $DB"
 echo "== arbiter export latest --comparisons build/demo-comparisons --db $DB"
 rm -rf build/demo-comparisons
 "$ARB" export latest --comparisons build/demo-comparisons --db "$DB"
+echo "== arbiter replay latest --db $DB"
+"$ARB" replay latest --db "$DB"
 echo
 echo "Look further: arbiter show latest inv-006 --db $DB   (a case left to the judge)"
 echo "              sqlite3 $DB 'select * from v_system_wins'   (see db/README.md)"
