@@ -112,6 +112,7 @@ test-cli:
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/report/html.sh $(BUILD)/arbiter
 	@sh tests/cli/replay.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/faults.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 
 demo: deps
 	@$(MAKE) --no-print-directory all
