@@ -220,3 +220,21 @@ CREATE TABLE judgments (
     UNIQUE (run, case_id, system_a, system_b, ord, sample, attempt)
 );
 CREATE INDEX judgments_case ON judgments (run, case_id);
+
+-- A judge calibration study (arbiter calibrate): how a judge config agrees with human
+-- labels.  judge_hash is the config's hash (NULL for recorded verdicts of no named judge);
+-- kappa and accuracy are the combined verdict's against the human majority (NULL when
+-- undefined); study_json is the whole study, every per-item verdict included; run is the run
+-- whose judgments recorded the judge's calls (NULL for an offline study).
+CREATE TABLE calibrations (
+    id          INTEGER PRIMARY KEY,
+    judge_hash  TEXT,
+    created_at  TEXT NOT NULL,
+    labels_path TEXT NOT NULL,
+    n           INTEGER NOT NULL,
+    kappa       REAL,
+    accuracy    REAL,
+    study_json  TEXT NOT NULL,
+    run         INTEGER REFERENCES runs(id) ON DELETE SET NULL
+);
+CREATE INDEX calibrations_by_judge ON calibrations (judge_hash, id);

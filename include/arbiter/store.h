@@ -258,4 +258,28 @@ enum arb_status arb_store_copy(struct arb_store *st, const char *dest, struct ar
 enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *table,
                                 int64_t *n, struct arb_err *err);
 
+/* ---- calibrations -------------------------------------------------------------------- */
+
+/* One judge calibration study (calibrate.h). */
+struct arb_calibration_row {
+    const char *judge_hash;  /* the judge config's hash; NULL: recorded verdicts, no judge */
+    const char *labels_path;
+    int64_t n;               /* labelled items */
+    double kappa, accuracy;  /* combined verdict vs human; NaN (stored NULL) when undefined */
+    const char *study_json;  /* the whole study, per-item verdicts included */
+    int64_t run;             /* the run whose judgments hold the judge's calls; 0: none */
+};
+
+/* Store a study (inside a transaction, like the other puts). */
+enum arb_status arb_store_put_calibration(struct arb_store *st,
+                                          const struct arb_calibration_row *c,
+                                          struct arb_err *err);
+
+/*
+ * The kappa of the latest study of judge_hash: *found 1 and *kappa (NaN when
+ * it was undefined), or *found 0 when the judge was never calibrated.
+ */
+enum arb_status arb_store_latest_calibration(struct arb_store *st, const char *judge_hash,
+                                             double *kappa, int *found, struct arb_err *err);
+
 #endif

@@ -61,7 +61,7 @@ static int write_comparison(void *ctx, const struct arb_verdict_row *v)
     char *text = NULL;
     FILE *f = NULL;
 
-    arb_buf_init(&path, 8192);
+    arb_buf_init(&path, 0);
     sys = doc ? cJSON_AddObjectToObject(doc, "systems") : NULL;
     if (!sys || !cJSON_AddStringToObject(sys, "A", v->system_a) ||
         !cJSON_AddStringToObject(sys, "B", v->system_b) || !(text = cJSON_Print(doc)) ||
@@ -70,6 +70,12 @@ static int write_comparison(void *ctx, const struct arb_verdict_row *v)
                        arb_buf_adds(&path, "-vs-") || safe_name(&path, v->system_b))) ||
         arb_buf_adds(&path, ".json")) {
         ex->st = ARB_ENOMEM;
+    } else if (path.len - strlen(ex->dir) - 1 > 255) {
+        ex->st = ARB_ETOOBIG;
+        snprintf(ex->msg, sizeof(ex->msg),
+                 "a case id is too long for a file name: '%.60s...' would be %zu bytes, over "
+                 "the limit of 255",
+                 path.ptr + strlen(ex->dir) + 1, path.len - strlen(ex->dir) - 1);
     } else if (!(f = fopen(path.ptr, "wb")) || fputs(text, f) < 0 || fputc('\n', f) < 0) {
         ex->st = ARB_EIO;
         snprintf(ex->msg, sizeof(ex->msg), "cannot write '%s': %s", path.ptr, strerror(errno));

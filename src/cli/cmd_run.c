@@ -2,6 +2,7 @@
  * cmd_run.c - `arbiter run`: a suite against two or more systems' outputs,
  * into the database.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,8 @@ static const char usage_text[] =
     "  --concurrency N     judge requests in flight (default: the config's, else 8)\n"
     "  --no-judge          do not ask the judge: unresolved items stay pending\n"
     "  --no-cache          ask the judge again even when a reply is stored\n"
+    "  --require-calibrated KAPPA  refuse a judge whose latest calibration in the database\n"
+    "                      (arbiter calibrate) has a kappa below KAPPA, or none\n"
     "  --json              print the summary as one JSON object\n"
     "\n"
     "Prints the run id and a summary; progress goes to stderr when it is a terminal.\n"
@@ -188,6 +191,44 @@ out:
     return code;
 }
 
+/* --require-calibrated: the judge's latest stored calibration must reach min_kappa. */
+static int check_calibrated(struct arb_store *st, const struct cli_judge *judge, double min_kappa,
+                            const char *db)
+{
+    struct arb_err err = {{0}};
+    double kappa = NAN;
+    int found = 0;
+    enum arb_status rs;
+
+    if (!judge->have) {
+        cli_error("run", "--require-calibrated needs a judge (the suite's, or --judge FILE)");
+        return EXIT_USAGE;
+    }
+    rs = arb_store_latest_calibration(st, judge->cfg.hash, &kappa, &found, &err);
+    if (rs) {
+        cli_error("run", "%s", err.msg);
+        return EXIT_ENV;
+    }
+    if (!found) {
+        cli_error("run", "judge %.12s is not calibrated in '%s' (run arbiter calibrate)",
+                  judge->cfg.hash, db);
+        return EXIT_USAGE;
+    }
+    if (isnan(kappa)) {
+        cli_error("run",
+                  "judge %.12s has an undefined calibration kappa (one category only), "
+                  "below the required %.4f",
+                  judge->cfg.hash, min_kappa);
+        return EXIT_USAGE;
+    }
+    if (kappa < min_kappa) {
+        cli_error("run", "judge %.12s has calibration kappa %.4f, below the required %.4f",
+                  judge->cfg.hash, kappa, min_kappa);
+        return EXIT_USAGE;
+    }
+    return EXIT_PASS;
+}
+
 static int run_cmd(int argc, char **argv)
 {
     const char *suite_path = NULL, *db = "arbiter.db", *resume = NULL, *systems[MAX_SYSTEM_ARGS];
@@ -202,6 +243,8 @@ static int run_cmd(int argc, char **argv)
     struct cli_judge judge;
     enum arb_status rs;
     int a, used;
+    const char *require_calibrated = NULL;
+    double min_kappa = 0.0;
 
     memset(&sum, 0, sizeof(sum));
     memset(&judge, 0, sizeof(judge));
@@ -219,6 +262,16 @@ static int run_cmd(int argc, char **argv)
             return EXIT_PASS;
         } else if (strcmp(o, "--json") == 0) {
             json = 1;
+        } else if (strcmp(o, "--require-calibrated") == 0 && has_arg) {
+            char *end;
+
+            require_calibrated = argv[++a];
+            min_kappa = strtod(require_calibrated, &end);
+            if (!require_calibrated[0] || *end || !(min_kappa >= -1.0 && min_kappa <= 1.0)) {
+                cli_error("run", "--require-calibrated: expected a kappa from -1 to 1, got '%s'",
+                          require_calibrated);
+                return EXIT_USAGE;
+            }
         } else if (strcmp(o, "--system") == 0 && has_arg) {
             if (n_systems == MAX_SYSTEM_ARGS) {
                 cli_error("run", "at most %d --system options", MAX_SYSTEM_ARGS);
@@ -290,6 +343,11 @@ static int run_cmd(int argc, char **argv)
         if (has_seed)
             suite->seed = seed;
         code = cli_judge_setup(&judge, "run", suite->judge, NULL);
+        if (code)
+            goto out;
+    }
+    if (require_calibrated) {
+        code = check_calibrated(st, &judge, min_kappa, db);
         if (code)
             goto out;
     }

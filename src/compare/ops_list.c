@@ -18,6 +18,7 @@
  *    in_order: expected calls appear in order, extras allowed.  any_order:
  *    every expected call is matched by a distinct observed call.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,8 @@ OP_COMPILE(op_top_k_compile)
     st = param_number(cfg, "k", path, &k, NULL, err);
     if (st)
         return st;
-    if (k < 1 || k != (double)(long)k)
+    /* range first: converting a double past LONG_MAX to long is undefined */
+    if (k < 1 || k >= (double)LONG_MAX || k != (double)(long)k)
         return arb_err_set(err, ARB_ESCHEMA, "%s/k: expected a whole number >= 1", path);
     tp->k = (long)k;
     return ARB_OK;

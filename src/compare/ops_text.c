@@ -25,6 +25,7 @@
  *    "Acme".  Threshold 0.9 by default.
  */
 #define _GNU_SOURCE /* memmem */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,7 +331,8 @@ OP_COMPILE(op_levenshtein_compile)
     if (st)
         return st;
     if (present) {
-        if (d < 0 || d != (double)(long)d)
+        /* range first: converting a double past LONG_MAX to long is undefined */
+        if (d < 0 || d >= (double)LONG_MAX || d != (double)(long)d)
             return arb_err_set(err, ARB_ESCHEMA,
                                "%s/max_distance: expected a whole number >= 0", path);
         lp->max_distance = (long)d;

@@ -335,6 +335,14 @@ out:
     return st;
 }
 
+/* A token count from the reply; 0 when absent or too large for a long long (the cast is UB). */
+static long long token_count(const cJSON *c)
+{
+    if (!cJSON_IsNumber(c) || !(c->valuedouble > -9.2e18 && c->valuedouble < 9.2e18))
+        return 0;
+    return (long long)c->valuedouble;
+}
+
 enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char *body,
                                   cJSON **answer, char **text, long long *prompt_tokens,
                                   long long *completion_tokens, struct arb_err *err)
@@ -364,9 +372,9 @@ enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char
     usage = cJSON_GetObjectItemCaseSensitive(doc, "usage");
     if (cfg->provider == ARB_JUDGE_ANTHROPIC) {
         c = cJSON_GetObjectItemCaseSensitive(usage, "input_tokens");
-        *prompt_tokens = cJSON_IsNumber(c) ? (long long)c->valuedouble : 0;
+        *prompt_tokens = token_count(c);
         c = cJSON_GetObjectItemCaseSensitive(usage, "output_tokens");
-        *completion_tokens = cJSON_IsNumber(c) ? (long long)c->valuedouble : 0;
+        *completion_tokens = token_count(c);
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "content"))
         {
             const cJSON *type = cJSON_GetObjectItemCaseSensitive(c, "type");
@@ -380,9 +388,9 @@ enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char
         }
     } else {
         c = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens");
-        *prompt_tokens = cJSON_IsNumber(c) ? (long long)c->valuedouble : 0;
+        *prompt_tokens = token_count(c);
         c = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens");
-        *completion_tokens = cJSON_IsNumber(c) ? (long long)c->valuedouble : 0;
+        *completion_tokens = token_count(c);
         c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "choices"), 0);
         content = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(c, "message"), "content");

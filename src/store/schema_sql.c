@@ -231,6 +231,24 @@ const char *const store_schema_sql_parts[] = {
     "    error       TEXT,\n"
     "    UNIQUE (run, case_id, system_a, system_b, ord, sample, attempt)\n"
     ");\n"
-    "CREATE INDEX judgments_case ON judgments (run, case_id);\n",
+    "CREATE INDEX judgments_case ON judgments (run, case_id);\n"
+    "\n"
+    "-- A judge calibration study (arbiter calibrate): how a judge config agrees with human\n"
+    "-- labels.  judge_hash is the config's hash (NULL for recorded verdicts of no named judge);\n"
+    "-- kappa and accuracy are the combined verdict's against the human majority (NULL when\n"
+    "-- undefined); study_json is the whole study, every per-item verdict included; run is the run\n"
+    "-- whose judgments recorded the judge's calls (NULL for an offline study).\n"
+    "CREATE TABLE calibrations (\n"
+    "    id          INTEGER PRIMARY KEY,\n"
+    "    judge_hash  TEXT,\n"
+    "    created_at  TEXT NOT NULL,\n"
+    "    labels_path TEXT NOT NULL,\n"
+    "    n           INTEGER NOT NULL,\n"
+    "    kappa       REAL,\n"
+    "    accuracy    REAL,\n"
+    "    study_json  TEXT NOT NULL,\n"
+    "    run         INTEGER REFERENCES runs(id) ON DELETE SET NULL\n"
+    ");\n"
+    "CREATE INDEX calibrations_by_judge ON calibrations (judge_hash, id);\n",
     NULL,
 };

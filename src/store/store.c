@@ -148,6 +148,11 @@ static const char *const sql[Q_N] = {
                        "coalesce(sum(c.latency_s), 0), coalesce(sum(1 - j.valid), 0) "
                        "FROM judgments j LEFT JOIN judge_calls c ON c.key = j.key "
                        "WHERE j.run = ?1",
+    [Q_PUT_CALIBRATION] = "INSERT INTO calibrations (judge_hash, created_at, labels_path, n, "
+                          "kappa, accuracy, study_json, run) VALUES (?1, "
+                          "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?2, ?3, ?4, ?5, ?6, ?7)",
+    [Q_LATEST_CALIBRATION] = "SELECT kappa FROM calibrations WHERE judge_hash = ?1 "
+                             "ORDER BY id DESC LIMIT 1",
 };
 
 /* ---- helpers shared by src/store/ -------------------------------------------------------- */
@@ -459,7 +464,7 @@ static enum arb_status configure(struct arb_store *st, struct arb_err *err)
     if (rc == SQLITE_OK && (st->flags & ARB_STORE_READONLY))
         rc = query_int(st, "PRAGMA mmap_size = 268435456", NULL);
     if (rc != SQLITE_OK)
-        return open_fail(st, rc, err, "size the page cache");
+        return open_fail(st, rc, err, "read the database");
     if (!(st->flags & ARB_STORE_READONLY)) {
         rc = query_int(st, "PRAGMA journal_mode = WAL", NULL);
         if (rc != SQLITE_OK)

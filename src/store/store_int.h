@@ -61,6 +61,8 @@ enum store_stmt {
     Q_JUDGE_TOTALS,
     Q_VACUUM_INTO,
     Q_CASES_ALL,
+    Q_PUT_CALIBRATION,
+    Q_LATEST_CALIBRATION,
     Q_N
 };
 

@@ -125,7 +125,11 @@ static enum arb_status read_scalars(struct arb_suite *s, struct arb_err *err)
     v = cJSON_GetObjectItemCaseSensitive(doc, "seed");
     s->seed = v ? (uint64_t)v->valuedouble : 0;
     v = cJSON_GetObjectItemCaseSensitive(doc, "max_output_bytes");
-    s->max_output_bytes = v ? (size_t)v->valuedouble : ARB_OUTPUT_CAP_DEFAULT;
+    s->max_output_bytes = ARB_OUTPUT_CAP_DEFAULT;
+    /* the schema bounds it below only: a double past SIZE_MAX cannot be converted */
+    if (v)
+        s->max_output_bytes =
+            v->valuedouble >= (double)SIZE_MAX ? SIZE_MAX : (size_t)v->valuedouble;
     s->fields = cJSON_GetObjectItemCaseSensitive(doc, "fields");
     s->judge = cJSON_GetObjectItemCaseSensitive(doc, "judge");
     v = cJSON_GetObjectItemCaseSensitive(policy, "tie_epsilon");

@@ -163,3 +163,42 @@ for f in "$T"/cmp/*.json "$T"/hx/*.json "$T"/three/*.json "$T/cmp.json"; do
         echo "FAIL: $f does not match schemas/comparison.schema.json: $(head -c 400 "$T/v.out")"
     fi
 done
+
+# calibrate: an offline study on recorded verdicts (tests/data/calibrate, hand-computed in
+# tests/unit/test_calibrate.c), its schema, markdown, policies and located input errors.
+C=tests/data/calibrate
+t "calibrate offline" 0 '"combined":{"n":6,"resolved":5,"unresolved":1,"correct":3' "" -- calibrate $C/pairs.jsonl --db "$T/cal.db"
+t "calibrate S2 and first-biased" 0 '"first_biased":1,"second_biased":0' "" -- calibrate $C/pairs.jsonl --db "$T/cal.db"
+t "calibrate net-vote" 0 '"policy":"net-vote"' "" -- calibrate $C/pairs.jsonl --db "$T/cal.db" --policy net-vote
+grep -q '"correct":4,"accuracy":0.66666666666666663' "$T/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: net-vote combined correct"; }
+t "calibrate unparsed as tie" 0 '"unparsed":"tie"' "" -- calibrate $C/pairs.jsonl --db "$T/cal.db" --unparsed tie
+t "calibrate annotators" 0 '"annotator_kappa":[{"pair":"1-2"' "" -- calibrate $C/annotators.jsonl --db "$T/cal.db"
+t "calibrate expectations" 0 '"kind":"expectation"' "" -- calibrate $C/expectations.jsonl --db "$T/cal.db"
+t "calibrate markdown" 0 "agreement without ties (S2, 2 items) | 1 |" "" -- calibrate $C/pairs.jsonl --db "$T/cal.db" --format md
+grep -q '^- \*\*S2\*\* (agreement without ties)' "$T/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: calibrate markdown lacks the definitions"; }
+for f in pairs annotators expectations; do
+    $ARB calibrate $C/$f.jsonl --db "$T/cal.db" --bootstrap 100 >"$T/cal-$f.json" 2>"$T/err"
+    if $ARB check '{"op":"json_schema","expected_file":"schemas/calibration.schema.json"}' \
+        --observed-file "$T/cal-$f.json" >"$T/v.out" 2>&1; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: calibrate $f does not match schemas/calibration.schema.json: $(head -c 400 "$T/v.out")"
+    fi
+done
+$ARB calibrate $C/pairs.jsonl --db "$T/cal.db" >"$T/cal1.json" 2>&1
+$ARB calibrate $C/pairs.jsonl --db "$T/cal.db" >"$T/cal2.json" 2>&1
+cmp -s "$T/cal1.json" "$T/cal2.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: two calibrations of the same labels differ (seeded bootstrap)"; }
+t "calibrate bad label located" 2 "" "bad_human.jsonl:2:56: /human: expected \"1\", \"2\", \"tie\" or a list of them" -- calibrate $C/bad_human.jsonl --db "$T/cal.db"
+t "calibrate bad annotator label" 2 "" ":1:67: /human/2: expected" -- calibrate $C/bad_annotator.jsonl --db "$T/cal.db"
+t "calibrate unknown order" 2 "" "/judge/order_13: unknown key" -- calibrate $C/bad_order.jsonl --db "$T/cal.db"
+t "calibrate duplicate id" 2 "" "duplicate.jsonl:2:8: /id: duplicate id 'a' (first on line 1)" -- calibrate $C/duplicate.jsonl --db "$T/cal.db"
+t "calibrate malformed line" 2 "" "malformed.jsonl:2:60: " -- calibrate $C/malformed.jsonl --db "$T/cal.db"
+t "calibrate online needs a judge" 2 "" "items without recorded verdicts need a judge (--judge FILE)" -- calibrate $C/online.jsonl --db "$T/cal.db"
+t "calibrate missing labels" 2 "" "cannot open labels 'no/such.jsonl'" -- calibrate no/such.jsonl --db "$T/cal.db"
+t "calibrate bad policy" 2 "" "--policy: expected inconsistent-tie or net-vote" -- calibrate $C/pairs.jsonl --policy majority
+t "calibrate bad bootstrap" 2 "" "--bootstrap: expected 1 to 1000000" -- calibrate $C/pairs.jsonl --bootstrap 0
+t "calibrate needs LABELS" 2 "" "missing LABELS" -- calibrate
+t "calibrate help" 0 "usage: arbiter calibrate LABELS" "" -- calibrate --help
+t "run --require-calibrated needs a judge" 2 "" "--require-calibrated needs a judge" -- run examples/invoice/suite.json --db "$T/cal.db" --no-judge --require-calibrated 0.5
+t "run --require-calibrated range" 2 "" "--require-calibrated: expected a kappa from -1 to 1" -- run examples/invoice/suite.json --db "$T/cal.db" --require-calibrated 2

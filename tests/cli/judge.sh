@@ -183,5 +183,37 @@ sed -e 's/"--stdio"\]/"--stdio", "--invalid"]/' "$T/s/cmd.json" >"$T/s/cmdbad.js
 $ARB run "$T/s/cmdbad.json" --db "$T/j.db" --json >"$T/out" 2>"$T/err"
 grep -q '"judge_failed":18' "$T/out" && ok || bad "invalid command answers: $(cat "$T/out") $(cat "$T/err")"
 
+# 11. arbiter calibrate: the judge on labelled pairs in both orders, cached; then the gate.
+start_sim --latency-ms 5
+printf '{"provider": "openai", "base_url": "http://127.0.0.1:%s/v1", "model": "sim-1", "api_key_env": "ARB_TEST_JUDGE_KEY"}' "$PORT" >"$T/cj.json"
+awk 'BEGIN { for (i = 0; i < 8; i++)
+    printf "{\"id\":\"p%d\",\"prompt\":\"Question %d?\",\"output_1\":\"zz-out-one %d\",\"output_2\":\"the other answer %d\",\"human\":\"%s\"}\n", i, i, i, i, (i % 3 == 0 ? "tie" : i % 2 ? "1" : "2") }' >"$T/labels.jsonl"
+before=$(requests)
+$ARB calibrate "$T/labels.jsonl" --judge "$T/cj.json" --db "$T/k.db" >"$T/cal.json" 2>"$T/err" || bad "calibrate: $(cat "$T/err")"
+[ $(( $(requests) - before )) -eq 16 ] && ok || bad "calibrate sent $(( $(requests) - before )) requests, want 16 (8 items x 2 orders)"
+grep -q '"judge_hash":"[0-9a-f]\{64\}"' "$T/cal.json" && ok || bad "calibrate: no judge_hash: $(head -c 300 "$T/cal.json")"
+grep -q '"order_21":{"n":8' "$T/cal.json" && ok || bad "calibrate: order_21 missing: $(head -c 300 "$T/cal.json")"
+grep -q 'output_1' "$T/sim.log" && bad "a judge request carried the name output_1" || ok
+$ARB check '{"op":"json_schema","expected_file":"schemas/calibration.schema.json"}' --observed-file "$T/cal.json" >/dev/null && ok || bad "online study does not match schemas/calibration.schema.json"
+before=$(requests)
+$ARB calibrate "$T/labels.jsonl" --judge "$T/cj.json" --db "$T/k.db" >/dev/null 2>"$T/err" || bad "second calibrate: $(cat "$T/err")"
+[ "$(requests)" -eq "$before" ] && ok || bad "the second calibrate sent $(( $(requests) - before )) requests (cache)"
+# The gate: the stored kappa passes -1 and, unless it is 1, fails 0.999; another model is uncalibrated.
+kappa=$(sed 's/.*"combined":{[^}]*"kappa":\([^,]*\),.*/\1/' "$T/cal.json")
+make_suite 5
+$ARB run "$T/s/suite.json" --db "$T/k.db" --judge "$T/cj.json" --require-calibrated 0.999 >/dev/null 2>"$T/err"
+rc=$?
+if [ "$kappa" = 1 ]; then [ $rc -eq 0 ] && ok || bad "kappa 1 refused at 0.999"; else
+    [ $rc -eq 2 ] && grep -q 'below the required 0.9990' "$T/err" && ok || bad "--require-calibrated 0.999 (kappa $kappa): exit $rc $(cat "$T/err")"; fi
+$ARB run "$T/s/suite.json" --db "$T/k.db" --judge "$T/cj.json" --require-calibrated -1 >/dev/null 2>"$T/err" && ok || bad "--require-calibrated -1 refused: $(cat "$T/err")"
+sed -e 's/"model": "sim-1"/"model": "sim-2"/' "$T/s/suite.json" >"$T/s/sim2.json"
+$ARB run "$T/s/sim2.json" --db "$T/k.db" --require-calibrated 0 >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q 'is not calibrated' "$T/err" && ok || bad "uncalibrated suite judge accepted: $(cat "$T/err")"
+# A judge that always prefers what it sees first: every item first-biased.
+start_sim --prefer-a 1
+sed -e "s|http://127.0.0.1:[0-9]*/v1|http://127.0.0.1:$PORT/v1|" -e 's/"sim-1"/"sim-biased"/' "$T/cj.json" >"$T/cjb.json"
+$ARB calibrate "$T/labels.jsonl" --judge "$T/cjb.json" --db "$T/kb.db" >"$T/calb.json" 2>"$T/err" || bad "biased calibrate: $(cat "$T/err")"
+grep -q '"first_biased":8,"second_biased":0' "$T/calb.json" && ok || bad "prefer-a: $(head -c 600 "$T/calb.json")"
+
 echo "judge: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,0 +1,143 @@
+/*
+ * calibrate.h - judge calibration studies: how well does a judge (model +
+ * prompt + parameters) agree with human labels, and how biased is it?
+ *
+ * Input is a JSONL file of labelled items, one a line, of one of two kinds:
+ *   pairwise     {"id", "prompt"?, "output_1", "output_2",
+ *                 "human": "1"|"2"|"tie" or a list of them (one per annotator),
+ *                 "judge"?: {"order_12"?: v, "order_21"?: v}}
+ *                v is "1", "2", "tie" or null (an unparsable verdict), always in the
+ *                original numbering: order_21 shows output_2 first, and its "1" still
+ *                means output_1.
+ *   expectation  {"id", "output", "expectation", "human": true|false, "judge"?: true|false|null}
+ * Items with "judge" are studied offline on those recorded verdicts; the others
+ * are put to the configured judge (arb_calib_judge) first.  The kind of the file is
+ * set by its first line.
+ *
+ * Definitions (pairwise; the markdown output repeats them):
+ *   human label     the majority of the annotators' labels; equal top counts -> "tie"
+ *   unresolved      an order whose verdict is null (unless unparsed_tie: then a tie);
+ *                   an item is unresolved when any of its orders is
+ *   combined        one verdict per item: inconsistent-tie (MT-Bench): the orders' common
+ *                   verdict, else tie; net-vote (JudgeBench): each order votes for a side
+ *                   (a tie votes for none), more votes wins, equal -> tie; one order: it
+ *   accuracy        correct / items counted (per order: items with that order; combined:
+ *                   all items, unresolved ones counting as wrong)
+ *   S1              agreement_with_ties: combined == human over all items (= combined accuracy)
+ *   S2              agreement_without_ties: over items where neither the human label nor the
+ *                   combined verdict is a tie, the share that agree (MT-Bench's "w/o tie")
+ *   consistent      both orders present, parsed and equal; consistency over items with both
+ *                   orders parsed, and kappa_between_orders (3 categories) over the same
+ *   first_biased    order_12 "1" and order_21 "2": both orders picked the answer shown first;
+ *                   second_biased: order_12 "2" and order_21 "1"
+ *   kappa           Cohen's kappa of combined vs human over resolved items (3 x 3)
+ *   macro_f1        mean F1 over the classes 1, 2, tie that occur in the human labels or the
+ *                   verdicts; recall counts unresolved items as misses
+ *   bootstrap       percentile intervals (95%) of combined accuracy and kappa, items
+ *                   resampled with replacement, fixed seed (reproducible)
+ * Expectation studies: accuracy, Cohen's kappa over {true, false}, the 2 x 2 confusion.
+ *
+ * Ownership: arb_calib_load's set is freed with arb_calib_set_free; study
+ * objects are the caller's (cJSON_Delete).  The library never prints.
+ */
+#ifndef ARBITER_CALIBRATE_H
+#define ARBITER_CALIBRATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "arbiter/buf.h"
+#include "arbiter/judge.h"
+#include "arbiter/status.h"
+#include "arbiter/store.h"
+
+enum arb_calib_kind { ARB_CALIB_PAIRWISE = 0, ARB_CALIB_EXPECTATION };
+
+/* A verdict or label.  Expectation items use ARB_V_FALSE / ARB_V_TRUE. */
+enum arb_calib_verdict {
+    ARB_V_ABSENT = -2, /* the order was not asked (or not recorded) */
+    ARB_V_NULL = -1,   /* asked, but no parsable verdict */
+    ARB_V_1 = 0,       /* output_1 is better */
+    ARB_V_2 = 1,       /* output_2 is better */
+    ARB_V_TIE = 2,
+    ARB_V_FALSE = 0,
+    ARB_V_TRUE = 1
+};
+
+#define ARB_CALIB_MAX_ANNOTATORS 64
+
+struct arb_calib_item {
+    char *id;
+    char *prompt;              /* may be NULL */
+    char *output_1, *output_2; /* expectation items: output_1 is "output", output_2 NULL */
+    char *expectation;         /* expectation items only */
+    int human[ARB_CALIB_MAX_ANNOTATORS]; /* labels, one per annotator */
+    size_t n_human;
+    int recorded;           /* "judge" was in the file: no need to ask */
+    int order_12, order_21; /* pairwise verdicts (expectation: order_12 is the verdict) */
+};
+
+struct arb_calib_set {
+    enum arb_calib_kind kind;
+    struct arb_calib_item *items;
+    size_t n, cap;
+    char sha256[65]; /* of the file's bytes */
+};
+
+/*
+ * Read a labels file.  Errors are located: "FILE:LINE:COL: /human: expected
+ * ..." (ARB_EPARSE for malformed JSON, ARB_ESCHEMA for a wrong shape, a
+ * duplicate id or an empty file; ARB_EIO when it cannot be read).
+ */
+enum arb_status arb_calib_load(const char *path, struct arb_calib_set **out, struct arb_err *err);
+
+void arb_calib_set_free(struct arb_calib_set *set);
+
+/* How many items have no recorded verdict (they need a judge). */
+size_t arb_calib_unjudged(const struct arb_calib_set *set);
+
+enum arb_calib_policy { ARB_CALIB_INCONSISTENT_TIE = 0, ARB_CALIB_NET_VOTE };
+
+struct arb_calib_opts {
+    enum arb_calib_policy policy;
+    int unparsed_tie;       /* null verdicts count as ties (default: unresolved) */
+    size_t bootstrap;       /* resamples; 0 means 1000 */
+    const char *judge_hash; /* added to the study when given */
+};
+
+/*
+ * The study of items[0..n) (n > 0) as a JSON object (schemas/calibration.schema.json),
+ * per-item verdicts included.  A pure function of its arguments: the same
+ * input gives the same output, bootstrap intervals included.  Every item must
+ * have a verdict or ARB_V_NULL in at least one order.  ARB_EUSAGE, ARB_ENOMEM.
+ */
+enum arb_status arb_calib_study(const struct arb_calib_item *items, size_t n,
+                                enum arb_calib_kind kind, const struct arb_calib_opts *opts,
+                                cJSON **out, struct arb_err *err);
+
+/*
+ * Majority of labels[0..n) over k categories (3 pairwise: a tie between the
+ * top counts is ARB_V_TIE; 2 for expectations: a tie is ARB_V_NULL).
+ */
+int arb_calib_majority(const int *labels, size_t n, int k);
+
+/*
+ * Put every pairwise item without recorded verdicts to the judge, in both
+ * orders (swap is forced on; samples as configured), blind ("output_1" and
+ * "output_2" are record names only) and cached: the judge records its calls
+ * under run (a run row the caller created).  Fills order_12 and order_21
+ * (ARB_V_NULL when no valid reply).  *unreachable counts items whose requests
+ * got no reply after every retry (their verdicts are ARB_V_NULL too).
+ * Expectation items cannot be put to the pairwise judge: ARB_EUSAGE.
+ * ARB_EDB, ARB_ENOMEM, ARB_EREMOTE as arb_judge_drain.
+ */
+enum arb_status arb_calib_judge(struct arb_calib_set *set, const struct arb_judge_config *cfg,
+                                const char *api_key, struct arb_store *st, int64_t run,
+                                int use_cache, size_t *unreachable, struct arb_err *err);
+
+/* Append the study as markdown (with the definitions above) to out. */
+enum arb_status arb_calib_markdown(const cJSON *study, struct arb_buf *out);
+
+#endif

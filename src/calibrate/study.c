@@ -1,0 +1,657 @@
+/*
+ * study.c - the numbers of a calibration study, from per-item labels and
+ * verdicts (calibrate.h has the definitions): per-order accuracy, position
+ * consistency and bias, the combined verdict under a policy, S1 and S2,
+ * Cohen's kappa, confusion, macro F1, bootstrap intervals, agreement between
+ * annotators and length preference.  A pure function: nothing is read or
+ * written but the arrays given and the JSON returned.
+ *
+ * Statistics code (kappa) is src/stats/'s; this file builds the tables.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/calibrate.h"
+#include "arbiter/stats.h"
+#include "arbiter/unicode.h"
+
+#define DEFAULT_RESAMPLES 1000
+#define BOOT_SEED         7
+#define BOOT_LEVEL        0.95
+
+static const char *const pair_names[] = {"1", "2", "tie"};
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+int arb_calib_majority(const int *labels, size_t n, int k)
+{
+    size_t count[3] = {0, 0, 0}, best_n = 0;
+    int best = ARB_V_NULL, split = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (labels[i] >= 0 && labels[i] < k)
+            count[labels[i]]++;
+    for (int c = 0; c < k; c++) {
+        if (count[c] > best_n) {
+            best = c;
+            best_n = count[c];
+            split = 0;
+        } else if (count[c] == best_n && best_n) {
+            split = 1;
+        }
+    }
+    if (split)
+        return k == 3 ? ARB_V_TIE : ARB_V_NULL;
+    return best;
+}
+
+/* 1 when the top label counts of labels[0..n) are shared by several labels. */
+static int is_split(const int *labels, size_t n)
+{
+    size_t count[3] = {0, 0, 0}, top = 0, at_top = 0;
+
+    for (size_t i = 0; i < n; i++)
+        count[labels[i]]++;
+    for (int c = 0; c < 3; c++)
+        top = count[c] > top ? count[c] : top;
+    for (int c = 0; c < 3; c++)
+        at_top += count[c] == top;
+    return at_top > 1;
+}
+
+static double ratio(size_t a, size_t b)
+{
+    return b ? (double)a / (double)b : NAN;
+}
+
+/* A number, or null for NaN (JSON has no NaN). */
+static int add_num(cJSON *o, const char *name, double v)
+{
+    cJSON *x = isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+
+    return x && cJSON_AddItemToObject(o, name, x);
+}
+
+static int add_count(cJSON *o, const char *name, size_t v)
+{
+    return cJSON_AddNumberToObject(o, name, (double)v) != NULL;
+}
+
+/* A pairwise verdict as JSON: "1", "2", "tie", or null. */
+static cJSON *pair_json(int v)
+{
+    return v >= 0 && v <= 2 ? cJSON_CreateString(pair_names[v]) : cJSON_CreateNull();
+}
+
+static cJSON *matrix_json(const double *m, size_t k)
+{
+    cJSON *rows = cJSON_CreateArray();
+
+    for (size_t i = 0; rows && i < k; i++) {
+        cJSON *row = cJSON_CreateArray();
+
+        if (!row || !cJSON_AddItemToArray(rows, row)) {
+            cJSON_Delete(row);
+            cJSON_Delete(rows);
+            return NULL;
+        }
+        for (size_t j = 0; j < k; j++)
+            if (!cJSON_AddItemToArray(row, cJSON_CreateNumber(m[i * k + j]))) {
+                cJSON_Delete(rows);
+                return NULL;
+            }
+    }
+    return rows;
+}
+
+/* ---- agreement of a judge with a reference, k categories ----------------------------------- */
+
+/* ref[i] in 0..k-1; got[i] in 0..k-1 or negative (unresolved). */
+struct agreement {
+    size_t n, resolved, correct;
+    double conf[9]; /* rows: reference, columns: judge; resolved items only */
+    double kappa;
+};
+
+static void agree(const int *ref, const int *got, const size_t *pick, size_t n, size_t k,
+                  struct agreement *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->n = n;
+    for (size_t r = 0; r < n; r++) {
+        size_t i = pick ? pick[r] : r;
+
+        if (got[i] < 0)
+            continue;
+        a->resolved++;
+        a->correct += got[i] == ref[i];
+        a->conf[(size_t)ref[i] * k + (size_t)got[i]] += 1.0;
+    }
+    a->kappa = a->resolved ? arb_cohen_kappa(a->conf, k) : NAN;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double x = *(const double *)pa, y = *(const double *)pb;
+
+    return (x > y) - (x < y);
+}
+
+/* Type 7 quantile of sorted v[0..n), n > 0 (as src/stats/bootstrap.c). */
+static double quantile(const double *v, size_t n, double q)
+{
+    double h = (double)(n - 1) * q;
+    size_t lo = (size_t)floor(h);
+
+    if (lo + 1 >= n)
+        return v[n - 1];
+    return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
+static cJSON *interval_json(double estimate, double *v, size_t n)
+{
+    cJSON *o = cJSON_CreateObject();
+    double q = (1.0 - BOOT_LEVEL) / 2.0;
+
+    if (!o)
+        return NULL;
+    qsort(v, n, sizeof(*v), cmp_double);
+    if (!add_num(o, "estimate", estimate) || !add_num(o, "lo", n ? quantile(v, n, q) : NAN) ||
+        !add_num(o, "hi", n ? quantile(v, n, 1.0 - q) : NAN)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/*
+ * Percentile bootstrap of accuracy (over all items) and kappa (over the
+ * resolved ones) with items resampled together; resamples where kappa is
+ * undefined are left out of its interval.
+ */
+static cJSON *bootstrap_json(const int *ref, const int *got, size_t n, size_t k, size_t resamples,
+                             const struct agreement *full)
+{
+    double *acc = malloc(resamples * sizeof(double)), *kap = malloc(resamples * sizeof(double));
+    size_t *pick = malloc(n * sizeof(size_t)), n_kap = 0;
+    cJSON *o = NULL;
+    struct arb_rng rng;
+
+    if (!acc || !kap || !pick)
+        goto out;
+    arb_rng_seed(&rng, BOOT_SEED);
+    for (size_t r = 0; r < resamples; r++) {
+        struct agreement a;
+
+        for (size_t i = 0; i < n; i++)
+            pick[i] = arb_rng_below(&rng, n);
+        agree(ref, got, pick, n, k, &a);
+        acc[r] = (double)a.correct / (double)n;
+        if (isfinite(a.kappa))
+            kap[n_kap++] = a.kappa;
+    }
+    o = cJSON_CreateObject();
+    if (!o || !add_count(o, "resamples", resamples) || !add_count(o, "seed", BOOT_SEED) ||
+        !add_num(o, "level", BOOT_LEVEL) ||
+        !cJSON_AddItemToObject(o, "accuracy",
+                               interval_json(ratio(full->correct, n), acc, resamples)) ||
+        !cJSON_AddItemToObject(o, "kappa", interval_json(full->kappa, kap, n_kap))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+out:
+    free(acc);
+    free(kap);
+    free(pick);
+    return o;
+}
+
+/* ---- pairwise ---------------------------------------------------------------------------- */
+
+/* Per item: the human majority, each order's verdict after --unparsed, the combined verdict. */
+struct row {
+    int human, v12, v21, combined;
+};
+
+static int resolve_null(int v, int unparsed_tie)
+{
+    return v == ARB_V_NULL && unparsed_tie ? ARB_V_TIE : v;
+}
+
+static int combine(int a, int b, enum arb_calib_policy policy)
+{
+    int votes1, votes2;
+
+    if (a == ARB_V_ABSENT)
+        return b == ARB_V_ABSENT ? ARB_V_NULL : b;
+    if (b == ARB_V_ABSENT)
+        return a;
+    if (a == ARB_V_NULL || b == ARB_V_NULL)
+        return ARB_V_NULL;
+    if (policy == ARB_CALIB_INCONSISTENT_TIE)
+        return a == b ? a : ARB_V_TIE;
+    votes1 = (a == ARB_V_1) + (b == ARB_V_1);
+    votes2 = (a == ARB_V_2) + (b == ARB_V_2);
+    return votes1 > votes2 ? ARB_V_1 : votes2 > votes1 ? ARB_V_2 : ARB_V_TIE;
+}
+
+static cJSON *orders_json(const struct row *rows, size_t n)
+{
+    cJSON *o = cJSON_CreateObject();
+    static const char *const names[] = {"order_12", "order_21"};
+
+    for (int which = 0; o && which < 2; which++) {
+        size_t present = 0, correct = 0, unresolved = 0;
+        cJSON *x;
+
+        for (size_t i = 0; i < n; i++) {
+            int v = which ? rows[i].v21 : rows[i].v12;
+
+            if (v == ARB_V_ABSENT)
+                continue;
+            present++;
+            correct += v == rows[i].human;
+            unresolved += v == ARB_V_NULL;
+        }
+        if (!present)
+            continue;
+        x = cJSON_AddObjectToObject(o, names[which]);
+        if (!x || !add_count(x, "n", present) || !add_count(x, "correct", correct) ||
+            !add_num(x, "accuracy", ratio(correct, present)) ||
+            !add_count(x, "unresolved", unresolved)) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+static cJSON *position_json(const struct row *rows, size_t n)
+{
+    size_t both = 0, consistent = 0, first = 0, second = 0;
+    double conf[9] = {0};
+    cJSON *o = cJSON_CreateObject();
+
+    for (size_t i = 0; i < n; i++) {
+        int a = rows[i].v12, b = rows[i].v21;
+
+        if (a < 0 || b < 0)
+            continue;
+        both++;
+        consistent += a == b;
+        conf[a * 3 + b] += 1.0;
+        /* order_21 shows output_2 first: "picked the first shown" is its verdict "2". */
+        first += a == ARB_V_1 && b == ARB_V_2;
+        second += a == ARB_V_2 && b == ARB_V_1;
+    }
+    if (!o || !add_count(o, "n", both) || !add_count(o, "consistent", consistent) ||
+        !add_num(o, "consistency", ratio(consistent, both)) ||
+        !add_num(o, "kappa_between_orders", both ? arb_cohen_kappa(conf, 3) : NAN) ||
+        !add_count(o, "first_biased", first) || !add_count(o, "second_biased", second) ||
+        !add_num(o, "first_biased_rate", ratio(first, both)) ||
+        !add_num(o, "second_biased_rate", ratio(second, both))) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Per-class F1 (recall over every item of the class, unresolved ones as misses) and macro F1. */
+static int f1_json(cJSON *o, const struct row *rows, size_t n)
+{
+    cJSON *per = cJSON_AddObjectToObject(o, "f1");
+    double sum = 0.0;
+    int classes = 0;
+
+    if (!per)
+        return 0;
+    for (int c = 0; c < 3; c++) {
+        size_t tp = 0, truth = 0, said = 0;
+        double p, r, f;
+
+        for (size_t i = 0; i < n; i++) {
+            truth += rows[i].human == c;
+            said += rows[i].combined == c;
+            tp += rows[i].human == c && rows[i].combined == c;
+        }
+        if (!truth && !said) {
+            if (!cJSON_AddNullToObject(per, pair_names[c]))
+                return 0;
+            continue;
+        }
+        p = said ? (double)tp / (double)said : 0.0;
+        r = truth ? (double)tp / (double)truth : 0.0;
+        f = p + r > 0.0 ? 2.0 * p * r / (p + r) : 0.0;
+        sum += f;
+        classes++;
+        if (!add_num(per, pair_names[c], f))
+            return 0;
+    }
+    return add_num(o, "macro_f1", classes ? sum / classes : NAN);
+}
+
+static cJSON *combined_json(const struct row *rows, size_t n, size_t resamples)
+{
+    int *ref = malloc(n * sizeof(int)), *got = malloc(n * sizeof(int));
+    size_t s2_n = 0, s2_agree = 0;
+    struct agreement a;
+    cJSON *o = NULL;
+
+    if (!ref || !got)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        ref[i] = rows[i].human;
+        got[i] = rows[i].combined;
+        if (rows[i].human != ARB_V_TIE &&
+            (rows[i].combined == ARB_V_1 || rows[i].combined == ARB_V_2)) {
+            s2_n++;
+            s2_agree += rows[i].human == rows[i].combined;
+        }
+    }
+    agree(ref, got, NULL, n, 3, &a);
+    o = cJSON_CreateObject();
+    if (!o || !add_count(o, "n", n) || !add_count(o, "resolved", a.resolved) ||
+        !add_count(o, "unresolved", n - a.resolved) || !add_count(o, "correct", a.correct) ||
+        !add_num(o, "accuracy", ratio(a.correct, n)) ||
+        !add_num(o, "agreement_with_ties", ratio(a.correct, n)) ||
+        !add_count(o, "n_without_ties", s2_n) ||
+        !add_num(o, "agreement_without_ties", ratio(s2_agree, s2_n)) ||
+        !add_num(o, "kappa", a.kappa) ||
+        !cJSON_AddItemToObject(o, "confusion", matrix_json(a.conf, 3)) || !f1_json(o, rows, n) ||
+        !cJSON_AddItemToObject(o, "bootstrap", bootstrap_json(ref, got, n, 3, resamples, &a))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+out:
+    free(ref);
+    free(got);
+    return o;
+}
+
+/* Agreement of annotator x with y (y < 0: the combined verdict), over items both labelled. */
+static int pair_stats(const struct arb_calib_item *items, const struct row *rows, size_t n,
+                      size_t x, long y, cJSON *o)
+{
+    size_t both = 0, same = 0;
+    double conf[9] = {0};
+
+    for (size_t i = 0; i < n; i++) {
+        int a, b;
+
+        if (items[i].n_human <= x || (y >= 0 && items[i].n_human <= (size_t)y))
+            continue;
+        a = items[i].human[x];
+        b = y >= 0 ? items[i].human[y] : rows[i].combined;
+        both++;
+        same += a == b;
+        if (b >= 0)
+            conf[a * 3 + b] += 1.0;
+    }
+    return add_count(o, "n", both) && add_num(o, "agreement", ratio(same, both)) &&
+           add_num(o, "kappa", both ? arb_cohen_kappa(conf, 3) : NAN);
+}
+
+static cJSON *human_json(const struct arb_calib_item *items, const struct row *rows, size_t n,
+                         size_t annotators)
+{
+    size_t count[3] = {0, 0, 0}, split = 0;
+    cJSON *o = cJSON_CreateObject(), *maj, *kappas, *judge;
+    char name[48];
+
+    for (size_t i = 0; i < n; i++) {
+        count[rows[i].human]++;
+        split += is_split(items[i].human, items[i].n_human);
+    }
+    if (!o || !add_count(o, "annotators", annotators) ||
+        !(maj = cJSON_AddObjectToObject(o, "majority")) || !add_count(maj, "1", count[0]) ||
+        !add_count(maj, "2", count[1]) || !add_count(maj, "tie", count[2]) ||
+        !add_count(maj, "split", split) ||
+        !(kappas = cJSON_AddArrayToObject(o, "annotator_kappa")) ||
+        !(judge = cJSON_AddArrayToObject(o, "judge_agreement")))
+        goto fail;
+    for (size_t x = 0; x < annotators; x++) {
+        for (size_t y = x + 1; y < annotators; y++) {
+            cJSON *p = cJSON_CreateObject();
+
+            snprintf(name, sizeof(name), "%zu-%zu", x + 1, y + 1);
+            if (!p || !cJSON_AddItemToArray(kappas, p) ||
+                !cJSON_AddStringToObject(p, "pair", name) ||
+                !pair_stats(items, rows, n, x, (long)y, p))
+                goto fail;
+        }
+    }
+    for (size_t x = 0; x < annotators; x++) {
+        cJSON *p = cJSON_CreateObject();
+
+        if (!p || !cJSON_AddItemToArray(judge, p) || !add_count(p, "annotator", x + 1) ||
+            !pair_stats(items, rows, n, x, -1, p))
+            goto fail;
+    }
+    return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* Which output is longer (code points): ARB_V_1, ARB_V_2, or ARB_V_TIE for equal lengths. */
+static int longer(const struct arb_calib_item *it)
+{
+    size_t a = arb_utf8_count(it->output_1, strlen(it->output_1));
+    size_t b = arb_utf8_count(it->output_2, strlen(it->output_2));
+
+    return a > b ? ARB_V_1 : b > a ? ARB_V_2 : ARB_V_TIE;
+}
+
+static int prefer_json(cJSON *o, const char *name, size_t decisive, size_t picked)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, name);
+
+    return x && add_count(x, "n", decisive) && add_count(x, "longer", picked) &&
+           add_num(x, "rate", ratio(picked, decisive));
+}
+
+/* Among items of different lengths, how often a decisive verdict picks the longer output. */
+static cJSON *length_json(const struct arb_calib_item *items, const struct row *rows, size_t n)
+{
+    size_t differ = 0, h_n = 0, h_long = 0, j_n = 0, j_long = 0;
+    cJSON *o = cJSON_CreateObject();
+
+    for (size_t i = 0; i < n; i++) {
+        int l = longer(&items[i]);
+
+        if (l == ARB_V_TIE)
+            continue;
+        differ++;
+        if (rows[i].human != ARB_V_TIE) {
+            h_n++;
+            h_long += rows[i].human == l;
+        }
+        if (rows[i].combined == ARB_V_1 || rows[i].combined == ARB_V_2) {
+            j_n++;
+            j_long += rows[i].combined == l;
+        }
+    }
+    if (!o || !add_count(o, "n", differ) || !prefer_json(o, "human", h_n, h_long) ||
+        !prefer_json(o, "judge", j_n, j_long)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *items_json(const struct arb_calib_item *items, const struct row *rows, size_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    int failed = 0;
+
+    for (size_t i = 0; arr && i < n; i++) {
+        const struct arb_calib_item *it = &items[i];
+        cJSON *x = cJSON_CreateObject(), *labels;
+        int ok;
+
+        if (!x || !cJSON_AddItemToArray(arr, x)) {
+            cJSON_Delete(x);
+            failed = 1;
+            break;
+        }
+        ok = cJSON_AddStringToObject(x, "id", it->id) &&
+             cJSON_AddItemToObject(x, "human", pair_json(rows[i].human));
+
+        if (ok && it->n_human > 1) {
+            ok = (labels = cJSON_AddArrayToObject(x, "labels")) != NULL;
+            for (size_t k = 0; ok && k < it->n_human; k++)
+                ok = cJSON_AddItemToArray(labels, pair_json(it->human[k]));
+        }
+        /* The verdicts as recorded (null stays null); combined after --unparsed. */
+        if (ok && it->order_12 != ARB_V_ABSENT)
+            ok = cJSON_AddItemToObject(x, "order_12", pair_json(it->order_12));
+        if (ok && it->order_21 != ARB_V_ABSENT)
+            ok = cJSON_AddItemToObject(x, "order_21", pair_json(it->order_21));
+        ok = ok && cJSON_AddItemToObject(x, "combined", pair_json(rows[i].combined));
+        if (!ok) {
+            failed = 1;
+            break;
+        }
+    }
+    if (failed) {
+        cJSON_Delete(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+static enum arb_status pairwise(const struct arb_calib_item *items, size_t n,
+                                const struct arb_calib_opts *opts, size_t resamples, cJSON *o)
+{
+    struct row *rows = calloc(n, sizeof(*rows));
+    size_t annotators = 0;
+    int ok;
+
+    if (!rows)
+        return ARB_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        rows[i].human = arb_calib_majority(items[i].human, items[i].n_human, 3);
+        rows[i].v12 = resolve_null(items[i].order_12, opts->unparsed_tie);
+        rows[i].v21 = resolve_null(items[i].order_21, opts->unparsed_tie);
+        rows[i].combined = combine(rows[i].v12, rows[i].v21, opts->policy);
+        annotators = items[i].n_human > annotators ? items[i].n_human : annotators;
+    }
+    ok = cJSON_AddStringToObject(
+             o, "policy", opts->policy == ARB_CALIB_NET_VOTE ? "net-vote" : "inconsistent-tie") &&
+         cJSON_AddItemToObject(o, "labels", cJSON_CreateStringArray(pair_names, 3)) &&
+         cJSON_AddItemToObject(o, "orders", orders_json(rows, n)) &&
+         cJSON_AddItemToObject(o, "position", position_json(rows, n)) &&
+         cJSON_AddItemToObject(o, "combined", combined_json(rows, n, resamples)) &&
+         (annotators < 2 ||
+          cJSON_AddItemToObject(o, "human", human_json(items, rows, n, annotators))) &&
+         cJSON_AddItemToObject(o, "length", length_json(items, rows, n)) &&
+         cJSON_AddItemToObject(o, "items", items_json(items, rows, n));
+    free(rows);
+    return ok ? ARB_OK : ARB_ENOMEM;
+}
+
+/* ---- expectations ------------------------------------------------------------------------ */
+
+static cJSON *bool_json(int v)
+{
+    return v == ARB_V_TRUE    ? cJSON_CreateTrue()
+           : v == ARB_V_FALSE ? cJSON_CreateFalse()
+                              : cJSON_CreateNull();
+}
+
+/* Categories for the tables: 0 true, 1 false (the order of "labels"); unresolved stays -1. */
+static int category(int v)
+{
+    return v == ARB_V_TRUE ? 0 : v == ARB_V_FALSE ? 1 : -1;
+}
+
+static enum arb_status expectations(const struct arb_calib_item *items, size_t n, size_t resamples,
+                                    cJSON *o)
+{
+    static const char *const names[] = {"true", "false"};
+    int *ref = malloc(n * sizeof(int)), *got = malloc(n * sizeof(int));
+    cJSON *arr = NULL;
+    struct agreement a;
+    int ok = ref && got;
+
+    for (size_t i = 0; ok && i < n; i++) {
+        ref[i] = category(items[i].human[0]);
+        got[i] = category(items[i].order_12);
+    }
+    if (ok) {
+        agree(ref, got, NULL, n, 2, &a);
+        ok = cJSON_AddItemToObject(o, "labels", cJSON_CreateStringArray(names, 2)) &&
+             add_count(o, "resolved", a.resolved) && add_count(o, "unresolved", n - a.resolved) &&
+             add_count(o, "correct", a.correct) && add_num(o, "accuracy", ratio(a.correct, n)) &&
+             add_num(o, "kappa", a.kappa) &&
+             cJSON_AddItemToObject(o, "confusion", matrix_json(a.conf, 2)) &&
+             cJSON_AddItemToObject(o, "bootstrap", bootstrap_json(ref, got, n, 2, resamples, &a)) &&
+             (arr = cJSON_AddArrayToObject(o, "items")) != NULL;
+    }
+    for (size_t i = 0; ok && i < n; i++) {
+        cJSON *x = cJSON_CreateObject();
+
+        ok = x && cJSON_AddItemToArray(arr, x) && cJSON_AddStringToObject(x, "id", items[i].id) &&
+             cJSON_AddItemToObject(x, "human", bool_json(items[i].human[0])) &&
+             cJSON_AddItemToObject(x, "judge", bool_json(items[i].order_12));
+    }
+    free(ref);
+    free(got);
+    return ok ? ARB_OK : ARB_ENOMEM;
+}
+
+/* ---- the study --------------------------------------------------------------------------- */
+
+enum arb_status arb_calib_study(const struct arb_calib_item *items, size_t n,
+                                enum arb_calib_kind kind, const struct arb_calib_opts *opts,
+                                cJSON **out, struct arb_err *err)
+{
+    struct arb_calib_opts defaults = {0};
+    size_t resamples;
+    enum arb_status st;
+    cJSON *o;
+
+    *out = NULL;
+    if (!opts)
+        opts = &defaults;
+    resamples = opts->bootstrap ? opts->bootstrap : DEFAULT_RESAMPLES;
+    if (!items || n == 0)
+        return arb_err_set(err, ARB_EUSAGE, "a calibration study needs at least one item");
+    for (size_t i = 0; i < n; i++) {
+        const struct arb_calib_item *it = &items[i];
+        int bad = it->n_human == 0 || !it->id || !it->output_1;
+
+        if (kind == ARB_CALIB_PAIRWISE)
+            bad = bad || !it->output_2 ||
+                  (it->order_12 == ARB_V_ABSENT && it->order_21 == ARB_V_ABSENT);
+        else
+            bad = bad || it->order_12 == ARB_V_ABSENT || it->n_human != 1;
+        for (size_t k = 0; !bad && k < it->n_human; k++)
+            bad = it->human[k] < 0 || it->human[k] > (kind == ARB_CALIB_PAIRWISE ? 2 : 1);
+        if (bad)
+            return arb_err_set(err, ARB_EUSAGE, "item %zu ('%s') has no verdict or no label", i,
+                               it->id ? it->id : "");
+    }
+    o = cJSON_CreateObject();
+    if (!o ||
+        !cJSON_AddStringToObject(o, "kind",
+                                 kind == ARB_CALIB_PAIRWISE ? "pairwise" : "expectation") ||
+        !add_count(o, "n", n) ||
+        !cJSON_AddStringToObject(o, "unparsed",
+                                 opts->unparsed_tie && kind == ARB_CALIB_PAIRWISE ? "tie"
+                                                                                  : "unresolved") ||
+        (opts->judge_hash && !cJSON_AddStringToObject(o, "judge_hash", opts->judge_hash))) {
+        cJSON_Delete(o);
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    }
+    st = kind == ARB_CALIB_PAIRWISE ? pairwise(items, n, opts, resamples, o)
+                                    : expectations(items, n, resamples, o);
+    if (st) {
+        cJSON_Delete(o);
+        return arb_err_set(err, st, "out of memory computing a calibration study");
+    }
+    *out = o;
+    return ARB_OK;
+}

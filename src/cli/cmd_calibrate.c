@@ -1,0 +1,396 @@
+/*
+ * cmd_calibrate.c - `arbiter calibrate`: a judge against human labels.  The
+ * labels are read and the study computed by src/calibrate/; this file reads
+ * the options, settles the judge (only items without recorded verdicts need
+ * one, and only they need its key), stores the study and prints it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/buf.h"
+#include "arbiter/calibrate.h"
+#include "arbiter/file.h"
+#include "arbiter/json.h"
+#include "arbiter/store.h"
+#include "cli.h"
+#include "judge_opts.h"
+
+#ifndef ARBITER_VERSION
+#define ARBITER_VERSION "0.1.0"
+#endif
+
+static const char usage_text[] =
+    "usage: arbiter calibrate LABELS [--judge FILE] [--db FILE]\n"
+    "                         [--policy inconsistent-tie|net-vote] [--unparsed tie|unresolved]\n"
+    "                         [--bootstrap N] [--format json|md]\n"
+    "\n"
+    "Measure how a judge agrees with human labels.  LABELS is a JSONL file, one item a\n"
+    "line: {\"id\", \"prompt\", \"output_1\", \"output_2\", \"human\": \"1\"|\"2\"|\"tie\" or a "
+    "list\n"
+    "(one per annotator), \"judge\": {\"order_12\": v, \"order_21\": v}} with v \"1\", \"2\",\n"
+    "\"tie\" or null, in the original numbering; or expectation labels {\"id\", \"output\",\n"
+    "\"expectation\", \"human\": true|false, \"judge\": true|false|null}.  Items with \"judge\"\n"
+    "are studied on those recorded verdicts; the others are put to the judge in both\n"
+    "orders (blind, fenced, cached) and its verdicts recorded.\n"
+    "\n"
+    "  --judge FILE        the judge config (JSON, as a suite's \"judge\"); its hash keys the\n"
+    "                      stored study (its API key is only needed to ask it)\n"
+    "  --judge-url URL     override the judge's base_url\n"
+    "  --judge-model NAME  override the judge's model\n"
+    "  --concurrency N     judge requests in flight\n"
+    "  --no-cache          ask the judge again even when a reply is stored\n"
+    "  --db FILE           where the study is stored (default ./arbiter.db)\n"
+    "  --policy P          one verdict per item from the two orders: inconsistent-tie\n"
+    "                      (default; disagreeing orders are a tie, as MT-Bench) or net-vote\n"
+    "                      (each order votes, equal votes tie, as JudgeBench)\n"
+    "  --unparsed tie      count null verdicts as ties (default: unresolved, counted apart)\n"
+    "  --bootstrap N       resamples for the 95% intervals (default 1000, fixed seed)\n"
+    "  --format json|md    one JSON object (schemas/calibration.schema.json; default) or\n"
+    "                      markdown\n"
+    "\n"
+    "exit: 0 the study was stored and printed, 2 usage or input error (located as\n"
+    "FILE:LINE:COL), 4 database or judge failure\n";
+
+struct cal_args {
+    const char *labels, *db, *format;
+    struct arb_calib_opts opts;
+};
+
+/* Parse the non-judge options; returns an exit code, -1 to go on. */
+static int parse_args(int argc, char **argv, struct cal_args *ca, struct cli_judge *judge)
+{
+    for (int a = 1; a < argc; a++) {
+        const char *o = argv[a];
+        int has_arg = a + 1 < argc, used = cli_judge_option(judge, "calibrate", argc, argv, &a);
+
+        if (used < 0)
+            return EXIT_USAGE;
+        if (used)
+            continue;
+        if (cli_is_help(o)) {
+            fputs(usage_text, stdout);
+            return EXIT_PASS;
+        } else if (strcmp(o, "--db") == 0 && has_arg) {
+            ca->db = argv[++a];
+        } else if (strcmp(o, "--format") == 0 && has_arg) {
+            ca->format = argv[++a];
+            if (strcmp(ca->format, "json") != 0 && strcmp(ca->format, "md") != 0) {
+                cli_error("calibrate", "--format: expected json or md, got '%s'", ca->format);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(o, "--policy") == 0 && has_arg) {
+            o = argv[++a];
+            if (strcmp(o, "inconsistent-tie") == 0) {
+                ca->opts.policy = ARB_CALIB_INCONSISTENT_TIE;
+            } else if (strcmp(o, "net-vote") == 0) {
+                ca->opts.policy = ARB_CALIB_NET_VOTE;
+            } else {
+                cli_error("calibrate", "--policy: expected inconsistent-tie or net-vote, got '%s'",
+                          o);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(o, "--unparsed") == 0 && has_arg) {
+            o = argv[++a];
+            if (strcmp(o, "tie") != 0 && strcmp(o, "unresolved") != 0) {
+                cli_error("calibrate", "--unparsed: expected tie or unresolved, got '%s'", o);
+                return EXIT_USAGE;
+            }
+            ca->opts.unparsed_tie = o[0] == 't';
+        } else if (strcmp(o, "--bootstrap") == 0 && has_arg) {
+            char *end;
+            unsigned long n;
+
+            errno = 0;
+            n = strtoul(argv[a + 1], &end, 10);
+            if (errno || *end || argv[a + 1][0] < '0' || argv[a + 1][0] > '9' || n < 1 ||
+                n > 1000000) {
+                cli_error("calibrate", "--bootstrap: expected 1 to 1000000, got '%s'", argv[a + 1]);
+                return EXIT_USAGE;
+            }
+            ca->opts.bootstrap = n;
+            a++;
+        } else if (o[0] == '-' && o[1]) {
+            cli_error("calibrate",
+                      "unknown or incomplete option '%s' (see 'arbiter calibrate "
+                      "--help')",
+                      o);
+            return EXIT_USAGE;
+        } else if (!ca->labels) {
+            ca->labels = o;
+        } else {
+            cli_error("calibrate", "unexpected argument '%s': give one LABELS file", o);
+            return EXIT_USAGE;
+        }
+    }
+    if (!ca->labels) {
+        cli_error("calibrate", "missing LABELS (see 'arbiter calibrate --help')");
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+/*
+ * The hash of --judge FILE (with overrides) without its key: an offline study
+ * only names the judge whose verdicts were recorded.
+ */
+static int judge_hash_only(const struct cli_judge *judge, char *hash)
+{
+    struct arb_judge_config cfg;
+    struct arb_err err = {{0}};
+    struct arb_buf text;
+    cJSON *doc = NULL;
+    enum arb_status st;
+
+    memset(&cfg, 0, sizeof(cfg));
+    arb_buf_init(&text, 1 << 20);
+    st = arb_file_read(judge->file, &text, &err);
+    if (!st)
+        st = arb_json_parse(text.ptr, text.len, ARB_JSON_ALLOW_BOM, &doc, &err);
+    arb_buf_release(&text);
+    if (!st)
+        st = arb_judge_config_parse(doc, &cfg, &err);
+    cJSON_Delete(doc);
+    if (st) {
+        cli_error("calibrate", "--judge %s: %s", judge->file, err.msg);
+        return cli_exit_for(st);
+    }
+    if (judge->url) {
+        free(cfg.base_url);
+        cfg.base_url = strdup(judge->url);
+    }
+    if (judge->model) {
+        free(cfg.model);
+        cfg.model = strdup(judge->model);
+    }
+    if (judge->concurrency)
+        cfg.concurrency = judge->concurrency;
+    if (!cfg.base_url || !cfg.model || arb_judge_config_rehash(&cfg, &err)) {
+        arb_judge_config_release(&cfg);
+        cli_error("calibrate", "cannot hash the judge config: %s", err.msg);
+        return EXIT_ENV;
+    }
+    memcpy(hash, cfg.hash, sizeof(cfg.hash));
+    arb_judge_config_release(&cfg);
+    return EXIT_PASS;
+}
+
+/* A run row to hold the judge's records (judgments reference runs). */
+static int start_run(struct arb_store *st, const struct cal_args *ca,
+                     const struct arb_calib_set *set, const struct cli_judge *judge, int64_t *run)
+{
+    struct arb_err err = {{0}};
+    struct arb_run_row row;
+    cJSON *suite = cJSON_CreateObject(), *cfg = arb_judge_config_json(&judge->cfg);
+    char *suite_json = NULL, *judge_json = NULL, name[600];
+    enum arb_status rs = ARB_ENOMEM;
+
+    if (suite && cJSON_AddStringToObject(suite, "calibration", ca->labels) &&
+        cJSON_AddNumberToObject(suite, "items", (double)set->n) && cfg) {
+        suite_json = cJSON_PrintUnformatted(suite);
+        judge_json = cJSON_PrintUnformatted(cfg);
+    }
+    if (suite_json && judge_json) {
+        memset(&row, 0, sizeof(row));
+        snprintf(name, sizeof(name), "calibration: %.500s", ca->labels);
+        row.suite_path = ca->labels;
+        row.suite_name = name;
+        row.suite_sha256 = set->sha256;
+        row.suite_json = suite_json;
+        row.systems_json = "[{\"name\":\"output_1\"},{\"name\":\"output_2\"}]";
+        row.version = ARBITER_VERSION;
+        row.judge_json = judge_json;
+        rs = arb_store_run_create(st, &row, run, &err);
+    }
+    cJSON_Delete(suite);
+    cJSON_Delete(cfg);
+    cJSON_free(suite_json);
+    cJSON_free(judge_json);
+    if (rs)
+        cli_error("calibrate", "%s", rs == ARB_ENOMEM && !err.msg[0] ? "out of memory" : err.msg);
+    return rs ? EXIT_ENV : EXIT_PASS;
+}
+
+/* Ask the judge for every item without recorded verdicts, under a run of its own. */
+static int ask_judge(struct arb_store *st, const struct cal_args *ca, struct arb_calib_set *set,
+                     const struct cli_judge *judge, int64_t *run)
+{
+    struct arb_err err = {{0}};
+    size_t unreachable = 0;
+    enum arb_status rs;
+    int code = start_run(st, ca, set, judge, run);
+
+    if (code)
+        return code;
+    fprintf(stderr, "arbiter calibrate: judge %s (config %.12s): %zu items in both orders\n",
+            judge->cfg.model, judge->cfg.hash, arb_calib_unjudged(set));
+    rs = arb_calib_judge(set, &judge->cfg, judge->key, st, *run, !judge->no_cache, &unreachable,
+                         &err);
+    if (rs) {
+        cli_error("calibrate", "%s", err.msg);
+        return rs == ARB_EUSAGE ? EXIT_USAGE : EXIT_ENV;
+    }
+    if (unreachable) {
+        cli_error("calibrate",
+                  "%zu judge requests got no reply after every retry; nothing "
+                  "stored (run again: stored replies are not asked again)",
+                  unreachable);
+        return EXIT_ENV;
+    }
+    rs = arb_store_run_set_status(st, *run, "complete", &err);
+    if (rs) {
+        cli_error("calibrate", "%s", err.msg);
+        return EXIT_ENV;
+    }
+    return EXIT_PASS;
+}
+
+static int store_study(struct arb_store *st, const struct cal_args *ca, const cJSON *study,
+                       int64_t run)
+{
+    const cJSON *top = cJSON_GetObjectItemCaseSensitive(study, "combined");
+    const cJSON *hash = cJSON_GetObjectItemCaseSensitive(study, "judge_hash");
+    const cJSON *kappa, *acc;
+    struct arb_calibration_row row;
+    struct arb_err err = {{0}};
+    char *text = cJSON_PrintUnformatted(study);
+    enum arb_status rs;
+
+    if (!top)
+        top = study; /* expectation studies keep their numbers at the top */
+    kappa = cJSON_GetObjectItemCaseSensitive(top, "kappa");
+    acc = cJSON_GetObjectItemCaseSensitive(top, "accuracy");
+    if (!text) {
+        cli_error("calibrate", "out of memory");
+        return EXIT_ENV;
+    }
+    memset(&row, 0, sizeof(row));
+    row.judge_hash = cJSON_IsString(hash) ? hash->valuestring : NULL;
+    row.labels_path = ca->labels;
+    row.n = (int64_t)cJSON_GetObjectItemCaseSensitive(study, "n")->valuedouble;
+    row.kappa = cJSON_IsNumber(kappa) ? kappa->valuedouble : NAN;
+    row.accuracy = cJSON_IsNumber(acc) ? acc->valuedouble : NAN;
+    row.study_json = text;
+    row.run = run;
+    rs = arb_store_begin(st, &err);
+    if (!rs)
+        rs = arb_store_put_calibration(st, &row, &err);
+    if (!rs)
+        rs = arb_store_commit(st, &err);
+    if (rs) {
+        arb_store_rollback(st);
+        cli_error("calibrate", "%s", err.msg);
+    }
+    cJSON_free(text);
+    return rs ? EXIT_ENV : EXIT_PASS;
+}
+
+static int print_study(const cJSON *study, const char *format)
+{
+    struct arb_buf md;
+    char *text;
+
+    if (strcmp(format, "md") == 0) {
+        arb_buf_init(&md, 0);
+        if (arb_calib_markdown(study, &md)) {
+            arb_buf_release(&md);
+            cli_error("calibrate", "out of memory");
+            return EXIT_ENV;
+        }
+        fwrite(md.ptr, 1, md.len, stdout);
+        arb_buf_release(&md);
+        return EXIT_PASS;
+    }
+    text = cJSON_PrintUnformatted(study);
+    if (!text) {
+        cli_error("calibrate", "out of memory");
+        return EXIT_ENV;
+    }
+    puts(text);
+    cJSON_free(text);
+    return EXIT_PASS;
+}
+
+static int calibrate_cmd(int argc, char **argv)
+{
+    struct cal_args ca = {.db = "arbiter.db", .format = "json"};
+    struct arb_calib_set *set = NULL;
+    struct arb_store *st = NULL;
+    struct arb_err err = {{0}};
+    struct cli_judge judge;
+    cJSON *study = NULL;
+    char hash[65] = "";
+    int64_t run = 0;
+    int code;
+    enum arb_status rs;
+
+    memset(&judge, 0, sizeof(judge));
+    code = parse_args(argc, argv, &ca, &judge);
+    if (code >= 0)
+        return code;
+    rs = arb_calib_load(ca.labels, &set, &err);
+    if (rs) {
+        cli_error("calibrate", "%s", err.msg);
+        return cli_exit_for(rs);
+    }
+    code = EXIT_USAGE;
+    if (arb_calib_unjudged(set) && set->kind == ARB_CALIB_EXPECTATION) {
+        cli_error("calibrate",
+                  "%s: expectation labels need the judge's recorded verdicts "
+                  "(\"judge\": true|false|null)",
+                  ca.labels);
+        goto out;
+    }
+    if (arb_calib_unjudged(set) && (!judge.file || judge.no_judge)) {
+        cli_error("calibrate",
+                  "%s: %zu items without recorded verdicts need a judge (--judge "
+                  "FILE)",
+                  ca.labels, arb_calib_unjudged(set));
+        goto out;
+    }
+    if (arb_calib_unjudged(set)) {
+        code = cli_judge_setup(&judge, "calibrate", NULL, NULL);
+        if (code)
+            goto out;
+        memcpy(hash, judge.cfg.hash, sizeof(hash));
+    } else if (judge.file && !judge.no_judge) {
+        code = judge_hash_only(&judge, hash);
+        if (code)
+            goto out;
+    }
+    rs = arb_store_open(ca.db, 0, &st, &err);
+    if (rs) {
+        cli_error("calibrate", "%s", err.msg);
+        code = EXIT_ENV;
+        goto out;
+    }
+    if (arb_calib_unjudged(set)) {
+        code = ask_judge(st, &ca, set, &judge, &run);
+        if (code)
+            goto out;
+    }
+    ca.opts.judge_hash = hash[0] ? hash : NULL;
+    rs = arb_calib_study(set->items, set->n, set->kind, &ca.opts, &study, &err);
+    if (rs) {
+        cli_error("calibrate", "%s", err.msg);
+        code = cli_exit_for(rs);
+        goto out;
+    }
+    code = store_study(st, &ca, study, run);
+    if (!code)
+        code = print_study(study, ca.format);
+out:
+    cJSON_Delete(study);
+    arb_store_close(st);
+    arb_calib_set_free(set);
+    cli_judge_release(&judge);
+    return code;
+}
+
+const struct arb_cmd arb_cmd_calibrate = {
+    .name = "calibrate",
+    .summary = "measure a judge against human labels: agreement, kappa, position bias",
+    .usage = usage_text,
+    .run = calibrate_cmd,
+};

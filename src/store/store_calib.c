@@ -1,0 +1,61 @@
+/*
+ * store_calib.c - the calibrations table: store a judge calibration study,
+ * and look up the latest kappa of a judge config (run --require-calibrated).
+ * The study itself is computed by src/calibrate/; this file only keeps it.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "store_int.h"
+
+enum arb_status arb_store_put_calibration(struct arb_store *st, const struct arb_calibration_row *c,
+                                          struct arb_err *err)
+{
+    sqlite3_stmt *s = st->stmt[Q_PUT_CALIBRATION];
+    enum arb_status ret;
+    int rc = SQLITE_OK;
+
+    if (!c || !c->labels_path || !c->study_json)
+        return arb_err_set(err, ARB_EUSAGE, "arb_store_put_calibration: incomplete row");
+    ret = store_need_txn(st, "store a calibration", err);
+    if (ret != ARB_OK)
+        return ret;
+    rc = store_bind_text(rc, s, 1, c->judge_hash);
+    rc = store_bind_text(rc, s, 2, c->labels_path);
+    rc = store_bind_int(rc, s, 3, c->n);
+    rc = store_bind_real(rc, s, 4, c->kappa);
+    rc = store_bind_real(rc, s, 5, c->accuracy);
+    rc = store_bind_text(rc, s, 6, c->study_json);
+    if (c->run)
+        rc = store_bind_int(rc, s, 7, c->run);
+    else if (rc == SQLITE_OK)
+        rc = sqlite3_bind_null(s, 7);
+    return store_exec(st, s, rc, err, "store a calibration (calibrations)");
+}
+
+enum arb_status arb_store_latest_calibration(struct arb_store *st, const char *judge_hash,
+                                             double *kappa, int *found, struct arb_err *err)
+{
+    sqlite3_stmt *s;
+    enum arb_status ret;
+    int rc;
+
+    *found = 0;
+    *kappa = NAN;
+    if (!judge_hash)
+        return arb_err_set(err, ARB_EUSAGE, "arb_store_latest_calibration: no judge hash");
+    ret = store_acquire(st, Q_LATEST_CALIBRATION, &s, err);
+    if (ret != ARB_OK)
+        return ret;
+    rc = store_bind_text(SQLITE_OK, s, 1, judge_hash);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *found = 1;
+        *kappa = store_col_real(s, 0);
+    } else if (rc != SQLITE_DONE) {
+        ret = store_fail(st, rc, err, "look up a calibration");
+    }
+    store_release(st, Q_LATEST_CALIBRATION, s);
+    return ret;
+}
