@@ -73,7 +73,8 @@ static int load_check(const char *arg, struct arb_check **out)
         st = arb_buf_adds(&text, arg);
     }
     if (!st)
-        st = arb_json_parse(text.ptr, text.len, ARB_JSON_ALLOW_BOM, &cfg, &err);
+        st = arb_json_parse(text.ptr, text.len, ARB_JSON_ALLOW_BOM | ARB_JSON_NO_DUPLICATES, &cfg,
+                            &err);
     arb_buf_release(&text);
     if (st) {
         cli_error("check", "%s: %s", src, err.msg);
@@ -272,7 +273,8 @@ static enum arb_status batch_line(struct cache *k, const char *text, size_t len,
     size_t olen;
     enum arb_status st;
 
-    st = arb_json_parse(text, len, n == 1 ? ARB_JSON_ALLOW_BOM : 0, &doc, &err);
+    st = arb_json_parse(text, len, ARB_JSON_NO_DUPLICATES | (n == 1 ? ARB_JSON_ALLOW_BOM : 0), &doc,
+                        &err);
     if (st)
         return st == ARB_ENOMEM ? st : error_line(out, n, err.msg);
     if (!cJSON_IsObject(doc)) {

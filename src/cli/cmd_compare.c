@@ -131,7 +131,7 @@ static cJSON *read_expectations(const char *path)
 
     arb_buf_init(&b, 16 << 20);
     if (arb_file_read(path, &b, &err) ||
-        arb_json_parse(b.ptr, b.len, ARB_JSON_ALLOW_BOM, &doc, &err)) {
+        arb_json_parse(b.ptr, b.len, ARB_JSON_ALLOW_BOM | ARB_JSON_NO_DUPLICATES, &doc, &err)) {
         cli_error("compare", "--expectations %s: %s", path, err.msg);
         arb_buf_release(&b);
         return NULL;

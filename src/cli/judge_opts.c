@@ -72,7 +72,8 @@ int cli_judge_setup(struct cli_judge *j, const char *cmd, const cJSON *suite_jud
     if (j->file) {
         st = arb_file_read(j->file, &text, &err);
         if (!st)
-            st = arb_json_parse(text.ptr, text.len, ARB_JSON_ALLOW_BOM, &doc, &err);
+            st = arb_json_parse(text.ptr, text.len, ARB_JSON_ALLOW_BOM | ARB_JSON_NO_DUPLICATES,
+                                &doc, &err);
         if (st) {
             cli_error(cmd, "--judge %s: %s", j->file, err.msg);
             arb_buf_release(&text);
