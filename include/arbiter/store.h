@@ -64,6 +64,9 @@ struct arb_run_row {
 enum arb_status arb_store_run_create(struct arb_store *st, const struct arb_run_row *run,
                                      int64_t *id, struct arb_err *err);
 
+/* Delete a run and every row that belongs to it (foreign keys cascade). */
+enum arb_status arb_store_run_delete(struct arb_store *st, int64_t id, struct arb_err *err);
+
 /* Set a run's status ("running", "complete"). */
 enum arb_status arb_store_run_set_status(struct arb_store *st, int64_t id, const char *status,
                                          struct arb_err *err);

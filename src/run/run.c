@@ -680,6 +680,16 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
     for (i = 0; !rc && i < suite->n_systems; i++)
         rc = load_outputs(&r, &suite->systems[i], &ids);
     arb_strset_release(&ids);
+    if (rc && rc != ARB_EDB && rc != ARB_ENOMEM && !opts->resume_run && r.run) {
+        /* Bad input found while loading a new run: leave no partial record behind. */
+        struct arb_err ignored = {{0}};
+
+        if (!arb_store_begin(st, &ignored)) {
+            if (arb_store_run_delete(st, r.run, &ignored) || arb_store_commit(st, &ignored))
+                arb_store_rollback(st);
+        }
+        r.run = 0;
+    }
     if (!rc && opts->judge)
         rc = escalation_new(st, r.run, suite, opts->judge, opts->api_key, !opts->no_cache,
                             &r.esc, err);

@@ -142,6 +142,7 @@ static const char *const sql[Q_N] = {
                          "cached, answer_json, error FROM judgments WHERE run = ?1 AND "
                          "(?2 IS NULL OR case_id = ?2) ORDER BY id",
     [Q_VACUUM_INTO] = "VACUUM INTO ?1",
+    [Q_RUN_DELETE] = "DELETE FROM runs WHERE id = ?1",
     [Q_CASES_ALL] = "SELECT case_id, seq, case_json FROM cases WHERE run = ?1 ORDER BY seq",
     [Q_JUDGE_TOTALS] = "SELECT count(*), coalesce(sum(j.cached), 0), "
                        "coalesce(sum(c.prompt_tokens), 0), coalesce(sum(c.completion_tokens), 0), "

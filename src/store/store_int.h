@@ -61,6 +61,7 @@ enum store_stmt {
     Q_JUDGE_TOTALS,
     Q_VACUUM_INTO,
     Q_CASES_ALL,
+    Q_RUN_DELETE,
     Q_PUT_CALIBRATION,
     Q_LATEST_CALIBRATION,
     Q_N

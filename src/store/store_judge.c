@@ -229,3 +229,13 @@ enum arb_status arb_store_cases(struct arb_store *st, int64_t run,
     store_release(st, Q_CASES_ALL, s);
     return ret;
 }
+
+enum arb_status arb_store_run_delete(struct arb_store *st, int64_t id, struct arb_err *err)
+{
+    sqlite3_stmt *s = st->stmt[Q_RUN_DELETE];
+    enum arb_status ret = store_need_txn(st, "delete a run", err);
+
+    if (ret != ARB_OK)
+        return ret;
+    return store_exec(st, s, store_bind_int(SQLITE_OK, s, 1, id), err, "delete a run");
+}
