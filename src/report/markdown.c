@@ -78,18 +78,13 @@ static enum arb_status systems_table(const cJSON *report, struct arb_buf *out)
     return st ? st : arb_buf_adds(out, "\n");
 }
 
-static enum arb_status rubric_table(const cJSON *report, struct arb_buf *out)
+/* A table header with one right-aligned column per system. */
+static enum arb_status system_columns(const cJSON *systems, const char *first,
+                                      struct arb_buf *out)
 {
-    const cJSON *systems = cJSON_GetObjectItemCaseSensitive(report, "systems"), *s, *first, *c;
-    const char *dims[] = {"content", "structure"};
-    char v[32];
-    size_t k;
-    enum arb_status st;
+    const cJSON *s;
+    enum arb_status st = arb_buf_printf(out, "| %s |", first);
 
-    first = cJSON_GetArrayItem(systems, 0);
-    if (!first)
-        return ARB_OK;
-    st = arb_buf_adds(out, "## Mean rubric scores (1-5)\n\n| Criterion |");
     cJSON_ArrayForEach(s, systems)
     {
         if (!st)
@@ -106,8 +101,23 @@ static enum arb_status rubric_table(const cJSON *report, struct arb_buf *out)
         if (!st)
             st = arb_buf_adds(out, "---:|");
     }
+    return st ? st : arb_buf_adds(out, "\n");
+}
+
+static enum arb_status rubric_table(const cJSON *report, struct arb_buf *out)
+{
+    const cJSON *systems = cJSON_GetObjectItemCaseSensitive(report, "systems"), *s, *first, *c;
+    const char *dims[] = {"content", "structure"};
+    char v[32];
+    size_t k;
+    enum arb_status st;
+
+    first = cJSON_GetArrayItem(systems, 0);
+    if (!first)
+        return ARB_OK;
+    st = arb_buf_adds(out, "## Mean rubric scores (1-5)\n\n");
     if (!st)
-        st = arb_buf_adds(out, "\n");
+        st = system_columns(systems, "Criterion", out);
     for (k = 0; !st && k < 2; k++) {
         const cJSON *dim = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(first, "rubric"), dims[k]);
@@ -143,25 +153,9 @@ static enum arb_status expectations_table(const cJSON *report, struct arb_buf *o
 
     if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "expectations")))
         return ARB_OK;
-    st = arb_buf_adds(out, "## Expectations\n\n| Expectation |");
-    cJSON_ArrayForEach(s, systems)
-    {
-        if (!st)
-            st = arb_buf_addc(out, ' ');
-        if (!st)
-            st = add_text(out, str(s, "name"));
-        if (!st)
-            st = arb_buf_adds(out, " |");
-    }
+    st = arb_buf_adds(out, "## Expectations\n\n");
     if (!st)
-        st = arb_buf_adds(out, "\n|---|");
-    cJSON_ArrayForEach(s, systems)
-    {
-        if (!st)
-            st = arb_buf_adds(out, "---:|");
-    }
-    if (!st)
-        st = arb_buf_adds(out, "\n");
+        st = system_columns(systems, "Expectation", out);
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "expectations"))
     {
         if (!st)

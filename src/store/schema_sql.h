@@ -10,4 +10,7 @@
 
 extern const char *const store_schema_sql_parts[];
 
+/* db/migrations/002-judge-calibration.sql, the same way (src/store/migration2_sql.c). */
+extern const char *const store_migration2_sql_parts[];
+
 #endif

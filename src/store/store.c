@@ -32,6 +32,7 @@ struct migration {
 
 static const struct migration migrations[] = {
     {1, store_schema_sql_parts, "PRAGMA application_id = 1095909961; PRAGMA user_version = 1;"},
+    {2, store_migration2_sql_parts, "PRAGMA user_version = 2;"},
 };
 
 #define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))

@@ -1,34 +1,10 @@
 /*
- * store_judge.c - judge calls (the cache, shared by every run), the
- * judgments a run made from them, and replacing a verdict once the judge
- * has answered.
+ * store_judge.c - judge calls (the cache, shared by every run) and the
+ * judgments a run made from them.
  */
 #include <string.h>
 
 #include "store_int.h"
-
-enum arb_status arb_store_set_verdict(struct arb_store *st, int64_t run,
-                                      const struct arb_verdict_row *v, struct arb_err *err)
-{
-    sqlite3_stmt *s = st->stmt[Q_SET_VERDICT];
-    enum arb_status ret = store_need_txn(st, "set a verdict", err);
-    int rc = SQLITE_OK;
-
-    if (ret != ARB_OK)
-        return ret;
-    rc = store_bind_int(rc, s, 1, run);
-    rc = store_bind_text(rc, s, 2, v->case_id);
-    rc = store_bind_text(rc, s, 3, v->system_a);
-    rc = store_bind_text(rc, s, 4, v->system_b);
-    rc = store_bind_text(rc, s, 5, v->status);
-    rc = store_bind_text(rc, s, 6, v->winner);
-    rc = store_bind_real(rc, s, 7, v->score_a);
-    rc = store_bind_real(rc, s, 8, v->score_b);
-    rc = store_bind_real(rc, s, 9, v->pass_rate_a);
-    rc = store_bind_real(rc, s, 10, v->pass_rate_b);
-    rc = store_bind_text(rc, s, 11, v->comparison_json);
-    return store_exec(st, s, rc, err, "set a verdict");
-}
 
 enum arb_status arb_store_put_judge_call(struct arb_store *st, const struct arb_judge_call_row *c,
                                          struct arb_err *err)

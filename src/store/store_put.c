@@ -117,17 +117,19 @@ enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
     return store_exec(st, s, rc, err, "put a check");
 }
 
-enum arb_status arb_store_put_verdict(struct arb_store *st, int64_t run,
-                                      const struct arb_verdict_row *v, struct arb_err *err)
+/* The same eleven values for putting and for replacing a verdict. */
+static enum arb_status verdict_exec(struct arb_store *st, enum store_stmt q, int64_t run,
+                                    const struct arb_verdict_row *v, const char *what,
+                                    struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_VERDICT];
-    enum arb_status ret = store_need_txn(st, "put a verdict", err);
+    sqlite3_stmt *s = st->stmt[q];
+    enum arb_status ret = store_need_txn(st, what, err);
     int rc = SQLITE_OK;
 
     if (ret != ARB_OK)
         return ret;
     if (!v)
-        return arb_err_set(err, ARB_EUSAGE, "arb_store_put_verdict: no verdict");
+        return arb_err_set(err, ARB_EUSAGE, "%s: no verdict", what);
     rc = store_bind_int(rc, s, 1, run);
     rc = store_bind_text(rc, s, 2, v->case_id);
     rc = store_bind_text(rc, s, 3, v->system_a);
@@ -139,5 +141,17 @@ enum arb_status arb_store_put_verdict(struct arb_store *st, int64_t run,
     rc = store_bind_real(rc, s, 9, v->pass_rate_a);
     rc = store_bind_real(rc, s, 10, v->pass_rate_b);
     rc = store_bind_text(rc, s, 11, v->comparison_json);
-    return store_exec(st, s, rc, err, "put a verdict");
+    return store_exec(st, s, rc, err, what);
+}
+
+enum arb_status arb_store_put_verdict(struct arb_store *st, int64_t run,
+                                      const struct arb_verdict_row *v, struct arb_err *err)
+{
+    return verdict_exec(st, Q_PUT_VERDICT, run, v, "put a verdict", err);
+}
+
+enum arb_status arb_store_set_verdict(struct arb_store *st, int64_t run,
+                                      const struct arb_verdict_row *v, struct arb_err *err)
+{
+    return verdict_exec(st, Q_SET_VERDICT, run, v, "set a verdict", err);
 }

@@ -194,42 +194,61 @@ static int integrity_ok(void)
 
 /* ---- opening and migrating ---------------------------------------------------------------- */
 
-Test(store, should_embed_db_schema_sql_byte_for_byte)
+/* The embedded literals joined must be the file byte for byte. */
+static void assert_embedded(const char *path, const char *const *parts)
 {
     size_t len, at = 0;
-    char *file = read_file("db/schema.sql", &len);
+    char *file = read_file(path, &len);
 
-    for (size_t i = 0; store_schema_sql_parts[i]; i++) {
-        size_t k = strlen(store_schema_sql_parts[i]);
+    for (size_t i = 0; parts[i]; i++) {
+        size_t k = strlen(parts[i]);
 
         cr_assert_lt(k, 4095, "literal %zu is %zu bytes", i, k);
-        cr_assert_leq(at + k, len, "embedded schema is longer than db/schema.sql");
-        cr_assert(memcmp(file + at, store_schema_sql_parts[i], k) == 0,
-                  "src/store/schema_sql.c differs from db/schema.sql in part %zu: run "
+        cr_assert_leq(at + k, len, "the embedded copy is longer than %s", path);
+        cr_assert(memcmp(file + at, parts[i], k) == 0,
+                  "the embedded copy of %s differs in part %zu: run "
                   "sh src/store/gen_schema_sql.sh",
-                  i);
+                  path, i);
         at += k;
     }
-    cr_assert_eq(at, len,
-                 "embedded schema is shorter than db/schema.sql: run "
-                 "sh src/store/gen_schema_sql.sh");
+    cr_assert_eq(at, len, "the embedded copy is shorter than %s: run sh src/store/gen_schema_sql.sh",
+                 path);
     free(file);
+}
+
+Test(store, should_embed_db_schema_sql_byte_for_byte)
+{
+    assert_embedded("db/schema.sql", store_schema_sql_parts);
+    assert_embedded("db/migrations/002-judge-calibration.sql", store_migration2_sql_parts);
 }
 
 Test(store, should_create_and_migrate_a_new_file, .init = setup, .fini = teardown)
 {
     arb_store_close(open_store(0));
-    cr_assert_eq(raw_int("PRAGMA user_version"), 1);
+    cr_assert_eq(raw_int("PRAGMA user_version"), 2);
     cr_assert_eq(raw_int("PRAGMA application_id"), 0x41524249);
     cr_assert_eq(raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                          "('runs', 'systems', 'cases', 'outputs', 'blinding', 'checks', "
-                         "'verdicts', 'problems')"),
-                 8);
+                         "'verdicts', 'problems', 'judge_calls', 'judgments', 'calibrations')"),
+                 11);
     cr_assert_eq(raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 5);
     cr_assert_eq(raw_int("SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
     /* Opening again migrates nothing and keeps the version. */
     arb_store_close(open_store(0));
-    cr_assert_eq(raw_int("PRAGMA user_version"), 1);
+    cr_assert_eq(raw_int("PRAGMA user_version"), 2);
+}
+
+Test(store, should_migrate_a_version_1_file_to_2, .init = setup, .fini = teardown)
+{
+    /* A database at version 1 (before the judge and calibration tables) gains them. */
+    arb_store_close(open_store(0));
+    raw_exec("DROP TABLE calibrations; DROP TABLE judgments; DROP TABLE judge_calls; "
+             "PRAGMA user_version = 1");
+    arb_store_close(open_store(0));
+    cr_assert_eq(raw_int("PRAGMA user_version"), 2);
+    cr_assert_eq(raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                         "('judge_calls', 'judgments', 'calibrations')"),
+                 3);
 }
 
 Test(store, should_keep_data_after_reopening, .init = setup, .fini = teardown)
