@@ -145,7 +145,10 @@ uninstall:
 fmt:
 	clang-format -i $(LIB_SRC) $(CLI_SRC) $(TEST_SRC) $(BENCH_SRC) include/arbiter/*.h
 
+# libFuzzer targets, one per parser: make fuzz [FUZZ_SECONDS=N] (tests/fuzz/README.md).
+include tests/fuzz/fuzz.mk
+
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
