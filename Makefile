@@ -51,8 +51,8 @@ LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps test check test-unit test-cli demo bench clean install uninstall fmt \
-        valgrind test-schema-suite
+.PHONY: all deps test check test-unit test-cli demo bench bench-peers clean install uninstall \
+        fmt valgrind test-schema-suite
 
 all: $(BUILD)/libarbiter.a $(BUILD)/arbiter
 
@@ -127,6 +127,11 @@ bench: deps
 	@echo "== bench/run.sh"; sh bench/run.sh $(BUILD)/arbiter 10000 100000
 	@$(MAKE) --no-print-directory $(BUILD)/judge_sim
 	@echo "== bench/judge.sh"; sh bench/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim 1000 200 32
+
+# Side by side with the peers (installs promptfoo from the npm registry into bench/peers/).
+bench-peers: deps
+	@$(MAKE) --no-print-directory all
+	@sh bench/peers/run.sh $(BUILD)/arbiter 10000
 
 valgrind: deps
 	@$(MAKE) --no-print-directory all
