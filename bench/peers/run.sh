@@ -111,3 +111,5 @@ awk -F'|' '
         printf "  check --batch vs promptfoo without database: %.0fx faster, %.0fx less memory\n", t[1] / t[3], m[1] / m[3]
         printf "  run (2 systems!) vs promptfoo with its SQLite: %.0fx faster, %.0fx less memory\n", t[2] / t[4], m[2] / m[4]
     }' "$T/results"
+echo
+sh "$HERE/statistics.sh" "$ARB" "$N" 1000
