@@ -31,7 +31,7 @@ static const char usage_text[] =
     "and record everything in SQLite.  The judge's API key is read from the\n"
     "environment variable its config names (api_key_env), never from the command line.\n"
     "\n"
-    "  --system NAME=PATH  add or replace a system (PATH: JSONL file or directory)\n"
+    "  --system NAME=PATH  add or replace a system; PATH: a JSONL file or a directory\n"
     "  --db FILE           the database (default ./arbiter.db)\n"
     "  --seed N            blinding seed (default: the suite's \"seed\", else 0)\n"
     "  --resume RUN        continue an interrupted run (RUN is an id or 'latest'):\n"

@@ -531,7 +531,7 @@ static const cJSON *pick(const cJSON *answer, const char *group, const char *ite
         side);
 }
 
-/* The system (0 = A, 1 = B, 2 = tie, -1 = none) a slot's winner names. */
+/* Which system a slot's winner names: 0 = A, 1 = B, 2 = tie, -1 = none. */
 static int slot_winner(const cJSON *answer, int swapped)
 {
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(answer, "winner");

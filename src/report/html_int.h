@@ -67,7 +67,7 @@ const cJSON *html_get(const cJSON *o, const char *key);
 /* A member [lo, hi] of two numbers into *lo, *hi: 1 when present, else 0. */
 int html_interval(const cJSON *o, const char *key, double *lo, double *hi);
 
-/* The color of the i-th system (the palette repeats past its end). */
+/* The color of the i-th system; the palette repeats past its end. */
 const char *html_color(int i);
 
 /* The index of the system named name in report.systems, or -1. */
