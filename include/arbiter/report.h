@@ -31,8 +31,8 @@ struct arb_report_opts {
 
 /*
  * The statistical strategy: add to report (from arb_report_build) 95%
- * bootstrap intervals for each system ("intervals" with win_rate, pass_rate,
- * overall_score), per pair of systems the exact sign test and a paired
+ * bootstrap intervals for each system: "intervals" with win_rate, pass_rate,
+ * overall_score; per pair of systems the exact sign test and a paired
  * bootstrap of score differences ("pairs"), McNemar's exact test per
  * expectation ("mcnemar"), Bradley-Terry ratings for three or more systems
  * ("bradley_terry"), and "statistics" naming the methods.
