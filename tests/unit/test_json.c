@@ -590,3 +590,20 @@ Test(json_pointer, should_take_the_first_of_duplicate_members)
     cr_assert_eq(arb_json_pointer(doc, "/a")->valuedouble, 1);
     cJSON_Delete(doc);
 }
+
+Test(json_parse, should_refuse_overflow_hidden_by_a_negative_exponent)
+{
+    /* 400 digits times 1e-3 is still far past DBL_MAX (found by fuzzing). */
+    char text[420];
+    cJSON *v = NULL;
+    struct arb_err err = {{0}};
+
+    memset(text, '7', 400);
+    memcpy(text + 400, "e-3", 4);
+    cr_assert_eq(arb_json_parse(text, strlen(text), 0, &v, &err), ARB_EPARSE);
+    cr_assert_null(v);
+    cr_assert(strstr(err.msg, "number out of range of a double") != NULL, "%s", err.msg);
+    memcpy(text + 400, "e-300", 6);
+    cr_assert_eq(arb_json_parse(text, strlen(text), 0, &v, &err), ARB_OK, "1e100 is finite");
+    cJSON_Delete(v);
+}
