@@ -4,6 +4,7 @@
 #   make fuzz                        build every target into build-fuzz/, run each 30 s
 #   make fuzz FUZZ_SECONDS=600       run each for ten minutes
 #   make fuzz FUZZ_MERGE=1           also merge new coverage into tests/fuzz/corpus/
+#   make fuzz FUZZ_SEED=N            another libFuzzer seed (default 1: CI explores the same way)
 #   make fuzz-build                  build only
 #
 # Each run works on a copy of its corpus in build-fuzz/corpus/<target>/, so the
@@ -15,7 +16,8 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
 FUZZ_MERGE ?= 0
 FUZZ_TARGETS = suite check reply schema jcs outputs
-FUZZ_OPTS = -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -dict=tests/fuzz/json.dict
+FUZZ_SEED ?= 1
+FUZZ_OPTS = -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -dict=tests/fuzz/json.dict -seed=$(FUZZ_SEED)
 
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude $(WARN) -g -O1 $(FUZZ_SAN) \
