@@ -1,6 +1,7 @@
 #!/bin/sh
 # End-to-end throughput of `arbiter run`: N cases x 2 systems x 6 checks into
-# a fresh SQLite file.  Prints wall time and peak memory.
+# a fresh SQLite file, then `arbiter report` of it (markdown, and the statistical
+# strategy with its default 1,000 resamples).  Prints wall time and peak memory.
 # usage: bench/run.sh path/to/arbiter [N ...]   (default: 10000 100000)
 set -eu
 ARB="$1"
@@ -37,4 +38,14 @@ JSON
         printf "run: %d cases x 2 systems x 6 checks in %.2f s (%.0f cases/s), peak RSS %.1f MB\n", n, e - s, n / (e - s), m / 1024
     }'
     sed 's/^/    /' "$T/out" | head -3
+    # The reports of that run, read back from the database only.
+    for strat in "" statistical; do
+        start=$(date +%s.%N)
+        /usr/bin/time -f '%M' -o "$T/mem" "$ARB" report 1 --db "$T/run.db" \
+            ${strat:+--strategy "$strat"} >/dev/null
+        end=$(date +%s.%N)
+        awk -v s="$start" -v e="$end" -v n="$N" -v m="$(cat "$T/mem")" -v w="${strat:-markdown}" 'BEGIN {
+            printf "report (%s): %d cases in %.2f s, peak RSS %.1f MB\n", w, n, e - s, m / 1024
+        }'
+    done
 done

@@ -2,8 +2,8 @@
  * bootstrap.c - percentile bootstrap intervals of a mean, plain and paired.
  *
  * One buffer of `resamples` doubles is allocated per call and nothing per
- * resample: each resample draws n indices with arb_rng_below and keeps only
- * its mean.  Values are summed as offsets from the first one (x[i] - x[0]),
+ * resample: each resample draws n indices (draw.h: two per generator output)
+ * and keeps only its mean.  Values are summed as offsets from the first one (x[i] - x[0]),
  * which keeps precision on data far from zero and makes identical values
  * give exactly that value back, hence a zero-width interval.
  *
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "arbiter/stats.h"
+#include "draw.h"
 
 static int cmp_double(const void *pa, const void *pb)
 {
@@ -63,22 +64,34 @@ static void resample_means(const double *a, const double *b, size_t n, size_t re
                            uint64_t seed, double ref, double *means)
 {
     struct arb_rng rng;
+    struct draw d;
     double dn = (double)n;
 
-    arb_rng_seed(&rng, seed);
+    if ((uint64_t)n > DRAW_MAX) {
+        arb_rng_seed(&rng, seed);
+        for (size_t r = 0; r < resamples; r++) {
+            double sum = 0.0;
+
+            for (size_t i = 0; i < n; i++)
+                sum += value(a, b, arb_rng_below(&rng, n)) - ref;
+            means[r] = ref + sum / dn;
+        }
+        return;
+    }
+    draw_init(&d, seed, n);
     for (size_t r = 0; r < resamples; r++) {
         double sum = 0.0;
 
         /* Two loops rather than a test per draw: this is the hot path. */
         if (b) {
             for (size_t i = 0; i < n; i++) {
-                size_t j = arb_rng_below(&rng, n);
+                uint32_t j = draw_index(&d);
 
                 sum += (a[j] - b[j]) - ref;
             }
         } else {
             for (size_t i = 0; i < n; i++)
-                sum += a[arb_rng_below(&rng, n)] - ref;
+                sum += a[draw_index(&d)] - ref;
         }
         means[r] = ref + sum / dn;
     }
@@ -162,6 +175,7 @@ enum arb_status arb_bootstrap_ratio(const double *num, const double *den, size_t
                                     struct arb_interval *out)
 {
     struct arb_rng rng;
+    struct draw d;
     double sn = 0.0, sd = 0.0, q = (1.0 - level) / 2.0, *ratios;
 
     if (!num || !den || n == 0 || resamples == 0 || !out || !(level > 0.0 && level < 1.0))
@@ -181,11 +195,12 @@ enum arb_status arb_bootstrap_ratio(const double *num, const double *den, size_t
         return ARB_ENOMEM;
     out->estimate = sn / sd;
     arb_rng_seed(&rng, seed);
+    draw_init(&d, seed, (uint64_t)n > DRAW_MAX ? 1 : n);
     for (size_t r = 0; r < resamples; r++) {
         double a = 0.0, b = 0.0;
 
         for (size_t i = 0; i < n; i++) {
-            size_t j = arb_rng_below(&rng, n);
+            size_t j = (uint64_t)n > DRAW_MAX ? arb_rng_below(&rng, n) : draw_index(&d);
 
             a += num[j];
             b += den[j];

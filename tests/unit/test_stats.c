@@ -13,6 +13,7 @@
 
 #include "arbiter/stats.h"
 #include "arbiter/status.h"
+#include "../../src/stats/draw.h"
 
 #define assert_near(actual, expected, tol)                                                         \
     cr_assert(fabs((double)(actual) - (double)(expected)) <= (tol), "%s = %.17g, expected %.17g",  \
@@ -48,6 +49,43 @@ Test(stats_rng, should_repeat_a_sequence_for_the_same_seed)
         differ += x != arb_rng_next(&c);
     }
     cr_assert_gt(differ, 990);
+}
+
+/* The bootstrap's index drawer: same generator as arb_rng, two indices per output. */
+Test(stats_draw, should_use_both_halves_of_the_reference_sequence)
+{
+    struct draw d;
+    struct arb_rng r;
+
+    /* With n = 2^31 an index is the half shifted right by one, and nothing is rejected. */
+    draw_init(&d, 0, 0x80000000u);
+    arb_rng_seed(&r, 0);
+    for (int i = 0; i < 50; i++) {
+        uint64_t x = arb_rng_next(&r);
+
+        cr_assert_eq(draw_index(&d), (uint32_t)(x >> 33));
+        cr_assert_eq(draw_index(&d), (uint32_t)x >> 1);
+    }
+}
+
+Test(stats_draw, should_draw_every_index_equally_often)
+{
+    enum { N = 7, DRAWS = 700000 };
+    struct draw d;
+    long seen[N] = {0};
+    double chi2 = 0.0;
+
+    draw_init(&d, 99, N);
+    for (int i = 0; i < DRAWS; i++) {
+        uint32_t j = draw_index(&d);
+
+        cr_assert_lt(j, (uint32_t)N);
+        seen[j]++;
+    }
+    for (int k = 0; k < N; k++)
+        chi2 += (seen[k] - DRAWS / N) * (double)(seen[k] - DRAWS / N) / (DRAWS / N);
+    /* 6 degrees of freedom: P(chi2 > 22.46) = 0.001. */
+    cr_assert_lt(chi2, 22.46, "chi2 = %g", chi2);
 }
 
 Test(stats_rng, should_draw_units_in_the_half_open_interval)
@@ -252,14 +290,14 @@ Test(stats_bootstrap, should_interpolate_between_order_statistics)
 {
     double x[] = {3.1, 1.01, 4.3, 1.7, 5.09, 9.2, 2.55}, means[11], first;
     struct arb_interval iv;
-    struct arb_rng r;
+    struct draw d;
 
-    arb_rng_seed(&r, 77);
+    draw_init(&d, 77, 7); /* the resampling of bootstrap.c, redone here */
     for (int k = 0; k < 11; k++) {
         double sum = 0.0;
 
         for (int i = 0; i < 7; i++)
-            sum += x[arb_rng_below(&r, 7)] - x[0];
+            sum += x[draw_index(&d)] - x[0];
         means[k] = x[0] + sum / 7;
     }
     first = means[0];
