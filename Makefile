@@ -108,6 +108,7 @@ test-unit:
 test-cli:
 	@sh tests/cli/run.sh $(BUILD)/arbiter
 	@sh tests/cli/resume.sh $(BUILD)/arbiter
+	@sh tests/cli/trials.sh $(BUILD)/arbiter
 	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/report/html.sh $(BUILD)/arbiter
@@ -130,8 +131,9 @@ bench: deps
 
 # Side by side with the peers (installs promptfoo from the npm registry into bench/peers/).
 bench-peers: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(BUILD)/judge_sim
 	@sh bench/peers/run.sh $(BUILD)/arbiter 10000
+	@sh bench/peers/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim 500 200
 
 valgrind: deps
 	@$(MAKE) --no-print-directory all

@@ -18,5 +18,10 @@ rm -rf build/demo-comparisons
 echo "== arbiter replay latest --db $DB"
 "$ARB" replay latest --db "$DB"
 echo
+echo "== the same bake-off with three trials per case and system (pass@k, pass^k)"
+echo "== arbiter run examples/invoice/trials.json --db $DB"
+"$ARB" run examples/invoice/trials.json --db "$DB"
+echo "== arbiter report latest --db $DB --strategy statistical   (its trials section)"
+"$ARB" report latest --db "$DB" --strategy statistical | sed -n '/^## Trials/,/^## Judge/p' | sed '$d'
 echo "Look further: arbiter show latest inv-006 --db $DB   (a case left to the judge)"
 echo "              sqlite3 $DB 'select * from v_system_wins'   (see db/README.md)"

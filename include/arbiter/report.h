@@ -24,6 +24,16 @@
 enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
                                  struct arb_err *err);
 
+/*
+ * The same with "case_pass_rates": expectation counts and pass rate per case
+ * and system ("items", each {"case", "systems": {name: counts}}).  case_limit
+ * SIZE_MAX lists every case with expectations in case order; a smaller limit
+ * lists the cases some system failed, lowest pass rate first, at most that
+ * many; 0 adds nothing.
+ */
+enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t case_limit,
+                                       cJSON **out, struct arb_err *err);
+
 struct arb_report_opts {
     size_t resamples; /* bootstrap resamples (1000; COMPARE_BOOTSTRAP_ITERATIONS overrides) */
     uint64_t seed;    /* seeds every resampling: the same report every time */
@@ -40,6 +50,16 @@ struct arb_report_opts {
 enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJSON *report,
                                           const struct arb_report_opts *opts,
                                           struct arb_err *err);
+
+/*
+ * Add "trials" when the run has several trials per case for some system:
+ * per system the cases and trials, and for k = 1 up to the most trials of a
+ * case (at most 10) the mean "pass@k" and "pass^k" over the cases with at
+ * least k decided trials; with opts, 95% bootstrap intervals ("pass@k_ci",
+ * "pass^k_ci").  Without trials the report is left as it is.
+ */
+enum arb_status arb_report_add_trials(struct arb_store *st, int64_t run, cJSON *report,
+                                      const struct arb_report_opts *opts, struct arb_err *err);
 
 /*
  * Add "judge_health": escalated cases and rate, requests, cache hits,

@@ -91,9 +91,10 @@ enum arb_status arb_store_put_case(struct arb_store *st, int64_t run, const char
                                    const char *case_json, struct arb_err *err);
 
 /*
- * One output file of one system for one case.  file is "" for a single-file
- * output.  meta_json may be NULL.  binary outputs store content NULL with
- * their size and hash.
+ * One output file of one system for one case and trial.  file is "" for a
+ * single-file output.  meta_json may be NULL.  binary outputs store content
+ * NULL with their size and hash.  trial is 0 unless the outputs number
+ * several trials of a case (migration 3).
  */
 struct arb_output_row {
     const char *case_id;
@@ -104,14 +105,46 @@ struct arb_output_row {
     int binary;
     const char *sha256;
     const char *meta_json;
+    int64_t trial;
 };
 enum arb_status arb_store_put_output(struct arb_store *st, int64_t run,
                                      const struct arb_output_row *o, struct arb_err *err);
 
-/* Call fn for each output of (run, case_id), ordered by system then file. */
+/* Call fn for each output of (run, case_id), ordered by system, trial, then file. */
 enum arb_status arb_store_outputs(struct arb_store *st, int64_t run, const char *case_id,
                                   int (*fn)(void *ctx, const struct arb_output_row *o),
                                   void *ctx, struct arb_err *err);
+
+/*
+ * One trial of one system on one case, when the system has several (see
+ * db/migrations/003-trials.sql): passed is 1, 0, or -1 for NULL (none failed,
+ * some unresolved); records_json the array of its expectation records.
+ */
+struct arb_trial_row {
+    const char *case_id;
+    const char *system;
+    int64_t trial;
+    int passed;
+    int64_t n_pass, n_fail, n_unresolved;
+    const char *records_json;
+};
+enum arb_status arb_store_put_trial(struct arb_store *st, int64_t run,
+                                    const struct arb_trial_row *t, struct arb_err *err);
+
+/*
+ * Call fn for each trial row of run: of case_id in (system position, trial)
+ * order, or, with case_id NULL, of every case ordered by system, case, trial
+ * and without records_json (NULL: the counts are what a report needs).
+ */
+enum arb_status arb_store_trials(struct arb_store *st, int64_t run, const char *case_id,
+                                 int (*fn)(void *ctx, const struct arb_trial_row *t), void *ctx,
+                                 struct arb_err *err);
+
+/* The same, only each system's compared trial (its lowest-numbered one). */
+enum arb_status arb_store_compared_outputs(struct arb_store *st, int64_t run,
+                                           const char *case_id,
+                                           int (*fn)(void *ctx, const struct arb_output_row *o),
+                                           void *ctx, struct arb_err *err);
 
 /* Which system is shown as A and which as B for a case (and the HMAC hex that chose it). */
 enum arb_status arb_store_put_blinding(struct arb_store *st, int64_t run, const char *case_id,
@@ -257,7 +290,8 @@ enum arb_status arb_store_cases(struct arb_store *st, int64_t run,
 /* Write a consistent copy of the whole database to dest (VACUUM INTO; dest must not exist). */
 enum arb_status arb_store_copy(struct arb_store *st, const char *dest, struct arb_err *err);
 
-/* Count rows of a run in one table ("cases", "outputs", "checks", "verdicts", "problems"). */
+/* Count rows of a run in one table ("cases", "outputs", "checks", "verdicts", "problems",
+ * "trials"...). */
 enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *table,
                                 int64_t *n, struct arb_err *err);
 

@@ -125,8 +125,9 @@ void arb_case_reader_free(struct arb_case_reader *r);
 
 /*
  * One output of one system for one case.  A JSONL line {"id", "output", ...}
- * (agent-eval capture fields trajectory, timing/duration, toolErrors, input,
- * trial are kept in meta), a file of a directory named after the case id
+ * (agent-eval capture fields trajectory, timing/duration, toolErrors, input
+ * are kept in meta; "trial": N, a non-negative integer, numbers one of
+ * several outputs of the case), a file of a directory named after the case id
  * (extension ignored), or a file inside a sub-directory named after the case
  * id (then file is its relative name and there is one arb_output per file).
  */
@@ -139,6 +140,7 @@ struct arb_output {
     char sha256[65];
     cJSON *meta;        /* capture fields, or NULL */
     size_t line;        /* JSONL line, 0 otherwise */
+    int64_t trial;      /* "trial" of a JSONL line; 0 when absent and for directories */
 };
 
 void arb_output_release(struct arb_output *o);

@@ -135,6 +135,8 @@ static int write_output(void *ctx, const struct arb_output_row *o)
     cJSON_DeleteItemFromObjectCaseSensitive(line, "output");
     cJSON_AddStringToObject(line, "id", o->case_id);
     cJSON_AddStringToObject(line, "output", o->content ? o->content : "");
+    if (o->trial)
+        cJSON_AddNumberToObject(line, "trial", (double)o->trial);
     text = cJSON_PrintUnformatted(line);
     if (!text || fprintf(w->jsonl[i], "%s\n", text) < 0)
         w->rc = ARB_EIO;
@@ -238,6 +240,17 @@ static int add_check(void *ctx, const struct arb_check_row *c)
     return recs_add(ctx, c->system, c->kind, c->item, c->verdict, c->record_json, "");
 }
 
+static int add_trial(void *ctx, const struct arb_trial_row *t)
+{
+    char trial[64], counts[128];
+
+    snprintf(trial, sizeof(trial), "%lld", (long long)t->trial);
+    snprintf(counts, sizeof(counts), "%d %lld %lld %lld", t->passed, (long long)t->n_pass,
+             (long long)t->n_fail, (long long)t->n_unresolved);
+    return recs_add(ctx, t->system, "trial", trial, counts,
+                    t->records_json ? t->records_json : "", "");
+}
+
 static int add_verdict(void *ctx, const struct arb_verdict_row *v)
 {
     char pair[512];
@@ -293,6 +306,14 @@ static int compare_case(void *ctx, const char *case_id, int64_t seq, const char 
         return 1;
     }
     compare(d, case_id, "check");
+    recs_clear(&d->a);
+    recs_clear(&d->b);
+    if (arb_store_trials(d->st, d->stored, case_id, add_trial, &d->a, d->err) ||
+        arb_store_trials(d->st, d->replayed, case_id, add_trial, &d->b, d->err)) {
+        d->rc = ARB_EDB;
+        return 1;
+    }
+    compare(d, case_id, "system");
     recs_clear(&d->a);
     recs_clear(&d->b);
     if (arb_store_verdicts(d->st, d->stored, case_id, add_verdict, &d->a, d->err) ||

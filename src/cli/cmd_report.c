@@ -4,6 +4,7 @@
  * and CI gates.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,8 @@
 #include "cli.h"
 #include "gates.h"
 
-#define CASES_IN_HTML 2000
+#define CASES_IN_HTML     2000
+#define CASES_IN_MARKDOWN 20 /* the worst cases by expectation pass rate */
 
 static const char usage_text[] =
     "usage: arbiter report RUN [--db FILE] [--format md|json|html] [-o FILE]\n"
@@ -159,7 +161,10 @@ static int report_cmd(int argc, char **argv)
     arb_buf_init(&out, 0);
     rs = arb_store_run_resolve(st, run_spec, &run, &err);
     if (!rs)
-        rs = arb_report_build(st, run, &report, &err);
+        rs = arb_report_build_cases(st, run, format[0] == 'j' ? SIZE_MAX
+                                             : format[0] == 'm' ? CASES_IN_MARKDOWN
+                                                                : 0,
+                                    &report, &err);
     if (!rs)
         rs = arb_report_add_judge_health(st, run, report, &err);
     if (!rs && strategy && strategy[0] == 'w') {
@@ -177,6 +182,10 @@ static int report_cmd(int argc, char **argv)
         rs = arb_store_runs(st, run, run_seed, &ro.seed, &err);
         if (!rs)
             rs = arb_report_add_statistics(st, run, report, &ro, &err);
+        if (!rs)
+            rs = arb_report_add_trials(st, run, report, &ro, &err);
+    } else if (!rs) {
+        rs = arb_report_add_trials(st, run, report, NULL, &err);
     }
     if (!rs && format[0] == 'h')
         rs = arb_report_add_cases(st, run, report, CASES_IN_HTML, &err);

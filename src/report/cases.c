@@ -120,7 +120,7 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
     outs = cJSON_AddObjectToObject(x, "outputs");
     checks = cJSON_AddArrayToObject(x, "checks");
     if (!outs || !checks ||
-        arb_store_outputs(cc->st, cc->run, v->case_id, on_output, outs, cc->err) ||
+        arb_store_compared_outputs(cc->st, cc->run, v->case_id, on_output, outs, cc->err) ||
         arb_store_checks(cc->st, cc->run, v->case_id, on_check, checks, cc->err)) {
         cc->rc = ARB_EDB;
         return 1;

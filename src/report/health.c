@@ -86,7 +86,7 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
         if (strcmp(w->valuestring, "A") == 0 || strcmp(w->valuestring, "B") == 0) {
             struct lengths l = {v->system_a, v->system_b, 0, 0};
 
-            if (arb_store_outputs(h->st, h->run, v->case_id, on_output, &l, h->err)) {
+            if (arb_store_compared_outputs(h->st, h->run, v->case_id, on_output, &l, h->err)) {
                 h->rc = ARB_EDB;
                 cJSON_Delete(cmp);
                 return 1;

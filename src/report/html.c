@@ -354,6 +354,8 @@ static void page_header(struct html *h, const cJSON *report)
     html_raw(h, "<a href=\"#rubric\">Rubric</a>");
     if (cJSON_GetArraySize(html_get(report, "expectations")) > 0)
         html_raw(h, "<a href=\"#expectations\">Expectations</a>");
+    if (cJSON_GetArraySize(html_get(html_get(report, "trials"), "systems")) > 0)
+        html_raw(h, "<a href=\"#trials\">Trials</a>");
     html_raw(h, "<a href=\"#judge\">Judge</a>");
     if (cJSON_IsArray(html_get(report, "gates")))
         html_raw(h, "<a href=\"#gates\">Gates</a>");
@@ -505,6 +507,7 @@ enum arb_status arb_report_html(const cJSON *report, struct arb_buf *out)
     html_chart_pairs(&h, report);
     html_chart_rubric(&h, report);
     html_chart_expectations(&h, report);
+    html_trials(&h, report);
     html_judge_panel(&h, report);
     html_gates(&h, report);
     html_cases(&h, report);

@@ -291,6 +291,115 @@ static enum arb_status statistics_section(const cJSON *report, struct arb_buf *o
     return st ? st : arb_buf_adds(out, "\n");
 }
 
+/* Expectation pass rates per case (report "case_pass_rates"), one column per system. */
+static enum arb_status case_rates_table(const cJSON *report, struct arb_buf *out)
+{
+    const cJSON *cr = cJSON_GetObjectItemCaseSensitive(report, "case_pass_rates"), *c, *s;
+    const cJSON *systems = cJSON_GetObjectItemCaseSensitive(report, "systems");
+    int worst = strcmp(str(cr, "order"), "worst_first") == 0;
+    enum arb_status st;
+
+    if (!cr || num(cr, "cases") <= 0)
+        return ARB_OK;
+    if (worst && num(cr, "listed") <= 0)
+        return arb_buf_printf(out, "## Expectations per case\n\nEvery system passed every decided "
+                                   "expectation of all %.0f cases.\n\n",
+                              num(cr, "cases"));
+    st = worst ? arb_buf_printf(out,
+                                "## Expectations per case\n\nThe %.0f cases (of %.0f) where "
+                                "a system failed an expectation, lowest pass rate first "
+                                "(every case: --format json).\n\n| Case |",
+                                num(cr, "listed"), num(cr, "cases"))
+               : arb_buf_adds(out, "## Expectations per case\n\n| Case |");
+    cJSON_ArrayForEach(s, systems)
+    {
+        if (!st)
+            st = arb_buf_adds(out, " ");
+        if (!st)
+            st = add_text(out, str(s, "name"));
+        if (!st)
+            st = arb_buf_adds(out, " |");
+    }
+    if (!st)
+        st = arb_buf_adds(out, "\n|---|");
+    cJSON_ArrayForEach(s, systems)
+    {
+        if (!st)
+            st = arb_buf_adds(out, "---:|");
+    }
+    if (!st)
+        st = arb_buf_adds(out, "\n");
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(cr, "items"))
+    {
+        if (!st)
+            st = arb_buf_adds(out, "| ");
+        if (!st)
+            st = add_text(out, str(c, "case"));
+        if (!st)
+            st = arb_buf_adds(out, " |");
+        cJSON_ArrayForEach(s, systems)
+        {
+            const cJSON *e = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(c, "systems"), str(s, "name"));
+            char a[32];
+
+            cell(a, sizeof(a), num(e, "pass_rate"), 0, 1);
+            if (st)
+                break;
+            st = e ? arb_buf_printf(out, " %s (%.0f/%.0f) |", a, num(e, "passed"),
+                                    num(e, "passed") + num(e, "failed"))
+                   : arb_buf_adds(out, " - |");
+        }
+        if (!st)
+            st = arb_buf_adds(out, "\n");
+    }
+    return st ? st : arb_buf_adds(out, "\n");
+}
+
+/* pass@k and pass^k per system and k (report "trials"). */
+static enum arb_status trials_section(const cJSON *report, struct arb_buf *out)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(report, "trials"), *s, *k;
+    char a[32], b[80], c[32], d[80];
+    enum arb_status st;
+
+    if (!t)
+        return ARB_OK;
+    st = arb_buf_adds(out, "## Trials: pass@k and pass^k\n\n"
+                           "pass@k: the chance that at least one of k trials passes every "
+                           "expectation; pass^k: that all k do (unbiased estimators over each "
+                           "case's trials, averaged over the cases with at least k).\n\n"
+                           "| System | Cases | Trials | k | Cases with k | pass@k | 95% CI | "
+                           "pass^k | 95% CI |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(t, "systems"))
+    {
+        cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(s, "k"))
+        {
+            cell(a, sizeof(a), num(k, "pass@k"), 3, 0);
+            ci(b, sizeof(b), cJSON_GetObjectItemCaseSensitive(k, "pass@k_ci"), 3, 0);
+            cell(c, sizeof(c), num(k, "pass^k"), 3, 0);
+            ci(d, sizeof(d), cJSON_GetObjectItemCaseSensitive(k, "pass^k_ci"), 3, 0);
+            if (!st)
+                st = arb_buf_adds(out, "| ");
+            if (!st)
+                st = add_text(out, str(s, "name"));
+            if (!st)
+                st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s |\n",
+                                    num(s, "cases"), num(s, "trials"), num(k, "k"),
+                                    num(k, "cases"), a, b, c, d);
+        }
+        if (!st && num(s, "unresolved_trials") > 0) {
+            st = arb_buf_adds(out, "| ");
+            if (!st)
+                st = add_text(out, str(s, "name"));
+            if (!st)
+                st = arb_buf_printf(out, " | | %.0f unresolved (not counted) | | | | | | |\n",
+                                    num(s, "unresolved_trials"));
+        }
+    }
+    return st ? st : arb_buf_adds(out, "\n");
+}
+
 static enum arb_status weighted_section(const cJSON *report, struct arb_buf *out)
 {
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(report, "weights"), *x;
@@ -391,6 +500,10 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
         st = rubric_table(report, out);
     if (!st)
         st = expectations_table(report, out);
+    if (!st)
+        st = case_rates_table(report, out);
+    if (!st)
+        st = trials_section(report, out);
     if (!st)
         st = health_section(report, out);
     if (!st && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "gates"))) {

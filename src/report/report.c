@@ -10,6 +10,7 @@
 
 #include "arbiter/report.h"
 #include "arbiter/run.h"
+#include "report_int.h"
 
 struct acc {
     cJSON *systems;      /* name -> accumulator object */
@@ -17,6 +18,8 @@ struct acc {
     cJSON *exp_order;    /* ids in first-seen order */
     char *case_id;
     cJSON *seen;         /* systems already counted for case_id */
+    struct case_rates cr; /* per case, with want_cases */
+    int want_cases;
     enum arb_status st;
 };
 
@@ -46,8 +49,10 @@ static cJSON *child(cJSON *obj, const char *k)
 }
 
 /* Add one side's rubric and expectations to the system's accumulator. */
-static int add_side(struct acc *a, const char *system, const cJSON *cmp, const char *side)
+static int add_side(struct acc *a, const char *case_id, const char *system, const cJSON *cmp,
+                    const char *side)
 {
+    uint32_t n[3] = {0, 0, 0};
     cJSON *sys = child(a->systems, system);
     const cJSON *rub = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(cmp, "rubric"), side);
@@ -92,6 +97,7 @@ static int add_side(struct acc *a, const char *system, const cJSON *cmp, const c
 
         if (!cJSON_IsString(id))
             continue;
+        n[cJSON_IsTrue(passed) ? 0 : cJSON_IsFalse(passed) ? 1 : 2]++;
         e = cJSON_GetObjectItemCaseSensitive(a->expectations, id->valuestring);
         if (!e) {
             const cJSON *text = cJSON_GetObjectItemCaseSensitive(d, "text");
@@ -106,7 +112,7 @@ static int add_side(struct acc *a, const char *system, const cJSON *cmp, const c
         if (!per || !bump(per, what, 1) || !bump(child(sys, "expectations"), what, 1))
             return 0;
     }
-    return 1;
+    return !a->want_cases || case_rates_add(&a->cr, case_id, system, n[0], n[1], n[2]) == ARB_OK;
 }
 
 static int seen_in_case(struct acc *a, const char *case_id, const char *system)
@@ -141,9 +147,9 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
         return 1;
     }
     if (!seen_in_case(a, v->case_id, v->system_a))
-        ok = add_side(a, v->system_a, cmp, "A");
+        ok = add_side(a, v->case_id, v->system_a, cmp, "A");
     if (ok && !seen_in_case(a, v->case_id, v->system_b))
-        ok = add_side(a, v->system_b, cmp, "B");
+        ok = add_side(a, v->case_id, v->system_b, cmp, "B");
     cJSON_Delete(cmp);
     if (!ok || a->st) {
         a->st = a->st ? a->st : ARB_ENOMEM;
@@ -260,14 +266,25 @@ static int on_problem(void *ctx, const struct arb_problem_row *p)
 enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
                                  struct arb_err *err)
 {
+    return arb_report_build_cases(st, run, 0, out, err);
+}
+
+enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t case_limit,
+                                       cJSON **out, struct arb_err *err)
+{
     struct arb_run_summary sum;
-    struct acc a = {cJSON_CreateObject(), cJSON_CreateObject(), cJSON_CreateArray(), NULL, NULL,
-                    ARB_OK};
+    struct acc a;
     cJSON *r = cJSON_CreateObject(), *systems = NULL, *exps = NULL, *problems = NULL;
     struct run_info ri = {r, 0};
     const cJSON *id;
     size_t i;
-    enum arb_status rc = (r && a.systems && a.expectations && a.exp_order) ? ARB_OK : ARB_ENOMEM;
+    enum arb_status rc;
+
+    memset(&a, 0, sizeof(a));
+    a.systems = cJSON_CreateObject();
+    a.expectations = cJSON_CreateObject();
+    a.exp_order = cJSON_CreateArray();
+    rc = (r && a.systems && a.expectations && a.exp_order) ? ARB_OK : ARB_ENOMEM;
 
     memset(&sum, 0, sizeof(sum));
     if (!rc)
@@ -276,6 +293,15 @@ enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
         rc = ARB_ENOMEM;
     if (!rc)
         rc = arb_run_summarize(st, run, &sum, err);
+    a.want_cases = case_limit > 0;
+    if (!rc && a.want_cases) {
+        const char **names = calloc(sum.n_systems + 1, sizeof(*names));
+
+        for (i = 0; names && i < sum.n_systems; i++)
+            names[i] = sum.systems[i].name;
+        rc = names ? case_rates_init(&a.cr, names, sum.n_systems) : ARB_ENOMEM;
+        free(names);
+    }
     if (!rc)
         rc = arb_store_verdicts(st, run, NULL, on_verdict, &a, err);
     if (!rc)
@@ -315,6 +341,8 @@ enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
                 rc = ARB_ENOMEM;
         }
     }
+    if (!rc && a.want_cases)
+        rc = case_rates_emit(&a.cr, case_limit, r);
     if (!rc)
         rc = arb_store_problems(st, run, on_problem, problems, err);
     if (!rc) {
@@ -339,6 +367,7 @@ enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
     cJSON_Delete(a.exp_order);
     cJSON_Delete(a.seen);
     free(a.case_id);
+    case_rates_release(&a.cr);
     if (rc) {
         cJSON_Delete(r);
         return rc;

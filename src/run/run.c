@@ -29,17 +29,11 @@
 #define DEFAULT_BATCH 256
 #define OUTPUT_BATCH 1000
 
-/* One stored output file of one system for the current case. */
-struct file_row {
-    char *file;
-    char *content;
-    size_t len;
-    int binary;
-};
-
+/* One system's stored output files for the current case: files[0..n) are the compared
+ * (lowest-numbered) trial, files[n..n_all) the other trials, ordered by trial then file. */
 struct sysout {
     struct file_row *files;
-    size_t n, cap;
+    size_t n, n_all, cap;
 };
 
 struct runner {
@@ -137,6 +131,8 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
     while (!st && (got = arb_output_reader_next(rd, &o, r->err)) == 1) {
         arb_buf_reset(&key);
         st = arb_buf_printf(&key, "%s/%s", o.case_id, o.file ? o.file : "");
+        if (!st && o.trial)
+            st = arb_buf_printf(&key, " (trial %lld)", (long long)o.trial);
         if (!st)
             st = arb_strset_add(&seen, key.ptr, 0, &added, NULL);
         if (st) {
@@ -145,12 +141,19 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
             st = problem(r, "unknown_case", o.case_id, sys->name,
                          "output for case '%s', which the suite does not have", o.case_id);
         } else if (!added) {
+            char what[600];
+
+            snprintf(what, sizeof(what), "'%s'%s%s%s", o.case_id, o.file ? ", file '" : "",
+                     o.file ? o.file : "", o.file ? "'" : "");
+            if (o.trial)
+                snprintf(what + strlen(what), sizeof(what) - strlen(what), ", trial %lld",
+                         (long long)o.trial);
             st = problem(r, "duplicate_output", o.case_id, sys->name,
-                         "a second output for case '%s' was ignored", key.ptr);
+                         "a second output for case %s was ignored", what);
         } else {
             struct arb_output_row row = {o.case_id, sys->name,  o.file ? o.file : "",
                                          o.text,    o.len,      o.binary,
-                                         o.sha256,  NULL};
+                                         o.sha256,  NULL,       o.trial};
             char *meta = NULL;
 
             if (o.meta)
@@ -186,11 +189,11 @@ static void outs_clear(struct runner *r)
     size_t i, k;
 
     for (i = 0; i < r->s->n_systems; i++) {
-        for (k = 0; k < r->outs[i].n; k++) {
+        for (k = 0; k < r->outs[i].n_all; k++) {
             free(r->outs[i].files[k].file);
             free(r->outs[i].files[k].content);
         }
-        r->outs[i].n = 0;
+        r->outs[i].n = r->outs[i].n_all = 0;
     }
 }
 
@@ -222,7 +225,7 @@ static int collect_output(void *ctx, const struct arb_output_row *o)
     if (!arb_strset_get(&r->systems, o->system, &i))
         return 0; /* a system no longer in the suite */
     so = &r->outs[i];
-    if (so->n == so->cap) {
+    if (so->n_all == so->cap) {
         size_t cap = so->cap ? so->cap * 2 : 4;
         struct file_row *v = realloc(so->files, cap * sizeof(*v));
 
@@ -233,7 +236,8 @@ static int collect_output(void *ctx, const struct arb_output_row *o)
         so->files = v;
         so->cap = cap;
     }
-    f = &so->files[so->n];
+    f = &so->files[so->n_all];
+    f->trial = o->trial;
     f->file = strdup(o->file ? o->file : "");
     f->content = dup_bytes(o->content ? o->content : "", o->content ? o->len : 0);
     f->len = o->content ? o->len : 0;
@@ -244,7 +248,10 @@ static int collect_output(void *ctx, const struct arb_output_row *o)
         cl->st = ARB_ENOMEM;
         return 1;
     }
-    so->n++;
+    /* Rows come ordered by trial: the first trial's files are the compared ones. */
+    if (so->n == so->n_all && f->trial == so->files[0].trial)
+        so->n++;
+    so->n_all++;
     return 0;
 }
 
@@ -254,23 +261,10 @@ static enum arb_status eval_check(struct runner *r, const struct arb_case *kc, s
                                   enum arb_verdict *v, double *score)
 {
     const struct sysout *so = &r->outs[sys];
-    const struct file_row *f = NULL;
-    const char *want = arb_check_file(c);
     char note[300];
-    size_t i;
+    const struct file_row *f = pick_file(so->files, so->n, arb_check_file(c), note, sizeof(note));
     enum arb_status st;
 
-    for (i = 0; i < so->n; i++)
-        if (want ? strcmp(so->files[i].file, want) == 0 : so->n == 1)
-            f = &so->files[i];
-    note[0] = '\0';
-    if (!f && want)
-        snprintf(note, sizeof(note), "file_not_found: the output has no file '%s'", want);
-    else if (!f)
-        snprintf(note, sizeof(note),
-                 "output_is_a_directory: %zu files; name one with \"file\" in the check", so->n);
-    else if (f->binary)
-        snprintf(note, sizeof(note), "binary_output: %zu bytes, not compared as text", f->len);
     if (note[0])
         st = arb_check_fail(c, kc->expected, note, &r->res);
     else
@@ -298,7 +292,7 @@ static enum arb_status evaluate_system(struct runner *r, const struct arb_case *
     enum arb_verdict v;
     double score;
     size_t i;
-    enum arb_status st = ARB_OK;
+    enum arb_status st;
 
     sd->system = s->systems[sys].name;
     sd->missing = r->outs[sys].n == 0;
@@ -308,6 +302,8 @@ static enum arb_status evaluate_system(struct runner *r, const struct arb_case *
         sd->exp[i] = ARB_UNRESOLVED;
     if (sd->missing)
         return ARB_OK;
+    st = evaluate_trials(r->st, r->run, it, sd->system, r->outs[sys].files, r->outs[sys].n_all,
+                         &r->res, &r->rec, r->err);
     for (i = 0; !st && i < s->n_criteria; i++) {
         const struct arb_criterion *cr = &s->criteria[i];
 

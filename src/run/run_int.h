@@ -22,6 +22,36 @@ struct items {
 
 const struct arb_expectation *item_expectation(const struct items *it, size_t i);
 
+/* One stored output file of one system for the current case. */
+struct file_row {
+    char *file;
+    char *content;
+    size_t len;
+    int binary;
+    int64_t trial;
+};
+
+/*
+ * The file a check reads among files[0..n): the one it names, else the only
+ * one.  NULL when there is none, with the reason in note (as the record's
+ * note: file_not_found, output_is_a_directory); binary files are returned
+ * with the note binary_output.
+ */
+const struct file_row *pick_file(const struct file_row *files, size_t n, const char *want,
+                                 char *note, size_t note_size);
+
+/*
+ * The trials of one system on a case (trials.c): files[0..n) ordered by
+ * trial, n_first of them the compared trial.  When there are several trials,
+ * run every expectation check on each, deterministically, and store one
+ * trials row per trial.  res and rec are scratch space.
+ */
+struct arb_store;
+enum arb_status evaluate_trials(struct arb_store *st, int64_t run, const struct items *it,
+                                const char *system, const struct file_row *files, size_t n,
+                                struct arb_result *res, struct arb_buf *rec,
+                                struct arb_err *err);
+
 /* One system's output on a case, as the checks judged it. */
 struct side {
     const char *system;

@@ -2,6 +2,7 @@
 # gen_schema_sql.sh - regenerate the embedded SQL of the migrations:
 #   src/store/schema_sql.c      from db/schema.sql                            (migration 1)
 #   src/store/migration2_sql.c  from db/migrations/002-judge-calibration.sql  (migration 2)
+#   src/store/migration3_sql.c  from db/migrations/003-trials.sql              (migration 3)
 #
 # Run from the repository root after editing either:  sh src/store/gen_schema_sql.sh
 # The file becomes an array of C string literals, one per group of whole lines and each under
@@ -56,3 +57,4 @@ END {
 
 gen db/schema.sql src/store/schema_sql.c store_schema_sql_parts
 gen db/migrations/002-judge-calibration.sql src/store/migration2_sql.c store_migration2_sql_parts
+gen db/migrations/003-trials.sql src/store/migration3_sql.c store_migration3_sql_parts

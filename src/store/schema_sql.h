@@ -13,4 +13,7 @@ extern const char *const store_schema_sql_parts[];
 /* db/migrations/002-judge-calibration.sql, the same way (src/store/migration2_sql.c). */
 extern const char *const store_migration2_sql_parts[];
 
+/* db/migrations/003-trials.sql (src/store/migration3_sql.c). */
+extern const char *const store_migration3_sql_parts[];
+
 #endif

@@ -33,6 +33,7 @@ struct migration {
 static const struct migration migrations[] = {
     {1, store_schema_sql_parts, "PRAGMA application_id = 1095909961; PRAGMA user_version = 1;"},
     {2, store_migration2_sql_parts, "PRAGMA user_version = 2;"},
+    {3, store_migration3_sql_parts, "PRAGMA user_version = 3;"},
 };
 
 #define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))
@@ -72,8 +73,19 @@ static const char *const sql[Q_N] = {
     [Q_PUT_CASE] = "INSERT INTO cases (run, case_id, seq, prompt, expected_json, case_json) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
     [Q_PUT_OUTPUT] = "INSERT INTO outputs (run, case_id, system, file, content, size, binary, "
-                     "sha256, meta_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                     "sha256, meta_json, trial) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
                      "ON CONFLICT DO NOTHING",
+    [Q_PUT_TRIAL] = "INSERT INTO trials (run, case_id, system, trial, passed, n_pass, n_fail, "
+                    "n_unresolved, records_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                    "ON CONFLICT DO NOTHING",
+    [Q_TRIALS_CASE] = "SELECT t.case_id, t.system, t.trial, t.passed, t.n_pass, t.n_fail, "
+                      "t.n_unresolved, t.records_json FROM trials t "
+                      "LEFT JOIN systems s ON s.run = t.run AND s.name = t.system "
+                      "WHERE t.run = ?1 AND t.case_id = ?2 "
+                      "ORDER BY s.position IS NULL, s.position, t.system, t.trial",
+    [Q_TRIALS_ALL] = "SELECT t.case_id, t.system, t.trial, t.passed, t.n_pass, t.n_fail, "
+                     "t.n_unresolved, NULL FROM trials t WHERE t.run = ?1 "
+                     "ORDER BY t.system, t.case_id, t.trial",
     [Q_PUT_BLINDING] = "INSERT INTO blinding (run, case_id, system_a, system_b, hmac) "
                        "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
     [Q_PUT_PROBLEM] = "INSERT INTO problems (run, kind, case_id, system, message) "
@@ -86,10 +98,10 @@ static const char *const sql[Q_N] = {
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
                       "ON CONFLICT DO NOTHING",
     [Q_OUTPUTS] = "SELECT o.case_id, o.system, o.file, o.content, o.size, o.binary, o.sha256, "
-                  "o.meta_json FROM outputs o "
+                  "o.meta_json, o.trial FROM outputs o "
                   "LEFT JOIN systems s ON s.run = o.run AND s.name = o.system "
                   "WHERE o.run = ?1 AND o.case_id = ?2 "
-                  "ORDER BY s.position IS NULL, s.position, o.system, o.file",
+                  "ORDER BY s.position IS NULL, s.position, o.system, o.trial, o.file",
     [Q_PROBLEMS] = "SELECT kind, case_id, system, message FROM problems WHERE run = ?1 "
                    "ORDER BY id",
     [Q_CHECKS_CASE] = "SELECT " CHECK_COLUMNS "WHERE run = ?1 AND case_id = ?2 ORDER BY id",
@@ -111,6 +123,7 @@ static const char *const sql[Q_N] = {
     [Q_COUNT_CHECKS] = "SELECT count(*) FROM checks WHERE run = ?1",
     [Q_COUNT_VERDICTS] = "SELECT count(*) FROM verdicts WHERE run = ?1",
     [Q_COUNT_PROBLEMS] = "SELECT count(*) FROM problems WHERE run = ?1",
+    [Q_COUNT_TRIALS] = "SELECT count(*) FROM trials WHERE run = ?1",
     [Q_SET_VERDICT] = "INSERT INTO verdicts (run, case_id, system_a, system_b, status, winner, "
                       "score_a, score_b, pass_rate_a, pass_rate_b, comparison_json) "
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "

@@ -55,7 +55,34 @@ enum arb_status arb_store_put_output(struct arb_store *st, int64_t run,
     rc = store_bind_int(rc, s, 7, o->binary ? 1 : 0);
     rc = store_bind_text(rc, s, 8, o->sha256);
     rc = store_bind_text(rc, s, 9, o->meta_json);
+    rc = store_bind_int(rc, s, 10, o->trial);
     return store_exec(st, s, rc, err, "put an output");
+}
+
+enum arb_status arb_store_put_trial(struct arb_store *st, int64_t run,
+                                    const struct arb_trial_row *t, struct arb_err *err)
+{
+    sqlite3_stmt *s = st->stmt[Q_PUT_TRIAL];
+    enum arb_status ret = store_need_txn(st, "put a trial", err);
+    int rc = SQLITE_OK;
+
+    if (ret != ARB_OK)
+        return ret;
+    if (!t)
+        return arb_err_set(err, ARB_EUSAGE, "arb_store_put_trial: no trial");
+    rc = store_bind_int(rc, s, 1, run);
+    rc = store_bind_text(rc, s, 2, t->case_id);
+    rc = store_bind_text(rc, s, 3, t->system);
+    rc = store_bind_int(rc, s, 4, t->trial);
+    if (t->passed < 0)
+        rc = store_bind_text(rc, s, 5, NULL);
+    else
+        rc = store_bind_int(rc, s, 5, t->passed);
+    rc = store_bind_int(rc, s, 6, t->n_pass);
+    rc = store_bind_int(rc, s, 7, t->n_fail);
+    rc = store_bind_int(rc, s, 8, t->n_unresolved);
+    rc = store_bind_text(rc, s, 9, t->records_json ? t->records_json : "[]");
+    return store_exec(st, s, rc, err, "put a trial");
 }
 
 enum arb_status arb_store_put_blinding(struct arb_store *st, int64_t run, const char *case_id,

@@ -7,6 +7,7 @@
  * returns.  Orders: outputs by system position (the suite's order) then
  * file; checks and problems in insert order; verdicts in case order.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "store_int.h"
@@ -71,6 +72,7 @@ static int output_row(sqlite3_stmt *s, void *fn, void *ctx)
                                    : (size_t)sqlite3_column_bytes(s, 3);
     o.sha256 = store_col_text(s, 6);
     o.meta_json = store_col_text(s, 7);
+    o.trial = sqlite3_column_int64(s, 8);
     return cb->fn(ctx, &o);
 }
 
@@ -89,6 +91,88 @@ enum arb_status arb_store_outputs(struct arb_store *st, int64_t run, const char 
     if (ret != ARB_OK)
         return ret;
     return iterate(st, Q_OUTPUTS, s, rc, output_row, &cb, ctx, "list outputs", err);
+}
+
+/* Pass on only the rows of each system's first (lowest-numbered) trial. */
+struct compared {
+    int (*fn)(void *ctx, const struct arb_output_row *o);
+    void *ctx;
+    char *system; /* the system of the rows seen last, and its first trial */
+    int64_t trial;
+    int nomem;
+};
+
+static int compared_row(void *ctx, const struct arb_output_row *o)
+{
+    struct compared *c = ctx;
+
+    if (!c->system || strcmp(c->system, o->system) != 0) {
+        free(c->system);
+        c->system = strdup(o->system);
+        c->trial = o->trial;
+        if (!c->system) {
+            c->nomem = 1;
+            return 1;
+        }
+    }
+    return o->trial == c->trial ? c->fn(c->ctx, o) : 0;
+}
+
+enum arb_status arb_store_compared_outputs(struct arb_store *st, int64_t run,
+                                           const char *case_id,
+                                           int (*fn)(void *ctx, const struct arb_output_row *o),
+                                           void *ctx, struct arb_err *err)
+{
+    struct compared c = {fn, ctx, NULL, 0, 0};
+    enum arb_status ret;
+
+    if (!fn)
+        return arb_err_set(err, ARB_EUSAGE, "arb_store_compared_outputs: no callback");
+    ret = arb_store_outputs(st, run, case_id, compared_row, &c, err);
+    free(c.system);
+    if (!ret && c.nomem)
+        ret = arb_err_set(err, ARB_ENOMEM, "out of memory");
+    return ret;
+}
+
+/* ---- trials ------------------------------------------------------------------------------- */
+
+struct trial_cb {
+    int (*fn)(void *ctx, const struct arb_trial_row *t);
+};
+
+static int trial_row(sqlite3_stmt *s, void *fn, void *ctx)
+{
+    const struct trial_cb *cb = fn;
+    struct arb_trial_row t;
+
+    t.case_id = store_col_text(s, 0);
+    t.system = store_col_text(s, 1);
+    t.trial = sqlite3_column_int64(s, 2);
+    t.passed = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 3) != 0;
+    t.n_pass = sqlite3_column_int64(s, 4);
+    t.n_fail = sqlite3_column_int64(s, 5);
+    t.n_unresolved = sqlite3_column_int64(s, 6);
+    t.records_json = store_col_text(s, 7);
+    return cb->fn(ctx, &t);
+}
+
+enum arb_status arb_store_trials(struct arb_store *st, int64_t run, const char *case_id,
+                                 int (*fn)(void *ctx, const struct arb_trial_row *t), void *ctx,
+                                 struct arb_err *err)
+{
+    struct trial_cb cb = {fn};
+    enum store_stmt q = case_id ? Q_TRIALS_CASE : Q_TRIALS_ALL;
+    enum arb_status ret;
+    sqlite3_stmt *s;
+    int rc;
+
+    if (!fn)
+        return arb_err_set(err, ARB_EUSAGE, "arb_store_trials: no callback");
+    ret = start(st, q, run, case_id, &s, &rc, err);
+    if (ret != ARB_OK)
+        return ret;
+    return iterate(st, q, s, rc, trial_row, &cb, ctx, "list trials", err);
 }
 
 /* ---- problems ----------------------------------------------------------------------------- */
@@ -258,7 +342,7 @@ static const struct {
 } countable[] = {
     {"cases", Q_COUNT_CASES},       {"systems", Q_COUNT_SYSTEMS}, {"outputs", Q_COUNT_OUTPUTS},
     {"blinding", Q_COUNT_BLINDING}, {"checks", Q_COUNT_CHECKS},   {"verdicts", Q_COUNT_VERDICTS},
-    {"problems", Q_COUNT_PROBLEMS},
+    {"problems", Q_COUNT_PROBLEMS}, {"trials", Q_COUNT_TRIALS},
 };
 
 enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *table, int64_t *n,
@@ -272,6 +356,6 @@ enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *t
     }
     return arb_err_set(err, ARB_EUSAGE,
                        "cannot count '%s': not a table of a run (cases, systems, outputs, "
-                       "blinding, checks, verdicts, problems)",
+                       "blinding, checks, verdicts, problems, trials)",
                        table);
 }

@@ -3,10 +3,11 @@
  * (include/arbiter/suite.h).
  *
  * A regular file is JSONL: one {"id": "...", "output": ...} per line.  A
- * non-string output becomes its RFC 8785 text.  Every other member (the
+ * non-string output becomes its RFC 8785 text.  "trial" (a non-negative
+ * integer) numbers one of several outputs of a case.  Every other member (the
  * agent-eval capture fields trajectory, timing, duration, toolErrors, input,
- * trial, metadata, and whatever else a harness writes) is kept in meta: the
- * capture formats vary, so unknown members there are not errors.
+ * metadata, and whatever else a harness writes) is kept in meta: the capture
+ * formats vary, so unknown members there are not errors.
  *
  * A directory holds one entry per case: a file named CASEID or CASEID.ext
  * (the id is the name without its last extension), or a sub-directory CASEID
@@ -201,7 +202,7 @@ static int next_line(struct arb_output_reader *r, struct arb_output *o, struct a
     struct src src;
     const char *text;
     size_t len;
-    cJSON *obj = NULL, *id, *output, *m;
+    cJSON *obj = NULL, *id, *output, *trial, *m;
     enum arb_status st;
     int got = line_reader_next(&r->lr, &text, &len, err);
 
@@ -227,11 +228,18 @@ static int next_line(struct arb_output_reader *r, struct arb_output *o, struct a
         st = located(err, ARB_ESCHEMA, &src, "/id", 0, "expected a non-empty string");
     else if (!output)
         st = located(err, ARB_ESCHEMA, &src, "", 0, "missing required key 'output'");
+    trial = st ? NULL : cJSON_GetObjectItemCaseSensitive(obj, "trial");
+    if (trial && (!cJSON_IsNumber(trial) || !(trial->valuedouble >= 0) ||
+                  trial->valuedouble > 2147483647.0 ||
+                  trial->valuedouble != (double)(int64_t)trial->valuedouble))
+        st = located(err, ARB_ESCHEMA, &src, "/trial", 0,
+                     "expected a non-negative integer (the trial's number)");
     if (st) {
         cJSON_Delete(obj);
         return -(int)st;
     }
     o->line = r->lr.lineno;
+    o->trial = trial ? (int64_t)trial->valuedouble : 0;
     o->case_id = strdup(id->valuestring);
     if (cJSON_IsString(output)) {
         o->len = strlen(output->valuestring);
@@ -250,6 +258,7 @@ static int next_line(struct arb_output_reader *r, struct arb_output *o, struct a
         st = arb_err_set(err, st, "out of memory");
     cJSON_DeleteItemFromObjectCaseSensitive(obj, "id");
     cJSON_DeleteItemFromObjectCaseSensitive(obj, "output");
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "trial");
     /* what is left is the capture's own fields */
     m = obj;
     obj = NULL;

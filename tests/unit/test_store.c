@@ -220,22 +220,24 @@ Test(store, should_embed_db_schema_sql_byte_for_byte)
 {
     assert_embedded("db/schema.sql", store_schema_sql_parts);
     assert_embedded("db/migrations/002-judge-calibration.sql", store_migration2_sql_parts);
+    assert_embedded("db/migrations/003-trials.sql", store_migration3_sql_parts);
 }
 
 Test(store, should_create_and_migrate_a_new_file, .init = setup, .fini = teardown)
 {
     arb_store_close(open_store(0));
-    cr_assert_eq(raw_int("PRAGMA user_version"), 2);
+    cr_assert_eq(raw_int("PRAGMA user_version"), 3);
     cr_assert_eq(raw_int("PRAGMA application_id"), 0x41524249);
     cr_assert_eq(raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                          "('runs', 'systems', 'cases', 'outputs', 'blinding', 'checks', "
-                         "'verdicts', 'problems', 'judge_calls', 'judgments', 'calibrations')"),
-                 11);
-    cr_assert_eq(raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 5);
+                         "'verdicts', 'problems', 'judge_calls', 'judgments', 'calibrations', "
+                         "'trials')"),
+                 12);
+    cr_assert_eq(raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 6);
     cr_assert_eq(raw_int("SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
     /* Opening again migrates nothing and keeps the version. */
     arb_store_close(open_store(0));
-    cr_assert_eq(raw_int("PRAGMA user_version"), 2);
+    cr_assert_eq(raw_int("PRAGMA user_version"), 3);
 }
 
 Test(store, should_migrate_a_version_1_file_to_2, .init = setup, .fini = teardown)
@@ -243,12 +245,57 @@ Test(store, should_migrate_a_version_1_file_to_2, .init = setup, .fini = teardow
     /* A database at version 1 (before the judge and calibration tables) gains them. */
     arb_store_close(open_store(0));
     raw_exec("DROP TABLE calibrations; DROP TABLE judgments; DROP TABLE judge_calls; "
-             "PRAGMA user_version = 1");
+             "DROP VIEW v_case_trials; DROP TABLE trials; PRAGMA user_version = 1");
     arb_store_close(open_store(0));
-    cr_assert_eq(raw_int("PRAGMA user_version"), 2);
+    cr_assert_eq(raw_int("PRAGMA user_version"), 3);
     cr_assert_eq(raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                          "('judge_calls', 'judgments', 'calibrations')"),
                  3);
+}
+
+/* The text of a migration's literals, joined (the caller frees). */
+static char *joined(const char *const *parts)
+{
+    size_t n = 0, at = 0;
+    char *s;
+
+    for (size_t i = 0; parts[i]; i++)
+        n += strlen(parts[i]);
+    s = malloc(n + 1);
+    cr_assert_not_null(s);
+    for (size_t i = 0; parts[i]; i++) {
+        memcpy(s + at, parts[i], strlen(parts[i]));
+        at += strlen(parts[i]);
+    }
+    s[at] = '\0';
+    return s;
+}
+
+Test(store, should_migrate_a_version_2_file_keeping_its_outputs, .init = setup, .fini = teardown)
+{
+    char *m1 = joined(store_schema_sql_parts), *m2 = joined(store_migration2_sql_parts);
+
+    /* A database as version 2 left it, with one output stored. */
+    raw_exec(m1);
+    raw_exec(m2);
+    raw_exec("PRAGMA application_id = 1095909961; PRAGMA user_version = 2;"
+             "INSERT INTO runs (id, created_at, suite_path, suite_sha256, suite_json, "
+             "systems_json, seed, version) VALUES (1, 'now', 's', 'h', '{}', '[]', 1, 'v');"
+             "INSERT INTO outputs (run, case_id, system, file, content, size, binary, sha256) "
+             "VALUES (1, 'c1', 'a', '', 'hello', 5, 0, 'x')");
+    free(m1);
+    free(m2);
+    arb_store_close(open_store(0));
+    cr_assert_eq(raw_int("PRAGMA user_version"), 3);
+    cr_assert_eq(raw_int("SELECT count(*) FROM outputs WHERE case_id = 'c1' AND trial = 0 AND "
+                         "content = 'hello'"),
+                 1);
+    /* The key now has the trial: a second trial of the same file is a new row. */
+    raw_exec("INSERT INTO outputs (run, case_id, system, trial, file, content, size, binary, "
+             "sha256) VALUES (1, 'c1', 'a', 1, '', 'again', 5, 0, 'y')");
+    cr_assert_eq(raw_int("SELECT count(*) FROM outputs"), 2);
+    cr_assert_eq(raw_int("SELECT count(*) FROM trials"), 0);
+    cr_assert_eq(integrity_ok(), 1);
 }
 
 Test(store, should_keep_data_after_reopening, .init = setup, .fini = teardown)
@@ -346,7 +393,7 @@ Test(store, should_refuse_writes_when_read_only, .init = setup, .fini = teardown
 Test(store, should_ignore_a_repeated_put, .init = setup, .fini = teardown)
 {
     struct arb_store *st = open_store(0);
-    struct arb_output_row o = {"c1", "baseline", "", "hello", 5, 0, "2cf2", NULL};
+    struct arb_output_row o = {"c1", "baseline", "", "hello", 5, 0, "2cf2", NULL, 0};
     struct arb_check_row c2 = {"c1",   "baseline", "expectation", "e1", "{\"second\":1}",
                                "fail", 0.0};
     struct arb_err err = {{0}};
@@ -528,9 +575,9 @@ Test(store, should_iterate_in_the_documented_orders, .init = setup, .fini = tear
     int64_t run = new_run(st, "order");
     const char *cases[] = {"zeta", "alpha", "mid"};
     struct arb_output_row outs[] = {
-        {"alpha", "candidate", "b.txt", "bb", 2, 0, "h1", NULL},
-        {"alpha", "baseline", "", "a\0b", 3, 0, "h2", "{\"timing\":1}"},
-        {"alpha", "candidate", "a.png", NULL, 1234, 1, "h3", NULL},
+        {"alpha", "candidate", "b.txt", "bb", 2, 0, "h1", NULL, 0},
+        {"alpha", "baseline", "", "a\0b", 3, 0, "h2", "{\"timing\":1}", 0},
+        {"alpha", "candidate", "a.png", NULL, 1234, 1, "h3", NULL, 0},
     };
     int calls = 0;
 
@@ -603,7 +650,7 @@ Test(store, should_round_trip_any_bytes_and_unknown_scores, .init = setup, .fini
 {
     static const char bytes[] = "ok\0\xff\xfe bad utf-8 \xc3";
     struct arb_store *st = open_store(0);
-    struct arb_output_row o = {"c", "baseline", "", bytes, sizeof(bytes) - 1, 0, "h", NULL};
+    struct arb_output_row o = {"c", "baseline", "", bytes, sizeof(bytes) - 1, 0, "h", NULL, 0};
     struct arb_err err = {{0}};
     int64_t run = new_run(st, "bytes");
     char back[sizeof(bytes)] = {0};
@@ -780,7 +827,7 @@ static int64_t populate(struct arb_store *st)
                                             "ab12", &err),
                      ARB_OK);
         for (int k = 0; k < 2; k++) {
-            struct arb_output_row o = {case_id, systems[k], "", "{\"total\": 1}", 12, 0, "h", NULL};
+            struct arb_output_row o = {case_id, systems[k], "", "{\"total\": 1}", 12, 0, "h", NULL, 0};
             struct arb_check_row c = {case_id, systems[k], "expectation", "valid-json", record,
                                       "pass",  1.0};
             struct arb_check_row r = {case_id, systems[k], "criterion", "correctness",
@@ -810,14 +857,34 @@ static int64_t populate(struct arb_store *st)
         cr_assert_eq(arb_store_put_verdict(st, run, &v, &err), ARB_OK, "%s", err.msg);
     }
     {
-        struct arb_output_row bin = {"inv-001", "candidate", "chart.png", NULL, 4096, 1, "h", NULL};
+        struct arb_output_row bin = {"inv-001", "candidate", "chart.png", NULL, 4096, 1, "h", NULL, 0};
         cr_assert_eq(arb_store_put_output(st, run, &bin, &err), ARB_OK);
+    }
+    /* Three trials of the candidate on inv-001: two passed. */
+    for (int t = 0; t < 3; t++) {
+        struct arb_trial_row tr = {"inv-001", "candidate", t, t != 1, t != 1, t == 1, 0, "[]"};
+
+        cr_assert_eq(arb_store_put_trial(st, run, &tr, &err), ARB_OK, "%s", err.msg);
     }
     cr_assert_eq(arb_store_put_problem(st, run, "unknown_case", "inv-999", "candidate",
                                        "output for a case the suite does not have", &err),
                  ARB_OK);
     commit(st);
     return run;
+}
+
+Test(store, should_keep_trials_and_sum_them_per_case, .init = setup, .fini = teardown)
+{
+    struct arb_store *st = open_store(0);
+    struct arb_err err = {{0}};
+    int64_t n = 0;
+
+    populate(st);
+    cr_assert_eq(arb_store_count(st, 1, "trials", &n, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(n, 3);
+    arb_store_close(st);
+    cr_assert_eq(raw_int("SELECT n * 10 + c FROM v_case_trials WHERE case_id = 'inv-001'"), 32);
+    cr_assert_eq(raw_int("SELECT count(*) FROM trials WHERE passed IS NULL"), 0);
 }
 
 Test(store, should_count_wins_and_pass_rates_in_the_views, .init = setup, .fini = teardown)

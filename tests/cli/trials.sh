@@ -1,0 +1,113 @@
+#!/bin/sh
+# Trials: several outputs per case and system ("trial": N), pass@k and pass^k.
+# The small set in tests/data/trials has, for system a, 3 trials of c1 (2 pass every
+# expectation) and of c2 (1 passes); b has one output per case.  By hand, over the two cases:
+#   pass@1 = (2/3 + 1/3)/2 = 0.5     pass^1 = 0.5
+#   pass@2 = (1 + 2/3)/2   = 0.8333  pass^2 = (1/3 + 0)/2 = 0.1667
+#   pass@3 = (1 + 1)/2     = 1       pass^3 = 0
+# usage: tests/cli/trials.sh path/to/arbiter
+set -u
+ARB="$1"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# jq-free: SQLite's JSON functions read the report
+val() { sqlite3 :memory: "SELECT json_extract(readfile('$1'), '$2')"; }
+
+D=tests/data/trials
+$ARB run $D/suite.json --db "$T/t.db" >/dev/null 2>&1 || bad "run"
+[ "$(sqlite3 "$T/t.db" "SELECT count(*) FROM outputs WHERE system = 'a'")" = 6 ] && ok ||
+    bad "a's six trials stored"
+[ "$(sqlite3 "$T/t.db" "SELECT group_concat(trial || ':' || coalesce(passed, 'null'), ' ') FROM trials WHERE case_id = 'c1' AND system = 'a'")" = "0:1 1:0 2:1" ] &&
+    ok || bad "c1 trials: $(sqlite3 "$T/t.db" "SELECT * FROM trials WHERE case_id = 'c1'")"
+[ "$(sqlite3 "$T/t.db" "SELECT count(*) FROM trials WHERE system = 'b'")" = 0 ] && ok ||
+    bad "one output per case makes no trial rows"
+# The compared trial is the lowest-numbered one: its checks are c1 trial 0's.
+[ "$(sqlite3 "$T/t.db" "SELECT count(*) FROM checks WHERE system = 'a' AND case_id = 'c1'")" = 2 ] &&
+    [ "$(sqlite3 "$T/t.db" "SELECT group_concat(verdict) FROM checks WHERE system = 'a' AND case_id = 'c2'")" = "fail,fail" ] &&
+    ok || bad "checks of the compared trial"
+
+$ARB report 1 --db "$T/t.db" --format json -o "$T/r.json" || bad "report json"
+check() { # path expected
+    got=$(val "$T/r.json" "$1")
+    awk -v g="$got" -v e="$2" 'BEGIN { exit !(g != "" && (g - e) < 1e-4 && (e - g) < 1e-4) }' &&
+        ok || bad "$1 = '$got', expected $2"
+}
+check '$.trials.systems[0].k[0]."pass@k"' 0.5
+check '$.trials.systems[0].k[0]."pass^k"' 0.5
+check '$.trials.systems[0].k[1]."pass@k"' 0.833333
+check '$.trials.systems[0].k[1]."pass^k"' 0.166667
+check '$.trials.systems[0].k[2]."pass@k"' 1
+check '$.trials.systems[0].k[2]."pass^k"' 0
+check '$.trials.systems[0].cases' 2
+check '$.trials.systems[0].trials' 6
+[ "$(val "$T/r.json" '$.trials.systems[0].name')" = a ] && ok || bad "trials name"
+[ "$(val "$T/r.json" '$.trials.systems[1]')" = "" ] && ok || bad "b has no trials"
+# Intervals only with the statistical strategy; seeded, so two reports agree.
+[ "$(val "$T/r.json" '$.trials.systems[0].k[0]."pass@k_ci"')" = "" ] && ok || bad "ci without statistics"
+$ARB report 1 --db "$T/t.db" --format json --strategy statistical -o "$T/s1.json" &&
+    $ARB report 1 --db "$T/t.db" --format json --strategy statistical -o "$T/s2.json" || bad "statistical"
+$ARB check '{"op":"json_schema","expected_file":"schemas/report.schema.json"}' \
+    --observed-file "$T/s1.json" | grep -q '"verdict":"pass"' && ok || bad "schemas/report.schema.json"
+ci=$(val "$T/s1.json" '$.trials.systems[0].k[1]."pass@k_ci"')
+[ -n "$ci" ] && [ "$ci" = "$(val "$T/s2.json" '$.trials.systems[0].k[1]."pass@k_ci"')" ] && ok ||
+    bad "pass@k interval: '$ci'"
+$ARB report 1 --db "$T/t.db" >"$T/r.md" || bad "report md"
+grep -q '^## Trials: pass@k and pass^k' "$T/r.md" && grep -q '^| a | 2 | 6 | 2 | 2 | 0.833 |' "$T/r.md" &&
+    ok || bad "markdown trials: $(sed -n '/Trials/,+8p' "$T/r.md")"
+$ARB report 1 --db "$T/t.db" --format html -o "$T/r.html" || bad "report html"
+grep -q 'id="trials-chart"' "$T/r.html" && grep -q 'id="trials-table"' "$T/r.html" && ok ||
+    bad "html trials section"
+
+# Expectation pass rates per case (of the compared trial): c1 both pass 2/2; c2 a fails both.
+check '$.case_pass_rates.cases' 2
+check '$.case_pass_rates.items[1].systems.a.pass_rate' 0
+check '$.case_pass_rates.items[1].systems.a.failed' 2
+check '$.case_pass_rates.items[1].systems.b.pass_rate' 1
+[ "$(val "$T/r.json" '$.case_pass_rates.items[1].case')" = c2 ] && ok || bad "per-case order"
+# Up to 20 cases markdown lists them all, in case order.
+grep -A5 '^## Expectations per case' "$T/r.md" | tail -2 | tr '\n' '~' |
+    grep -q '^| c1 | 100% (2/2) | 100% (2/2) |~| c2 | 0% (0/2) | 100% (2/2) |~$' && ok ||
+    bad "markdown per case: $(sed -n '/per case/,+8p' "$T/r.md")"
+
+# Replay re-derives the trials; an edited trial is named.
+$ARB replay 1 --db "$T/t.db" >"$T/out" 2>&1 && ok || bad "replay: $(cat "$T/out")"
+sqlite3 "$T/t.db" "UPDATE trials SET passed = 0, n_fail = 1, n_pass = 1 WHERE case_id = 'c1' AND trial = 2"
+$ARB replay 1 --db "$T/t.db" >"$T/out" 2>&1
+[ $? -eq 1 ] && grep -q "case 'c1': system a trial '2' differs" "$T/out" && ok ||
+    bad "edited trial: $(cat "$T/out")"
+
+# Bad trial numbers are located; a repeated trial is a problem, not a second output.
+mkdir -p "$T/bad" && cp $D/suite.json $D/cases.jsonl $D/b.jsonl "$T/bad/"
+printf '{"id":"c1","output":"x","trial":-1}\n' >"$T/bad/a.jsonl"
+$ARB run "$T/bad/suite.json" --db "$T/bad.db" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q 'a.jsonl:1:[0-9]*: /trial: expected a non-negative integer' "$T/err" && ok ||
+    bad "negative trial: $(cat "$T/err")"
+printf '{"id":"c1","output":"x","trial":"2"}\n' >"$T/bad/a.jsonl"
+$ARB run "$T/bad/suite.json" --db "$T/bad2.db" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q '/trial: expected a non-negative integer' "$T/err" && ok || bad "string trial: $(cat "$T/err")"
+printf '{"id":"c1","output":"total INV-1","trial":1}\n{"id":"c1","output":"y","trial":1}\n' >"$T/bad/a.jsonl"
+$ARB run "$T/bad/suite.json" --db "$T/dup.db" >/dev/null 2>&1
+[ "$(sqlite3 "$T/dup.db" "SELECT message FROM problems WHERE kind = 'duplicate_output'")" = "a second output for case 'c1', trial 1 was ignored" ] &&
+    ok || bad "duplicate trial: $(sqlite3 "$T/dup.db" 'SELECT * FROM problems')"
+
+# The example's trials bake-off: both systems get pass@k for k = 1..3.
+$ARB run examples/invoice/trials.json --db "$T/ex.db" >/dev/null 2>&1 || bad "example trials run"
+$ARB report latest --db "$T/ex.db" --format json -o "$T/ex.json" || bad "example report"
+[ "$(val "$T/ex.json" '$.trials.systems[1].name')" = candidate ] && ok || bad "example: candidate"
+[ "$(sqlite3 :memory: "SELECT json_array_length(readfile('$T/ex.json'), '\$.trials.systems[1].k')")" = 3 ] &&
+    ok || bad "example: candidate's k entries"
+
+# 30 cases: markdown lists the ones a system failed, worst first.
+$ARB report latest --db "$T/ex.db" >"$T/ex.md" || bad "example md"
+grep -q '^The 6 cases (of 30) where a system failed an expectation' "$T/ex.md" &&
+    [ "$(grep -A4 '^| Case | baseline | candidate |' "$T/ex.md" | sed -n 3p)" = "| inv-005 | 0% (0/2) | 100% (2/2) |" ] &&
+    [ "$(grep -A8 '^| Case | baseline | candidate |' "$T/ex.md" | sed -n 8p)" = "| inv-011 | 67% (2/3) | 100% (3/3) |" ] &&
+    ok || bad "example per case: $(sed -n '/per case/,+12p' "$T/ex.md")"
+[ "$(val "$T/ex.json" '$.case_pass_rates.listed')" = 30 ] && ok || bad "json lists every case"
+
+echo "trials: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
