@@ -27,8 +27,10 @@ static const char usage_text[] =
     "                     {\"A\": name, \"B\": name}, unblinded.  Files are named after the\n"
     "                     case id (bytes outside [A-Za-z0-9._-] as %XX); with more than\n"
     "                     two systems, CASE.A-vs-B.json\n"
-    "  --jsonl            print every check record as one JSON line with its case,\n"
-    "                     system, kind and item\n";
+    "  --jsonl            print every record as one JSON line: each check record with\n"
+    "                     its case, system, kind and item; each trial (kind \"trial\":\n"
+    "                     trial, passed, its expectation records); each verdict (kind\n"
+    "                     \"verdict\": the pair, status, winner and comparison)\n";
 
 static enum arb_status safe_name(struct arb_buf *out, const char *s)
 {
@@ -110,6 +112,68 @@ static int print_check(void *ctx, const struct arb_check_row *c)
     return 0;
 }
 
+/* Print o as one line and free it; 1 (stop) when it could not be built. */
+static int print_line(cJSON *o, int ok)
+{
+    char *s = ok && o ? cJSON_PrintUnformatted(o) : NULL;
+
+    if (s)
+        puts(s);
+    cJSON_free(s);
+    cJSON_Delete(o);
+    return s == NULL;
+}
+
+static int print_verdict(void *ctx, const struct arb_verdict_row *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    int ok = o && cJSON_AddStringToObject(o, "case", v->case_id) &&
+             cJSON_AddStringToObject(o, "kind", "verdict") &&
+             cJSON_AddStringToObject(o, "system_a", v->system_a) &&
+             cJSON_AddStringToObject(o, "system_b", v->system_b) &&
+             cJSON_AddStringToObject(o, "status", v->status) &&
+             (v->winner ? cJSON_AddStringToObject(o, "winner", v->winner)
+                        : cJSON_AddNullToObject(o, "winner")) != NULL;
+
+    (void)ctx;
+    if (ok && v->comparison_json)
+        ok = cJSON_AddItemToObject(o, "comparison", cJSON_Parse(v->comparison_json));
+    return print_line(o, ok);
+}
+
+static int print_trial(void *ctx, const struct arb_trial_row *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    int ok = o && cJSON_AddStringToObject(o, "case", t->case_id) &&
+             cJSON_AddStringToObject(o, "system", t->system) &&
+             cJSON_AddStringToObject(o, "kind", "trial") &&
+             cJSON_AddNumberToObject(o, "trial", (double)t->trial) &&
+             (t->passed < 0 ? cJSON_AddNullToObject(o, "passed")
+                            : cJSON_AddBoolToObject(o, "passed", t->passed)) != NULL &&
+             cJSON_AddItemToObject(o, "records",
+                                   cJSON_Parse(t->records_json ? t->records_json : "[]"));
+
+    (void)ctx;
+    return print_line(o, ok);
+}
+
+struct case_walk {
+    struct arb_store *st;
+    int64_t run;
+    struct arb_err *err;
+    enum arb_status rc;
+};
+
+static int print_case_trials(void *ctx, const char *case_id, int64_t seq, const char *case_json)
+{
+    struct case_walk *w = ctx;
+
+    (void)seq;
+    (void)case_json;
+    w->rc = arb_store_trials(w->st, w->run, case_id, print_trial, NULL, w->err);
+    return w->rc != ARB_OK;
+}
+
 static int count_systems(void *ctx, const struct arb_run_row *r)
 {
     cJSON *arr = cJSON_Parse(r->systems_json ? r->systems_json : "[]");
@@ -165,7 +229,15 @@ static int export_cmd(int argc, char **argv)
     if (!rs)
         rs = arb_store_runs(st, run, count_systems, &n_systems, &err);
     if (!rs && jsonl) {
+        struct case_walk w = {st, run, &err, ARB_OK};
+
         rs = arb_store_checks(st, run, NULL, print_check, NULL, &err);
+        if (!rs)
+            rs = arb_store_cases(st, run, print_case_trials, &w, &err);
+        if (!rs)
+            rs = w.rc;
+        if (!rs)
+            rs = arb_store_verdicts(st, run, NULL, print_verdict, NULL, &err);
     } else if (!rs) {
         ex.dir = dir;
         ex.pairs = n_systems > 2;

@@ -73,6 +73,12 @@ grep -A5 '^## Expectations per case' "$T/r.md" | tail -2 | tr '\n' '~' |
     grep -q '^| c1 | 100% (2/2) | 100% (2/2) |~| c2 | 0% (0/2) | 100% (2/2) |~$' && ok ||
     bad "markdown per case: $(sed -n '/per case/,+8p' "$T/r.md")"
 
+# export --jsonl streams the trials and verdicts after the check records.
+$ARB export 1 --jsonl --db "$T/t.db" >"$T/all.jsonl" || bad "export"
+[ "$(grep -c '"kind":"trial"' "$T/all.jsonl")" = 6 ] && [ "$(grep -c '"kind":"verdict"' "$T/all.jsonl")" = 2 ] &&
+    grep -q '^{"case":"c1","system":"a","kind":"trial","trial":1,"passed":false,"records":\[' "$T/all.jsonl" &&
+    ok || bad "export: $(cut -c1-120 "$T/all.jsonl")"
+
 # Replay re-derives the trials; an edited trial is named.
 $ARB replay 1 --db "$T/t.db" >"$T/out" 2>&1 && ok || bad "replay: $(cat "$T/out")"
 sqlite3 "$T/t.db" "UPDATE trials SET passed = 0, n_fail = 1, n_pass = 1 WHERE case_id = 'c1' AND trial = 2"
