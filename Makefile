@@ -113,6 +113,7 @@ test-cli:
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/report/html.sh $(BUILD)/arbiter
 	@sh tests/cli/replay.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/rejudge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/faults.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/kill_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/bad-input/run.sh $(BUILD)/arbiter

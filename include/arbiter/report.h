@@ -62,6 +62,15 @@ enum arb_status arb_report_add_trials(struct arb_store *st, int64_t run, cJSON *
                                       const struct arb_report_opts *opts, struct arb_err *err);
 
 /*
+ * Add "against": how run's verdicts differ from other's, matched by case and
+ * pair of systems: compared, changed, unchanged, verdicts found in only one
+ * of the runs, "transitions" (e.g. "baseline -> TIE": how many), and the
+ * first 1000 "changes" one by one (case, pair, before and after).
+ */
+enum arb_status arb_report_add_against(struct arb_store *st, int64_t run, int64_t other,
+                                       cJSON *report, struct arb_err *err);
+
+/*
  * Add "judge_health": escalated cases and rate, requests, cache hits,
  * invalid replies, tokens, position-inconsistent rate, first-position win
  * rate, tie rate, how often the longer output won, sample agreement,

@@ -26,6 +26,9 @@ struct arb_run_opts {
     const char *api_key;                  /* the judge's key (from the environment) */
     int no_cache;                         /* ask again even when a reply is stored */
     int64_t resume_run;  /* continue this run; 0 starts a new one */
+    int64_t new_run_id;  /* the id of the new run (it must not exist); 0: the next one */
+    const char *systems_json; /* recorded as the systems instead of the suite's (replay
+                                 --rejudge: where the outputs came from), or NULL */
     const char *version; /* Arbiter's version, stored with the run */
     size_t batch;        /* cases per transaction; 0 means 256 */
     /* Called after each committed batch (and at the end) when not NULL. */

@@ -60,7 +60,8 @@ struct arb_run_row {
     int64_t n_cases;          /* cases recorded so far */
 };
 
-/* Create a run (status "running"); *id receives its id. */
+/* Create a run (status "running") with run->id, or the next id when it is 0; *id
+ * receives its id. */
 enum arb_status arb_store_run_create(struct arb_store *st, const struct arb_run_row *run,
                                      int64_t *id, struct arb_err *err);
 

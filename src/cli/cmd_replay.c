@@ -24,11 +24,18 @@
 #include "arbiter/store.h"
 #include "arbiter/suite.h"
 #include "cli.h"
+#include "judge_opts.h"
+
+#ifndef ARBITER_VERSION
+#define ARBITER_VERSION "0.1.0"
+#endif
 
 #define SHOWN_DIFFERENCES 10
 
 static const char usage_text[] =
     "usage: arbiter replay RUN [--db FILE]\n"
+    "       arbiter replay RUN --rejudge JUDGE.json [--into NEWRUN] [--db FILE]\n"
+    "                      [--judge-url URL] [--judge-model NAME] [--concurrency N] [--no-cache]\n"
     "\n"
     "Re-derive every check record, resolution and verdict of a run (an id or 'latest')\n"
     "offline: from the cases and outputs stored in the database, the judge replies in its\n"
@@ -36,8 +43,15 @@ static const char usage_text[] =
     "is sent anywhere and the database is not modified.  Prints whether every record is\n"
     "identical and lists the first differences by case and item.\n"
     "\n"
-    "exit: 0 identical, 1 a difference, 2 usage or input error (suite changed or gone, a\n"
-    "judge request not in the cache), 4 database failure\n";
+    "With --rejudge, a new run (NEWRUN: an id not yet used, or 'new', the default) is\n"
+    "made from the same stored cases and outputs, the same suite and blinding, with\n"
+    "JUDGE.json as its judge: the deterministic records are re-derived (and checked to\n"
+    "equal the run's), and only the new judge is asked (its cached replies are reused).\n"
+    "Then 'arbiter report NEWRUN --against RUN' shows which verdicts changed.\n"
+    "\n"
+    "exit: 0 identical (rejudged), 1 a difference (a deterministic record of the new run\n"
+    "differs), 2 usage or input error (suite changed or gone, a judge request not in the\n"
+    "cache), 4 database or judge failure\n";
 
 struct stored_run {
     char *suite_path, *sha256, *systems_json, *judge_json;
@@ -263,6 +277,7 @@ static int add_verdict(void *ctx, const struct arb_verdict_row *v)
 struct diff {
     struct arb_store *st;
     int64_t stored, replayed;
+    int deterministic_only; /* compare checks and trials, not verdicts (rejudge) */
     size_t records, differences;
     struct recs a, b;
     enum arb_status rc;
@@ -316,6 +331,8 @@ static int compare_case(void *ctx, const char *case_id, int64_t seq, const char 
     compare(d, case_id, "system");
     recs_clear(&d->a);
     recs_clear(&d->b);
+    if (d->deterministic_only)
+        return 0;
     if (arb_store_verdicts(d->st, d->stored, case_id, add_verdict, &d->a, d->err) ||
         arb_store_verdicts(d->st, d->replayed, case_id, add_verdict, &d->b, d->err)) {
         d->rc = ARB_EDB;
@@ -401,6 +418,182 @@ out:
     return code;
 }
 
+/* What replay and rejudge share. */
+struct staged {
+    struct stored_run sr;
+    struct arb_suite *suite;
+    cJSON *systems;
+    const char *dir;
+};
+
+/*
+ * Resolve the run, read it, load its suite (which must be unchanged), and
+ * write its stored cases and outputs into a new temporary folder made from
+ * tmpl (*dir, removed by the caller).  Returns an exit code.
+ */
+static int prepare(struct arb_store *orig, const char *run_spec, int64_t *run,
+                   struct stored_run *sr, struct arb_suite **suite, cJSON **systems, char *tmpl,
+                   const char **dir, struct arb_err *err)
+{
+    enum arb_status rs = arb_store_run_resolve(orig, run_spec, run, err);
+
+    if (!rs)
+        rs = arb_store_runs(orig, *run, read_run, sr, err);
+    if (rs || !sr->found || !sr->suite_path || !sr->sha256 || !sr->systems_json) {
+        cli_error("replay", "%s", rs ? err->msg : "cannot read the run");
+        return rs ? cli_exit_for(rs) : EXIT_ENV;
+    }
+    rs = arb_suite_load(sr->suite_path, suite, err);
+    if (rs) {
+        cli_error("replay", "run %lld's suite: %s", (long long)*run, err->msg);
+        return cli_exit_for(rs);
+    }
+    if (strcmp((*suite)->sha256, sr->sha256) != 0) {
+        cli_error("replay", "the suite '%s' changed since run %lld (its SHA-256 differs): the "
+                  "run cannot be re-derived from it",
+                  sr->suite_path, (long long)*run);
+        return EXIT_USAGE;
+    }
+    (*suite)->seed = sr->seed;
+    *systems = cJSON_Parse(sr->systems_json);
+    *dir = mkdtemp(tmpl);
+    if (!*systems || !*dir) {
+        cli_error("replay", "cannot create a temporary folder: %s", strerror(errno));
+        return EXIT_ENV;
+    }
+    return stage_inputs(orig, *run, *dir, *suite, *systems, err);
+}
+
+static void stored_run_release(struct stored_run *sr)
+{
+    free(sr->suite_path);
+    free(sr->sha256);
+    free(sr->systems_json);
+    free(sr->judge_json);
+}
+
+static void diff_release(struct diff *d)
+{
+    recs_clear(&d->a);
+    recs_clear(&d->b);
+    free(d->a.key);
+    free(d->a.val);
+    free(d->b.key);
+    free(d->b.val);
+}
+
+/*
+ * --rejudge: a new run from the stored inputs with another judge, into the
+ * same database; its deterministic records must equal the run's.
+ */
+static int rejudge_cmd(const char *db, const char *run_spec, int64_t into,
+                       struct cli_judge *judge)
+{
+    struct arb_store *st = NULL;
+    struct stored_run sr = {0};
+    struct arb_suite *suite = NULL;
+    struct arb_run_opts opts = {0};
+    struct arb_run_summary sum;
+    struct diff d;
+    struct arb_err err = {{0}};
+    cJSON *systems = NULL;
+    char tmpl[] = "/tmp/arbiter-rejudge-XXXXXX";
+    const char *dir = NULL;
+    int64_t run = 0;
+    int code, taken = 0;
+    enum arb_status rs;
+
+    memset(&sum, 0, sizeof(sum));
+    memset(&d, 0, sizeof(d));
+    rs = arb_store_open(db, 0, &st, &err);
+    if (rs) {
+        cli_error("replay", "%s", err.msg);
+        code = EXIT_ENV;
+        goto out;
+    }
+    if (into) {
+        struct arb_err quiet = {{0}};
+        char id[32];
+        int64_t found;
+
+        snprintf(id, sizeof(id), "%lld", (long long)into);
+        taken = arb_store_run_resolve(st, id, &found, &quiet) == ARB_OK;
+    }
+    if (taken) {
+        cli_error("replay", "--into %lld: run %lld already exists in '%s'", (long long)into,
+                  (long long)into, db);
+        code = EXIT_USAGE;
+        goto out;
+    }
+    code = prepare(st, run_spec, &run, &sr, &suite, &systems, tmpl, &dir, &err);
+    if (!code)
+        code = cli_judge_setup(judge, "replay", NULL, NULL);
+    if (code)
+        goto out;
+    opts.judge = &judge->cfg;
+    opts.api_key = judge->key;
+    opts.no_cache = judge->no_cache;
+    opts.new_run_id = into;
+    opts.systems_json = sr.systems_json; /* where the outputs came from, not the staging */
+    opts.version = ARBITER_VERSION;
+    fprintf(stderr, "arbiter replay: run %lld re-judged by %s (config %.12s)\n",
+            (long long)run, judge->cfg.model, judge->cfg.hash);
+    rs = arb_run_execute(st, suite, &opts, &sum, &err);
+    if (rs) {
+        cli_error("replay", "%s", err.msg);
+        if (sum.run_id)
+            fprintf(stderr, "arbiter replay: records so far are kept in run %lld; continue "
+                            "with 'arbiter run --resume %lld --db %s'\n",
+                    (long long)sum.run_id, (long long)sum.run_id, db);
+        code = cli_exit_for(rs);
+        goto out;
+    }
+    d.st = st;
+    d.stored = run;
+    d.replayed = sum.run_id;
+    d.deterministic_only = 1;
+    d.err = &err;
+    rs = arb_store_cases(st, run, compare_case, &d, &err);
+    if (!rs)
+        rs = d.rc;
+    if (rs) {
+        cli_error("replay", "%s", err.msg);
+        code = cli_exit_for(rs);
+        goto out;
+    }
+    printf("run %lld: run %lld re-judged: %zu cases: %zu decided, %zu pending the judge, %zu "
+           "judge failed, %zu missing an output\n",
+           (long long)sum.run_id, (long long)run, sum.cases, sum.decided, sum.pending,
+           sum.judge_failed, sum.missing);
+    if (d.differences) {
+        printf("run %lld: %zu of %zu deterministic records differ from run %lld's\n",
+               (long long)sum.run_id, d.differences, d.records, (long long)run);
+        code = EXIT_NEGATIVE;
+    } else {
+        printf("run %lld: its %zu deterministic records equal run %lld's\n", (long long)sum.run_id,
+               d.records, (long long)run);
+    }
+    printf("changes: arbiter report %lld --against %lld --db %s\n", (long long)sum.run_id,
+           (long long)run, db);
+    if (!code && sum.unreachable) {
+        cli_error("replay", "%zu judge requests got no reply after every retry; their cases are "
+                  "judge_failed: continue with 'arbiter run --resume %lld --db %s'",
+                  sum.unreachable, (long long)sum.run_id, db);
+        code = EXIT_ENV;
+    }
+out:
+    diff_release(&d);
+    arb_run_summary_release(&sum);
+    arb_suite_free(suite);
+    cJSON_Delete(systems);
+    arb_store_close(st);
+    if (dir)
+        cli_remove_tree(dir);
+    stored_run_release(&sr);
+    cli_judge_release(judge);
+    return code;
+}
+
 static int replay_cmd(int argc, char **argv)
 {
     const char *db = "arbiter.db", *run_spec = NULL;
@@ -415,10 +608,13 @@ static int replay_cmd(int argc, char **argv)
     cJSON *systems = NULL;
     char tmpl[] = "/tmp/arbiter-replay-XXXXXX", path[4200];
     const char *dir = NULL;
-    int64_t run = 0;
-    int a, code = EXIT_PASS, have_judge = 0;
+    int64_t run = 0, into = 0;
+    int a, used, code = EXIT_PASS, have_judge = 0;
     enum arb_status rs;
+    struct cli_judge rejudge;
+    const char *into_spec = NULL;
 
+    memset(&rejudge, 0, sizeof(rejudge));
     memset(&judge, 0, sizeof(judge));
     memset(&sum, 0, sizeof(sum));
     memset(&d, 0, sizeof(d));
@@ -428,6 +624,14 @@ static int replay_cmd(int argc, char **argv)
             return EXIT_PASS;
         } else if (strcmp(argv[a], "--db") == 0 && a + 1 < argc) {
             db = argv[++a];
+        } else if (strcmp(argv[a], "--rejudge") == 0 && a + 1 < argc) {
+            rejudge.file = argv[++a];
+        } else if (strcmp(argv[a], "--into") == 0 && a + 1 < argc) {
+            into_spec = argv[++a];
+        } else if (strcmp(argv[a], "--judge") != 0 && strcmp(argv[a], "--no-judge") != 0 &&
+                   (used = cli_judge_option(&rejudge, "replay", argc, argv, &a)) != 0) {
+            if (used < 0)
+                return EXIT_USAGE;
         } else if (argv[a][0] == '-') {
             cli_error("replay", "unknown or incomplete option '%s' (see 'arbiter replay --help')",
                       argv[a]);
@@ -443,39 +647,28 @@ static int replay_cmd(int argc, char **argv)
         cli_error("replay", "missing RUN (an id or 'latest'; see 'arbiter runs')");
         return EXIT_USAGE;
     }
+    if ((into_spec || rejudge.url || rejudge.model || rejudge.concurrency || rejudge.no_cache) &&
+        !rejudge.file) {
+        cli_error("replay", "--into and the judge overrides go with --rejudge JUDGE.json");
+        return EXIT_USAGE;
+    }
+    if (into_spec && strcmp(into_spec, "new") != 0) {
+        char *end;
+
+        errno = 0;
+        into = strtoll(into_spec, &end, 10);
+        if (errno || *end || into <= 0) {
+            cli_error("replay", "--into: expected a run id (a positive integer) or 'new', got '%s'",
+                      into_spec);
+            return EXIT_USAGE;
+        }
+    }
+    if (rejudge.file)
+        return rejudge_cmd(db, run_spec, into, &rejudge);
     rs = cli_open_for_reading("replay", db, &orig);
     if (rs)
         return cli_exit_for(rs);
-    rs = arb_store_run_resolve(orig, run_spec, &run, &err);
-    if (!rs)
-        rs = arb_store_runs(orig, run, read_run, &sr, &err);
-    if (rs || !sr.found || !sr.suite_path || !sr.sha256 || !sr.systems_json) {
-        cli_error("replay", "%s", rs ? err.msg : "cannot read the run");
-        code = rs ? cli_exit_for(rs) : EXIT_ENV;
-        goto out;
-    }
-    rs = arb_suite_load(sr.suite_path, &suite, &err);
-    if (rs) {
-        cli_error("replay", "run %lld's suite: %s", (long long)run, err.msg);
-        code = cli_exit_for(rs);
-        goto out;
-    }
-    if (strcmp(suite->sha256, sr.sha256) != 0) {
-        cli_error("replay", "the suite '%s' changed since run %lld (its SHA-256 differs): the "
-                  "run cannot be re-derived from it",
-                  sr.suite_path, (long long)run);
-        code = EXIT_USAGE;
-        goto out;
-    }
-    suite->seed = sr.seed;
-    systems = cJSON_Parse(sr.systems_json);
-    dir = mkdtemp(tmpl);
-    if (!systems || !dir) {
-        cli_error("replay", "cannot create a temporary folder: %s", strerror(errno));
-        code = EXIT_ENV;
-        goto out;
-    }
-    code = stage_inputs(orig, run, dir, suite, systems, &err);
+    code = prepare(orig, run_spec, &run, &sr, &suite, &systems, tmpl, &dir, &err);
     if (code)
         goto out;
     if (sr.judge_json) {
@@ -528,12 +721,7 @@ static int replay_cmd(int argc, char **argv)
                (long long)run, d.records);
     }
 out:
-    recs_clear(&d.a);
-    recs_clear(&d.b);
-    free(d.a.key);
-    free(d.a.val);
-    free(d.b.key);
-    free(d.b.val);
+    diff_release(&d);
     arb_run_summary_release(&sum);
     if (have_judge)
         arb_judge_config_release(&judge);
@@ -543,10 +731,7 @@ out:
     arb_store_close(orig);
     if (dir)
         cli_remove_tree(dir);
-    free(sr.suite_path);
-    free(sr.sha256);
-    free(sr.systems_json);
-    free(sr.judge_json);
+    stored_run_release(&sr);
     return code;
 }
 

@@ -19,7 +19,7 @@
 static const char usage_text[] =
     "usage: arbiter report RUN [--db FILE] [--format md|json|html] [-o FILE]\n"
     "                      [--strategy statistical|weighted] [--fail-under METRIC=VALUE]...\n"
-    "                      [--require-significant] [--candidate NAME]\n"
+    "                      [--require-significant] [--candidate NAME] [--against RUN2]\n"
     "\n"
     "The report of a run (RUN is an id or 'latest'), computed from the database only:\n"
     "per system wins, losses, ties and win rate (ties count half; also without ties),\n"
@@ -46,6 +46,9 @@ static const char usage_text[] =
     "  --require-significant    exit 1 unless it is significantly better (sign test and\n"
     "                           paired bootstrap, p < 0.05) than every other system\n"
     "  --candidate NAME         the system the gates judge (default: the second system)\n"
+    "  --against RUN2           which verdicts changed from RUN2 to RUN (by case and pair):\n"
+    "                           counts, transitions such as 'baseline -> TIE', the cases;\n"
+    "                           e.g. a run against its re-judging (arbiter replay --rejudge)\n"
     "\n"
     "exit: 0 written (gates passed), 1 a gate missed (one line each on stderr), 2 usage\n"
     "error, 4 database failure\n";
@@ -100,13 +103,13 @@ static int run_seed(void *ctx, const struct arb_run_row *r)
 static int report_cmd(int argc, char **argv)
 {
     const char *db = "arbiter.db", *run_spec = NULL, *format = "md", *out_path = NULL;
-    const char *strategy = NULL;
+    const char *strategy = NULL, *against_spec = NULL;
     struct cli_gates gates;
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
     struct arb_buf out;
     cJSON *report = NULL;
-    int64_t run = 0;
+    int64_t run = 0, against = 0;
     int a, code = EXIT_PASS, missed = 0;
     enum arb_status rs;
 
@@ -133,6 +136,8 @@ static int report_cmd(int argc, char **argv)
             gates.require_significant = 1;
         } else if (strcmp(o, "--candidate") == 0 && has_arg) {
             gates.candidate = argv[++a];
+        } else if (strcmp(o, "--against") == 0 && has_arg) {
+            against_spec = argv[++a];
         } else if (o[0] == '-') {
             cli_error("report", "unknown or incomplete option '%s' (see 'arbiter report --help')",
                       o);
@@ -187,6 +192,11 @@ static int report_cmd(int argc, char **argv)
             rs = arb_report_add_trials(st, run, report, &ro, &err);
     } else if (!rs) {
         rs = arb_report_add_trials(st, run, report, NULL, &err);
+    }
+    if (!rs && against_spec) {
+        rs = arb_store_run_resolve(st, against_spec, &against, &err);
+        if (!rs)
+            rs = arb_report_add_against(st, run, against, report, &err);
     }
     if (!rs && format[0] == 'h')
         rs = arb_report_add_cases(st, run, report, CASES_IN_HTML, &err);

@@ -82,6 +82,9 @@ void html_chart_expectations(struct html *h, const cJSON *report);
 /* The trials section, when the report has "trials" (html_trials.c). */
 void html_trials(struct html *h, const cJSON *report);
 
+/* Which verdicts changed against another run, when the report has "against". */
+void html_against(struct html *h, const cJSON *report);
+
 /* The judge panel, the gates and the cases (html_cases.c). */
 void html_judge_panel(struct html *h, const cJSON *report);
 void html_gates(struct html *h, const cJSON *report);

@@ -356,6 +356,75 @@ static enum arb_status case_rates_table(const cJSON *report, struct arb_buf *out
     return st ? st : arb_buf_adds(out, "\n");
 }
 
+/* "winner" of an outcome, else its status. */
+static const char *outcome(const cJSON *o)
+{
+    return *str(o, "winner") ? str(o, "winner") : str(o, "status");
+}
+
+#define CHANGES_IN_MARKDOWN 50
+
+/* Which verdicts changed against another run (report "against"). */
+static enum arb_status against_section(const cJSON *report, struct arb_buf *out)
+{
+    const cJSON *ag = cJSON_GetObjectItemCaseSensitive(report, "against"), *t, *c;
+    enum arb_status st;
+    int n = 0;
+
+    if (!ag)
+        return ARB_OK;
+    st = arb_buf_printf(out,
+                        "## Changes against run %.0f\n\n%.0f of %.0f verdicts changed (%.0f only "
+                        "in this run, %.0f only in run %.0f).\n\n",
+                        num(ag, "run"), num(ag, "changed"), num(ag, "compared"),
+                        num(ag, "only_in_this_run"), num(ag, "only_in_other_run"), num(ag, "run"));
+    if (!st && num(ag, "changed") > 0)
+        st = arb_buf_printf(out, "| Run %.0f -> this run | Verdicts |\n|---|---:|\n",
+                            num(ag, "run"));
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(ag, "transitions"))
+    {
+        if (!st)
+            st = arb_buf_adds(out, "| ");
+        if (!st)
+            st = add_text(out, t->string);
+        if (!st)
+            st = arb_buf_printf(out, " | %.0f |\n", t->valuedouble);
+    }
+    if (!st && num(ag, "changed") > 0)
+        st = arb_buf_printf(out, "\n| Case | Pair | Run %.0f | This run |\n|---|---|---|---|\n",
+                            num(ag, "run"));
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(ag, "changes"))
+    {
+        if (st || n++ == CHANGES_IN_MARKDOWN)
+            break;
+        st = arb_buf_adds(out, "| ");
+        if (!st)
+            st = add_text(out, str(c, "case"));
+        if (!st)
+            st = arb_buf_adds(out, " | ");
+        if (!st)
+            st = add_text(out, str(c, "system_a"));
+        if (!st)
+            st = arb_buf_adds(out, " vs ");
+        if (!st)
+            st = add_text(out, str(c, "system_b"));
+        if (!st)
+            st = arb_buf_adds(out, " | ");
+        if (!st)
+            st = add_text(out, outcome(cJSON_GetObjectItemCaseSensitive(c, "before")));
+        if (!st)
+            st = arb_buf_adds(out, " | ");
+        if (!st)
+            st = add_text(out, outcome(cJSON_GetObjectItemCaseSensitive(c, "after")));
+        if (!st)
+            st = arb_buf_adds(out, " |\n");
+    }
+    if (!st && num(ag, "changed") > CHANGES_IN_MARKDOWN)
+        st = arb_buf_printf(out, "\n... %.0f more (--format json lists up to 1000).\n",
+                            num(ag, "changed") - CHANGES_IN_MARKDOWN);
+    return st ? st : arb_buf_adds(out, "\n");
+}
+
 /* pass@k and pass^k per system and k (report "trials"). */
 static enum arb_status trials_section(const cJSON *report, struct arb_buf *out)
 {
@@ -492,6 +561,8 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
     }
     if (!st)
         st = systems_table(report, out);
+    if (!st)
+        st = against_section(report, out);
     if (!st)
         st = statistics_section(report, out);
     if (!st)

@@ -577,8 +577,9 @@ static enum arb_status create_run(struct runner *r, const struct arb_run_opts *o
         row.suite_path = abs ? abs : r->s->path;
         row.suite_name = r->s->name ? r->s->name : "";
         row.suite_sha256 = r->s->sha256;
+        row.id = opts->new_run_id;
         row.suite_json = suite_json;
-        row.systems_json = systems_json;
+        row.systems_json = opts->systems_json ? opts->systems_json : systems_json;
         row.seed = r->s->seed;
         row.version = opts->version ? opts->version : "";
         row.judge_json = judge_json;

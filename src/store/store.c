@@ -57,10 +57,10 @@ static const char *const sql[Q_N] = {
     [Q_SAVEPOINT] = "SAVEPOINT arb_store",
     [Q_RELEASE] = "RELEASE arb_store",
     [Q_ROLLBACK_TO] = "ROLLBACK TO arb_store",
-    [Q_RUN_CREATE] = "INSERT INTO runs (created_at, status, suite_path, suite_name, suite_sha256, "
-                     "suite_json, systems_json, seed, version, judge_json) "
-                     "VALUES (coalesce(?1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), 'running', "
-                     "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [Q_RUN_CREATE] = "INSERT INTO runs (id, created_at, status, suite_path, suite_name, "
+                     "suite_sha256, suite_json, systems_json, seed, version, judge_json) "
+                     "VALUES (?10, coalesce(?1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), "
+                     "'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [Q_RUN_SYSTEMS] = "INSERT INTO systems (run, name, path, position) "
                       "SELECT ?1, json_extract(value, '$.name'), json_extract(value, '$.path'), "
                       "CAST(key AS INTEGER) FROM json_each(?2) WHERE true "

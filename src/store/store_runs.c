@@ -71,6 +71,10 @@ enum arb_status arb_store_run_create(struct arb_store *st, const struct arb_run_
     rc = store_bind_int(rc, s, 7, (int64_t)run->seed);
     rc = store_bind_text(rc, s, 8, run->version);
     rc = store_bind_text(rc, s, 9, run->judge_json);
+    if (run->id > 0)
+        rc = store_bind_int(rc, s, 10, run->id);
+    else
+        rc = store_bind_text(rc, s, 10, NULL); /* NULL: SQLite picks the next id */
     ret = store_exec(st, s, rc, err, "create a run");
     if (ret == ARB_OK) {
         new_id = sqlite3_last_insert_rowid(st->db);
