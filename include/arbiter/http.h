@@ -5,7 +5,8 @@
  * Requests are queued with arb_transport_submit and driven by
  * arb_transport_run, which keeps at most `concurrency` transfers in flight,
  * reuses connections, applies the connect and total timeouts, and retries
- * with exponential backoff and jitter on network errors, 408, 429 and 5xx,
+ * with exponential backoff and jitter on network errors, 408, 429, 5xx and a
+ * 2xx reply whose body is not JSON (cut short, a proxy's HTML page),
  * honouring Retry-After (seconds or an HTTP date).  Every finished request
  * (success or final failure) is handed to the completion callback exactly
  * once; the callback may submit more requests.  401 and 403 are never

@@ -32,6 +32,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include <cjson/cJSON.h>
 #include <curl/curl.h>
 
 #include "arbiter/buf.h"
@@ -582,6 +583,18 @@ static void describe_curl(struct arb_transport *t, struct req *r, CURLcode rc, c
     snprintf(out, n, "%s (curl: %s)", what, curl_easy_strerror(rc));
 }
 
+/* 1 when the reply body is one JSON value (the APIs this transport talks to answer JSON). */
+static int json_body(const struct req *r)
+{
+    cJSON *v;
+
+    if (!r->reply.ptr || r->reply.len == 0)
+        return 0;
+    v = cJSON_ParseWithLength(r->reply.ptr, r->reply.len);
+    cJSON_Delete(v);
+    return v != NULL;
+}
+
 /* Decide what a finished attempt means: success, a later retry, or a final failure. */
 static void finish_attempt(struct arb_transport *t, size_t slot, CURLcode rc)
 {
@@ -605,9 +618,13 @@ static void finish_attempt(struct arb_transport *t, size_t slot, CURLcode rc)
     } else if (rc != CURLE_OK) {
         describe_curl(t, r, rc, why, sizeof(why));
         retry = curl_retryable(rc);
-    } else if (status >= 200 && status < 300) {
+    } else if (status >= 200 && status < 300 && json_body(r)) {
         complete(t, r, ARB_OK, NULL);
         return;
+    } else if (status >= 200 && status < 300) {
+        /* Cut short, or an HTML page from a proxy: the same request may well succeed. */
+        snprintf(why, sizeof(why), "HTTP %ld with a body that is not JSON", status);
+        retry = 1;
     } else {
         snprintf(why, sizeof(why), "HTTP %ld", status);
         retry = status == 408 || status == 429 || (status >= 500 && status < 600);

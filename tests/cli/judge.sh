@@ -106,6 +106,17 @@ rc=$?
 grep -q '"pending_judge":0' "$T/out" && ok || bad "faults left cases pending: $(cat "$T/out") $(cat "$T/err")"
 [ $rc -eq 0 ] && ok || bad "fault run exit $rc: $(cat "$T/err")"
 
+# 4c. A 2xx reply cut short (not JSON) is retried like a 5xx, never stored, never lost: with
+# 30% of replies malformed every judgment still completes (found by make bench-peers).
+start_sim --rate-malformed 0.3
+make_suite 40
+$ARB run "$T/s/suite.json" --db "$T/dm.db" --json >"$T/out" 2>"$T/err"
+grep -q '"pending_judge":0,"missing_output":0,"judge_failed":0' "$T/out" && ok ||
+    bad "malformed replies lost judgments: $(cat "$T/out") $(cat "$T/err")"
+grep -q '"fault":"malformed' "$T/sim.log" && ok || bad "no reply was malformed: the test tested nothing"
+[ "$(sqlite3 "$T/dm.db" "SELECT count(*) FROM judge_calls WHERE json_valid(reply_json) = 0")" = 0 ] &&
+    ok || bad "a reply that is not JSON was stored"
+
 # 4b. Requests that hang past the timeout are retried, and the run still completes.
 start_sim --rate-hang 0.15 --hang-ms 3000
 make_suite 20

@@ -196,17 +196,18 @@ static cJSON *make_value(struct sim_gen *g, const cJSON *schema, bool invalid)
     return v;
 }
 
-static char *openai_body(struct sim_gen *g, const cJSON *req, size_t body_len, bool invalid,
-                         const unsigned char *d)
+/* fixed, when not NULL, replaces the request's schema (--reply-format). */
+static char *openai_body(struct sim_gen *g, const cJSON *req, const cJSON *fixed, size_t body_len,
+                         bool invalid, const unsigned char *d)
 {
     const cJSON *rf = member(req, "response_format");
-    const cJSON *schema = NULL;
+    const cJSON *schema = fixed;
     cJSON *root, *value, *choices, *choice, *msg, *usage;
     char *content, *text = NULL;
     char id[64];
     bool ok;
 
-    if (cJSON_IsString(member(rf, "type")) &&
+    if (!fixed && cJSON_IsString(member(rf, "type")) &&
         !strcmp(member(rf, "type")->valuestring, "json_schema"))
         schema = member(member(rf, "json_schema"), "schema");
     value = make_value(g, cJSON_IsObject(schema) ? schema : NULL, invalid);
@@ -258,8 +259,8 @@ static const cJSON *pick_tool(const cJSON *req)
     return cJSON_GetArrayItem(tools, 0);
 }
 
-static char *anthropic_body(struct sim_gen *g, const cJSON *req, size_t body_len, bool invalid,
-                            const unsigned char *d)
+static char *anthropic_body(struct sim_gen *g, const cJSON *req, const cJSON *fixed,
+                            size_t body_len, bool invalid, const unsigned char *d)
 {
     const cJSON *tool = pick_tool(req), *schema = NULL, *name = member(tool, "name");
     cJSON *root, *value, *content, *block, *usage;
@@ -271,6 +272,8 @@ static char *anthropic_body(struct sim_gen *g, const cJSON *req, size_t body_len
         schema = member(tool, "input_schema");
     else /* structured outputs: the schema rides in output_format */
         schema = member(member(req, "output_format"), "schema");
+    if (fixed)
+        schema = fixed;
     value = make_value(g, cJSON_IsObject(schema) ? schema : NULL, invalid);
     out_text = value ? cJSON_PrintUnformatted(value) : NULL;
     if (!out_text) {
@@ -330,9 +333,9 @@ static void answer(struct reply *r, const struct sim_config *cfg, enum proto p,
     sim_rng_seed(&g.rng, seed_d);
     g.force_a = cfg->prefer_a > 0 && sim_digest_unit(bias_d) < cfg->prefer_a;
     if (p == PROTO_OPENAI)
-        text = openai_body(&g, req, c->len, invalid, seed_d);
+        text = openai_body(&g, req, cfg->reply_schema, c->len, invalid, seed_d);
     else
-        text = anthropic_body(&g, req, c->len, invalid, seed_d);
+        text = anthropic_body(&g, req, cfg->reply_schema, c->len, invalid, seed_d);
     if (!text) {
         set_error(r, p, 500, "judge_sim: out of memory");
         return;

@@ -23,6 +23,7 @@ static const char usage[] =
     "                 [--retry-after S] [--rate-500 P] [--rate-malformed P] [--rate-invalid P]\n"
     "                 [--rate-hang P] [--hang-ms N] [--prefer-a P] [--log FILE] [--seed N]\n"
     "                 [--fail-first N] [--status-always CODE]\n"
+    "                 [--reply-format schema|promptfoo-rubric]\n"
     "       judge_sim --stdio [--invalid]   (a command judge: request on stdin, answer on stdout)\n"
     "Rates P are probabilities in [0, 1]; --port 0 (the default) binds an ephemeral port.\n";
 
@@ -56,6 +57,12 @@ static int parse_rate(const char *flag, const char *s, double *out)
     *out = v;
     return 1;
 }
+
+/* What promptfoo's llm-rubric asks its grader for: a verdict that passes, with a reason. */
+static const char promptfoo_rubric_schema[] =
+    "{\"type\": \"object\", \"required\": [\"reason\", \"pass\", \"score\"],"
+    " \"properties\": {\"reason\": {\"type\": \"string\", \"minLength\": 8},"
+    " \"pass\": {\"const\": true}, \"score\": {\"const\": 1}}}";
 
 /* Fills cfg from argv; returns 0 after printing what is wrong. */
 static int parse_args(int argc, char **argv, struct sim_config *cfg)
@@ -113,6 +120,22 @@ static int parse_args(int argc, char **argv, struct sim_config *cfg)
         } else if (!strcmp(f, "--status-always")) {
             ok = parse_long(f, a, 100, 599, &v);
             cfg->status_always = (int)v;
+        } else if (!strcmp(f, "--reply-format")) {
+            cJSON_Delete(cfg->reply_schema);
+            cfg->reply_schema = NULL;
+            if (!strcmp(a, "promptfoo-rubric")) {
+                cfg->reply_schema = cJSON_Parse(promptfoo_rubric_schema);
+                if (!cfg->reply_schema) {
+                    fprintf(stderr, "judge_sim: out of memory\n");
+                    return 0;
+                }
+            } else if (strcmp(a, "schema") != 0) {
+                fprintf(stderr,
+                        "judge_sim: --reply-format wants 'schema' or 'promptfoo-rubric', not "
+                        "'%s'\n",
+                        a);
+                return 0;
+            }
         } else {
             fprintf(stderr, "judge_sim: unknown flag '%s'\n%s", f, usage);
             return 0;
@@ -219,8 +242,10 @@ int main(int argc, char **argv)
 
     if (argc > 1 && strcmp(argv[1], "--stdio") == 0)
         return run_stdio(argc, argv);
-    if (!parse_args(argc, argv, &cfg))
+    if (!parse_args(argc, argv, &cfg)) {
+        cJSON_Delete(cfg.reply_schema);
         return 2;
+    }
     /* Block the stop signals before any thread exists, so all threads inherit the mask and
      * only sigwait below sees them. */
     sigemptyset(&sigs);
@@ -228,11 +253,14 @@ int main(int argc, char **argv)
     sigaddset(&sigs, SIGINT);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
-    if (!sim_state_init(&st, &cfg))
+    if (!sim_state_init(&st, &cfg)) {
+        cJSON_Delete(cfg.reply_schema);
         return 1;
+    }
     d = sim_server_start(&st, cfg.port);
     if (!d) {
         sim_state_release(&st);
+        cJSON_Delete(cfg.reply_schema);
         return 1;
     }
     info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
@@ -251,5 +279,6 @@ int main(int argc, char **argv)
     sim_state_release(&st);
     if (cfg.port_file && !rc)
         remove(cfg.port_file);
+    cJSON_Delete(cfg.reply_schema);
     return rc;
 }

@@ -42,6 +42,9 @@ struct sim_config {
     unsigned long long seed;
     long fail_first;
     int status_always; /* 0: off */
+    /* --reply-format promptfoo-rubric: every reply is built from this schema instead of the
+     * request's; NULL builds from the request's (the default). Owned by main. */
+    cJSON *reply_schema;
 };
 
 /* One body seen before: its SHA-256 and how many times it arrived. */
