@@ -1,0 +1,285 @@
+/*
+ * jsonl.c - a labels file read one JSON line at a time (calib_int.h), with
+ * errors located as "FILE:LINE:COL: /pointer: what was expected".
+ *
+ * Columns count code points and point at the offending value (or the key,
+ * for an unknown key); a line is one physical line, so a small scanner over
+ * its text finds them.  The file's bytes are hashed (SHA-256) as they are
+ * read, for the run row of a study.  What a line must hold is the caller's
+ * business (load.c for judge labels, tune_load.c for check labels).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "arbiter/json.h"
+#include "arbiter/unicode.h"
+#include "calib_int.h"
+
+#define MAX_LINE (64u << 20) /* bytes per line */
+
+/* ---- locating a value in one line of JSON ---------------------------------------------- */
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+        i++;
+    return i;
+}
+
+/* s[i] is a quote: the index after the closing quote. */
+static size_t skip_string(const char *s, size_t n, size_t i)
+{
+    for (i++; i < n && s[i] != '"'; i++)
+        if (s[i] == '\\')
+            i++;
+    return i < n ? i + 1 : n;
+}
+
+/* The index after the value at i (the text is known to be valid JSON). */
+static size_t skip_value(const char *s, size_t n, size_t i)
+{
+    size_t depth = 0;
+
+    if (i < n && s[i] == '"')
+        return skip_string(s, n, i);
+    while (i < n) {
+        char c = s[i];
+
+        if (c == '"') {
+            i = skip_string(s, n, i);
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0)
+                return i;
+            if (--depth == 0)
+                return i + 1;
+        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\r')) {
+            return i;
+        }
+        i++;
+    }
+    return n;
+}
+
+/*
+ * From the container at *i, step to the member named tok (object) or the item
+ * at index tok (array).  *key receives the member key's offset.  0 when absent.
+ */
+static int step(const char *s, size_t n, size_t *i, const char *tok, size_t *key)
+{
+    int obj = s[*i] == '{';
+    size_t at = skip_ws(s, n, *i + 1), index = 0, want = (size_t)strtoul(tok, NULL, 10);
+
+    while (at < n && s[at] != '}' && s[at] != ']') {
+        size_t k = at;
+        int hit = 0;
+
+        if (obj) {
+            size_t end = skip_string(s, n, at);
+
+            hit = end - at - 2 == strlen(tok) && memcmp(s + at + 1, tok, end - at - 2) == 0;
+            at = skip_ws(s, n, end);
+            at = skip_ws(s, n, at + 1); /* the colon */
+        } else {
+            hit = index == want;
+        }
+        if (hit) {
+            *key = k;
+            *i = at;
+            return 1;
+        }
+        at = skip_ws(s, n, skip_value(s, n, at));
+        if (at < n && s[at] == ',')
+            at = skip_ws(s, n, at + 1);
+        index++;
+    }
+    return 0;
+}
+
+/* Column (code points, from 1) of the value at pointer (at_key: of its key; else nearest). */
+static size_t column(const struct calib_line *w, const char *pointer, int at_key)
+{
+    char tok[128];
+    size_t i = skip_ws(w->text, w->len, 0), key = i;
+    const char *p = pointer;
+
+    if (w->len >= 3 && memcmp(w->text, "\xEF\xBB\xBF", 3) == 0)
+        i = key = skip_ws(w->text, w->len, 3);
+    while (*p == '/' && i < w->len && (w->text[i] == '{' || w->text[i] == '[')) {
+        size_t k = 0;
+
+        for (p++; *p && *p != '/' && k + 1 < sizeof(tok); p++)
+            tok[k++] = *p;
+        tok[k] = '\0';
+        if (!step(w->text, w->len, &i, tok, &key))
+            break;
+        if (!*p && at_key)
+            i = key;
+    }
+    return arb_utf8_count(w->text, i) + 1;
+}
+
+enum arb_status calib_located(struct arb_err *err, enum arb_status st, const struct calib_line *w,
+                              const char *pointer, int at_key, const char *fmt, ...)
+{
+    char msg[700];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return arb_err_set(err, st, "%s:%zu:%zu: %s%s%s", w->file, w->line, column(w, pointer, at_key),
+                       pointer, pointer[0] ? ": " : "", msg);
+}
+
+/* ---- members every kind of line checks the same way ----------------------------------- */
+
+enum arb_status calib_string_member(const cJSON *o, const char *name, int required,
+                                    const struct calib_line *w, const cJSON **v,
+                                    struct arb_err *err)
+{
+    char ptr[64];
+
+    snprintf(ptr, sizeof(ptr), "/%s", name);
+    *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!*v && !required)
+        return ARB_OK;
+    if (!*v)
+        return calib_located(err, ARB_ESCHEMA, w, "", 0, "missing \"%s\" (a string)", name);
+    if (!cJSON_IsString(*v))
+        return calib_located(err, ARB_ESCHEMA, w, ptr, 0, "expected a string");
+    return ARB_OK;
+}
+
+enum arb_status calib_check_keys(const cJSON *o, const char *const *keys, const char *valid,
+                                 const struct calib_line *w, struct arb_err *err)
+{
+    const cJSON *x;
+
+    cJSON_ArrayForEach(x, o)
+    {
+        size_t k;
+        char ptr[300];
+
+        for (k = 0; keys[k] && strcmp(keys[k], x->string) != 0; k++)
+            ;
+        if (keys[k])
+            continue;
+        snprintf(ptr, sizeof(ptr), "/%.200s", x->string);
+        return calib_located(err, ARB_ESCHEMA, w, ptr, 1, "unknown key '%.200s' (expected: %s)",
+                             x->string, valid);
+    }
+    return ARB_OK;
+}
+
+enum arb_status calib_unique_id(const struct calib_line *w, const char *id, struct arb_err *err)
+{
+    size_t first = 0;
+    int added = 0;
+
+    if (arb_strset_add(w->ids, id, w->line, &added, &first))
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    if (!added)
+        return calib_located(err, ARB_ESCHEMA, w, "/id", 0,
+                             "duplicate id '%.200s' (first on line %zu)", id, first);
+    return ARB_OK;
+}
+
+/* ---- the file -------------------------------------------------------------------------- */
+
+/* Parse every line of f and hand it to fn; *items counts the lines handed over. */
+static enum arb_status read_lines(FILE *f, const char *path,
+                                  enum arb_status (*fn)(void *ctx, const cJSON *o,
+                                                        const struct calib_line *w,
+                                                        struct arb_err *err),
+                                  void *ctx, EVP_MD_CTX *md, size_t *items, struct arb_err *err)
+{
+    struct arb_strset ids;
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    ssize_t got;
+    enum arb_status st = ARB_OK;
+
+    arb_strset_init(&ids);
+    while (!st && (got = getline(&line, &cap, f)) >= 0) {
+        struct calib_line w = {path, ++lineno, line, (size_t)got, &ids};
+        cJSON *o = NULL;
+        size_t i;
+
+        if (!EVP_DigestUpdate(md, line, (size_t)got)) {
+            st = arb_err_set(err, ARB_EINTERNAL, "cannot hash '%s'", path);
+            break;
+        }
+        if ((size_t)got > MAX_LINE) {
+            st = arb_err_set(err, ARB_ETOOBIG, "%s:%zu: line is longer than %u bytes", path, lineno,
+                             MAX_LINE);
+            break;
+        }
+        while (w.len && (line[w.len - 1] == '\n' || line[w.len - 1] == '\r'))
+            w.len--;
+        for (i = 0; i < w.len && strchr(" \t", line[i]); i++)
+            ;
+        if (i == w.len)
+            continue;
+        st = arb_json_parse(w.text, w.len, lineno == 1 ? ARB_JSON_ALLOW_BOM : 0, &o, err);
+        if (st) {
+            const char *m = strstr(err->msg, "column ");
+            char copy[sizeof(err->msg)];
+
+            /* "line 1, column C: what" -> "FILE:LINE:C: what" */
+            snprintf(copy, sizeof(copy), "%s", m ? m + 7 : err->msg);
+            arb_err_set(err, st, "%s:%zu:%s", path, lineno, copy);
+            break;
+        }
+        st = fn(ctx, o, &w, err);
+        cJSON_Delete(o);
+        (*items)++;
+    }
+    if (!st && ferror(f))
+        st = arb_err_set(err, ARB_EIO, "cannot read '%s': %s", path, strerror(errno));
+    if (!st && *items == 0)
+        st = arb_err_set(err, ARB_ESCHEMA, "%s: no labelled items", path);
+    arb_strset_release(&ids);
+    free(line);
+    return st;
+}
+
+enum arb_status calib_jsonl_read(const char *path,
+                                 enum arb_status (*fn)(void *ctx, const cJSON *o,
+                                                       const struct calib_line *w,
+                                                       struct arb_err *err),
+                                 void *ctx, char *sha256, struct arb_err *err)
+{
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int dn = 0;
+    size_t items = 0;
+    EVP_MD_CTX *md;
+    enum arb_status st;
+    FILE *f;
+
+    f = fopen(path, "rb");
+    if (!f)
+        return arb_err_set(err, ARB_EIO, "cannot open labels '%s': %s", path, strerror(errno));
+    md = EVP_MD_CTX_new();
+    if (!md)
+        st = arb_err_set(err, ARB_ENOMEM, "out of memory");
+    else if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL))
+        st = arb_err_set(err, ARB_EINTERNAL, "cannot hash '%s'", path);
+    else
+        st = read_lines(f, path, fn, ctx, md, &items, err);
+    if (!st && !EVP_DigestFinal_ex(md, digest, &dn))
+        st = arb_err_set(err, ARB_EINTERNAL, "cannot hash '%s'", path);
+    for (unsigned int i = 0; !st && sha256 && i < dn && i < 32; i++)
+        snprintf(sha256 + 2 * i, 3, "%02x", digest[i]);
+    EVP_MD_CTX_free(md);
+    fclose(f);
+    return st;
+}
