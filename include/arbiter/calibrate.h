@@ -11,8 +11,9 @@
  *                means output_1.
  *   expectation  {"id", "output", "expectation", "human": true|false, "judge"?: true|false|null}
  * Items with "judge" are studied offline on those recorded verdicts; the others
- * are put to the configured judge (arb_calib_judge) first.  The kind of the file is
- * set by its first line.
+ * are put to the configured judge (arb_calib_judge) first: pairs in both orders,
+ * expectations as a single-output question.  The kind of the file is set by its
+ * first line.
  *
  * Definitions (pairwise; the markdown output repeats them):
  *   human label     the majority of the annotators' labels; equal top counts -> "tie"
@@ -49,6 +50,7 @@
 #include <cjson/cJSON.h>
 
 #include "arbiter/buf.h"
+#include "arbiter/compare.h"
 #include "arbiter/judge.h"
 #include "arbiter/status.h"
 #include "arbiter/store.h"
@@ -124,13 +126,15 @@ enum arb_status arb_calib_study(const struct arb_calib_item *items, size_t n,
 int arb_calib_majority(const int *labels, size_t n, int k);
 
 /*
- * Put every pairwise item without recorded verdicts to the judge, in both
- * orders (swap is forced on; samples as configured), blind ("output_1" and
- * "output_2" are record names only) and cached: the judge records its calls
- * under run (a run row the caller created).  Fills order_12 and order_21
- * (ARB_V_NULL when no valid reply).  *unreachable counts items whose requests
+ * Put every item without recorded verdicts to the judge, blind and cached:
+ * the judge records its calls under run (a run row the caller created).
+ * A pair is asked in both orders (swap is forced on; samples as configured;
+ * "output_1" and "output_2" are record names only) and fills order_12 and
+ * order_21.  An expectation item is asked as a single-output question (one
+ * order, the majority of the samples; judge.h) whose one item is the
+ * expectation, and fills order_12 with ARB_V_TRUE or ARB_V_FALSE.  A verdict
+ * without a valid reply is ARB_V_NULL.  *unreachable counts requests that
  * got no reply after every retry (their verdicts are ARB_V_NULL too).
- * Expectation items cannot be put to the pairwise judge: ARB_EUSAGE.
  * ARB_EDB, ARB_ENOMEM, ARB_EREMOTE as arb_judge_drain.
  */
 enum arb_status arb_calib_judge(struct arb_calib_set *set, const struct arb_judge_config *cfg,
@@ -139,5 +143,112 @@ enum arb_status arb_calib_judge(struct arb_calib_set *set, const struct arb_judg
 
 /* Append the study as markdown (with the definitions above) to out. */
 enum arb_status arb_calib_markdown(const cJSON *study, struct arb_buf *out);
+
+/*
+ * ---- tuning a check's grey band (tune_load.c, tune.c, tune_markdown.c) ----
+ *
+ * Where should a graded check (levenshtein, name, json_match, json_distance,
+ * fields, top_k, weighted_mean) put threshold and fail_below so that what it
+ * decides on its own agrees with people, and as little as possible goes to
+ * the judge?  Input is a JSONL file of outputs labelled by a person:
+ *   {"id", "output": text (other JSON is compared as its RFC 8785 text),
+ *    "expected"?: the case's expected value (used when the check has none),
+ *    "human": true (it should pass) | false}
+ * Definitions (the markdown output repeats them):
+ *   score        what the check's operator gives the output; the check's own
+ *                threshold and fail_below are ignored
+ *   band         (fail_below <= threshold): auto-pass when score >= threshold,
+ *                auto-fail when score < fail_below, else escalated (to the judge)
+ *   agreement    of the auto-decided items, the share whose decision is the
+ *                human label (escalated items are left to the judge)
+ *   escalation   escalated items / all items
+ *   cut points   only where a cut falls between two neighbouring distinct scores
+ *                matters; the value reported there is the shortest decimal
+ *                strictly between them, nearest their midpoint.  A threshold can
+ *                also sit above the highest score (nothing auto-passes) when it
+ *                is below 1, and fail_below at 0 (nothing auto-fails)
+ *   chosen band  among bands with agreement >= target: the least escalation,
+ *                then the higher agreement, then the narrower band, then the
+ *                higher threshold.  When none reaches the target: the highest
+ *                agreement, then the least escalation, narrower, higher
+ *   single       the best band with fail_below = threshold (no grey band): the
+ *                highest agreement, then the higher threshold
+ * A band that escalates every item decides nothing and is never chosen.
+ * weighted_mean is tuned on its score; a child with a grey band of its own can
+ * still leave it unresolved in a run (the tuning does not see that).
+ *
+ * Ownership: arb_tune_load's set is freed with arb_tune_set_free; the tuning
+ * object is the caller's (cJSON_Delete).  The library never prints.
+ */
+
+struct arb_tune_item {
+    char *id;
+    char *output; /* NUL-terminated; output_len bytes */
+    size_t output_len;
+    cJSON *expected; /* NULL when the line has none */
+    int human;       /* 1: should pass, 0: should fail */
+    size_t line;     /* in the labels file */
+};
+
+struct arb_tune_set {
+    char *path;
+    struct arb_tune_item *items;
+    size_t n, cap;
+    char sha256[65]; /* of the file's bytes */
+};
+
+/*
+ * Read check labels.  Errors are located: "FILE:LINE:COL: /human: expected
+ * true or false" (ARB_EPARSE for malformed JSON, ARB_ESCHEMA for a wrong shape,
+ * an unknown key, a duplicate id or an empty file; ARB_EIO when it cannot be
+ * read; ARB_ENOMEM).
+ */
+enum arb_status arb_tune_load(const char *path, struct arb_tune_set **out, struct arb_err *err);
+
+void arb_tune_set_free(struct arb_tune_set *set);
+
+/* One band and what it does to the labelled items. */
+struct arb_tune_band {
+    double threshold, fail_below;
+    size_t pass[2];      /* auto-passed items by human label: [1] human pass, [0] human fail */
+    size_t fail[2];      /* auto-failed */
+    size_t escalated[2]; /* between fail_below and threshold */
+    double agreement;    /* (pass[1] + fail[0]) / auto-decided */
+    double escalation;   /* escalated / n */
+};
+
+struct arb_tune_result {
+    size_t n, human_pass, human_fail;
+    double target;
+    int reached;                 /* some band reaches the target */
+    struct arb_tune_band band;   /* the chosen band (see the definitions above) */
+    struct arb_tune_band single; /* the best single threshold */
+};
+
+/*
+ * The search over scores[0..n) labelled human[0..n) (1 pass, 0 fail), n > 0,
+ * every score in [0, 1], target in (0, 1].  A pure function: O(n log n + k^2)
+ * for k distinct scores.  ARB_EUSAGE for bad arguments, ARB_ENOMEM.
+ */
+enum arb_status arb_tune_search(const double *scores, const int *human, size_t n, double target,
+                                struct arb_tune_result *out, struct arb_err *err);
+
+/*
+ * Compile check (a check object as in a suite; copts as arb_check_compile's),
+ * score every item of set with it and search (target in (0, 1]).  *out is the
+ * tuning as JSON (schemas/tune.schema.json): counts, the chosen band and the
+ * best single threshold with their confusion counts, the suggested check (check
+ * with threshold and fail_below filled in) and every item's score and decision.
+ * A check whose operator gives only 1 or 0 (exact, regex, ..., levenshtein with
+ * max_distance) or that is negated ("not") is ARB_EUSAGE naming the operator;
+ * compile errors as arb_check_compile's; an item the check cannot run on is
+ * ARB_ESCHEMA "FILE:LINE: id 'x': ...".  ARB_ENOMEM.
+ */
+enum arb_status arb_tune_run(const cJSON *check, const struct arb_check_opts *copts,
+                             const struct arb_tune_set *set, double target, cJSON **out,
+                             struct arb_err *err);
+
+/* Append the tuning (arb_tune_run's JSON) as markdown, with the definitions, to out. */
+enum arb_status arb_tune_markdown(const cJSON *tune, struct arb_buf *out);
 
 #endif

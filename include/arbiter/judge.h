@@ -14,6 +14,13 @@
  * arrives (store.h judge_calls, keyed by the SHA-256 of the canonical
  * request), and a stored reply is never requested again.
  *
+ * A single-output question (output_b NULL) asks instead whether one output
+ * meets each of its expectations (prompts/expectation.md): one order, no
+ * swap, `samples` requests, the majority of the samples per expectation;
+ * its reply is {"reasoning", "expectations": {id: {"pass": bool}}}
+ * (schemas/judge-expectation-reply.schema.json), cached and retried like a
+ * pairwise one.  It takes expectation items only.
+ *
  * Outputs reach the prompt only through arb_judge_question: callers redact
  * them first (blind.h) and never pass system names, timings or tool errors.
  * The API key is only ever put in an HTTP header.
@@ -47,7 +54,8 @@ struct arb_judge_config {
     size_t concurrency; /* default 8 */
     double timeout_s;  /* per attempt, default 60 */
     int max_retries;   /* default 4 */
-    char hash[65];     /* SHA-256 of the canonical config and prompt template: its identity */
+    char hash[65];     /* SHA-256 of the canonical config and the pairwise prompt template:
+                          its identity (prompts/expectation.md is not in it) */
     int offline;       /* never send: a request missing from the cache is an error (replay) */
 };
 
@@ -75,19 +83,29 @@ struct arb_judge_item {
     const char *text; /* expectation text; NULL for a criterion */
 };
 
-/* One case and pair.  Everything is borrowed until the answer callback returns. */
+/*
+ * One case and pair, or one case and output (output_b NULL).  Everything is
+ * borrowed until the answer callback returns.
+ */
 struct arb_judge_question {
     const char *case_id;
-    const char *system_a, *system_b; /* for the records only: never sent */
+    const char *system_a, *system_b; /* for the records only: never sent (system_b may be
+                                        NULL for a single output: recorded as "") */
     const char *task;                /* the eval prompt */
     const char *prompt;              /* what the systems were asked (may be NULL) */
-    const char *output_a, *output_b; /* redacted outputs */
+    const char *output_a, *output_b; /* redacted outputs; output_b NULL: a single-output
+                                        question on output_a's expectations */
     const struct arb_judge_item *items;
     size_t n_items;
     uint64_t seed;                   /* for the fence nonces */
 };
 
-/* The judge's combined answer for one question. */
+/*
+ * The judge's combined answer for one question.  A single-output question
+ * fills pass_a (the majority of its samples; a tie of votes fails), with
+ * pass_b -1, scores NaN, no winner, order_winner -1 and sample_agreement the
+ * share of (sample, item) verdicts that agree with their item's verdict.
+ */
 struct arb_judge_answer {
     int failed;          /* some order lacked a valid reply: the items stay unresolved */
     const char *error;   /* why, when failed */
@@ -118,7 +136,8 @@ void arb_judge_free(struct arb_judge *j);
 
 /*
  * Queue a question.  done is called once, from arb_judge_drain, with the
- * answer (valid during the call).
+ * answer (valid during the call).  ARB_EUSAGE for a single-output question
+ * without items or with a criterion.
  */
 enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_question *q,
                               void (*done)(void *ctx, const struct arb_judge_question *q,

@@ -314,8 +314,9 @@ enum arb_status arb_store_put_calibration(struct arb_store *st,
                                           struct arb_err *err);
 
 /*
- * The kappa of the latest study of judge_hash: *found 1 and *kappa (NaN when
- * it was undefined), or *found 0 when the judge was never calibrated.
+ * The kappa of the latest pairwise study of judge_hash: *found 1 and *kappa
+ * (NaN when it was undefined), or *found 0 when the judge was never
+ * calibrated on pairs (expectation studies measure the single-output prompt).
  */
 enum arb_status arb_store_latest_calibration(struct arb_store *st, const char *judge_hash,
                                              double *kappa, int *found, struct arb_err *err);

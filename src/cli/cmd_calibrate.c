@@ -16,6 +16,7 @@
 #include "arbiter/store.h"
 #include "cli.h"
 #include "judge_opts.h"
+#include "cmd_tune.h"
 
 #ifndef ARBITER_VERSION
 #define ARBITER_VERSION "0.1.0"
@@ -25,6 +26,8 @@ static const char usage_text[] =
     "usage: arbiter calibrate LABELS [--judge FILE] [--db FILE]\n"
     "                         [--policy inconsistent-tie|net-vote] [--unparsed tie|unresolved]\n"
     "                         [--bootstrap N] [--format json|md]\n"
+    "       arbiter calibrate --tune CHECK LABELS [--target 0.95] [--format json|md]\n"
+    "                         [--db FILE]\n"
     "\n"
     "Measure how a judge agrees with human labels.  LABELS is a JSONL file, one item a\n"
     "line: {\"id\", \"prompt\", \"output_1\", \"output_2\", \"human\": \"1\"|\"2\"|\"tie\" or a "
@@ -32,8 +35,10 @@ static const char usage_text[] =
     "(one per annotator), \"judge\": {\"order_12\": v, \"order_21\": v}} with v \"1\", \"2\",\n"
     "\"tie\" or null, in the original numbering; or expectation labels {\"id\", \"output\",\n"
     "\"expectation\", \"human\": true|false, \"judge\": true|false|null}.  Items with \"judge\"\n"
-    "are studied on those recorded verdicts; the others are put to the judge in both\n"
-    "orders (blind, fenced, cached) and its verdicts recorded.\n"
+    "are studied on those recorded verdicts; the others are put to the judge (--judge\n"
+    "FILE), blind, fenced and cached, and its verdicts recorded: a pair in both orders,\n"
+    "an expectation as one question on its one output (does it meet the expectation?\n"
+    "true, false, or null without a valid reply; majority of the samples).\n"
     "\n"
     "  --judge FILE        the judge config (JSON, as a suite's \"judge\"); its hash keys the\n"
     "                      stored study (its API key is only needed to ask it)\n"
@@ -49,6 +54,8 @@ static const char usage_text[] =
     "  --bootstrap N       resamples for the 95% intervals (default 1000, fixed seed)\n"
     "  --format json|md    one JSON object (schemas/calibration.schema.json; default) or\n"
     "                      markdown\n"
+    "  --tune CHECK        instead: tune a graded check's threshold and fail_below on\n"
+    "                      outputs people labelled (see 'arbiter calibrate --tune --help')\n"
     "\n"
     "exit: 0 the study was stored and printed, 2 usage or input error (located as\n"
     "FILE:LINE:COL), 4 database or judge failure\n";
@@ -198,7 +205,9 @@ static int start_run(struct arb_store *st, const struct cal_args *ca,
         row.suite_name = name;
         row.suite_sha256 = set->sha256;
         row.suite_json = suite_json;
-        row.systems_json = "[{\"name\":\"output_1\"},{\"name\":\"output_2\"}]";
+        row.systems_json = set->kind == ARB_CALIB_EXPECTATION
+                               ? "[{\"name\":\"output\"}]"
+                               : "[{\"name\":\"output_1\"},{\"name\":\"output_2\"}]";
         row.version = ARBITER_VERSION;
         row.judge_json = judge_json;
         rs = arb_store_run_create(st, &row, run, &err);
@@ -223,8 +232,9 @@ static int ask_judge(struct arb_store *st, const struct cal_args *ca, struct arb
 
     if (code)
         return code;
-    fprintf(stderr, "arbiter calibrate: judge %s (config %.12s): %zu items in both orders\n",
-            judge->cfg.model, judge->cfg.hash, arb_calib_unjudged(set));
+    fprintf(stderr, "arbiter calibrate: judge %s (config %.12s): %zu items %s\n",
+            judge->cfg.model, judge->cfg.hash, arb_calib_unjudged(set),
+            set->kind == ARB_CALIB_EXPECTATION ? "on their one output" : "in both orders");
     rs = arb_calib_judge(set, &judge->cfg, judge->key, st, *run, !judge->no_cache, &unreachable,
                          &err);
     if (rs) {
@@ -325,6 +335,8 @@ static int calibrate_cmd(int argc, char **argv)
     int code;
     enum arb_status rs;
 
+    if (cli_tune_wanted(argc, argv))
+        return cli_tune_run(argc, argv);
     memset(&judge, 0, sizeof(judge));
     code = parse_args(argc, argv, &ca, &judge);
     if (code >= 0)
@@ -335,13 +347,6 @@ static int calibrate_cmd(int argc, char **argv)
         return cli_exit_for(rs);
     }
     code = EXIT_USAGE;
-    if (arb_calib_unjudged(set) && set->kind == ARB_CALIB_EXPECTATION) {
-        cli_error("calibrate",
-                  "%s: expectation labels need the judge's recorded verdicts "
-                  "(\"judge\": true|false|null)",
-                  ca.labels);
-        goto out;
-    }
     if (arb_calib_unjudged(set) && (!judge.file || judge.no_judge)) {
         cli_error("calibrate",
                   "%s: %zu items without recorded verdicts need a judge (--judge "

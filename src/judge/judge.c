@@ -3,7 +3,9 @@
  * one request per order and sample; cached replies answer at once; the rest
  * go through the transport; each reply is stored as it arrives, checked
  * against the request's schema, asked again once when it does not conform,
- * and the judgments of a question are combined when all are in.
+ * and the judgments of a question are combined when all are in.  A
+ * single-output question (judge.h) goes the same way in one order; single.c
+ * combines its answers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +109,7 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     to.timeout_ms = (long)(cfg->timeout_s * 1000.0);
     to.max_retries = cfg->max_retries ? cfg->max_retries : -1; /* 0 means none here */
     to.jitter_seed = (uint64_t)run * 0x9E3779B97F4A7C15ull + 1;
+    to.json_replies = 1; /* a reply cut short is asked again, not stored */
     rc = arb_transport_new(&to, &j->t, err);
     if (rc) {
         arb_judge_free(j);
@@ -152,6 +155,12 @@ void arb_judge_free(struct arb_judge *j)
 }
 
 /* ---- building calls ------------------------------------------------------------------ */
+
+/* A single-output question has one order, whatever swap says. */
+static int orders_of(const struct arb_judge *j, const struct arb_judge_question *q)
+{
+    return j->cfg->swap && !judge_is_single(q) ? 2 : 1;
+}
 
 static struct call *new_call(struct arb_judge *j, struct question *qn, int swapped, int sample,
                              int attempt)
@@ -199,8 +208,8 @@ static enum arb_status first_call(struct arb_judge *j, struct question *qn, int 
     }
     arb_buf_release(&msg);
     if (!st)
-        st = judge_build_request(j->cfg, c->user_msg, qn->schema, sample, NULL, NULL, &c->body,
-                                 c->key, err);
+        st = judge_build_request_as(j->cfg, judge_is_single(&qn->q), c->user_msg, qn->schema,
+                                    sample, NULL, NULL, &c->body, c->key, err);
     return st;
 }
 
@@ -209,10 +218,22 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
                                            const struct arb_judge_answer *a),
                               void *ctx, struct arb_err *err)
 {
-    struct question *qn = calloc(1, sizeof(*qn));
-    int orders = j->cfg->swap ? 2 : 1, o, s;
+    struct question *qn;
+    int orders = orders_of(j, q), o, s;
     enum arb_status st = ARB_OK;
 
+    if (judge_is_single(q)) {
+        size_t i;
+
+        for (i = 0; i < q->n_items && q->items[i].kind == ARB_ITEM_EXPECTATION; i++)
+            ;
+        if (!q->n_items || i < q->n_items)
+            return arb_err_set(err, ARB_EUSAGE,
+                               "case '%s': a single-output question asks expectations only, "
+                               "and at least one",
+                               q->case_id);
+    }
+    qn = calloc(1, sizeof(*qn));
     if (!qn)
         return ARB_ENOMEM;
     qn->q = *q;
@@ -271,7 +292,7 @@ static enum arb_status put_judgment(struct arb_judge *j, const struct call *c, i
 
     row.case_id = q->case_id;
     row.system_a = q->system_a;
-    row.system_b = q->system_b;
+    row.system_b = q->system_b ? q->system_b : ""; /* a single output has no B */
     row.ord = c->swapped ? "BA" : "AB";
     row.sample = c->sample;
     row.attempt = c->attempt;
@@ -342,9 +363,9 @@ static void handle_reply(struct arb_judge *j, struct call *c, const char *reply,
         struct call *r = new_call(j, c->qn, c->swapped, c->sample, 1);
 
         if (!r ||
-            judge_build_request(j->cfg, c->user_msg, c->qn->schema, c->sample,
-                                text ? text : reply, why.ptr ? why.ptr : "invalid reply",
-                                &r->body, r->key, j->err)) {
+            judge_build_request_as(j->cfg, judge_is_single(&c->qn->q), c->user_msg, c->qn->schema,
+                                   c->sample, text ? text : reply,
+                                   why.ptr ? why.ptr : "invalid reply", &r->body, r->key, j->err)) {
             fatal(j, ARB_ENOMEM);
             goto out;
         }
@@ -570,7 +591,7 @@ static void answer_question(struct arb_judge *j, struct question *qn)
 {
     const struct arb_judge_question *q = &qn->q;
     struct arb_judge_answer a;
-    int samples = j->cfg->samples, orders = j->cfg->swap ? 2 : 1, k, o;
+    int samples = j->cfg->samples, orders = orders_of(j, q), k, o;
     size_t n = q->n_items ? q->n_items : 1, i;
     int votes[2 * 99 * 2], order_w[2];
     double *mem = calloc(2 * n, sizeof(double));
@@ -598,8 +619,11 @@ static void answer_question(struct arb_judge *j, struct question *qn)
         a.score_a[i] = a.score_b[i] = NAN;
         a.pass_a[i] = a.pass_b[i] = -1;
     }
-    if (a.failed) {
-        a.error = qn->error[0] ? qn->error : "the judge gave no valid reply";
+    if (a.failed || judge_is_single(q)) {
+        if (a.failed)
+            a.error = qn->error[0] ? qn->error : "the judge gave no valid reply";
+        else
+            judge_single_combine(q, qn->slots, samples, &a);
         qn->done(qn->ctx, q, &a);
         free(mem);
         free(imem);

@@ -15,8 +15,26 @@
 /* prompts/pairwise.md, one literal per line, NULL-terminated (prompt_text.c). */
 extern const char *const judge_pairwise_template[];
 
-/* The whole template as one string (caller frees). */
+/* prompts/expectation.md, the single-output question, the same way. */
+extern const char *const judge_expectation_template[];
+
+/* A template's lines as one string (caller frees); NULL when out of memory. */
+char *judge_template_join(const char *const *lines);
+
+/*
+ * The pairwise template as one string (caller frees): what the config hash
+ * covers.  The expectation template is deliberately not in it, so adding it
+ * left every existing config's hash (and the calibrations stored under it)
+ * unchanged; its text still reaches every single-output request and so its
+ * cache key.
+ */
 char *judge_template(void);
+
+/* Whether q asks about one output (output_b NULL) rather than a pair. */
+static inline int judge_is_single(const struct arb_judge_question *q)
+{
+    return q->output_b == NULL;
+}
 
 /*
  * The fence code for (question, order, sample): 16 hex digits of an HMAC of
@@ -27,23 +45,54 @@ char *judge_template(void);
 enum arb_status judge_fence(const struct arb_judge_question *q, int swapped, int sample,
                             char *out);
 
-/* The user message for one order (swapped: B's output shown first, as "A"). */
+/*
+ * The user message for one order (swapped: B's output shown first, as "A");
+ * a single-output question renders prompts/expectation.md (swapped unused).
+ */
 enum arb_status judge_render(const struct arb_judge_question *q, const char *fence, int swapped,
                              struct arb_buf *out);
 
 /* The reply schema for a question: its items are the required members. */
 cJSON *judge_schema(const struct arb_judge_question *q);
 
+/* ---- the single-output question (single.c) ---- */
+
+/* The "{{items}}" text of a single-output prompt: its expectations, one a line. */
+enum arb_status judge_single_items(const struct arb_judge_question *q, struct arb_buf *out);
+
+/*
+ * Its reply schema: {"reasoning": string, "expectations": {id: {"pass":
+ * boolean}}}, every expectation id required, nothing else allowed.  Caller
+ * frees; NULL when out of memory.
+ */
+cJSON *judge_single_schema(const struct arb_judge_question *q);
+
+/*
+ * Combine the valid answers slots[0..samples) of a single-output question
+ * into a (whose per-item arrays the caller allocated and set to "none"):
+ * pass_a per item by majority of the samples (a tie of votes fails),
+ * sample_agreement, and the first reasoning (borrowed from slots[0]).
+ */
+void judge_single_combine(const struct arb_judge_question *q, cJSON *const *slots, int samples,
+                          struct arb_judge_answer *a);
+
 /*
  * Build the provider's request body (*body, caller frees) and the cache key
  * (SHA-256 hex of the canonical request: provider, model, parameters,
- * messages, schema, sample).  retry_reply / retry_error, when given, add the
- * rejected reply and the validation error as a second turn.
+ * messages, schema, sample) for a pairwise question.  retry_reply /
+ * retry_error, when given, add the rejected reply and the validation error
+ * as a second turn.
  */
 enum arb_status judge_build_request(const struct arb_judge_config *cfg, const char *user_msg,
                                     const cJSON *schema, int sample, const char *retry_reply,
                                     const char *retry_error, char **body, char *key,
                                     struct arb_err *err);
+
+/* The same for either kind of question: single selects the single-output system message. */
+enum arb_status judge_build_request_as(const struct arb_judge_config *cfg, int single,
+                                       const char *user_msg, const cJSON *schema, int sample,
+                                       const char *retry_reply, const char *retry_error,
+                                       char **body, char *key, struct arb_err *err);
 
 /*
  * Parse a provider reply body: the judge's answer (the JSON object it

@@ -166,7 +166,10 @@ static const char *const sql[Q_N] = {
     [Q_PUT_CALIBRATION] = "INSERT INTO calibrations (judge_hash, created_at, labels_path, n, "
                           "kappa, accuracy, study_json, run) VALUES (?1, "
                           "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?2, ?3, ?4, ?5, ?6, ?7)",
+    /* Pairwise studies only: an expectation study measures another prompt, and a --tune
+     * result has no judge. */
     [Q_LATEST_CALIBRATION] = "SELECT kappa FROM calibrations WHERE judge_hash = ?1 "
+                             "AND json_extract(study_json, '$.kind') = 'pairwise' "
                              "ORDER BY id DESC LIMIT 1",
 };
 
