@@ -108,9 +108,11 @@ test-unit:
 test-cli:
 	@sh tests/cli/run.sh $(BUILD)/arbiter
 	@sh tests/cli/resume.sh $(BUILD)/arbiter
+	@sh tests/cli/tune.sh $(BUILD)/arbiter
 	@sh tests/cli/trials.sh $(BUILD)/arbiter
 	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/calibrate_expect.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/report/html.sh $(BUILD)/arbiter
 	@sh tests/cli/replay.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/rejudge.sh $(BUILD)/arbiter $(BUILD)/judge_sim

@@ -5,9 +5,9 @@
  * Requests are queued with arb_transport_submit and driven by
  * arb_transport_run, which keeps at most `concurrency` transfers in flight,
  * reuses connections, applies the connect and total timeouts, and retries
- * with exponential backoff and jitter on network errors, 408, 429, 5xx and a
- * 2xx reply whose body is not JSON (cut short, a proxy's HTML page),
- * honouring Retry-After (seconds or an HTTP date).  Every finished request
+ * with exponential backoff and jitter on network errors, 408, 429, 5xx (and,
+ * with json_replies, a 2xx reply whose body is not JSON: cut short, a proxy's
+ * HTML page), honouring Retry-After (seconds or an HTTP date).  Every finished request
  * (success or final failure) is handed to the completion callback exactly
  * once; the callback may submit more requests.  401 and 403 are never
  * retried.
@@ -34,6 +34,7 @@ struct arb_transport_opts {
     double retry_after_max_s; /* a larger Retry-After is capped to this (default 60) */
     size_t max_body;         /* a longer reply is a failure (default 8 MiB) */
     uint64_t jitter_seed;    /* seeds the jitter PRNG (reproducible tests) */
+    int json_replies;        /* a 2xx reply must be JSON: one that is not is retried */
 };
 
 struct arb_http_request {

@@ -618,7 +618,7 @@ static void finish_attempt(struct arb_transport *t, size_t slot, CURLcode rc)
     } else if (rc != CURLE_OK) {
         describe_curl(t, r, rc, why, sizeof(why));
         retry = curl_retryable(rc);
-    } else if (status >= 200 && status < 300 && json_body(r)) {
+    } else if (status >= 200 && status < 300 && (!t->o.json_replies || json_body(r))) {
         complete(t, r, ARB_OK, NULL);
         return;
     } else if (status >= 200 && status < 300) {

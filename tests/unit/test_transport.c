@@ -497,6 +497,38 @@ Test(transport, should_retry_after_a_server_error)
     cr_assert_eq(s.n_requests, 2);
 }
 
+Test(transport, should_retry_a_reply_cut_short_when_replies_are_json)
+{
+    struct reply script[] = {{200, "", "{\"choices\": [{\"mess", 0, 0, 0},
+                             {200, "", "{\"ok\": true}", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    o.json_replies = 1;
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
+    cr_assert_eq(seen.r[0].attempts, 2);
+    cr_assert_str_eq(seen.r[0].body, "{\"ok\": true}");
+}
+
+Test(transport, should_fail_a_reply_never_json_after_every_retry)
+{
+    struct reply script[] = {{200, "", "<html>gateway</html>", 0, 0, 0},
+                             {200, "", "<html>gateway</html>", 0, 0, 0},
+                             {200, "", "<html>gateway</html>", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    o.json_replies = 1;
+    o.max_retries = 2;
+    serve_and_run(&s, script, 3, &o, NULL, 0, 1, &seen);
+    cr_assert_neq(seen.r[0].st, ARB_OK);
+    cr_assert_eq(seen.r[0].attempts, 3);
+    cr_assert(strstr(seen.r[0].error, "not JSON") != NULL, "%s", seen.r[0].error);
+}
+
 Test(transport, should_retry_when_the_server_hangs_up)
 {
     struct reply script[] = {{0, "", "", 0, 0, 1}, {200, "", "fine", 0, 0, 0}};
