@@ -161,4 +161,23 @@ int arb_output_reader_next(struct arb_output_reader *r, struct arb_output *o,
 
 void arb_output_reader_free(struct arb_output_reader *r);
 
+/*
+ * Where in text (JSON that arb_json_parse accepted) the value at pointer
+ * starts, or its nearest ancestor's when pointer names nothing: *line and
+ * *col from 1 (columns count code points).  For messages about files other
+ * than suites (a check file, a judge config) in the suite's FILE:LINE:COL form.
+ */
+void arb_json_pointer_pos(const char *text, size_t len, const char *pointer, size_t *line,
+                          size_t *col);
+
+/*
+ * Rewrite err->msg of the form "/json/pointer: what" (as the check compiler
+ * and the judge config parser write them) to "FILE:LINE:COL: /pointer: what"
+ * located in text.  strip: a pointer prefix to remove first ("/judge" when the
+ * object was parsed as a suite's member but came from its own file), or NULL.
+ * A message not starting with '/' gets "FILE: " only.
+ */
+void arb_err_locate(struct arb_err *err, const char *file, const char *text, size_t len,
+                    const char *strip);
+
 #endif

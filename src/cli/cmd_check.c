@@ -11,6 +11,7 @@
 #include "arbiter/compare.h"
 #include "arbiter/file.h"
 #include "arbiter/json.h"
+#include "arbiter/suite.h"
 #include "cli.h"
 
 #define OBSERVED_CAP ((size_t)256 << 20) /* 256 MiB */
@@ -75,8 +76,8 @@ static int load_check(const char *arg, struct arb_check **out)
     if (!st)
         st = arb_json_parse(text.ptr, text.len, ARB_JSON_ALLOW_BOM | ARB_JSON_NO_DUPLICATES, &cfg,
                             &err);
-    arb_buf_release(&text);
     if (st) {
+        arb_buf_release(&text);
         cli_error("check", "%s: %s", src, err.msg);
         return cli_exit_for(st);
     }
@@ -84,10 +85,12 @@ static int load_check(const char *arg, struct arb_check **out)
     st = arb_check_compile(cfg, &opts, out, &err);
     cJSON_Delete(cfg);
     if (st) {
-        cli_error("check", "%s: %s", src, err.msg);
-        return cli_exit_for(st);
+        /* "/checks/1/op: unknown operator" becomes FILE:LINE:COL: /checks/1/op: ... */
+        arb_err_locate(&err, src, text.ptr, text.len, NULL);
+        cli_error("check", "%s", err.msg);
     }
-    return EXIT_PASS;
+    arb_buf_release(&text);
+    return st ? cli_exit_for(st) : EXIT_PASS;
 }
 
 static int read_observed(const struct arb_check *c, const char *text, const char *path,

@@ -10,6 +10,7 @@
 
 #include "arbiter/file.h"
 #include "arbiter/json.h"
+#include "arbiter/suite.h"
 #include "cli.h"
 #include "judge_opts.h"
 
@@ -85,17 +86,23 @@ int cli_judge_setup(struct cli_judge *j, const char *cmd, const cJSON *suite_jud
         cJSON_DeleteItemFromObjectCaseSensitive(doc, "hash");
         obj = doc;
     }
-    arb_buf_release(&text);
     if (!obj) {
+        arb_buf_release(&text);
         cJSON_Delete(doc);
         return EXIT_PASS; /* no judge configured: unresolved items stay pending */
     }
     st = arb_judge_config_parse(obj, &j->cfg, &err);
     cJSON_Delete(doc);
-    if (st) {
-        cli_error(cmd, "%s: %s", j->file ? j->file : "suite", err.msg);
-        return cli_exit_for(st);
+    if (st && j->file) {
+        /* The parser names members as in a suite ("/judge/timeout"); the file is the object. */
+        arb_err_locate(&err, j->file, text.ptr, text.len, "/judge");
+        cli_error(cmd, "%s", err.msg);
+    } else if (st) {
+        cli_error(cmd, "suite: %s", err.msg);
     }
+    arb_buf_release(&text);
+    if (st)
+        return cli_exit_for(st);
     j->have = 1;
     if ((j->url && replace(&j->cfg.base_url, j->url)) ||
         (j->model && replace(&j->cfg.model, j->model)))

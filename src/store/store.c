@@ -505,12 +505,86 @@ static enum arb_status prepare_all(struct arb_store *st, struct arb_err *err)
     return ARB_OK;
 }
 
+/* Open name (a path or a URI) into st and make it ready; on failure st->db is closed. */
+static enum arb_status open_db(struct arb_store *st, const char *name, int oflags,
+                               struct arb_err *err)
+{
+    enum arb_status ret;
+    int rc = sqlite3_open_v2(name, &st->db, oflags, NULL);
+
+    if (rc != SQLITE_OK) {
+        ret = arb_err_set(err, (rc & 0xff) == SQLITE_NOMEM ? ARB_ENOMEM : ARB_EDB,
+                          "cannot open database '%s': %s", st->path,
+                          st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+    } else {
+        ret = configure(st, err);
+        if (ret == ARB_OK)
+            ret = check_and_migrate(st, err);
+        if (ret == ARB_OK)
+            ret = prepare_all(st, err);
+    }
+    if (ret != ARB_OK) {
+        for (int q = 0; q < Q_N; q++) {
+            sqlite3_finalize(st->stmt[q]);
+            st->stmt[q] = NULL;
+        }
+        sqlite3_close_v2(st->db);
+        st->db = NULL;
+    }
+    return ret;
+}
+
+/* 1 when path's -wal file exists and is not empty (or cannot be checked). */
+static int wal_has_content(const char *path)
+{
+    size_t n = strlen(path);
+    char *wal = malloc(n + 5);
+    FILE *f;
+    long size = 1;
+
+    if (!wal)
+        return 1;
+    memcpy(wal, path, n);
+    memcpy(wal + n, "-wal", 5);
+    f = fopen(wal, "rb");
+    free(wal);
+    if (!f)
+        return 0;
+    if (fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    fclose(f);
+    return size != 0;
+}
+
+/* "file:PATH?immutable=1" with the bytes a URI path cannot hold percent-encoded. */
+static char *immutable_uri(const char *path)
+{
+    static const char tail[] = "?immutable=1";
+    size_t n = strlen(path), at = 0;
+    char *u = malloc(5 + 3 * n + sizeof(tail));
+
+    if (!u)
+        return NULL;
+    memcpy(u, "file:", 5);
+    at = 5;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p == '%' || *p == '?' || *p == '#' || *p < 0x20 || *p >= 0x7f) {
+            snprintf(u + at, 4, "%%%02X", *p);
+            at += 3;
+        } else {
+            u[at++] = (char)*p;
+        }
+    }
+    memcpy(u + at, tail, sizeof(tail));
+    return u;
+}
+
 enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_store **out,
                                struct arb_err *err)
 {
     struct arb_store *st;
     enum arb_status ret;
-    int oflags, rc;
+    int oflags;
 
     if (!out || !path || !path[0])
         return arb_err_set(err, ARB_EUSAGE, "arb_store_open: no database path");
@@ -529,19 +603,18 @@ enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_stor
     memcpy(st->path, path, strlen(path) + 1);
     oflags = (flags & ARB_STORE_READONLY) ? SQLITE_OPEN_READONLY
                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    rc = sqlite3_open_v2(path, &st->db, oflags, NULL);
-    if (rc != SQLITE_OK) {
-        ret = arb_err_set(err, (rc & 0xff) == SQLITE_NOMEM ? ARB_ENOMEM : ARB_EDB,
-                          "cannot open database '%s': %s", path,
-                          st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
-        arb_store_close(st);
-        return ret;
+    ret = open_db(st, path, oflags, err);
+    if (ret == ARB_EDB && (flags & ARB_STORE_READONLY) && !wal_has_content(path)) {
+        /* A WAL database on read-only media: SQLite cannot create the -shm file a reader
+         * needs.  With no -wal content the file is the whole database, and opening it as
+         * immutable (no locks, no -shm) reads exactly what is there. */
+        struct arb_err retry_err = {{0}};
+        char *uri = immutable_uri(path);
+
+        if (uri && open_db(st, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, &retry_err) == ARB_OK)
+            ret = ARB_OK;
+        free(uri);
     }
-    ret = configure(st, err);
-    if (ret == ARB_OK)
-        ret = check_and_migrate(st, err);
-    if (ret == ARB_OK)
-        ret = prepare_all(st, err);
     if (ret != ARB_OK) {
         arb_store_close(st);
         return ret;

@@ -336,3 +336,42 @@ enum arb_status located_parse(struct arb_err *err, enum arb_status st, const str
                            (size_t)line + (src->line0 ? src->line0 - 1 : 0), col, msg + used);
     return arb_err_set(err, st, "%s:%zu: %s", src->file, src->line0 ? src->line0 : 1, msg);
 }
+
+void arb_json_pointer_pos(const char *text, size_t len, const char *pointer, size_t *line,
+                          size_t *col)
+{
+    struct src src;
+    struct pos p;
+
+    memset(&src, 0, sizeof(src));
+    src.text = text;
+    src.len = len;
+    p = locate_pos(&src, pointer ? pointer : "", 0);
+    *line = p.line;
+    *col = p.col;
+}
+
+void arb_err_locate(struct arb_err *err, const char *file, const char *text, size_t len,
+                    const char *strip)
+{
+    char msg[sizeof(err->msg)], pointer[sizeof(err->msg)];
+    const char *m = err->msg, *colon;
+    size_t line, col, n = strip ? strlen(strip) : 0;
+
+    snprintf(msg, sizeof(msg), "%s", err->msg);
+    m = msg;
+    if (n && strncmp(m, strip, n) == 0 && (m[n] == '/' || m[n] == ':'))
+        m += n;
+    colon = m[0] == '/' || m[0] == ':' ? strstr(m, ": ") : NULL;
+    if (!colon || !text) {
+        arb_err_set(err, ARB_OK, "%s: %s", file, m);
+        return;
+    }
+    memcpy(pointer, m, (size_t)(colon - m));
+    pointer[colon - m] = '\0';
+    arb_json_pointer_pos(text, len, pointer, &line, &col);
+    if (pointer[0])
+        arb_err_set(err, ARB_OK, "%s:%zu:%zu: %s", file, line, col, m);
+    else
+        arb_err_set(err, ARB_OK, "%s:%zu:%zu: %s", file, line, col, colon + 2);
+}

@@ -678,3 +678,27 @@ Test(suite_outputs, should_read_each_systems_outputs_from_its_resolved_path)
     arb_output_reader_free(r);
     arb_suite_free(s);
 }
+
+/* ---- locating messages about files that are not suites ---- */
+
+Test(locate, should_locate_a_pointer_message_in_its_own_file)
+{
+    const char *text = "{\n  \"op\": \"all\",\n  \"checks\": [\n    {\"op\": \"x\"}\n  ]\n}\n";
+    struct arb_err err = {{0}};
+    size_t line, col;
+
+    arb_json_pointer_pos(text, strlen(text), "/checks/0/op", &line, &col);
+    cr_assert_eq(line, 4);
+    cr_assert_eq(col, 12);
+    snprintf(err.msg, sizeof(err.msg), "/checks/0/op: unknown operator 'x'");
+    arb_err_locate(&err, "c.json", text, strlen(text), NULL);
+    cr_assert_str_eq(err.msg, "c.json:4:12: /checks/0/op: unknown operator 'x'");
+    /* A suite-shaped pointer into a file that is only the judge object. */
+    snprintf(err.msg, sizeof(err.msg), "/judge/checks: unknown key");
+    arb_err_locate(&err, "j.json", text, strlen(text), "/judge");
+    cr_assert_str_eq(err.msg, "j.json:3:13: /checks: unknown key");
+    /* No pointer: the file only. */
+    snprintf(err.msg, sizeof(err.msg), "missing model");
+    arb_err_locate(&err, "j.json", text, strlen(text), "/judge");
+    cr_assert_str_eq(err.msg, "j.json: missing model");
+}
