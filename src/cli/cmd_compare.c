@@ -163,6 +163,30 @@ static cJSON *read_expectations(const char *path)
     return out;
 }
 
+/*
+ * An error in the suite compare writes ("TMP/suite.json:L:C: /expectations/1: ...") that
+ * is about the expectations is the user's --expectations file's: say so, located there
+ * (its items keep their positions in the suite's array).
+ */
+static void locate_in_expectations(struct arb_err *err, const char *exp_path)
+{
+    const char *at = strstr(err->msg, ": /expectations");
+    struct arb_buf b;
+    struct arb_err read_err = {{0}};
+
+    if (!at || (at[15] != '/' && at[15] != ':'))
+        return;
+    arb_buf_init(&b, 16 << 20);
+    if (arb_file_read(exp_path, &b, &read_err) == ARB_OK) {
+        char rest[sizeof(err->msg)];
+
+        snprintf(rest, sizeof(rest), "%s", at + 15); /* "/1: missing ..." or ": ..." */
+        arb_err_set(err, ARB_OK, "%s", rest);
+        arb_err_locate(err, exp_path, b.ptr, b.len, NULL);
+    }
+    arb_buf_release(&b);
+}
+
 /* Swap the A and B members of obj[key] (the verdict named A_PATH's system "B"). */
 static void swap_sides(cJSON *cmp, const char *key)
 {
@@ -332,6 +356,8 @@ static int compare_cmd(int argc, char **argv)
     snprintf(path, sizeof(path), "%s/suite.json", dir);
     rs = arb_suite_load(path, &suite, &err);
     if (rs) {
+        if (ca.exp_path)
+            locate_in_expectations(&err, ca.exp_path);
         cli_error("compare", "%s", err.msg);
         code = cli_exit_for(rs);
         goto out;
