@@ -242,9 +242,12 @@ static int next_line(struct arb_output_reader *r, struct arb_output *o, struct a
     o->trial = trial ? (int64_t)trial->valuedouble : 0;
     o->case_id = strdup(id->valuestring);
     if (cJSON_IsString(output)) {
+        /* Take the parsed string rather than copy it (cJSON allocates with malloc, and
+         * cJSON_Delete skips a NULL valuestring): one copy less of a large output. */
         o->len = strlen(output->valuestring);
-        o->text = strdup(output->valuestring);
-        st = o->text ? ARB_OK : ARB_ENOMEM;
+        o->text = output->valuestring;
+        output->valuestring = NULL;
+        st = ARB_OK;
     } else {
         st = arb_jcs_string(output, &o->text, &o->len, NULL);
     }
