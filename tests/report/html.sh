@@ -112,6 +112,32 @@ browse canary --dump-dom "file://$T/canary.html" >/dev/null
 check "console detector catches an uncaught error" \
     sh -c "grep -E '^\[[^]]*:CONSOLE[:(]' '$T/canary.err' | grep -q 'Uncaught TypeError'"
 
+# --- Trials and a comparison against another run -----------------------------------------
+# The example's three-trial bake-off, reported --against the first run: the trials chart
+# and table, and the changes table, rendered with no console message.
+(cd "$ROOT" && "$ARB" run examples/invoice/trials.json --db "$T/run.db" >"$T/run2.out" 2>&1) ||
+    ko "trials run: $(tail -3 "$T/run2.out")"
+check "trials report --format html" "$ARB" report 2 --against 1 --db "$T/run.db" \
+    --strategy statistical --format html -o "$T/trials.html"
+browse trials --screenshot="$T/trials.png" --window-size=1280,4000 "file://$T/trials.html" \
+    >/dev/null
+check "trials: screenshot is non-trivial (> 20 KB)" \
+    [ "$(wc -c <"$T/trials.png" 2>/dev/null || echo 0)" -gt 20480 ]
+browse trialsdom --dump-dom "file://$T/trials.html" >"$T/trials.dom"
+TD="$T/trials.dom"
+check "trials dom: trials section" has "$TD" '<h2>Trials: pass@k and pass^k</h2>'
+check "trials dom: pass@k chart" has "$TD" 'id="trials-chart"'
+check "trials dom: pass@k table" has "$TD" 'id="trials-table"'
+check "trials dom: a point with its tooltip" has "$TD" '<title>candidate pass@k, k = 3:'
+check "trials dom: against section" has "$TD" '<h2>Changes against run 1</h2>'
+check "trials dom: nav links trials" has "$TD" 'href="#trials"'
+if console_lines "$T/trialsdom.err" >"$T/console.txt"; then
+    ko "trials: console messages from the page:"
+    sed 's/^/    /' "$T/console.txt"
+else
+    ok
+fi
+
 # --- Hostile ids, names and outputs ------------------------------------------------------
 S="$T/hostile"
 mkdir -p "$S"
