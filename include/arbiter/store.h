@@ -132,6 +132,10 @@ struct arb_trial_row {
 enum arb_status arb_store_put_trial(struct arb_store *st, int64_t run,
                                     const struct arb_trial_row *t, struct arb_err *err);
 
+/* *yes 1 when system has several outputs (trials) of some case of run. */
+enum arb_status arb_store_has_trials(struct arb_store *st, int64_t run, const char *system,
+                                     int *yes, struct arb_err *err);
+
 /*
  * Call fn for each trial row of run: of case_id in (system position, trial)
  * order, or, with case_id NULL, of every case ordered by system, case, trial

@@ -94,34 +94,34 @@ static int write_comparison(void *ctx, const struct arb_verdict_row *v)
     return ex->st != ARB_OK;
 }
 
+/*
+ * Print o as one line and free it.  When it could not be built or written,
+ * set *failed (an enum arb_status) and return 1 to stop: an export that
+ * ends early must not look complete.
+ */
+static int print_line(cJSON *o, int ok, void *failed)
+{
+    char *s = ok && o ? cJSON_PrintUnformatted(o) : NULL;
+    int bad = !s || puts(s) < 0;
+
+    if (bad)
+        *(enum arb_status *)failed = s ? ARB_EIO : ARB_ENOMEM;
+    cJSON_free(s);
+    cJSON_Delete(o);
+    return bad;
+}
+
 static int print_check(void *ctx, const struct arb_check_row *c)
 {
     cJSON *o = cJSON_CreateObject();
-    char *s = NULL;
+    int ok = o && cJSON_AddStringToObject(o, "case", c->case_id) &&
+             cJSON_AddStringToObject(o, "system", c->system) &&
+             cJSON_AddStringToObject(o, "kind", c->kind) &&
+             cJSON_AddStringToObject(o, "item", c->item);
 
-    (void)ctx;
-    if (o && cJSON_AddStringToObject(o, "case", c->case_id) &&
-        cJSON_AddStringToObject(o, "system", c->system) &&
-        cJSON_AddStringToObject(o, "kind", c->kind) && cJSON_AddStringToObject(o, "item", c->item))
-        cJSON_AddItemToObject(o, "record", cJSON_Parse(c->record_json));
-    s = o ? cJSON_PrintUnformatted(o) : NULL;
-    if (s)
-        puts(s);
-    cJSON_free(s);
-    cJSON_Delete(o);
-    return 0;
-}
-
-/* Print o as one line and free it; 1 (stop) when it could not be built. */
-static int print_line(cJSON *o, int ok)
-{
-    char *s = ok && o ? cJSON_PrintUnformatted(o) : NULL;
-
-    if (s)
-        puts(s);
-    cJSON_free(s);
-    cJSON_Delete(o);
-    return s == NULL;
+    if (ok)
+        ok = cJSON_AddItemToObject(o, "record", cJSON_Parse(c->record_json));
+    return print_line(o, ok, ctx);
 }
 
 static int print_verdict(void *ctx, const struct arb_verdict_row *v)
@@ -135,10 +135,9 @@ static int print_verdict(void *ctx, const struct arb_verdict_row *v)
              (v->winner ? cJSON_AddStringToObject(o, "winner", v->winner)
                         : cJSON_AddNullToObject(o, "winner")) != NULL;
 
-    (void)ctx;
     if (ok && v->comparison_json)
         ok = cJSON_AddItemToObject(o, "comparison", cJSON_Parse(v->comparison_json));
-    return print_line(o, ok);
+    return print_line(o, ok, ctx);
 }
 
 static int print_trial(void *ctx, const struct arb_trial_row *t)
@@ -153,15 +152,14 @@ static int print_trial(void *ctx, const struct arb_trial_row *t)
              cJSON_AddItemToObject(o, "records",
                                    cJSON_Parse(t->records_json ? t->records_json : "[]"));
 
-    (void)ctx;
-    return print_line(o, ok);
+    return print_line(o, ok, ctx);
 }
 
 struct case_walk {
     struct arb_store *st;
     int64_t run;
     struct arb_err *err;
-    enum arb_status rc;
+    enum arb_status rc, printed;
 };
 
 static int print_case_trials(void *ctx, const char *case_id, int64_t seq, const char *case_json)
@@ -170,8 +168,8 @@ static int print_case_trials(void *ctx, const char *case_id, int64_t seq, const 
 
     (void)seq;
     (void)case_json;
-    w->rc = arb_store_trials(w->st, w->run, case_id, print_trial, NULL, w->err);
-    return w->rc != ARB_OK;
+    w->rc = arb_store_trials(w->st, w->run, case_id, print_trial, &w->printed, w->err);
+    return w->rc != ARB_OK || w->printed != ARB_OK;
 }
 
 static int count_systems(void *ctx, const struct arb_run_row *r)
@@ -229,15 +227,21 @@ static int export_cmd(int argc, char **argv)
     if (!rs)
         rs = arb_store_runs(st, run, count_systems, &n_systems, &err);
     if (!rs && jsonl) {
-        struct case_walk w = {st, run, &err, ARB_OK};
+        struct case_walk w = {st, run, &err, ARB_OK, ARB_OK};
 
-        rs = arb_store_checks(st, run, NULL, print_check, NULL, &err);
-        if (!rs)
+        rs = arb_store_checks(st, run, NULL, print_check, &w.printed, &err);
+        if (!rs && !w.printed)
             rs = arb_store_cases(st, run, print_case_trials, &w, &err);
         if (!rs)
             rs = w.rc;
-        if (!rs)
-            rs = arb_store_verdicts(st, run, NULL, print_verdict, NULL, &err);
+        if (!rs && !w.printed)
+            rs = arb_store_verdicts(st, run, NULL, print_verdict, &w.printed, &err);
+        if (!rs && !w.printed && fflush(stdout))
+            w.printed = ARB_EIO;
+        if (!rs && w.printed)
+            rs = arb_err_set(&err, w.printed, "%s",
+                             w.printed == ARB_EIO ? "cannot write the export to standard output"
+                                                  : "a record could not be exported");
     } else if (!rs) {
         ex.dir = dir;
         ex.pairs = n_systems > 2;

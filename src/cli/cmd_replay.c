@@ -98,14 +98,21 @@ static size_t system_index(const struct writer *w, const char *name)
     return (size_t)-1;
 }
 
-/* A directory output: the case's files under DIR/sys-N/CASE/FILE. */
+/*
+ * A directory output: the case's files under DIR/sys-N/CASE/FILE, or a
+ * single-file output as DIR/sys-N/CASE.out (the reader drops the last
+ * extension, so an id with a dot of its own keeps it).
+ */
 static int write_file(struct writer *w, size_t i, const struct arb_output_row *o)
 {
     char path[4096], parent[4096], *slash;
     FILE *f;
     size_t k;
 
-    snprintf(path, sizeof(path), "%s/sys-%zu/%s/%s", w->dir, i, o->case_id, o->file);
+    if (o->file[0])
+        snprintf(path, sizeof(path), "%s/sys-%zu/%s/%s", w->dir, i, o->case_id, o->file);
+    else
+        snprintf(path, sizeof(path), "%s/sys-%zu/%s.out", w->dir, i, o->case_id);
     snprintf(parent, sizeof(parent), "%s", path);
     slash = strrchr(parent, '/');
     if (slash)
@@ -147,6 +154,9 @@ static int write_output(void *ctx, const struct arb_output_row *o)
         line = cJSON_CreateObject();
     cJSON_DeleteItemFromObjectCaseSensitive(line, "id");
     cJSON_DeleteItemFromObjectCaseSensitive(line, "output");
+    /* A database older than migration 3 kept a capture's "trial" in meta_json: the trial
+     * column is the one that counts now. */
+    cJSON_DeleteItemFromObjectCaseSensitive(line, "trial");
     cJSON_AddStringToObject(line, "id", o->case_id);
     cJSON_AddStringToObject(line, "output", o->content ? o->content : "");
     if (o->trial)
@@ -165,7 +175,8 @@ static int note_dirs(void *ctx, const struct arb_output_row *o)
     struct writer *w = ctx;
     size_t i = system_index(w, o->system);
 
-    if (i != (size_t)-1 && o->file && o->file[0])
+    /* Files, or a binary output (JSONL cannot carry one): staged as a directory. */
+    if (i != (size_t)-1 && ((o->file && o->file[0]) || o->binary))
         w->is_dir[i] = 1;
     return 0;
 }
@@ -483,6 +494,50 @@ static void diff_release(struct diff *d)
 }
 
 /*
+ * --into N when run N exists: it may only be a re-judging of run by this very
+ * judge (same suite, systems and seed; same config hash), which is then
+ * continued (*resume = N) from the staged inputs.  Returns an exit code.
+ */
+static int rejudge_target(struct arb_store *st, int64_t into, int64_t run,
+                          const struct stored_run *src, const char *hash, int64_t *resume,
+                          const char *db)
+{
+    struct stored_run t = {0};
+    struct arb_err err = {{0}};
+    char id[32];
+    int64_t found;
+    int same = 0;
+
+    *resume = 0;
+    snprintf(id, sizeof(id), "%lld", (long long)into);
+    if (arb_store_run_resolve(st, id, &found, &err) != ARB_OK)
+        return EXIT_PASS; /* a new run with that id */
+    if (arb_store_runs(st, into, read_run, &t, &err) != ARB_OK || !t.found) {
+        cli_error("replay", "%s", err.msg[0] ? err.msg : "cannot read the run");
+        stored_run_release(&t);
+        return EXIT_ENV;
+    }
+    if (t.sha256 && t.systems_json && t.judge_json && t.seed == src->seed &&
+        strcmp(t.sha256, src->sha256) == 0 && strcmp(t.systems_json, src->systems_json) == 0) {
+        cJSON *j = cJSON_Parse(t.judge_json);
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(j, "hash");
+
+        same = cJSON_IsString(h) && strcmp(h->valuestring, hash) == 0;
+        cJSON_Delete(j);
+    }
+    stored_run_release(&t);
+    if (!same || into == run) {
+        cli_error("replay", "--into %lld: run %lld already exists in '%s' and is not a "
+                  "re-judging of run %lld by this judge",
+                  (long long)into, (long long)into, db, (long long)run);
+        return EXIT_USAGE;
+    }
+    *resume = into;
+    fprintf(stderr, "arbiter replay: continuing run %lld\n", (long long)into);
+    return EXIT_PASS;
+}
+
+/*
  * --rejudge: a new run from the stored inputs with another judge, into the
  * same database; its deterministic records must equal the run's.
  */
@@ -500,7 +555,7 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into,
     char tmpl[] = "/tmp/arbiter-rejudge-XXXXXX";
     const char *dir = NULL;
     int64_t run = 0;
-    int code, taken = 0;
+    int code;
     enum arb_status rs;
 
     memset(&sum, 0, sizeof(sum));
@@ -511,29 +566,17 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into,
         code = EXIT_ENV;
         goto out;
     }
-    if (into) {
-        struct arb_err quiet = {{0}};
-        char id[32];
-        int64_t found;
-
-        snprintf(id, sizeof(id), "%lld", (long long)into);
-        taken = arb_store_run_resolve(st, id, &found, &quiet) == ARB_OK;
-    }
-    if (taken) {
-        cli_error("replay", "--into %lld: run %lld already exists in '%s'", (long long)into,
-                  (long long)into, db);
-        code = EXIT_USAGE;
-        goto out;
-    }
     code = prepare(st, run_spec, &run, &sr, &suite, &systems, tmpl, &dir, &err);
     if (!code)
         code = cli_judge_setup(judge, "replay", NULL, NULL);
+    if (!code && into)
+        code = rejudge_target(st, into, run, &sr, judge->cfg.hash, &opts.resume_run, db);
     if (code)
         goto out;
     opts.judge = &judge->cfg;
     opts.api_key = judge->key;
     opts.no_cache = judge->no_cache;
-    opts.new_run_id = into;
+    opts.new_run_id = opts.resume_run ? 0 : into;
     opts.systems_json = sr.systems_json; /* where the outputs came from, not the staging */
     opts.version = ARBITER_VERSION;
     fprintf(stderr, "arbiter replay: run %lld re-judged by %s (config %.12s)\n",
@@ -543,8 +586,9 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into,
         cli_error("replay", "%s", err.msg);
         if (sum.run_id)
             fprintf(stderr, "arbiter replay: records so far are kept in run %lld; continue "
-                            "with 'arbiter run --resume %lld --db %s'\n",
-                    (long long)sum.run_id, (long long)sum.run_id, db);
+                            "with 'arbiter replay %lld --rejudge %s --into %lld --db %s'\n",
+                    (long long)sum.run_id, (long long)run, judge->file, (long long)sum.run_id,
+                    db);
         code = cli_exit_for(rs);
         goto out;
     }
@@ -577,8 +621,9 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into,
            (long long)run, db);
     if (!code && sum.unreachable) {
         cli_error("replay", "%zu judge requests got no reply after every retry; their cases are "
-                  "judge_failed: continue with 'arbiter run --resume %lld --db %s'",
-                  sum.unreachable, (long long)sum.run_id, db);
+                  "judge_failed: continue with 'arbiter replay %lld --rejudge %s --into %lld "
+                  "--db %s'",
+                  sum.unreachable, (long long)run, judge->file, (long long)sum.run_id, db);
         code = EXIT_ENV;
     }
 out:
@@ -657,8 +702,10 @@ static int replay_cmd(int argc, char **argv)
 
         errno = 0;
         into = strtoll(into_spec, &end, 10);
-        if (errno || *end || into <= 0) {
-            cli_error("replay", "--into: expected a run id (a positive integer) or 'new', got '%s'",
+        /* Capped: past SQLite's largest rowid it would pick later run ids at random. */
+        if (errno || *end || into <= 0 || into > 2147483647) {
+            cli_error("replay",
+                      "--into: expected a run id (1 to 2147483647) or 'new', got '%s'",
                       into_spec);
             return EXIT_USAGE;
         }

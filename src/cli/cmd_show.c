@@ -20,6 +20,7 @@ struct show {
     int json;
     cJSON *doc; /* --json: the object being built */
     int n;
+    int trials_shown;
 };
 
 static int on_output(void *ctx, const struct arb_output_row *o)
@@ -32,6 +33,7 @@ static int on_output(void *ctx, const struct arb_output_row *o)
 
         cJSON_AddItemToArray(cJSON_GetObjectItem(sh->doc, "outputs"), x);
         cJSON_AddStringToObject(x, "system", o->system);
+        cJSON_AddNumberToObject(x, "trial", (double)o->trial);
         cJSON_AddStringToObject(x, "file", o->file ? o->file : "");
         if (o->binary || !o->content)
             cJSON_AddNullToObject(x, "content");
@@ -41,12 +43,39 @@ static int on_output(void *ctx, const struct arb_output_row *o)
         cJSON_AddStringToObject(x, "sha256", o->sha256 ? o->sha256 : "");
         return 0;
     }
-    printf("--- output of %s%s%s (%zu bytes)\n", o->system, o->file && o->file[0] ? ": " : "",
-           o->file ? o->file : "", o->len);
+    printf("--- output of %s%s%s", o->system, o->file && o->file[0] ? ": " : "",
+           o->file ? o->file : "");
+    if (o->trial)
+        printf(", trial %lld", (long long)o->trial);
+    printf(" (%zu bytes)\n", o->len);
     if (o->binary || !o->content)
         printf("(binary, sha256 %s)\n", o->sha256 ? o->sha256 : "");
     else
         printf("%s%s", o->content, o->len && o->content[o->len - 1] == '\n' ? "" : "\n");
+    return 0;
+}
+
+static int on_trial(void *ctx, const struct arb_trial_row *t)
+{
+    struct show *sh = ctx;
+    const char *verdict = t->passed < 0 ? "unresolved" : t->passed ? "passed" : "failed";
+
+    sh->n++;
+    if (sh->json) {
+        cJSON *x = cJSON_CreateObject();
+
+        cJSON_AddItemToArray(cJSON_GetObjectItem(sh->doc, "trials"), x);
+        cJSON_AddStringToObject(x, "system", t->system);
+        cJSON_AddNumberToObject(x, "trial", (double)t->trial);
+        cJSON_AddStringToObject(x, "verdict", verdict);
+        cJSON_AddItemToObject(x, "records", cJSON_Parse(t->records_json ? t->records_json : "[]"));
+        return 0;
+    }
+    if (!sh->trials_shown++)
+        printf("--- trials (expectations checked on every trial)\n");
+    printf("%s trial %lld: %s (%lld passed, %lld failed, %lld unresolved)\n", t->system,
+           (long long)t->trial, verdict, (long long)t->n_pass, (long long)t->n_fail,
+           (long long)t->n_unresolved);
     return 0;
 }
 
@@ -97,7 +126,7 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
 static int show_cmd(int argc, char **argv)
 {
     const char *db = "arbiter.db", *run_spec = NULL, *case_id = NULL;
-    struct show sh = {0, NULL, 0};
+    struct show sh = {0, NULL, 0, 0};
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
     int64_t run = 0;
@@ -133,6 +162,7 @@ static int show_cmd(int argc, char **argv)
         if (!sh.doc || !cJSON_AddStringToObject(sh.doc, "case", case_id) ||
             !cJSON_AddArrayToObject(sh.doc, "outputs") ||
             !cJSON_AddArrayToObject(sh.doc, "checks") ||
+            !cJSON_AddArrayToObject(sh.doc, "trials") ||
             !cJSON_AddArrayToObject(sh.doc, "verdicts")) {
             cJSON_Delete(sh.doc);
             return EXIT_ENV;
@@ -153,6 +183,8 @@ static int show_cmd(int argc, char **argv)
         printf("--- checks\n");
     if (!rs)
         rs = arb_store_checks(st, run, case_id, on_check, &sh, &err);
+    if (!rs)
+        rs = arb_store_trials(st, run, case_id, on_trial, &sh, &err);
     if (!rs)
         rs = arb_store_verdicts(st, run, case_id, on_verdict, &sh, &err);
     if (!rs && sh.n == 0) {

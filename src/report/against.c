@@ -56,7 +56,7 @@ static int on_before(void *ctx, const struct arb_verdict_row *v)
     o = malloc(len);
     if (!o)
         goto nomem;
-    snprintf(o, len, "%s%c%s", v->status, 0x1f, v->winner ? v->winner : "");
+    snprintf(o, len, "%s%c%s", v->status, 0x1f, v->winner ? v->winner : ""); /* exact fit */
     b->outcome[b->n] = o;
     b->st = pair_key(&b->key, v);
     if (!b->st)
@@ -88,13 +88,25 @@ static cJSON *outcome_json(const char *status, const char *winner)
     return NULL;
 }
 
+/* 1 when the stored "status\x1fwinner" is v's outcome. */
+static int same_outcome(const char *then, const struct arb_verdict_row *v)
+{
+    const char *sep = strchr(then, 0x1f);
+    size_t n = sep ? (size_t)(sep - then) : strlen(then);
+
+    return sep && strlen(v->status) == n && memcmp(then, v->status, n) == 0 &&
+           strcmp(sep + 1, v->winner ? v->winner : "") == 0;
+}
+
 static int on_after(void *ctx, const struct arb_verdict_row *v)
 {
     struct after *a = ctx;
     struct before *b = a->b;
-    char now[512], label[600], *sep;
+    struct arb_buf label;
+    char *then_status = NULL;
+    const char *then, *wb, *wa, *sep;
     size_t at;
-    const char *then;
+    cJSON *t;
 
     a->st = pair_key(&b->key, v);
     if (a->st)
@@ -105,44 +117,44 @@ static int on_after(void *ctx, const struct arb_verdict_row *v)
     }
     b->matched[at] = 1;
     a->compared++;
-    snprintf(now, sizeof(now), "%s%c%s", v->status, 0x1f, v->winner ? v->winner : "");
     then = b->outcome[at];
-    if (strcmp(now, then) == 0)
+    if (same_outcome(then, v))
         return 0;
     a->changed++;
-    {
-        char before_s[512];
-        const char *wb, *wa;
-
-        snprintf(before_s, sizeof(before_s), "%s", then);
-        sep = strchr(before_s, 0x1f);
-        wb = sep ? sep + 1 : "";
-        if (sep)
-            *sep = '\0';
-        wa = v->winner ? v->winner : "";
-        snprintf(label, sizeof(label), "%s -> %s", *wb ? wb : before_s, *wa ? wa : v->status);
-        {
-            cJSON *t = cJSON_GetObjectItemCaseSensitive(a->transitions, label);
-
-            if (t)
-                cJSON_SetNumberValue(t, t->valuedouble + 1);
-            else if (!cJSON_AddNumberToObject(a->transitions, label, 1))
-                goto nomem;
-        }
-        if (cJSON_GetArraySize(a->changes) < LISTED_CHANGES) {
-            cJSON *c = cJSON_CreateObject();
-
-            if (!c || !cJSON_AddItemToArray(a->changes, c) ||
-                !cJSON_AddStringToObject(c, "case", v->case_id) ||
-                !cJSON_AddStringToObject(c, "system_a", v->system_a) ||
-                !cJSON_AddStringToObject(c, "system_b", v->system_b) ||
-                !cJSON_AddItemToObject(c, "before", outcome_json(before_s, wb)) ||
-                !cJSON_AddItemToObject(c, "after", outcome_json(v->status, wa)))
-                goto nomem;
-        }
+    sep = strchr(then, 0x1f);
+    then_status = strndup(then, sep ? (size_t)(sep - then) : strlen(then));
+    if (!then_status)
+        goto nomem;
+    wb = sep ? sep + 1 : "";
+    wa = v->winner ? v->winner : "";
+    arb_buf_init(&label, 0);
+    if (arb_buf_printf(&label, "%s -> %s", *wb ? wb : then_status, *wa ? wa : v->status)) {
+        arb_buf_release(&label);
+        goto nomem;
     }
+    t = cJSON_GetObjectItemCaseSensitive(a->transitions, label.ptr);
+    if (t)
+        cJSON_SetNumberValue(t, t->valuedouble + 1);
+    else if (!cJSON_AddNumberToObject(a->transitions, label.ptr, 1)) {
+        arb_buf_release(&label);
+        goto nomem;
+    }
+    arb_buf_release(&label);
+    if (cJSON_GetArraySize(a->changes) < LISTED_CHANGES) {
+        cJSON *c = cJSON_CreateObject();
+
+        if (!c || !cJSON_AddItemToArray(a->changes, c) ||
+            !cJSON_AddStringToObject(c, "case", v->case_id) ||
+            !cJSON_AddStringToObject(c, "system_a", v->system_a) ||
+            !cJSON_AddStringToObject(c, "system_b", v->system_b) ||
+            !cJSON_AddItemToObject(c, "before", outcome_json(then_status, wb)) ||
+            !cJSON_AddItemToObject(c, "after", outcome_json(v->status, wa)))
+            goto nomem;
+    }
+    free(then_status);
     return 0;
 nomem:
+    free(then_status);
     a->st = ARB_ENOMEM;
     return 1;
 }

@@ -436,8 +436,8 @@ static enum arb_status trials_section(const cJSON *report, struct arb_buf *out)
         return ARB_OK;
     st = arb_buf_adds(out, "## Trials: pass@k and pass^k\n\n"
                            "pass@k: the chance that at least one of k trials passes every "
-                           "expectation; pass^k: that all k do (unbiased estimators over each "
-                           "case's trials, averaged over the cases with at least k).\n\n"
+                           "expectation with a check; pass^k: that all k do (unbiased estimators "
+                           "over each case's trials, averaged over the cases with at least k).\n\n"
                            "| System | Cases | Trials | k | Cases with k | pass@k | 95% CI | "
                            "pass^k | 95% CI |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(t, "systems"))
@@ -457,13 +457,14 @@ static enum arb_status trials_section(const cJSON *report, struct arb_buf *out)
                                     num(s, "cases"), num(s, "trials"), num(k, "k"),
                                     num(k, "cases"), a, b, c, d);
         }
-        if (!st && num(s, "unresolved_trials") > 0) {
+        if (!st && num(s, "unresolved_cases") > 0) {
             st = arb_buf_adds(out, "| ");
             if (!st)
                 st = add_text(out, str(s, "name"));
             if (!st)
-                st = arb_buf_printf(out, " | | %.0f unresolved (not counted) | | | | | | |\n",
-                                    num(s, "unresolved_trials"));
+                st = arb_buf_printf(out,
+                                    " | %.0f left out | %.0f unresolved | | | | | | |\n",
+                                    num(s, "unresolved_cases"), num(s, "unresolved_trials"));
         }
     }
     return st ? st : arb_buf_adds(out, "\n");

@@ -9,8 +9,9 @@
  * pass.  The report gives, per system and for k = 1 up to the most trials
  * any case has (at most MAX_K), the mean over the cases with at least k
  * decided trials, and with intervals a percentile bootstrap over those cases.
- * Trials left unresolved (a free-text expectation, or a check's grey band)
- * are not in n and are counted apart.
+ * A case with a trial left unresolved (a check in its grey band) is left out
+ * for that system, whole: dropping only that trial would bias n and c.  The
+ * cases left out are counted ("unresolved_cases").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ struct tsys {
     char *name;
     size_t *n, *c;
     size_t cases, cap;
-    size_t trials, unresolved, max_n, min_n;
+    size_t trials, unresolved, unresolved_cases, max_n, min_n;
 };
 
 struct tacc {
@@ -33,6 +34,7 @@ struct tacc {
     size_t n_sys, cap;
     char *case_id; /* the case being summed, and its counts */
     size_t n, c;
+    int unresolved; /* a trial of it is unresolved: the case is left out */
     enum arb_status st;
 };
 
@@ -61,7 +63,13 @@ static int close_case(struct tacc *a)
 {
     struct tsys *s = a->n_sys ? &a->sys[a->n_sys - 1] : NULL;
 
-    if (!s || !a->case_id || a->n == 0)
+    if (!s || !a->case_id)
+        return 0;
+    if (a->unresolved) {
+        s->unresolved_cases++;
+        return 0;
+    }
+    if (a->n == 0)
         return 0;
     if (s->cases == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 64;
@@ -96,6 +104,7 @@ static int on_trial(void *ctx, const struct arb_trial_row *t)
         free(a->case_id);
         a->case_id = strdup(t->case_id);
         a->n = a->c = 0;
+        a->unresolved = 0;
         if (!a->case_id)
             goto nomem;
     }
@@ -105,6 +114,7 @@ static int on_trial(void *ctx, const struct arb_trial_row *t)
     s->trials++;
     if (t->passed < 0) {
         s->unresolved++;
+        a->unresolved = 1;
         return 0;
     }
     a->n++;
@@ -179,6 +189,7 @@ static cJSON *system_json(const struct tsys *s, const struct arb_report_opts *o)
     ok = ok && cJSON_AddNumberToObject(j, "cases", (double)s->cases);
     ok = ok && cJSON_AddNumberToObject(j, "trials", (double)s->trials);
     ok = ok && cJSON_AddNumberToObject(j, "unresolved_trials", (double)s->unresolved);
+    ok = ok && cJSON_AddNumberToObject(j, "unresolved_cases", (double)s->unresolved_cases);
     ok = ok && cJSON_AddNumberToObject(j, "min_trials", (double)s->min_n);
     ok = ok && cJSON_AddNumberToObject(j, "max_trials", (double)s->max_n);
     ks = ok ? cJSON_AddArrayToObject(j, "k") : NULL;
@@ -249,8 +260,10 @@ enum arb_status arb_report_add_trials(struct arb_store *st, int64_t run, cJSON *
         if (!t || !cJSON_AddStringToObject(
                       t, "method",
                       "per case: pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k) over n "
-                      "decided trials of which c passed every expectation; the mean over the "
-                      "cases with at least k trials") ||
+                      "trials of which c passed every expectation that has a check (free-text "
+                      "expectations are the judge's, for the compared trial only); the mean "
+                      "over the cases with at least k trials; a case with a trial left "
+                      "unresolved by a check's grey band is left out") ||
             !arr)
             rs = arb_err_set(err, ARB_ENOMEM, "out of memory");
         /* In the report's order of systems (the suite's); the rows came by name. */

@@ -43,6 +43,7 @@ struct runner {
     struct arb_err *err;
     struct arb_strset systems; /* name -> index */
     struct sysout *outs;       /* per system, current case */
+    int *has_trials;           /* per system: several outputs of some case in this run */
     struct side *sides;        /* per system, current case */
     size_t exp_cap;
     struct arb_result res;
@@ -302,8 +303,8 @@ static enum arb_status evaluate_system(struct runner *r, const struct arb_case *
         sd->exp[i] = ARB_UNRESOLVED;
     if (sd->missing)
         return ARB_OK;
-    st = evaluate_trials(r->st, r->run, it, sd->system, r->outs[sys].files, r->outs[sys].n_all,
-                         &r->res, &r->rec, r->err);
+    st = evaluate_trials(r->st, r->run, it, sd->system, r->has_trials[sys], r->outs[sys].files,
+                         r->outs[sys].n_all, &r->res, &r->rec, r->err);
     for (i = 0; !st && i < s->n_criteria; i++) {
         const struct arb_criterion *cr = &s->criteria[i];
 
@@ -616,7 +617,8 @@ static enum arb_status runner_init(struct runner *r, struct arb_store *st, struc
     arb_buf_init(&r->text[1], 0);
     r->outs = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->outs));
     r->sides = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->sides));
-    if (!r->outs || !r->sides)
+    r->has_trials = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->has_trials));
+    if (!r->outs || !r->sides || !r->has_trials)
         return ARB_ENOMEM;
     for (i = 0; i < s->n_systems; i++) {
         r->sides[i].crit = calloc(s->n_criteria ? s->n_criteria : 1, sizeof(double));
@@ -640,6 +642,7 @@ static void runner_release(struct runner *r)
     }
     free(r->outs);
     free(r->sides);
+    free(r->has_trials);
     arb_strset_release(&r->systems);
     arb_result_release(&r->res);
     arb_buf_release(&r->rec);
@@ -687,6 +690,10 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
         }
         r.run = 0;
     }
+    /* Which systems have trials: decided once all outputs are stored (a resume stores them
+     * again first), so every case of such a system gets its trial rows. */
+    for (i = 0; !rc && i < suite->n_systems; i++)
+        rc = arb_store_has_trials(st, r.run, suite->systems[i].name, &r.has_trials[i], err);
     if (!rc && opts->judge)
         rc = escalation_new(st, r.run, suite, opts->judge, opts->api_key, !opts->no_cache,
                             &r.esc, err);

@@ -42,14 +42,15 @@ const struct file_row *pick_file(const struct file_row *files, size_t n, const c
 
 /*
  * The trials of one system on a case (trials.c): files[0..n) ordered by
- * trial, n_first of them the compared trial.  When there are several trials,
- * run every expectation check on each, deterministically, and store one
- * trials row per trial.  res and rec are scratch space.
+ * trial.  When the system has trials (has_trials: several outputs of some
+ * case in this run) or this case has several, run every expectation check on
+ * each trial, deterministically, and store one trials row per trial.  res
+ * and rec are scratch space.
  */
 struct arb_store;
 enum arb_status evaluate_trials(struct arb_store *st, int64_t run, const struct items *it,
-                                const char *system, const struct file_row *files, size_t n,
-                                struct arb_result *res, struct arb_buf *rec,
+                                const char *system, int has_trials, const struct file_row *files,
+                                size_t n, struct arb_result *res, struct arb_buf *rec,
                                 struct arb_err *err);
 
 /* One system's output on a case, as the checks judged it. */

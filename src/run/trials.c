@@ -5,10 +5,13 @@
  * The lowest-numbered trial is the one compared, judged and decided by
  * run.c.  Here every trial, that one included, has its expectations checked
  * by the deterministic checks alone and gets one row in trials: the counts,
- * whether it passed (every expectation passed), and its check records.  A
- * free-text expectation (no check) leaves a trial unresolved: the judge
- * answers for the compared trial only.  pass@k and pass^k are computed from
- * these rows by the report (src/report/trials.c).
+ * whether it passed (every checked expectation passed), and its check
+ * records.  Free-text expectations (no check) are not part of a trial's
+ * verdict: the judge answers them for the compared trial only.  A check left
+ * in its grey band makes the trial unresolved (passed NULL).  Once a system
+ * has several trials of some case, each of its cases gets rows, a case with
+ * one output included (n = 1).  pass@k and pass^k are computed from these
+ * rows by the report (src/report/trials.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -48,10 +51,8 @@ static enum arb_status one_trial(struct arb_store *st, int64_t run, const struct
         const struct file_row *f;
         char note[300];
 
-        if (!ex->check) {
-            row.n_unresolved++;
-            continue;
-        }
+        if (!ex->check)
+            continue; /* free text: the judge's alone, and it sees only the compared trial */
         f = pick_file(files, n, arb_check_file(ex->check), note, sizeof(note));
         if (note[0])
             s = arb_check_fail(ex->check, it->kase->expected, note, res);
@@ -78,15 +79,17 @@ static enum arb_status one_trial(struct arb_store *st, int64_t run, const struct
 }
 
 enum arb_status evaluate_trials(struct arb_store *st, int64_t run, const struct items *it,
-                                const char *system, const struct file_row *files, size_t n,
-                                struct arb_result *res, struct arb_buf *rec,
+                                const char *system, int has_trials, const struct file_row *files,
+                                size_t n, struct arb_result *res, struct arb_buf *rec,
                                 struct arb_err *err)
 {
     enum arb_status s = ARB_OK;
-    size_t lo = 0;
+    size_t lo = 0, checked = 0;
 
-    /* One trial, or nothing to decide a trial by: no rows. */
-    if (n == 0 || files[0].trial == files[n - 1].trial || it->n_exp == 0)
+    for (size_t i = 0; i < it->n_exp; i++)
+        checked += item_expectation(it, i)->check != NULL;
+    /* No trials in this system's outputs, or nothing to decide a trial by: no rows. */
+    if (n == 0 || checked == 0 || (!has_trials && files[0].trial == files[n - 1].trial))
         return ARB_OK;
     while (!s && lo < n) {
         size_t hi = lo + 1;

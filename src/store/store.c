@@ -83,6 +83,9 @@ static const char *const sql[Q_N] = {
                       "LEFT JOIN systems s ON s.run = t.run AND s.name = t.system "
                       "WHERE t.run = ?1 AND t.case_id = ?2 "
                       "ORDER BY s.position IS NULL, s.position, t.system, t.trial",
+    [Q_HAS_TRIALS] = "SELECT EXISTS (SELECT 1 FROM outputs WHERE run = ?1 AND system = ?2 "
+                     "AND trial <> (SELECT min(o.trial) FROM outputs o WHERE o.run = ?1 "
+                     "AND o.case_id = outputs.case_id AND o.system = ?2))",
     [Q_TRIALS_ALL] = "SELECT t.case_id, t.system, t.trial, t.passed, t.n_pass, t.n_fail, "
                      "t.n_unresolved, NULL FROM trials t WHERE t.run = ?1 "
                      "ORDER BY t.system, t.case_id, t.trial",

@@ -43,6 +43,7 @@ enum store_stmt {
     Q_PUT_TRIAL,
     Q_TRIALS_CASE,
     Q_TRIALS_ALL,
+    Q_HAS_TRIALS,
     Q_PROBLEMS,
     Q_CHECKS_CASE,
     Q_CHECKS_ALL,

@@ -157,6 +157,27 @@ static int trial_row(sqlite3_stmt *s, void *fn, void *ctx)
     return cb->fn(ctx, &t);
 }
 
+enum arb_status arb_store_has_trials(struct arb_store *st, int64_t run, const char *system,
+                                     int *yes, struct arb_err *err)
+{
+    sqlite3_stmt *s;
+    enum arb_status ret;
+    int rc;
+
+    *yes = 0;
+    ret = start(st, Q_HAS_TRIALS, run, system, &s, &rc, err);
+    if (ret != ARB_OK)
+        return ret;
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *yes = sqlite3_column_int(s, 0) != 0;
+    else
+        ret = store_fail(st, rc, err, "look for trials");
+    store_release(st, Q_HAS_TRIALS, s);
+    return ret;
+}
+
 enum arb_status arb_store_trials(struct arb_store *st, int64_t run, const char *case_id,
                                  int (*fn)(void *ctx, const struct arb_trial_row *t), void *ctx,
                                  struct arb_err *err)

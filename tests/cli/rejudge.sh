@@ -89,8 +89,13 @@ $ARB replay 6 --db "$T/r.db" >"$T/out" 2>&1 && grep -q "all identical" "$T/out" 
 $ARB replay 1 --rejudge "$T/fair.json" --db "$T/r.db" >"$T/out" 2>&1 && ok || bad "cached rejudge: $(cat "$T/out")"
 
 # 5. Errors: --into an existing run, --into without --rejudge, a judge without its key.
-$ARB replay 1 --rejudge "$T/fair.json" --into 5 --db "$T/r.db" >/dev/null 2>"$T/err"
-[ $? -eq 2 ] && grep -q -- "--into 5: run 5 already exists" "$T/err" && ok || bad "existing --into: $(cat "$T/err")"
+$ARB replay 1 --rejudge "$T/fair.json" --into 6 --db "$T/r.db" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q -- "--into 6: run 6 already exists in .* and is not a re-judging of run 1 by this judge" "$T/err" &&
+    ok || bad "existing --into: $(cat "$T/err")"
+# --into a finished re-judging of the same run by the same judge continues it: nothing new.
+$ARB replay 1 --rejudge "$T/fair.json" --into 5 --db "$T/r.db" >"$T/out" 2>"$T/err"
+[ $? -eq 0 ] && grep -q "continuing run 5" "$T/err" && grep -q "^run 5: run 1 re-judged" "$T/out" &&
+    ok || bad "continuing a re-judging: $(cat "$T/out" "$T/err")"
 $ARB replay 1 --into 9 --db "$T/r.db" >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q "go with --rejudge" "$T/err" && ok || bad "--into alone: $(cat "$T/err")"
 $ARB replay 1 --rejudge "$T/fair.json" --into x --db "$T/r.db" >/dev/null 2>"$T/err"
@@ -98,6 +103,42 @@ $ARB replay 1 --rejudge "$T/fair.json" --into x --db "$T/r.db" >/dev/null 2>"$T/
 REJUDGE_KEY= $ARB replay 1 --rejudge "$T/fair.json" --db "$T/r.db" >/dev/null 2>"$T/err"
 [ $? -eq 4 ] && grep -q "REJUDGE_KEY is not set" "$T/err" && ok || bad "no key: $(cat "$T/err")"
 [ "$(sqlite3 "$T/r.db" "SELECT count(*) FROM runs")" = 4 ] && ok || bad "a refused rejudge made a run"
+$ARB replay 1 --rejudge "$T/fair.json" --into 99999999999 --db "$T/r.db" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "expected a run id (1 to 2147483647)" "$T/err" && ok || bad "--into too large: $(cat "$T/err")"
+
+# 5b. A re-judging whose judge fails (every request 503) says how to continue it, and that
+# command, with the judge back on the same address, finishes the same run from the stored
+# inputs (not from the files, which may have changed since).
+"$SIM" --port 0 --port-file "$T/down.port" --status-always 503 >/dev/null 2>&1 &
+DOWN=$!
+PIDS="$PIDS $DOWN"
+i=0
+while [ ! -s "$T/down.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+DOWN_PORT=$(cat "$T/down.port")
+cat >"$T/down.json" <<JSON
+{"provider": "openai", "base_url": "http://127.0.0.1:$DOWN_PORT/v1", "model": "down",
+ "api_key_env": "REJUDGE_KEY", "concurrency": 4, "max_retries": 1}
+JSON
+mkdir -p "$T/ex" && cp -r examples/invoice/* "$T/ex/"
+$ARB run "$T/ex/suite.json" --db "$T/s.db" --no-judge >/dev/null 2>&1 || bad "copy run"
+$ARB replay 1 --rejudge "$T/down.json" --into 8 --db "$T/s.db" >"$T/out" 2>"$T/err"
+[ $? -eq 4 ] && grep -q "continue with 'arbiter replay 1 --rejudge $T/down.json --into 8 --db $T/s.db'" "$T/err" &&
+    ok || bad "judge down: $(cat "$T/out" "$T/err")"
+kill "$DOWN" 2>/dev/null
+wait "$DOWN" 2>/dev/null
+"$SIM" --port "$DOWN_PORT" --port-file "$T/up.port" >/dev/null 2>&1 &
+PIDS="$PIDS $!"
+i=0
+while [ ! -s "$T/up.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+# The files change meanwhile: a new trial line, a candidate file gone.
+echo '{"id": "inv-001", "output": "{}", "trial": 9}' >>"$T/ex/runs/baseline.jsonl"
+rm "$T/ex/runs/candidate/inv-002.json"
+$ARB replay 1 --rejudge "$T/down.json" --into 8 --db "$T/s.db" >"$T/out" 2>"$T/err"
+[ $? -eq 0 ] && grep -q "^run 8: run 1 re-judged: 30 cases: 29 decided, 0 pending the judge, 0 judge failed" "$T/out" &&
+    ok || bad "continued re-judging: $(cat "$T/out" "$T/err")"
+[ "$(sqlite3 "$T/s.db" "SELECT group_concat(n) FROM (SELECT count(*) AS n FROM outputs GROUP BY run)")" = "59,59" ] &&
+    ok || bad "run 8's outputs are the stored ones: $(sqlite3 "$T/s.db" "SELECT run, count(*) FROM outputs GROUP BY run")"
+[ "$(sqlite3 "$T/s.db" "SELECT group_concat(id) FROM runs")" = "1,8" ] && ok || bad "runs after the continuation"
 
 # 6. A deterministic record of the stored run edited: the re-derived one differs, exit 1.
 sqlite3 "$T/r.db" "UPDATE checks SET record_json = replace(record_json, '\"verdict\":\"pass\"', '\"verdict\":\"fail\"') WHERE id = (SELECT min(id) FROM checks WHERE run = 1 AND case_id = 'inv-002')"

@@ -55,5 +55,20 @@ sqlite3 "$T/c.db" "DELETE FROM judge_calls WHERE key = (SELECT key FROM judgment
 $ARB replay latest --db "$T/c.db" >"$T/out" 2>&1
 [ $? -eq 2 ] && grep -q "case 'inv-006': the judge request is not in the cache" "$T/out" && ok || bad "missing cache entry: $(cat "$T/out")"
 
+# 7. A directory output of single files, one binary and one whose case id has a dot: staged
+# as a directory again (JSONL cannot carry a binary output), replayed identically.
+mkdir -p "$T/bin/out"
+printf '{"id":"c1"}\n{"id":"c.2"}\n' >"$T/bin/cases.jsonl"
+printf '\000\001\377' >"$T/bin/out/c1.bin"
+printf 'hello' >"$T/bin/out/c.2.txt"
+printf '{"id":"c1","output":"x"}\n{"id":"c.2","output":"hello"}\n' >"$T/bin/a.jsonl"
+cat >"$T/bin/suite.json" <<'JSON'
+{"name": "bin", "systems": {"a": "a.jsonl", "b": "out"}, "cases": "cases.jsonl",
+ "expectations": [{"id": "e", "text": "says h", "check": {"op": "contains", "expected": "h"}}]}
+JSON
+$ARB run "$T/bin/suite.json" --db "$T/bin.db" >/dev/null 2>&1 || bad "binary run"
+$ARB replay 1 --db "$T/bin.db" >"$T/out" 2>&1 && grep -q "all identical" "$T/out" && ok ||
+    bad "replay of a binary single-file output: $(cat "$T/out")"
+
 echo "replay: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -73,6 +73,11 @@ grep -A5 '^## Expectations per case' "$T/r.md" | tail -2 | tr '\n' '~' |
     grep -q '^| c1 | 100% (2/2) | 100% (2/2) |~| c2 | 0% (0/2) | 100% (2/2) |~$' && ok ||
     bad "markdown per case: $(sed -n '/per case/,+8p' "$T/r.md")"
 
+# show labels the trials and lists each one's verdict.
+$ARB show 1 c1 --db "$T/t.db" >"$T/show.txt" || bad "show"
+grep -q '^--- output of a, trial 2 (11 bytes)$' "$T/show.txt" && grep -q '^a trial 1: failed (1 passed, 1 failed, 0 unresolved)$' "$T/show.txt" &&
+    ok || bad "show: $(cat "$T/show.txt")"
+
 # export --jsonl streams the trials and verdicts after the check records.
 $ARB export 1 --jsonl --db "$T/t.db" >"$T/all.jsonl" || bad "export"
 [ "$(grep -c '"kind":"trial"' "$T/all.jsonl")" = 6 ] && [ "$(grep -c '"kind":"verdict"' "$T/all.jsonl")" = 2 ] &&
@@ -99,6 +104,37 @@ printf '{"id":"c1","output":"total INV-1","trial":1}\n{"id":"c1","output":"y","t
 $ARB run "$T/bad/suite.json" --db "$T/dup.db" >/dev/null 2>&1
 [ "$(sqlite3 "$T/dup.db" "SELECT message FROM problems WHERE kind = 'duplicate_output'")" = "a second output for case 'c1', trial 1 was ignored" ] &&
     ok || bad "duplicate trial: $(sqlite3 "$T/dup.db" 'SELECT * FROM problems')"
+
+# Free-text expectations are not part of a trial's verdict (the judge sees only the compared
+# trial), a case with one output still counts (n = 1) once the system has trials, and a case
+# with a trial in a check's grey band is left out whole, and counted.
+mkdir -p "$T/mix"
+cat >"$T/mix/suite.json" <<'JSON'
+{"name": "mix", "systems": {"a": "a.jsonl", "b": "b.jsonl"},
+ "expectations": [{"id": "polite", "text": "the answer is polite"},
+                  {"id": "close", "text": "close to ok",
+                   "check": {"op": "levenshtein", "expected": "ok", "threshold": 1, "fail_below": 0.4}}],
+ "cases": "cases.jsonl"}
+JSON
+printf '{"id":"c1"}\n{"id":"c2"}\n{"id":"c3"}\n' >"$T/mix/cases.jsonl"
+printf '%s\n' '{"id":"c1","output":"ok","trial":1}' '{"id":"c1","output":"no","trial":2}' \
+    '{"id":"c2","output":"ok"}' '{"id":"c3","output":"ok","trial":1}' '{"id":"c3","output":"oK","trial":2}' \
+    >"$T/mix/a.jsonl"
+printf '%s\n' '{"id":"c1","output":"ok"}' '{"id":"c2","output":"ok"}' '{"id":"c3","output":"ok"}' >"$T/mix/b.jsonl"
+$ARB run "$T/mix/suite.json" --db "$T/mix.db" >/dev/null 2>&1 || bad "mix run"
+# c1: 1 of 2 passed; c2: one output, passed; c3: trial 2 'oK' scores 0.5, in the grey band.
+[ "$(sqlite3 "$T/mix.db" "SELECT group_concat(case_id || ':' || trial || ':' || coalesce(passed, 'null'), ' ') FROM (SELECT * FROM trials WHERE system = 'a' ORDER BY case_id, trial)")" = \
+    "c1:1:1 c1:2:0 c2:0:1 c3:1:1 c3:2:null" ] && ok ||
+    bad "mix trials: $(sqlite3 "$T/mix.db" "SELECT case_id, trial, passed FROM trials WHERE system = 'a'")"
+$ARB report 1 --db "$T/mix.db" --format json -o "$T/mix.json" || bad "mix report"
+check2() { got=$(val "$T/mix.json" "$1"); [ "$got" = "$2" ] && ok || bad "mix $1 = '$got', expected $2"; }
+check2 '$.trials.systems[0].cases' 2
+check2 '$.trials.systems[0].unresolved_cases' 1
+check2 '$.trials.systems[0].unresolved_trials' 1
+check2 '$.trials.systems[0].k[0].cases' 2
+check2 '$.trials.systems[0].k[0]."pass@k"' 0.75
+check2 '$.trials.systems[0].k[1].cases' 1
+check2 '$.trials.systems[0].k[1]."pass^k"' 0
 
 # The example's trials bake-off: both systems get pass@k for k = 1..3.
 $ARB run examples/invoice/trials.json --db "$T/ex.db" >/dev/null 2>&1 || bad "example trials run"
