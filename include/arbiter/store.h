@@ -221,6 +221,14 @@ enum arb_status arb_store_put_verdict(struct arb_store *st, int64_t run,
 enum arb_status arb_store_case_done(struct arb_store *st, int64_t run, const char *case_id,
                                     int *done, struct arb_err *err);
 
+/*
+ * The same for every case without reading comparison_json (NULL in the rows):
+ * the outcomes, for tallies, skip the run's largest column.
+ */
+enum arb_status arb_store_verdict_outcomes(struct arb_store *st, int64_t run,
+                                           int (*fn)(void *ctx, const struct arb_verdict_row *v),
+                                           void *ctx, struct arb_err *err);
+
 /* Call fn for each verdict of a run (NULL case_id: every case), in case order. */
 enum arb_status arb_store_verdicts(struct arb_store *st, int64_t run, const char *case_id,
                                    int (*fn)(void *ctx, const struct arb_verdict_row *v),

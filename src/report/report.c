@@ -16,8 +16,10 @@ struct acc {
     cJSON *systems;      /* name -> accumulator object */
     cJSON *expectations; /* id -> {"text", "systems": {name: counts}} */
     cJSON *exp_order;    /* ids in first-seen order */
-    char *case_id;
-    cJSON *seen;         /* systems already counted for case_id */
+    struct arb_buf case_id; /* the case being counted */
+    const struct arb_run_system_total *sys; /* the run's systems (the summary's) */
+    size_t n_sys;
+    unsigned char *seen; /* per system: already counted for case_id */
     struct case_rates cr; /* per case, with want_cases */
     int want_cases;
     enum arb_status st;
@@ -115,21 +117,24 @@ static int add_side(struct acc *a, const char *case_id, const char *system, cons
     return !a->want_cases || case_rates_add(&a->cr, case_id, system, n[0], n[1], n[2]) == ARB_OK;
 }
 
+/* 1 when system was already counted for case_id (each (case, system) counts once). */
 static int seen_in_case(struct acc *a, const char *case_id, const char *system)
 {
-    if (!a->case_id || strcmp(a->case_id, case_id) != 0) {
-        free(a->case_id);
-        a->case_id = strdup(case_id);
-        cJSON_Delete(a->seen);
-        a->seen = cJSON_CreateObject();
-        if (!a->case_id || !a->seen) {
+    size_t i;
+
+    if (!a->case_id.ptr || strcmp(a->case_id.ptr, case_id) != 0) {
+        arb_buf_reset(&a->case_id);
+        if (arb_buf_adds(&a->case_id, case_id)) {
             a->st = ARB_ENOMEM;
             return 1;
         }
+        memset(a->seen, 0, a->n_sys ? a->n_sys : 1);
     }
-    if (cJSON_GetObjectItemCaseSensitive(a->seen, system))
-        return 1;
-    cJSON_AddTrueToObject(a->seen, system);
+    for (i = 0; i < a->n_sys && strcmp(a->sys[i].name, system) != 0; i++)
+        ;
+    if (i == a->n_sys || a->seen[i])
+        return 1; /* a system the run does not list is not counted */
+    a->seen[i] = 1;
     return 0;
 }
 
@@ -141,7 +146,7 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
 
     if (!v->comparison_json)
         return 0;
-    cmp = cJSON_Parse(v->comparison_json);
+    cmp = report_parse_comparison(v->comparison_json);
     if (!cmp) {
         a->st = ARB_ENOMEM;
         return 1;
@@ -281,6 +286,7 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
     enum arb_status rc;
 
     memset(&a, 0, sizeof(a));
+    arb_buf_init(&a.case_id, 0);
     a.systems = cJSON_CreateObject();
     a.expectations = cJSON_CreateObject();
     a.exp_order = cJSON_CreateArray();
@@ -302,6 +308,11 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
         rc = names ? case_rates_init(&a.cr, names, sum.n_systems) : ARB_ENOMEM;
         free(names);
     }
+    a.sys = sum.systems;
+    a.n_sys = sum.n_systems;
+    a.seen = rc ? NULL : calloc(sum.n_systems ? sum.n_systems : 1, 1);
+    if (!rc && !a.seen)
+        rc = ARB_ENOMEM;
     if (!rc)
         rc = arb_store_verdicts(st, run, NULL, on_verdict, &a, err);
     if (!rc)
@@ -365,8 +376,8 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
     cJSON_Delete(a.systems);
     cJSON_Delete(a.expectations);
     cJSON_Delete(a.exp_order);
-    cJSON_Delete(a.seen);
-    free(a.case_id);
+    free(a.seen);
+    arb_buf_release(&a.case_id);
     case_rates_release(&a.cr);
     if (rc) {
         cJSON_Delete(r);

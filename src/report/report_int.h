@@ -34,4 +34,13 @@ enum arb_status case_rates_add(struct case_rates *cr, const char *case_id, const
  */
 enum arb_status case_rates_emit(const struct case_rates *cr, size_t limit, cJSON *report);
 
+/*
+ * Parse only the members a report reads of a stored comparison.json: a new
+ * object holding "rubric" and "expectation_results" (those present), the
+ * other members (reasoning, output_quality...) skipped without building them.
+ * Falls back to a full parse when the text is not the flat object expected.
+ * NULL when out of memory or not JSON.  The caller frees it (cJSON_Delete).
+ */
+cJSON *report_parse_comparison(const char *json);
+
 #endif

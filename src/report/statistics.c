@@ -15,6 +15,7 @@
 
 #include "arbiter/report.h"
 #include "arbiter/stats.h"
+#include "report_int.h"
 
 struct dvec {
     double *v;
@@ -186,7 +187,7 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
             return 1;
         }
     }
-    cmp = cJSON_Parse(v->comparison_json);
+    cmp = report_parse_comparison(v->comparison_json);
     p = pair_of(s, ia, ib);
     if (!cmp || !p) {
         cJSON_Delete(cmp);

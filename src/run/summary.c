@@ -133,7 +133,7 @@ enum arb_status arb_run_summarize(struct arb_store *st, int64_t run,
     if (!rc)
         rc = t.st;
     if (!rc)
-        rc = arb_store_verdicts(st, run, NULL, tally_verdict, &t, err);
+        rc = arb_store_verdict_outcomes(st, run, tally_verdict, &t, err);
     close_case(&t);
     if (!rc)
         rc = t.st;

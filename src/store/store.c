@@ -118,6 +118,11 @@ static const char *const sql[Q_N] = {
                        "v.score_a, v.score_b, v.pass_rate_a, v.pass_rate_b, v.comparison_json "
                        "FROM cases c CROSS JOIN verdicts v ON v.run = c.run "
                        "AND v.case_id = c.case_id WHERE c.run = ?1 ORDER BY c.seq",
+    /* The same without comparison_json: SQLite then never reads its overflow pages. */
+    [Q_VERDICT_OUTCOMES] = "SELECT v.case_id, v.system_a, v.system_b, v.status, v.winner, "
+                           "v.score_a, v.score_b, v.pass_rate_a, v.pass_rate_b, NULL "
+                           "FROM cases c CROSS JOIN verdicts v ON v.run = c.run "
+                           "AND v.case_id = c.case_id WHERE c.run = ?1 ORDER BY c.seq",
     [Q_CASE_DONE] = "SELECT EXISTS (SELECT 1 FROM verdicts WHERE run = ?1 AND case_id = ?2)",
     [Q_COUNT_CASES] = "SELECT count(*) FROM cases WHERE run = ?1",
     [Q_COUNT_SYSTEMS] = "SELECT count(*) FROM systems WHERE run = ?1",

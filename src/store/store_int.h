@@ -49,6 +49,7 @@ enum store_stmt {
     Q_CHECKS_ALL,
     Q_VERDICTS_CASE,
     Q_VERDICTS_ALL,
+    Q_VERDICT_OUTCOMES,
     Q_CASE_DONE,
     Q_COUNT_CASES,
     Q_COUNT_SYSTEMS,

@@ -318,6 +318,23 @@ enum arb_status arb_store_verdicts(struct arb_store *st, int64_t run, const char
     return iterate(st, q, s, rc, verdict_row, &cb, ctx, "list verdicts", err);
 }
 
+enum arb_status arb_store_verdict_outcomes(struct arb_store *st, int64_t run,
+                                           int (*fn)(void *ctx, const struct arb_verdict_row *v),
+                                           void *ctx, struct arb_err *err)
+{
+    struct verdict_cb cb = {fn};
+    enum arb_status ret;
+    sqlite3_stmt *s;
+    int rc;
+
+    if (!fn)
+        return arb_err_set(err, ARB_EUSAGE, "arb_store_verdict_outcomes: no callback");
+    ret = start(st, Q_VERDICT_OUTCOMES, run, NULL, &s, &rc, err);
+    if (ret != ARB_OK)
+        return ret;
+    return iterate(st, Q_VERDICT_OUTCOMES, s, rc, verdict_row, &cb, ctx, "list verdicts", err);
+}
+
 /* ---- single values ------------------------------------------------------------------------ */
 
 /* Run q bound with (run, case_id) and read one integer. */
