@@ -110,6 +110,7 @@ test-cli:
 	@sh tests/cli/resume.sh $(BUILD)/arbiter
 	@sh tests/cli/tune.sh $(BUILD)/arbiter
 	@sh tests/cli/trials.sh $(BUILD)/arbiter
+	@sh tests/cli/matrix.sh $(BUILD)/arbiter
 	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/calibrate_expect.sh $(BUILD)/arbiter $(BUILD)/judge_sim

@@ -37,14 +37,25 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
 struct arb_report_opts {
     size_t resamples; /* bootstrap resamples (1000; COMPARE_BOOTSTRAP_ITERATIONS overrides) */
     uint64_t seed;    /* seeds every resampling: the same report every time */
+    const char *baseline; /* paired tests only against this system; NULL: every pair */
 };
+
+/*
+ * Add "win_matrix": the run's systems, and for each ordered pair (row, column)
+ * the row's wins, losses and ties against the column over their decided
+ * cases, and its win rate with ties counted half (null on the diagonal and
+ * for pairs that never met).  From the verdicts' outcomes only.
+ */
+enum arb_status arb_report_add_win_matrix(struct arb_store *st, int64_t run, cJSON *report,
+                                          struct arb_err *err);
 
 /*
  * The statistical strategy: add to report (from arb_report_build) 95%
  * bootstrap intervals for each system: "intervals" with win_rate, pass_rate,
  * overall_score; per pair of systems the exact sign test and a paired
- * bootstrap of score differences ("pairs"), McNemar's exact test per
- * expectation ("mcnemar"), Bradley-Terry ratings for three or more systems
+ * bootstrap of score differences ("pairs"; with opts->baseline only the
+ * pairs with the baseline), McNemar's exact test per expectation
+ * ("mcnemar", the same pairs), Bradley-Terry ratings for three or more systems
  * ("bradley_terry"), and "statistics" naming the methods.
  */
 enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJSON *report,

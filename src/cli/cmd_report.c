@@ -20,6 +20,7 @@ static const char usage_text[] =
     "usage: arbiter report RUN [--db FILE] [--format md|json|html] [-o FILE]\n"
     "                      [--strategy statistical|weighted] [--fail-under METRIC=VALUE]...\n"
     "                      [--require-significant] [--candidate NAME] [--against RUN2]\n"
+    "                      [--baseline NAME]\n"
     "\n"
     "The report of a run (RUN is an id or 'latest'), computed from the database only:\n"
     "per system wins, losses, ties and win rate (ties count half; also without ties),\n"
@@ -46,6 +47,8 @@ static const char usage_text[] =
     "  --require-significant    exit 1 unless it is significantly better (sign test and\n"
     "                           paired bootstrap, p < 0.05) than every other system\n"
     "  --candidate NAME         the system the gates judge (default: the second system)\n"
+    "  --baseline NAME          paired tests (and --require-significant) only against NAME:\n"
+    "                           each system against the baseline rather than every pair\n"
     "  --against RUN2           which verdicts changed from RUN2 to RUN (by case and pair):\n"
     "                           counts, transitions such as 'baseline -> TIE', the cases;\n"
     "                           e.g. a run against its re-judging (arbiter replay --rejudge)\n"
@@ -100,10 +103,24 @@ static int run_seed(void *ctx, const struct arb_run_row *r)
     return 1;
 }
 
+static int has_system(const cJSON *report, const char *name)
+{
+    const cJSON *s;
+
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(report, "systems"))
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(s, "name");
+
+        if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static int report_cmd(int argc, char **argv)
 {
     const char *db = "arbiter.db", *run_spec = NULL, *format = "md", *out_path = NULL;
-    const char *strategy = NULL, *against_spec = NULL;
+    const char *strategy = NULL, *against_spec = NULL, *baseline = NULL;
     struct cli_gates gates;
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
@@ -138,6 +155,8 @@ static int report_cmd(int argc, char **argv)
             gates.candidate = argv[++a];
         } else if (strcmp(o, "--against") == 0 && has_arg) {
             against_spec = argv[++a];
+        } else if (strcmp(o, "--baseline") == 0 && has_arg) {
+            baseline = argv[++a];
         } else if (o[0] == '-') {
             cli_error("report", "unknown or incomplete option '%s' (see 'arbiter report --help')",
                       o);
@@ -171,6 +190,14 @@ static int report_cmd(int argc, char **argv)
                                              : format[0] == 'm' ? CASES_IN_MARKDOWN
                                                                 : 0,
                                     &report, &err);
+    if (!rs && baseline && !has_system(report, baseline)) {
+        cli_error("report", "--baseline: '%s' is not a system of run %lld", baseline,
+                  (long long)run);
+        code = EXIT_USAGE;
+        goto out;
+    }
+    if (!rs)
+        rs = arb_report_add_win_matrix(st, run, report, &err);
     if (!rs)
         rs = arb_report_add_judge_health(st, run, report, &err);
     if (!rs && strategy && strategy[0] == 'w') {
@@ -183,7 +210,7 @@ static int report_cmd(int argc, char **argv)
         rs = arb_report_add_weighted(st, run, report, w, &err);
     }
     if (!rs && ((strategy && strategy[0] == 's') || gates.require_significant)) {
-        struct arb_report_opts ro = {resamples_from_env(), 0};
+        struct arb_report_opts ro = {resamples_from_env(), 0, baseline};
 
         rs = arb_store_runs(st, run, run_seed, &ro.seed, &err);
         if (!rs)

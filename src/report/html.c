@@ -354,6 +354,8 @@ static void page_header(struct html *h, const cJSON *report)
     html_raw(h, "<a href=\"#rubric\">Rubric</a>");
     if (cJSON_GetArraySize(html_get(report, "expectations")) > 0)
         html_raw(h, "<a href=\"#expectations\">Expectations</a>");
+    if (cJSON_GetArraySize(html_get(html_get(report, "win_matrix"), "systems")) >= 3)
+        html_raw(h, "<a href=\"#matrix\">Matrix</a>");
     if (cJSON_IsObject(html_get(report, "against")))
         html_raw(h, "<a href=\"#against\">Changes</a>");
     if (cJSON_GetArraySize(html_get(html_get(report, "trials"), "systems")) > 0)
@@ -506,6 +508,7 @@ enum arb_status arb_report_html(const cJSON *report, struct arb_buf *out)
     page_header(&h, report);
     overview(&h, report);
     systems_table(&h, report);
+    html_win_matrix(&h, report);
     html_against(&h, report);
     html_chart_pairs(&h, report);
     html_chart_rubric(&h, report);

@@ -1,7 +1,10 @@
 /*
- * html_against.c - the "against" section of the HTML report: which verdicts
- * changed from another run (report.h arb_report_add_against).
+ * html_against.c - two tables of the HTML report between runs and systems:
+ * which verdicts changed from another run (report.h arb_report_add_against)
+ * and the pairwise win matrix of three or more systems.
  */
+#include <math.h>
+
 #include "html_int.h"
 
 #define CHANGES_IN_HTML 200
@@ -60,4 +63,96 @@ void html_against(struct html *h, const cJSON *report)
         html_raw(h, "</td></tr>\n");
     }
     html_raw(h, "</tbody></table></div>\n</section>\n");
+}
+
+/* win_matrix[key][i][j], NaN when absent or null. */
+static double matrix_at(const cJSON *m, const char *key, int i, int j)
+{
+    const cJSON *v = cJSON_GetArrayItem(cJSON_GetArrayItem(html_get(m, key), i), j);
+
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The Bradley-Terry ratings of --strategy statistical, when the report has them. */
+static void bradley_terry(struct html *h, const cJSON *report)
+{
+    const cJSON *bt = html_get(report, "bradley_terry"), *x;
+
+    if (cJSON_GetArraySize(bt) <= 0)
+        return;
+    html_raw(h, "<h3>Bradley-Terry ratings</h3>\n<p class=\"note\">Log-strengths fitted by "
+                "maximum likelihood to every decided game (mean 0; a difference d means the "
+                "first wins with odds e<sup>d</sup>), with 95% bootstrap intervals.</p>\n"
+                "<div class=\"table-wrap\"><table id=\"bt-table\">\n<thead><tr><th>System</th>"
+                "<th class=\"n\">Rating</th><th class=\"n\">95% interval</th></tr></thead>\n"
+                "<tbody>\n");
+    cJSON_ArrayForEach(x, bt)
+    {
+        double lo, hi;
+        int i = html_system_index(report, html_str(x, "system"));
+
+        html_printf(h, "<tr><td><span class=\"swatch\" style=\"background:%s\"></span>",
+                    html_color(i < 0 ? 0 : i));
+        html_text(h, html_str(x, "system"));
+        html_raw(h, "</td><td class=\"n\">");
+        html_number(h, html_num(x, "rating"), 3, 0);
+        html_raw(h, "</td><td class=\"n\">");
+        if (html_interval(x, "interval", &lo, &hi)) {
+            html_number(h, lo, 3, 0);
+            html_raw(h, " &ndash; ");
+            html_number(h, hi, 3, 0);
+        } else {
+            html_raw(h, "&ndash;");
+        }
+        html_raw(h, "</td></tr>\n");
+    }
+    html_raw(h, "</tbody></table></div>\n");
+}
+
+void html_win_matrix(struct html *h, const cJSON *report)
+{
+    const cJSON *m = html_get(report, "win_matrix"), *names = html_get(m, "systems"), *n;
+    int k = cJSON_GetArraySize(names), i = 0;
+
+    if (k < 3)
+        return;
+    html_raw(h, "<section class=\"card\" id=\"matrix\">\n<h2>Pairwise wins</h2>\n<p class=\"note\">"
+                "Row against column: the row's win rate over their decided cases (ties half), "
+                "and wins&ndash;losses&ndash;ties. Greener is better for the row.</p>\n"
+                "<div class=\"table-wrap\"><table id=\"matrix-table\">\n<thead><tr><th></th>");
+    cJSON_ArrayForEach(n, names)
+    {
+        /* Names as written: the table's headers are otherwise upper-cased. */
+        html_raw(h, "<th class=\"n\" style=\"text-transform:none\">");
+        html_text(h, cJSON_IsString(n) ? n->valuestring : "");
+        html_raw(h, "</th>");
+    }
+    html_raw(h, "</tr></thead>\n<tbody>\n");
+    cJSON_ArrayForEach(n, names)
+    {
+        html_printf(h, "<tr><td><span class=\"swatch\" style=\"background:%s\"></span>",
+                    html_color(i));
+        html_text(h, cJSON_IsString(n) ? n->valuestring : "");
+        html_raw(h, "</td>");
+        for (int j = 0; j < k; j++) {
+            double r = matrix_at(m, "win_rate", i, j);
+
+            if (i == j || isnan(r)) {
+                html_raw(h, "<td class=\"n\">&ndash;</td>");
+                continue;
+            }
+            /* Red (0) through white (0.5) to green (1). */
+            html_printf(h, "<td class=\"n\" style=\"background:rgba(%s,%.2f)\">",
+                        r >= 0.5 ? "58,154,107" : "192,80,77", fabs(r - 0.5) * 1.2);
+            html_number(h, r, 1, 1);
+            html_printf(h, "<br><span class=\"ci\">%.0f&ndash;%.0f&ndash;%.0f</span></td>",
+                        matrix_at(m, "wins", i, j), matrix_at(m, "losses", i, j),
+                        matrix_at(m, "ties", i, j));
+        }
+        html_raw(h, "</tr>\n");
+        i++;
+    }
+    html_raw(h, "</tbody></table></div>\n");
+    bradley_terry(h, report);
+    html_raw(h, "</section>\n");
 }

@@ -85,6 +85,9 @@ void html_trials(struct html *h, const cJSON *report);
 /* Which verdicts changed against another run, when the report has "against". */
 void html_against(struct html *h, const cJSON *report);
 
+/* The pairwise win matrix, for three or more systems (html_against.c). */
+void html_win_matrix(struct html *h, const cJSON *report);
+
 /* The judge panel, the gates and the cases (html_cases.c). */
 void html_judge_panel(struct html *h, const cJSON *report);
 void html_gates(struct html *h, const cJSON *report);

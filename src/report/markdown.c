@@ -356,6 +356,66 @@ static enum arb_status case_rates_table(const cJSON *report, struct arb_buf *out
     return st ? st : arb_buf_adds(out, "\n");
 }
 
+/* win_matrix[key][i][j], NaN when absent or null. */
+static double matrix_at(const cJSON *m, const char *key, int i, int j)
+{
+    const cJSON *v = cJSON_GetArrayItem(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, key), i), j);
+
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Row against column for three or more systems (report "win_matrix"). */
+static enum arb_status matrix_section(const cJSON *report, struct arb_buf *out)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(report, "win_matrix"), *n;
+    const cJSON *names = cJSON_GetObjectItemCaseSensitive(m, "systems");
+    int k = cJSON_GetArraySize(names), i = 0;
+    enum arb_status st;
+
+    if (k < 3)
+        return ARB_OK;
+    st = arb_buf_adds(out, "## Pairwise wins\n\nRow against column: wins-losses-ties over "
+                           "their decided cases, and the row's win rate (ties half).\n\n| |");
+    cJSON_ArrayForEach(n, names)
+    {
+        if (!st)
+            st = arb_buf_adds(out, " ");
+        if (!st)
+            st = add_text(out, cJSON_IsString(n) ? n->valuestring : "");
+        if (!st)
+            st = arb_buf_adds(out, " |");
+    }
+    if (!st)
+        st = arb_buf_adds(out, "\n|---|");
+    for (int j = 0; !st && j < k; j++)
+        st = arb_buf_adds(out, "---:|");
+    if (!st)
+        st = arb_buf_adds(out, "\n");
+    cJSON_ArrayForEach(n, names)
+    {
+        if (!st)
+            st = arb_buf_adds(out, "| ");
+        if (!st)
+            st = add_text(out, cJSON_IsString(n) ? n->valuestring : "");
+        if (!st)
+            st = arb_buf_adds(out, " |");
+        for (int j = 0; !st && j < k; j++) {
+            char c[32];
+
+            cell(c, sizeof(c), matrix_at(m, "win_rate", i, j), 1, 1);
+            st = i == j ? arb_buf_adds(out, " - |")
+                        : arb_buf_printf(out, " %.0f-%.0f-%.0f (%s) |", matrix_at(m, "wins", i, j),
+                                         matrix_at(m, "losses", i, j),
+                                         matrix_at(m, "ties", i, j), c);
+        }
+        if (!st)
+            st = arb_buf_adds(out, "\n");
+        i++;
+    }
+    return st ? st : arb_buf_adds(out, "\n");
+}
+
 /* "winner" of an outcome, else its status. */
 static const char *outcome(const cJSON *o)
 {
@@ -562,6 +622,8 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
     }
     if (!st)
         st = systems_table(report, out);
+    if (!st)
+        st = matrix_section(report, out);
     if (!st)
         st = against_section(report, out);
     if (!st)

@@ -404,6 +404,13 @@ static void sacc_release(struct sacc *s)
     free(s->case_id);
 }
 
+/* 1 when pair p is reported: every pair, or with a baseline only the pairs with it. */
+static int pair_shown(const struct sacc *s, const struct pair_acc *p, const char *baseline)
+{
+    return !baseline || strcmp(s->sys[p->a].name, baseline) == 0 ||
+           strcmp(s->sys[p->b].name, baseline) == 0;
+}
+
 static enum arb_status pairs_json(const struct sacc *s, const struct arb_report_opts *o,
                                   cJSON *report)
 {
@@ -414,10 +421,15 @@ static enum arb_status pairs_json(const struct sacc *s, const struct arb_report_
         return ARB_ENOMEM;
     for (k = 0; k < s->n_pairs; k++) {
         const struct pair_acc *p = &s->pairs[k];
-        cJSON *x = cJSON_CreateObject(), *pb;
+        cJSON *x, *pb;
         struct arb_interval iv;
         double pval = NAN, sign = arb_sign_test(p->a_wins, p->b_wins);
-        int have = p->diff.n > 0 &&
+        int have;
+
+        if (!pair_shown(s, p, o->baseline))
+            continue;
+        x = cJSON_CreateObject();
+        have = p->diff.n > 0 &&
                    arb_bootstrap_paired(p->sa.v, p->sb.v, p->diff.n, o->resamples, 0.95,
                                         o->seed + k, &iv, &pval) == ARB_OK;
 
@@ -443,7 +455,7 @@ static enum arb_status pairs_json(const struct sacc *s, const struct arb_report_
     return ARB_OK;
 }
 
-static enum arb_status mcnemar_json(const struct sacc *s, cJSON *report)
+static enum arb_status mcnemar_json(const struct sacc *s, const char *baseline, cJSON *report)
 {
     cJSON *arr = cJSON_AddArrayToObject(report, "mcnemar");
     size_t k;
@@ -453,8 +465,11 @@ static enum arb_status mcnemar_json(const struct sacc *s, cJSON *report)
     for (k = 0; k < s->n_exps; k++) {
         const struct exp_acc *e = &s->exps[k];
         const struct pair_acc *p = &s->pairs[e->pair];
-        cJSON *x = cJSON_CreateObject();
+        cJSON *x;
 
+        if (!pair_shown(s, p, baseline))
+            continue;
+        x = cJSON_CreateObject();
         if (!x || !cJSON_AddItemToArray(arr, x))
             return ARB_ENOMEM;
         cJSON_AddStringToObject(x, "expectation", e->id);
@@ -532,7 +547,7 @@ enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJS
     if (!rc)
         rc = pairs_json(&s, o, report);
     if (!rc)
-        rc = mcnemar_json(&s, report);
+        rc = mcnemar_json(&s, o->baseline, report);
     if (!rc && n > 2)
         rc = bradley_terry(&s, o, report, err);
     info = rc ? NULL : cJSON_AddObjectToObject(report, "statistics");
@@ -548,6 +563,8 @@ enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJS
                                 "exact sign test (wins vs losses); paired bootstrap of per-case "
                                 "overall score differences");
         cJSON_AddStringToObject(info, "expectation_tests", "McNemar exact, per expectation");
+        if (o->baseline)
+            cJSON_AddStringToObject(info, "baseline", o->baseline);
     } else if (!rc) {
         rc = ARB_ENOMEM;
     }

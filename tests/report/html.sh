@@ -138,6 +138,22 @@ else
     ok
 fi
 
+# --- Three systems: the pairwise win matrix -----------------------------------------------
+(cd "$ROOT" && "$ARB" run tests/data/three/suite.json --db "$T/three.db" >/dev/null 2>&1) ||
+    ko "three systems run"
+check "three systems report --format html" "$ARB" report 1 --db "$T/three.db" \
+    --strategy statistical --format html -o "$T/three.html"
+browse three --dump-dom "file://$T/three.html" >"$T/three.dom"
+check "three dom: win matrix table" has "$T/three.dom" 'id="matrix-table"'
+check "three dom: a cell with wins-losses-ties" has "$T/three.dom" '5–0–1'
+check "three dom: Bradley-Terry ratings table" has "$T/three.dom" 'id="bt-table"'
+if console_lines "$T/three.err" >"$T/console.txt"; then
+    ko "three: console messages from the page:"
+    sed 's/^/    /' "$T/console.txt"
+else
+    ok
+fi
+
 # --- Hostile ids, names and outputs ------------------------------------------------------
 S="$T/hostile"
 mkdir -p "$S"
