@@ -268,7 +268,9 @@ static void pairs_table(struct html *h, const cJSON *pairs)
     html_raw(h, "<div class=\"table-wrap\"><table id=\"pairs-table\">\n<thead><tr><th>Pair</th>"
                 "<th class=\"n\">A wins</th><th class=\"n\">Ties</th><th class=\"n\">B wins</th>"
                 "<th class=\"n\">Sign test p</th><th class=\"n\">Mean score diff (A&minus;B)</th>"
-                "<th class=\"n\">Bootstrap p</th><th>Significant</th></tr></thead>\n<tbody>\n");
+                "<th class=\"n\">Bootstrap p</th><th>Significant</th>"
+                "<th title=\"the two 95% overall-score intervals do not overlap\">CIs apart</th>"
+                "</tr></thead>\n<tbody>\n");
     cJSON_ArrayForEach(p, pairs)
     {
         const cJSON *pb = html_get(p, "paired_bootstrap"), *sig = html_get(p, "significant");
@@ -297,11 +299,17 @@ static void pairs_table(struct html *h, const cJSON *pairs)
         html_raw(h, "</td><td class=\"n\">");
         html_number(h, html_num(pb, "p"), 3, 0);
         html_raw(h, "</td><td>");
-        if (cJSON_IsBool(sig))
-            html_raw(h, cJSON_IsTrue(sig) ? "<span class=\"badge b-pass\">yes</span>"
-                                          : "<span class=\"badge b-neutral\">no</span>");
-        else
-            html_raw(h, "&ndash;");
+        for (int k = 0; k < 2; k++) {
+            const cJSON *b = k ? html_get(p, "intervals_separate") : sig;
+
+            if (k)
+                html_raw(h, "</td><td>");
+            if (cJSON_IsBool(b))
+                html_raw(h, cJSON_IsTrue(b) ? "<span class=\"badge b-pass\">yes</span>"
+                                            : "<span class=\"badge b-neutral\">no</span>");
+            else
+                html_raw(h, "&ndash;");
+        }
         html_raw(h, "</td></tr>\n");
     }
     html_raw(h, "</tbody></table></div>\n");

@@ -233,10 +233,13 @@ static enum arb_status statistics_section(const cJSON *report, struct arb_buf *o
     }
     if (!st)
         st = arb_buf_adds(out, "\nPaired tests over cases (exact sign test on wins vs losses; "
-                               "paired bootstrap of the per-case overall score difference A - B):"
+                               "paired bootstrap of the per-case overall score difference A - B; "
+                               "significant when both give p < 0.05) and, beside them, the "
+                               "seed's rule (CIs apart: the two 95% overall-score intervals do "
+                               "not overlap):"
                                "\n\n| A | B | A wins | B wins | Ties | Sign test p | Mean diff | "
-                               "95% CI | Bootstrap p | Significant |\n"
-                               "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                               "95% CI | Bootstrap p | Significant | CIs apart |\n"
+                               "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(report, "pairs"))
     {
         const cJSON *pb = cJSON_GetObjectItemCaseSensitive(p, "paired_bootstrap");
@@ -257,11 +260,15 @@ static enum arb_status statistics_section(const cJSON *report, struct arb_buf *o
         if (!st)
             st = add_text(out, str(p, "b"));
         if (!st)
-            st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s |\n",
-                                num(p, "a_wins"), num(p, "b_wins"), num(p, "ties"), a, c, d, g,
-                                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "significant"))
-                                    ? "yes"
-                                    : "no");
+            st = arb_buf_printf(
+                out, " | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s |\n", num(p, "a_wins"),
+                num(p, "b_wins"), num(p, "ties"), a, c, d, g,
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "significant")) ? "yes" : "no",
+                cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(p, "intervals_separate"))
+                    ? (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "intervals_separate"))
+                           ? "yes"
+                           : "no")
+                    : "-");
     }
     if (!st && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "mcnemar")))
         st = arb_buf_adds(out, "\nMcNemar's exact test per expectation (cases where only one of "

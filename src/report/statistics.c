@@ -5,9 +5,9 @@
  * of systems, the exact sign test on wins vs losses and a paired bootstrap
  * of the per-case overall score differences; McNemar's exact test on each
  * expectation; Bradley-Terry ratings with bootstrap intervals when there are
- * more than two systems.  Significance follows the seed's rule (the two
- * systems' win-rate intervals do not overlap) and, beside it, the paired
- * tests at p < 0.05.
+ * more than two systems.  A pair is "significant" when both paired tests
+ * give p < 0.05; beside that, "intervals_separate" applies the seed's rule
+ * (the two systems' 95% overall-score intervals do not overlap).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -404,6 +404,34 @@ static void sacc_release(struct sacc *s)
     free(s->case_id);
 }
 
+/*
+ * The seed's rule for a pair: the two systems' 95% intervals of the overall
+ * score do not overlap.  -1 when either interval is missing.
+ */
+static int intervals_separate(const cJSON *report, const char *a, const char *b)
+{
+    const cJSON *s;
+    double lo[2] = {NAN, NAN}, hi[2] = {NAN, NAN};
+
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(report, "systems"))
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(s, "name");
+        const cJSON *iv = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(s, "intervals"), "overall_score");
+        int k = !cJSON_IsString(n) ? -1 : strcmp(n->valuestring, a) == 0 ? 0
+                                        : strcmp(n->valuestring, b) == 0 ? 1
+                                                                          : -1;
+
+        if (k >= 0 && cJSON_GetArraySize(iv) == 2) {
+            lo[k] = cJSON_GetArrayItem(iv, 0)->valuedouble;
+            hi[k] = cJSON_GetArrayItem(iv, 1)->valuedouble;
+        }
+    }
+    if (isnan(lo[0]) || isnan(lo[1]))
+        return -1;
+    return lo[0] > hi[1] || lo[1] > hi[0];
+}
+
 /* 1 when pair p is reported: every pair, or with a baseline only the pairs with it. */
 static int pair_shown(const struct sacc *s, const struct pair_acc *p, const char *baseline)
 {
@@ -451,6 +479,15 @@ static enum arb_status pairs_json(const struct sacc *s, const struct arb_report_
         }
         /* Significant when the paired tests agree: the sign test and the bootstrap, p < 0.05. */
         cJSON_AddBoolToObject(x, "significant", have && sign < 0.05 && pval < 0.05);
+        /* Beside them, the seed's rule: the overall-score intervals do not overlap. */
+        {
+            int sep = intervals_separate(report, s->sys[p->a].name, s->sys[p->b].name);
+
+            if (sep < 0)
+                cJSON_AddNullToObject(x, "intervals_separate");
+            else
+                cJSON_AddBoolToObject(x, "intervals_separate", sep);
+        }
     }
     return ARB_OK;
 }
@@ -561,7 +598,9 @@ enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJS
                                 "expectations resampled together)");
         cJSON_AddStringToObject(info, "pair_tests",
                                 "exact sign test (wins vs losses); paired bootstrap of per-case "
-                                "overall score differences");
+                                "overall score differences; significant when both give p < 0.05. "
+                                "Beside them, intervals_separate: the seed's rule, the two "
+                                "systems' 95% overall-score intervals do not overlap");
         cJSON_AddStringToObject(info, "expectation_tests", "McNemar exact, per expectation");
         if (o->baseline)
             cJSON_AddStringToObject(info, "baseline", o->baseline);

@@ -48,6 +48,9 @@ $ARB report 1 --db "$T/t.db" --format json --strategy statistical --baseline a -
 is '$.pairs[1].a' a
 is '$.pairs[1].b' c
 is '$.statistics.baseline' a
+# The seed's rule beside the paired tests: a's interval [5, 5] clears b's and c's.
+is '$.pairs[0].intervals_separate' 1
+is '$.pairs[0].significant' 0
 [ "$(val "$T/r.json" '$.pairs[0].paired_bootstrap')" = "$(val "$T/all.json" '$.pairs[0].paired_bootstrap')" ] &&
     ok || bad "the a-b test changed with --baseline"
 # Bradley-Terry still uses every game.
