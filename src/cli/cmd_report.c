@@ -176,6 +176,12 @@ static int report_cmd(int argc, char **argv)
         cli_error("report", "--format: expected md, json or html, got '%s'", format);
         return EXIT_USAGE;
     }
+    if (baseline && !(strategy && strcmp(strategy, "statistical") == 0) &&
+        !gates.require_significant) {
+        cli_error("report", "--baseline chooses the paired tests: add --strategy statistical or "
+                            "--require-significant");
+        return EXIT_USAGE;
+    }
     if (strategy && strcmp(strategy, "statistical") != 0 && strcmp(strategy, "weighted") != 0) {
         cli_error("report", "--strategy: expected statistical or weighted, got '%s'", strategy);
         return EXIT_USAGE;

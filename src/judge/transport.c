@@ -586,13 +586,20 @@ static void describe_curl(struct arb_transport *t, struct req *r, CURLcode rc, c
 /* 1 when the reply body is one JSON value (the APIs this transport talks to answer JSON). */
 static int json_body(const struct req *r)
 {
+    const char *end = NULL;
     cJSON *v;
+    int ok;
 
     if (!r->reply.ptr || r->reply.len == 0)
         return 0;
-    v = cJSON_ParseWithLength(r->reply.ptr, r->reply.len);
+    v = cJSON_ParseWithLengthOpts(r->reply.ptr, r->reply.len, &end, 0);
+    ok = v != NULL;
     cJSON_Delete(v);
-    return v != NULL;
+    /* One value and nothing after it but white space. */
+    while (ok && end < r->reply.ptr + r->reply.len &&
+           (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+        end++;
+    return ok && end == r->reply.ptr + r->reply.len;
 }
 
 /* Decide what a finished attempt means: success, a later retry, or a final failure. */

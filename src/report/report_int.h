@@ -39,7 +39,10 @@ enum arb_status case_rates_emit(const struct case_rates *cr, size_t limit, cJSON
  * object holding "rubric" and "expectation_results" (those present), the
  * other members (reasoning, output_quality...) skipped without building them.
  * Falls back to a full parse when the text is not the flat object expected.
- * NULL when out of memory or not JSON.  The caller frees it (cJSON_Delete).
+ * The skipped members are only delimited, not validated: the text is what
+ * cJSON wrote into the database, and bad JSON inside a skipped member may
+ * pass.  NULL when out of memory or when what is read is not JSON.  The
+ * caller frees it (cJSON_Delete).
  */
 cJSON *report_parse_comparison(const char *json);
 

@@ -17,6 +17,9 @@
 #include "arbiter/stats.h"
 #include "report_int.h"
 
+#define SEEN_EXPECTATIONS 1
+#define SEEN_SCORE        2
+
 struct dvec {
     double *v;
     size_t n, cap;
@@ -65,7 +68,7 @@ struct sacc {
     struct exp_acc *exps;
     size_t n_exps, cap_exps;
     char *case_id;
-    unsigned char *seen; /* per system: counted for case_id */
+    unsigned char *seen; /* per system: what was counted for case_id (SEEN_*) */
     enum arb_status st;
 };
 
@@ -136,18 +139,23 @@ static int exp_result(const cJSON *er, const char *id)
     return -1;
 }
 
-/* Each (case, system) adds its expectation outcomes and score once. */
+/* Each (case, system) adds its expectation outcomes once and its score once. */
 static int add_once(struct sacc *s, size_t sys, const cJSON *cmp, const char *label,
                     int decided)
 {
     const cJSON *d, *rub = side(cmp, "rubric", label);
     const cJSON *ov = cJSON_GetObjectItemCaseSensitive(rub, "overall_score");
 
-    if (s->seen[sys])
+    /* The score from the first decided pair with one (an earlier pair may be pending or
+     * missing the other system's output), the expectations from the first pair. */
+    if (!(s->seen[sys] & SEEN_SCORE) && decided && cJSON_IsNumber(ov)) {
+        s->seen[sys] |= SEEN_SCORE;
+        if (push(&s->sys[sys].overall, ov->valuedouble))
+            return -1;
+    }
+    if (s->seen[sys] & SEEN_EXPECTATIONS)
         return 0;
-    s->seen[sys] = 1;
-    if (decided && cJSON_IsNumber(ov) && push(&s->sys[sys].overall, ov->valuedouble))
-        return -1;
+    s->seen[sys] |= SEEN_EXPECTATIONS;
     {
         double p = 0, t = 0;
 

@@ -10,11 +10,14 @@
  * failure may lose the last ones.  The records themselves are written by
  * store_put.c and store_runs.c and read by store_read.c.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "schema_sql.h"
 #include "store_int.h"
@@ -542,39 +545,46 @@ static enum arb_status open_db(struct arb_store *st, const char *name, int oflag
     return ret;
 }
 
-/* 1 when path's -wal file exists and is not empty (or cannot be checked). */
+/* 1 when path's -wal file exists and is not empty, or cannot be checked. */
 static int wal_has_content(const char *path)
 {
     size_t n = strlen(path);
     char *wal = malloc(n + 5);
-    FILE *f;
-    long size = 1;
+    struct stat sb;
+    int r;
 
     if (!wal)
         return 1;
     memcpy(wal, path, n);
     memcpy(wal + n, "-wal", 5);
-    f = fopen(wal, "rb");
+    r = stat(wal, &sb);
     free(wal);
-    if (!f)
-        return 0;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    fclose(f);
-    return size != 0;
+    if (r != 0)
+        return errno != ENOENT;
+    return sb.st_size != 0;
 }
 
-/* "file:PATH?immutable=1" with the bytes a URI path cannot hold percent-encoded. */
+/* 1 when the file system holding path is mounted read-only (nobody can write there). */
+static int on_read_only_fs(const char *path)
+{
+    struct statvfs vfs;
+
+    return statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+}
+
+/*
+ * "file:PATH?immutable=1" with the bytes a URI path cannot hold percent-encoded;
+ * an absolute path gets an empty authority ("file:///x"), so "//x" is not one.
+ */
 static char *immutable_uri(const char *path)
 {
     static const char tail[] = "?immutable=1";
-    size_t n = strlen(path), at = 0;
-    char *u = malloc(5 + 3 * n + sizeof(tail));
+    size_t n = strlen(path), at;
+    char *u = malloc(7 + 3 * n + sizeof(tail));
 
     if (!u)
         return NULL;
-    memcpy(u, "file:", 5);
-    at = 5;
+    at = (size_t)snprintf(u, 8, "%s", path[0] == '/' ? "file://" : "file:");
     for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
         if (*p == '%' || *p == '?' || *p == '#' || *p < 0x20 || *p >= 0x7f) {
             snprintf(u + at, 4, "%%%02X", *p);
@@ -612,10 +622,11 @@ enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_stor
     oflags = (flags & ARB_STORE_READONLY) ? SQLITE_OPEN_READONLY
                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     ret = open_db(st, path, oflags, err);
-    if (ret == ARB_EDB && (flags & ARB_STORE_READONLY) && !wal_has_content(path)) {
+    if (ret == ARB_EDB && (flags & ARB_STORE_READONLY) && on_read_only_fs(path) &&
+        !wal_has_content(path)) {
         /* A WAL database on read-only media: SQLite cannot create the -shm file a reader
-         * needs.  With no -wal content the file is the whole database, and opening it as
-         * immutable (no locks, no -shm) reads exactly what is there. */
+         * needs.  Nobody can write there, and with no -wal content the file is the whole
+         * database: opened as immutable (no locks, no -shm) it reads exactly what is there. */
         struct arb_err retry_err = {{0}};
         char *uri = immutable_uri(path);
 

@@ -291,6 +291,8 @@ struct pos locate_pos(const struct src *src, const char *pointer, int at_key)
             if (found || !p[0])
                 break;
             slash = strrchr(p, '/');
+            if (!slash)
+                break; /* not a pointer at all: the start of the text */
             *slash = '\0';
             at_key = 0;
         }

@@ -302,6 +302,11 @@ static enum arb_status load_text(struct arb_suite *s, const struct src *src, str
     if (st)
         return st == ARB_ENOMEM ? arb_err_set(err, st, "out of memory")
                                 : located_parse(err, st, src, perr.msg);
+    /* Said plainly before the schema would say it as "does not satisfy 'propertyNames'". */
+    if (cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s->doc, "systems"),
+                                         "TIE"))
+        return located(err, ARB_ESCHEMA, src, "/systems/TIE", 1,
+                       "'TIE' cannot name a system: verdicts use it for a tie");
     st = suite_schema_load("", &schema_doc, &schema, err);
     if (!st)
         st = shape_check(schema, schema_doc, "", s->doc, src, "", err);
@@ -372,6 +377,9 @@ enum arb_status arb_suite_set_system(struct arb_suite *s, const char *name_eq_pa
 
     if (!eq || eq == name_eq_path || !eq[1])
         return arb_err_set(err, ARB_EUSAGE, "--system expects NAME=PATH, got '%s'", name_eq_path);
+    if (eq - name_eq_path == 3 && strncmp(name_eq_path, "TIE", 3) == 0)
+        return arb_err_set(err, ARB_EUSAGE,
+                           "--system: 'TIE' cannot name a system (verdicts use it for a tie)");
     name = strndup(name_eq_path, (size_t)(eq - name_eq_path));
     path = strdup(eq + 1);
     if (!name || !path) {

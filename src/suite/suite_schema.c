@@ -16,8 +16,7 @@ static const char *const schema_lines[] = {
     "  \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n",
     "  \"$id\": \"https://arbiter.invalid/schemas/suite.schema.json\",\n",
     "  \"title\": \"Arbiter suite file\",\n",
-    "  \"description\": \"DESIGN.md 'The suite file'; checks are validated by arb_check_compi"
-    "le.\",\n",
+    "  \"description\": \"DESIGN.md 'The suite file'; checks are validated by arb_check_compile.\",\n",
     "  \"type\": \"object\",\n",
     "  \"required\": [\"cases\"],\n",
     "  \"properties\": {\n",
@@ -26,10 +25,11 @@ static const char *const schema_lines[] = {
     "    \"seed\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 9007199254740991},\n",
     "    \"systems\": {\n",
     "      \"type\": \"object\",\n",
+    "      \"description\": \"name -> outputs path; 'TIE' is the verdicts' word for a tie, not a name\",\n",
+    "      \"propertyNames\": {\"minLength\": 1, \"not\": {\"const\": \"TIE\"}},\n",
     "      \"additionalProperties\": {\"type\": \"string\", \"minLength\": 1}\n",
     "    },\n",
-    "    \"redact\": {\"type\": \"array\", \"items\": {\"type\": \"string\", \"minLength\": 1"
-    "}},\n",
+    "    \"redact\": {\"type\": \"array\", \"items\": {\"type\": \"string\", \"minLength\": 1}},\n",
     "    \"fields\": {\"type\": \"object\"},\n",
     "    \"rubric\": {\n",
     "      \"type\": \"object\",\n",
@@ -39,8 +39,7 @@ static const char *const schema_lines[] = {
     "      },\n",
     "      \"additionalProperties\": false\n",
     "    },\n",
-    "    \"expectations\": {\"type\": \"array\", \"items\": {\"$ref\": \"#/$defs/expectation"
-    "\"}},\n",
+    "    \"expectations\": {\"type\": \"array\", \"items\": {\"$ref\": \"#/$defs/expectation\"}},\n",
     "    \"judge\": {\n",
     "      \"type\": \"object\",\n",
     "      \"properties\": {\n",
@@ -54,8 +53,7 @@ static const char *const schema_lines[] = {
     "        \"concurrency\": {\"type\": \"integer\", \"minimum\": 1},\n",
     "        \"timeout_s\": {\"type\": \"number\", \"exclusiveMinimum\": 0},\n",
     "        \"max_retries\": {\"type\": \"integer\", \"minimum\": 0},\n",
-    "        \"command\": {\"type\": [\"string\", \"array\"], \"items\": {\"type\": \"string"
-    "\"}},\n",
+    "        \"command\": {\"type\": [\"string\", \"array\"], \"items\": {\"type\": \"string\"}},\n",
     "        \"max_tokens\": {\"type\": \"integer\", \"minimum\": 1},\n",
     "        \"seed\": {\"type\": \"integer\"},\n",
     "        \"prompt\": {\"type\": \"string\"}\n",
@@ -109,8 +107,7 @@ static const char *const schema_lines[] = {
     "        \"id\": {\"type\": \"string\", \"minLength\": 1},\n",
     "        \"prompt\": {\"type\": \"string\"},\n",
     "        \"expected\": true,\n",
-    "        \"expectations\": {\"type\": \"array\", \"items\": {\"$ref\": \"#/$defs/expectat"
-    "ion\"}}\n",
+    "        \"expectations\": {\"type\": \"array\", \"items\": {\"$ref\": \"#/$defs/expectation\"}}\n",
     "      },\n",
     "      \"additionalProperties\": false\n",
     "    }\n",

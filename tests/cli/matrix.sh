@@ -56,9 +56,12 @@ is '$.pairs[0].significant' 0
 # Bradley-Terry still uses every game.
 [ "$(val "$T/r.json" '$.bradley_terry')" = "$(val "$T/all.json" '$.bradley_terry')" ] && ok ||
     bad "Bradley-Terry changed with --baseline"
-$ARB report 1 --db "$T/t.db" --baseline zz >/dev/null 2>"$T/err"
+$ARB report 1 --db "$T/t.db" --strategy statistical --baseline zz >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q "\-\-baseline: 'zz' is not a system of run 1" "$T/err" && ok ||
     bad "unknown baseline: $(cat "$T/err")"
+# Without the paired tests, --baseline would do nothing: refused.
+$ARB report 1 --db "$T/t.db" --baseline a >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "\-\-baseline chooses the paired tests" "$T/err" && ok || bad "lone --baseline: $(cat "$T/err")"
 # The gate judges the candidate against the baseline only (a vs c: sign test p = 0.0625).
 $ARB report 1 --db "$T/t.db" --candidate a --require-significant >/dev/null 2>"$T/err"
 [ $? -eq 1 ] && grep -q "than b " "$T/err" && grep -q "than c " "$T/err" && ok ||
@@ -66,6 +69,22 @@ $ARB report 1 --db "$T/t.db" --candidate a --require-significant >/dev/null 2>"$
 $ARB report 1 --db "$T/t.db" --candidate a --baseline c --require-significant >/dev/null 2>"$T/err"
 [ $? -eq 1 ] && grep -q "a is not significantly better than c " "$T/err" && ! grep -q "than b " "$T/err" &&
     ok || bad "gate with a baseline: $(cat "$T/err")"
+
+# A fourth system with no outputs, named to sort first ("0"): every pair with it is
+# missing_output; the others' score intervals must not lose cases to those pairs.
+mkdir -p "$T/four"
+cp tests/data/three/*.jsonl "$T/four/"
+: >"$T/four/empty.jsonl"
+cat >"$T/four/suite.json" <<'JSON'
+{"name": "four", "systems": {"a": "a.jsonl", "b": "b.jsonl", "c": "c.jsonl", "0": "empty.jsonl"},
+ "rubric": {"content": [{"name": "right", "check": {"op": "exact", "expected": "ok"}}], "structure": []},
+ "cases": "cases.jsonl"}
+JSON
+$ARB run "$T/four/suite.json" --db "$T/four.db" >/dev/null 2>&1 || bad "four run"
+$ARB report 1 --db "$T/four.db" --format json --strategy statistical -o "$T/r.json" || bad "four report"
+is '$.systems[0].intervals.overall_score' '[5,5]'
+is '$.pairs[0].intervals_separate' 1
+is '$.win_matrix.win_rate[0][3]' ''
 
 echo "matrix: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

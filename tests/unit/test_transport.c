@@ -500,15 +500,16 @@ Test(transport, should_retry_after_a_server_error)
 Test(transport, should_retry_a_reply_cut_short_when_replies_are_json)
 {
     struct reply script[] = {{200, "", "{\"choices\": [{\"mess", 0, 0, 0},
+                             {200, "", "{\"ok\": 1} <html>", 0, 0, 0},
                              {200, "", "{\"ok\": true}", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
     struct server s;
 
     o.json_replies = 1;
-    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    serve_and_run(&s, script, 3, &o, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
-    cr_assert_eq(seen.r[0].attempts, 2);
+    cr_assert_eq(seen.r[0].attempts, 3, "a value followed by junk is not a JSON reply either");
     cr_assert_str_eq(seen.r[0].body, "{\"ok\": true}");
 }
 
