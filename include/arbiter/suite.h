@@ -180,4 +180,10 @@ void arb_json_pointer_pos(const char *text, size_t len, const char *pointer, siz
 void arb_err_locate(struct arb_err *err, const char *file, const char *text, size_t len,
                     const char *strip);
 
+/*
+ * Rewrite a parse error of arb_json_parse ("line L, column C: what") about
+ * file to "FILE:L:C: what", the form of every other located message.
+ */
+void arb_err_locate_parse(struct arb_err *err, const char *file);
+
 #endif

@@ -78,7 +78,12 @@ static int load_check(const char *arg, struct arb_check **out)
                             &err);
     if (st) {
         arb_buf_release(&text);
-        cli_error("check", "%s: %s", src, err.msg);
+        if (st == ARB_EPARSE) {
+            arb_err_locate_parse(&err, src);
+            cli_error("check", "%s", err.msg);
+        } else {
+            cli_error("check", "%s: %s", src, err.msg);
+        }
         return cli_exit_for(st);
     }
     opts.base_dir = dir;

@@ -377,3 +377,13 @@ void arb_err_locate(struct arb_err *err, const char *file, const char *text, siz
     else
         arb_err_set(err, ARB_OK, "%s:%zu:%zu: %s", file, line, col, colon + 2);
 }
+
+void arb_err_locate_parse(struct arb_err *err, const char *file)
+{
+    struct src src;
+
+    memset(&src, 0, sizeof(src));
+    src.file = file;
+    src.line0 = 1;
+    located_parse(err, ARB_OK, &src, err->msg);
+}

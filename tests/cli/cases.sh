@@ -25,7 +25,7 @@ t "not json text noted" 1 'json_parse_failed' "" -- check '{"op":"json_valid"}' 
 
 # check: usage and input errors exit 2 with a message naming the problem.
 t "missing CHECK" 2 "" "missing CHECK" -- check
-t "malformed CHECK names line and column" 2 "" "CHECK: line 1, column 14: unexpected end of input" -- check '{"op":"exact"' --observed a
+t "malformed CHECK names line and column" 2 "" "CHECK:1:14: unexpected end of input" -- check '{"op":"exact"' --observed a
 t "unknown operator suggests" 2 "" "/op: unknown operator 'exactt' (did you mean 'exact'?)" -- check '{"op":"exactt","expected":"a"}' --observed a
 t "unknown parameter" 2 "" "/tolerence: unknown parameter 'tolerence' for operator 'within'" -- check '{"op":"within","expected":1,"tolerence":2}' --observed 1
 t "no expected anywhere" 2 "" "needs an expected value" -- check '{"op":"exact"}' --observed 1
