@@ -26,7 +26,7 @@ enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
 
 /*
  * The same with "case_pass_rates": expectation counts and pass rate per case
- * and system ("items", each {"case", "systems": {name: counts}}).  case_limit
+ * and per system: "items", each {"case", "systems": {name: counts}}.  case_limit
  * SIZE_MAX lists every case with expectations in case order, and so does a
  * limit at least their number; a smaller limit lists the cases some system
  * failed, lowest pass rate first, at most that many; 0 adds nothing.

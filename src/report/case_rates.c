@@ -1,6 +1,6 @@
 /*
- * case_rates.c - expectation pass rates per case and system (report.h,
- * "case_pass_rates").
+ * case_rates.c - expectation pass rates per case, for each system: report.h
+ * calls them "case_pass_rates".
  *
  * Counts are kept in flat arrays (an id and three counters per system per
  * case), not cJSON, so a 100,000-case report pays for objects only for the

@@ -379,7 +379,7 @@ enum arb_status arb_suite_set_system(struct arb_suite *s, const char *name_eq_pa
         return arb_err_set(err, ARB_EUSAGE, "--system expects NAME=PATH, got '%s'", name_eq_path);
     if (eq - name_eq_path == 3 && strncmp(name_eq_path, "TIE", 3) == 0)
         return arb_err_set(err, ARB_EUSAGE,
-                           "--system: 'TIE' cannot name a system (verdicts use it for a tie)");
+                           "--system: 'TIE' cannot name a system: verdicts use it for a tie");
     name = strndup(name_eq_path, (size_t)(eq - name_eq_path));
     path = strdup(eq + 1);
     if (!name || !path) {

@@ -32,7 +32,7 @@ static char db_path[128];
 
 static void setup(void)
 {
-    strcpy(dir, "/tmp/arb-store-XXXXXX");
+    snprintf(dir, sizeof(dir), "%s", "/tmp/arb-store-XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
     snprintf(db_path, sizeof(db_path), "%s/arbiter.db", dir);
 }
