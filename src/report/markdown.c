@@ -594,6 +594,11 @@ static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
     return st;
 }
 
+static enum arb_status (*const sections[])(const cJSON *report, struct arb_buf *out) = {
+    systems_table, matrix_section,     against_section,  statistics_section, weighted_section,
+    rubric_table,  expectations_table, case_rates_table, trials_section,     health_section,
+};
+
 enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
 {
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(report, "run"), *p;
@@ -627,26 +632,9 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
         else
             st = arb_buf_adds(out, "No judge: unresolved cases stay pending.\n\n");
     }
-    if (!st)
-        st = systems_table(report, out);
-    if (!st)
-        st = matrix_section(report, out);
-    if (!st)
-        st = against_section(report, out);
-    if (!st)
-        st = statistics_section(report, out);
-    if (!st)
-        st = weighted_section(report, out);
-    if (!st)
-        st = rubric_table(report, out);
-    if (!st)
-        st = expectations_table(report, out);
-    if (!st)
-        st = case_rates_table(report, out);
-    if (!st)
-        st = trials_section(report, out);
-    if (!st)
-        st = health_section(report, out);
+    /* The sections in page order; each writes nothing when the report lacks its part. */
+    for (size_t i = 0; !st && i < sizeof(sections) / sizeof(sections[0]); i++)
+        st = sections[i](report, out);
     if (!st && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "gates"))) {
         const cJSON *g;
 
