@@ -97,20 +97,24 @@ static const struct row rows[] = {
     {"json", "{\"op\":\"json_match\",\"expected\":{\"vendor\":\"Acme\",\"total\":10.5}}", K_JSON},
     {"json", "{\"op\":\"json_subset\",\"expected\":{\"vendor\":\"Acme\"}}", K_JSON},
     {"json", "{\"op\":\"json_canonical\",\"expected\":{\"vendor\":\"Acme\"}}", K_JSON},
-    {"json", "{\"op\":\"json_distance\",\"expected\":{\"invoiceNumber\":\"INV-0001\",\"vendor\":"
-             "\"Acme\",\"total\":1.5,\"lineItems\":[{\"description\":\"Widget\",\"price\":3}]}}",
+    {"json",
+     "{\"op\":\"json_distance\",\"expected\":{\"invoiceNumber\":\"INV-0001\",\"vendor\":"
+     "\"Acme\",\"total\":1.5,\"lineItems\":[{\"description\":\"Widget\",\"price\":3}]}}",
      K_JSON},
     {"json", "{\"op\":\"exact\",\"expected\":\"Acme\",\"extract\":\"/vendor\"}", K_JSON},
     {"retrieval", "{\"op\":\"top_k\",\"expected\":[\"doc-2\",\"doc-7\"],\"k\":5}", K_LIST},
-    {"trajectory", "{\"op\":\"trajectory_in_order\",\"expected\":[{\"name\":\"search\"},"
-                   "{\"name\":\"open\"}],\"match_args\":false}",
+    {"trajectory",
+     "{\"op\":\"trajectory_in_order\",\"expected\":[{\"name\":\"search\"},"
+     "{\"name\":\"open\"}],\"match_args\":false}",
      K_CALLS},
-    {"trajectory", "{\"op\":\"trajectory_any_order\",\"expected\":[{\"name\":\"open\",\"args\":"
-                   "{\"id\":1}}]}",
+    {"trajectory",
+     "{\"op\":\"trajectory_any_order\",\"expected\":[{\"name\":\"open\",\"args\":"
+     "{\"id\":1}}]}",
      K_CALLS},
-    {"aggregate", "{\"op\":\"all\",\"checks\":[{\"op\":\"contains\",\"expected\":\"answer\"},"
-                  "{\"op\":\"regex\",\"expected\":\"\\\\d+\"},{\"op\":\"icontains\","
-                  "\"expected\":\"acme\"}]}",
+    {"aggregate",
+     "{\"op\":\"all\",\"checks\":[{\"op\":\"contains\",\"expected\":\"answer\"},"
+     "{\"op\":\"regex\",\"expected\":\"\\\\d+\"},{\"op\":\"icontains\","
+     "\"expected\":\"acme\"}]}",
      K_TEXT},
 };
 

@@ -48,14 +48,14 @@ struct arb_check_opts {
 
 /* One result record.  Initialise with arb_result_init, free with arb_result_release. */
 struct arb_result {
-    const char *op;           /* the operator's name (static) */
-    const cJSON *expected;    /* borrowed from the check or the case; NULL when none */
-    const char *observed;     /* the compared text after extract; NULL when extraction failed */
+    const char *op;        /* the operator's name (static) */
+    const cJSON *expected; /* borrowed from the check or the case; NULL when none */
+    const char *observed;  /* the compared text after extract; NULL when extraction failed */
     size_t observed_len;
-    char *observed_owned;     /* storage behind observed when it is not the caller's input */
-    const char *norm[8];      /* normalization steps applied, in order (static strings) */
+    char *observed_owned; /* storage behind observed when it is not the caller's input */
+    const char *norm[8];  /* normalization steps applied, in order (static strings) */
     size_t n_norm;
-    char **notes;             /* owned strings */
+    char **notes; /* owned strings */
     size_t n_notes, cap_notes;
     double score;
     double threshold;
@@ -63,7 +63,7 @@ struct arb_result {
     int has_fail_below;
     int negated;
     enum arb_verdict verdict;
-    cJSON *details;           /* owned; operator-specific (per-path leaves, violations); may be NULL */
+    cJSON *details; /* owned; operator-specific (per-path leaves, violations); may be NULL */
     struct arb_result *children; /* aggregates: one per child check */
     size_t n_children;
 };

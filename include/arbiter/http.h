@@ -25,16 +25,16 @@
 #include "arbiter/status.h"
 
 struct arb_transport_opts {
-    size_t concurrency;      /* transfers in flight at most (default 8) */
-    long connect_timeout_ms; /* default 10000 */
-    long timeout_ms;         /* whole transfer, per attempt (default 60000) */
-    int max_retries;         /* retries after the first attempt (default 4; negative: none) */
-    double backoff_base_s;   /* first backoff (default 0.5), doubled each retry ... */
-    double backoff_max_s;    /* ... up to this (default 30); full jitter in [0, backoff] */
+    size_t concurrency;       /* transfers in flight at most (default 8) */
+    long connect_timeout_ms;  /* default 10000 */
+    long timeout_ms;          /* whole transfer, per attempt (default 60000) */
+    int max_retries;          /* retries after the first attempt (default 4; negative: none) */
+    double backoff_base_s;    /* first backoff (default 0.5), doubled each retry ... */
+    double backoff_max_s;     /* ... up to this (default 30); full jitter in [0, backoff] */
     double retry_after_max_s; /* a larger Retry-After is capped to this (default 60) */
-    size_t max_body;         /* a longer reply is a failure (default 8 MiB) */
-    uint64_t jitter_seed;    /* seeds the jitter PRNG (reproducible tests) */
-    int json_replies;        /* a 2xx reply must be JSON: one that is not is retried */
+    size_t max_body;          /* a longer reply is a failure (default 8 MiB) */
+    uint64_t jitter_seed;     /* seeds the jitter PRNG (reproducible tests) */
+    int json_replies;         /* a 2xx reply must be JSON: one that is not is retried */
 };
 
 struct arb_http_request {
@@ -43,25 +43,25 @@ struct arb_http_request {
     size_t n_headers;
     const char *body;
     size_t body_len;
-    void *user;                 /* handed back in the result */
+    void *user; /* handed back in the result */
 };
 
 struct arb_http_result {
     void *user;
-    enum arb_status st;  /* ARB_OK when a 2xx reply arrived */
-    long status;         /* last HTTP status, 0 when none arrived */
-    const char *body;    /* the last reply body (NUL-terminated), valid during the callback */
+    enum arb_status st; /* ARB_OK when a 2xx reply arrived */
+    long status;        /* last HTTP status, 0 when none arrived */
+    const char *body;   /* the last reply body (NUL-terminated), valid during the callback */
     size_t body_len;
-    int attempts;        /* 1 + retries made */
-    double latency_s;    /* wall time from first attempt to completion */
-    char error[256];     /* why it failed: "HTTP 500 after 5 attempts", curl's message... */
+    int attempts;     /* 1 + retries made */
+    double latency_s; /* wall time from first attempt to completion */
+    char error[256];  /* why it failed: "HTTP 500 after 5 attempts", curl's message... */
 };
 
 struct arb_transport;
 
 /* opts may be NULL for the defaults; zero fields take their defaults. */
-enum arb_status arb_transport_new(const struct arb_transport_opts *opts,
-                                  struct arb_transport **out, struct arb_err *err);
+enum arb_status arb_transport_new(const struct arb_transport_opts *opts, struct arb_transport **out,
+                                  struct arb_err *err);
 void arb_transport_free(struct arb_transport *t);
 
 /* Queue a request (url, headers and body are copied). */

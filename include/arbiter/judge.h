@@ -40,23 +40,23 @@ enum arb_judge_provider { ARB_JUDGE_OPENAI = 0, ARB_JUDGE_ANTHROPIC, ARB_JUDGE_C
 
 struct arb_judge_config {
     enum arb_judge_provider provider;
-    char *base_url;    /* openai: ".../v1"; anthropic: "https://api.anthropic.com" */
+    char *base_url; /* openai: ".../v1"; anthropic: "https://api.anthropic.com" */
     char *model;
-    char *api_key_env; /* the NAME of the variable holding the key (never the key); NULL for
-                          a command judge, which needs none */
-    char **command;    /* command provider: argv, NULL-terminated */
-    int swap;          /* ask both orders (default 1) */
-    int samples;       /* per order (default 1) */
+    char *api_key_env;  /* the NAME of the variable holding the key (never the key); NULL for
+                           a command judge, which needs none */
+    char **command;     /* command provider: argv, NULL-terminated */
+    int swap;           /* ask both orders (default 1) */
+    int samples;        /* per order (default 1) */
     double temperature; /* default 0 */
-    long max_tokens;   /* default 1024 */
+    long max_tokens;    /* default 1024 */
     int has_seed;
     long long seed;
     size_t concurrency; /* default 8 */
-    double timeout_s;  /* per attempt, default 60 */
-    int max_retries;   /* default 4 */
-    char hash[65];     /* SHA-256 of the canonical config and the pairwise prompt template:
-                          its identity (prompts/expectation.md is not in it) */
-    int offline;       /* never send: a request missing from the cache is an error (replay) */
+    double timeout_s;   /* per attempt, default 60 */
+    int max_retries;    /* default 4 */
+    char hash[65];      /* SHA-256 of the canonical config and the pairwise prompt template:
+                           its identity (prompts/expectation.md is not in it) */
+    int offline;        /* never send: a request missing from the cache is an error (replay) */
 };
 
 /*
@@ -97,7 +97,7 @@ struct arb_judge_question {
                                         question on output_a's expectations */
     const struct arb_judge_item *items;
     size_t n_items;
-    uint64_t seed;                   /* for the fence nonces */
+    uint64_t seed; /* for the fence nonces */
 };
 
 /*
@@ -107,8 +107,8 @@ struct arb_judge_question {
  * share of (sample, item) verdicts that agree with their item's verdict.
  */
 struct arb_judge_answer {
-    int failed;          /* some order lacked a valid reply: the items stay unresolved */
-    const char *error;   /* why, when failed */
+    int failed;                /* some order lacked a valid reply: the items stay unresolved */
+    const char *error;         /* why, when failed */
     double *score_a, *score_b; /* per item (criteria): mean 1-5 over orders and samples; NaN else */
     int *pass_a, *pass_b;      /* per item (expectations): 1 pass, 0 fail, -1 none */
     int *item_inconsistent;    /* per item: the orders disagreed */
@@ -119,7 +119,7 @@ struct arb_judge_answer {
                             -1 no valid reply (order 1 is -1 without swap) */
     double sample_agreement; /* fraction of judgments agreeing with the majority winner */
     int n_judgments, n_cached;
-    char *reasoning;     /* the first valid reasoning, for comparison.json */
+    char *reasoning; /* the first valid reasoning, for comparison.json */
 };
 
 struct arb_judge;

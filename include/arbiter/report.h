@@ -35,8 +35,8 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
                                        cJSON **out, struct arb_err *err);
 
 struct arb_report_opts {
-    size_t resamples; /* bootstrap resamples (1000; COMPARE_BOOTSTRAP_ITERATIONS overrides) */
-    uint64_t seed;    /* seeds every resampling: the same report every time */
+    size_t resamples;     /* bootstrap resamples (1000; COMPARE_BOOTSTRAP_ITERATIONS overrides) */
+    uint64_t seed;        /* seeds every resampling: the same report every time */
     const char *baseline; /* paired tests only against this system; NULL: every pair */
 };
 
@@ -59,8 +59,7 @@ enum arb_status arb_report_add_win_matrix(struct arb_store *st, int64_t run, cJS
  * ("bradley_terry"), and "statistics" naming the methods.
  */
 enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJSON *report,
-                                          const struct arb_report_opts *opts,
-                                          struct arb_err *err);
+                                          const struct arb_report_opts *opts, struct arb_err *err);
 
 /*
  * Add "trials" when the run has several trials per case for some system:
@@ -94,8 +93,8 @@ enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, c
  * Add "cases_detail": per verdict (at most limit), both outputs (each cut at
  * 20,000 bytes), every check record and the reasoning (for HTML).
  */
-enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *report,
-                                     size_t limit, struct arb_err *err);
+enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *report, size_t limit,
+                                     struct arb_err *err);
 
 /*
  * The weighted strategy: add "weights" and "weighted" (per system quality,

@@ -25,12 +25,12 @@ struct arb_run_opts {
     const struct arb_judge_config *judge; /* NULL: no judge, unresolved stays pending */
     const char *api_key;                  /* the judge's key (from the environment) */
     int no_cache;                         /* ask again even when a reply is stored */
-    int64_t resume_run;  /* continue this run; 0 starts a new one */
-    int64_t new_run_id;  /* the id of the new run (it must not exist); 0: the next one */
+    int64_t resume_run;                   /* continue this run; 0 starts a new one */
+    int64_t new_run_id;       /* the id of the new run (it must not exist); 0: the next one */
     const char *systems_json; /* recorded as the systems instead of the suite's (replay
                                  --rejudge: where the outputs came from), or NULL */
-    const char *version; /* Arbiter's version, stored with the run */
-    size_t batch;        /* cases per transaction; 0 means 256 */
+    const char *version;      /* Arbiter's version, stored with the run */
+    size_t batch;             /* cases per transaction; 0 means 256 */
     /* Called after each committed batch (and at the end) when not NULL. */
     void (*progress)(void *ctx, size_t cases_done);
     void *progress_ctx;
@@ -67,7 +67,7 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
                                 struct arb_err *err);
 
 /* Fill *sum for an existing run from its records. */
-enum arb_status arb_run_summarize(struct arb_store *st, int64_t run,
-                                  struct arb_run_summary *sum, struct arb_err *err);
+enum arb_status arb_run_summarize(struct arb_store *st, int64_t run, struct arb_run_summary *sum,
+                                  struct arb_err *err);
 
 #endif

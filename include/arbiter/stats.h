@@ -21,7 +21,7 @@ struct arb_rng {
 
 void arb_rng_seed(struct arb_rng *r, uint64_t seed);
 uint64_t arb_rng_next(struct arb_rng *r);
-double arb_rng_unit(struct arb_rng *r);           /* uniform in [0, 1) */
+double arb_rng_unit(struct arb_rng *r);            /* uniform in [0, 1) */
 size_t arb_rng_below(struct arb_rng *r, size_t n); /* uniform in [0, n), unbiased; n > 0 */
 
 struct arb_interval {
@@ -45,9 +45,9 @@ enum arb_status arb_bootstrap_mean(const double *x, size_t n, size_t resamples, 
  * zero mean difference: 2 * min(share of resampled means <= 0, share >= 0),
  * capped at 1.
  */
-enum arb_status arb_bootstrap_paired(const double *a, const double *b, size_t n,
-                                     size_t resamples, double level, uint64_t seed,
-                                     struct arb_interval *out, double *p_two_sided);
+enum arb_status arb_bootstrap_paired(const double *a, const double *b, size_t n, size_t resamples,
+                                     double level, uint64_t seed, struct arb_interval *out,
+                                     double *p_two_sided);
 
 /*
  * Percentile bootstrap of sum(num) / sum(den) over n clusters resampled with

@@ -14,12 +14,12 @@
 
 enum arb_status {
     ARB_OK = 0,
-    ARB_ENOMEM,   /* an allocation failed */
-    ARB_EIO,      /* a file could not be read or written */
-    ARB_EPARSE,   /* input is not well-formed (JSON, JSONL, UTF-8) */
-    ARB_ESCHEMA,  /* input is well-formed but not what was expected */
-    ARB_EUSAGE,   /* a caller or user asked for something impossible */
-    ARB_ETOOBIG,  /* input exceeds a documented size or depth cap */
+    ARB_ENOMEM,    /* an allocation failed */
+    ARB_EIO,       /* a file could not be read or written */
+    ARB_EPARSE,    /* input is not well-formed (JSON, JSONL, UTF-8) */
+    ARB_ESCHEMA,   /* input is well-formed but not what was expected */
+    ARB_EUSAGE,    /* a caller or user asked for something impossible */
+    ARB_ETOOBIG,   /* input exceeds a documented size or depth cap */
     ARB_EINTERNAL, /* a library misbehaved (PCRE2, OpenSSL) */
     ARB_EDB,       /* the database: locked, unwritable, not a database, full */
     ARB_EREMOTE    /* a remote service refused or failed: the judge's 401/403 */

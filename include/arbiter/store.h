@@ -47,17 +47,17 @@ void arb_store_rollback(struct arb_store *st);
 
 struct arb_run_row {
     int64_t id;
-    const char *created_at;   /* UTC, ISO 8601 */
-    const char *status;       /* "running" or "complete" */
+    const char *created_at; /* UTC, ISO 8601 */
+    const char *status;     /* "running" or "complete" */
     const char *suite_path;
     const char *suite_name;
     const char *suite_sha256;
     const char *suite_json;   /* the suite as loaded (RFC 8785 text) */
     const char *systems_json; /* [{"name":..., "path":...}, ...] after --system overrides */
     uint64_t seed;
-    const char *version;      /* Arbiter's version */
-    const char *judge_json;   /* judge config without secrets, or NULL */
-    int64_t n_cases;          /* cases recorded so far */
+    const char *version;    /* Arbiter's version */
+    const char *judge_json; /* judge config without secrets, or NULL */
+    int64_t n_cases;        /* cases recorded so far */
 };
 
 /* Create a run (status "running") with run->id, or the next id when it is 0; *id
@@ -113,8 +113,8 @@ enum arb_status arb_store_put_output(struct arb_store *st, int64_t run,
 
 /* Call fn for each output of (run, case_id), ordered by system, trial, then file. */
 enum arb_status arb_store_outputs(struct arb_store *st, int64_t run, const char *case_id,
-                                  int (*fn)(void *ctx, const struct arb_output_row *o),
-                                  void *ctx, struct arb_err *err);
+                                  int (*fn)(void *ctx, const struct arb_output_row *o), void *ctx,
+                                  struct arb_err *err);
 
 /*
  * One trial of one system on one case, when the system has several (see
@@ -146,8 +146,7 @@ enum arb_status arb_store_trials(struct arb_store *st, int64_t run, const char *
                                  struct arb_err *err);
 
 /* The same, only each system's compared trial (its lowest-numbered one). */
-enum arb_status arb_store_compared_outputs(struct arb_store *st, int64_t run,
-                                           const char *case_id,
+enum arb_status arb_store_compared_outputs(struct arb_store *st, int64_t run, const char *case_id,
                                            int (*fn)(void *ctx, const struct arb_output_row *o),
                                            void *ctx, struct arb_err *err);
 
@@ -158,8 +157,8 @@ enum arb_status arb_store_put_blinding(struct arb_store *st, int64_t run, const 
 
 /* A problem found while loading: kind is "duplicate_output", "unknown_case", "missing_output"... */
 enum arb_status arb_store_put_problem(struct arb_store *st, int64_t run, const char *kind,
-                                      const char *case_id, const char *system,
-                                      const char *message, struct arb_err *err);
+                                      const char *case_id, const char *system, const char *message,
+                                      struct arb_err *err);
 
 struct arb_problem_row {
     const char *kind;
@@ -170,8 +169,8 @@ struct arb_problem_row {
 
 /* Call fn for each problem of a run, in insert order. */
 enum arb_status arb_store_problems(struct arb_store *st, int64_t run,
-                                   int (*fn)(void *ctx, const struct arb_problem_row *p),
-                                   void *ctx, struct arb_err *err);
+                                   int (*fn)(void *ctx, const struct arb_problem_row *p), void *ctx,
+                                   struct arb_err *err);
 
 /* ---- records ------------------------------------------------------------------------- */
 
@@ -231,17 +230,18 @@ enum arb_status arb_store_verdict_outcomes(struct arb_store *st, int64_t run,
 
 /* Call fn for each verdict of a run (NULL case_id: every case), in case order. */
 enum arb_status arb_store_verdicts(struct arb_store *st, int64_t run, const char *case_id,
-                                   int (*fn)(void *ctx, const struct arb_verdict_row *v),
-                                   void *ctx, struct arb_err *err);
+                                   int (*fn)(void *ctx, const struct arb_verdict_row *v), void *ctx,
+                                   struct arb_err *err);
 
-/* Insert or replace the verdict of (run, case, pair): the judge's decision replaces "pending_judge". */
+/* Insert or replace the verdict of (run, case, pair): the judge's decision replaces
+ * "pending_judge". */
 enum arb_status arb_store_set_verdict(struct arb_store *st, int64_t run,
                                       const struct arb_verdict_row *v, struct arb_err *err);
 
 /* ---- judge calls (the cache) and judgments ------------------------------------------- */
 
 struct arb_judge_call_row {
-    const char *key;          /* hex SHA-256 of the canonical request */
+    const char *key; /* hex SHA-256 of the canonical request */
     const char *provider;
     const char *model;
     const char *request_json; /* the body sent (never a key: keys travel in headers) */
@@ -266,12 +266,12 @@ enum arb_status arb_store_get_judge_call(struct arb_store *st, const char *key,
 struct arb_judgment_row {
     const char *case_id;
     const char *system_a, *system_b;
-    const char *ord;     /* "AB": A shown first; "BA": B shown first */
+    const char *ord; /* "AB": A shown first; "BA": B shown first */
     int sample;
-    int attempt;         /* 0, or 1 for the retry with the validation error */
+    int attempt; /* 0, or 1 for the retry with the validation error */
     const char *key;
-    int valid;           /* the reply conformed to the request's schema */
-    int cached;          /* answered from the cache, not sent */
+    int valid;  /* the reply conformed to the request's schema */
+    int cached; /* answered from the cache, not sent */
     const char *answer_json;
     const char *error;
 };
@@ -305,24 +305,23 @@ enum arb_status arb_store_copy(struct arb_store *st, const char *dest, struct ar
 
 /* Count rows of a run in one table ("cases", "outputs", "checks", "verdicts", "problems",
  * "trials"...). */
-enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *table,
-                                int64_t *n, struct arb_err *err);
+enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *table, int64_t *n,
+                                struct arb_err *err);
 
 /* ---- calibrations -------------------------------------------------------------------- */
 
 /* One judge calibration study (calibrate.h). */
 struct arb_calibration_row {
-    const char *judge_hash;  /* the judge config's hash; NULL: recorded verdicts, no judge */
+    const char *judge_hash; /* the judge config's hash; NULL: recorded verdicts, no judge */
     const char *labels_path;
-    int64_t n;               /* labelled items */
-    double kappa, accuracy;  /* combined verdict vs human; NaN (stored NULL) when undefined */
-    const char *study_json;  /* the whole study, per-item verdicts included */
-    int64_t run;             /* the run whose judgments hold the judge's calls; 0: none */
+    int64_t n;              /* labelled items */
+    double kappa, accuracy; /* combined verdict vs human; NaN (stored NULL) when undefined */
+    const char *study_json; /* the whole study, per-item verdicts included */
+    int64_t run;            /* the run whose judgments hold the judge's calls; 0: none */
 };
 
 /* Store a study (inside a transaction, like the other puts). */
-enum arb_status arb_store_put_calibration(struct arb_store *st,
-                                          const struct arb_calibration_row *c,
+enum arb_status arb_store_put_calibration(struct arb_store *st, const struct arb_calibration_row *c,
                                           struct arb_err *err);
 
 /*

@@ -55,16 +55,16 @@ struct arb_system {
 enum arb_inconsistent { ARB_INCONSISTENT_TIE = 0, ARB_INCONSISTENT_UNRESOLVED };
 
 struct arb_policy {
-    double tie_epsilon;                    /* overall scores this close are equal (default 0) */
-    enum arb_inconsistent inconsistent;    /* position_inconsistent judge verdicts */
+    double tie_epsilon;                 /* overall scores this close are equal (default 0) */
+    enum arb_inconsistent inconsistent; /* position_inconsistent judge verdicts */
 };
 
 struct arb_suite {
-    char *path;          /* as given */
-    char *dir;           /* folder of the suite file: relative paths resolve from here */
+    char *path; /* as given */
+    char *dir;  /* folder of the suite file: relative paths resolve from here */
     char *name;
-    char *task;          /* default eval prompt */
-    uint64_t seed;       /* blinding seed (default 0) */
+    char *task;                 /* default eval prompt */
+    uint64_t seed;              /* blinding seed (default 0) */
     struct arb_system *systems; /* in the order of the file, then --system additions */
     size_t n_systems;
     char **redact;
@@ -73,14 +73,14 @@ struct arb_suite {
     size_t n_criteria;
     struct arb_expectation *expectations; /* the suite's own (cases add theirs) */
     size_t n_expectations;
-    cJSON *fields;       /* the suite's comparator map, or NULL */
+    cJSON *fields;                  /* the suite's comparator map, or NULL */
     struct arb_check *fields_check; /* {"op":"fields","fields":map} on whole outputs, or NULL */
-    cJSON *judge;        /* the judge object as written (names an env var, holds no secret) */
+    cJSON *judge; /* the judge object as written (names an env var, holds no secret) */
     struct arb_policy policy;
-    char *cases_file;    /* resolved path when "cases" is a JSONL path, else NULL */
-    cJSON *doc;          /* the parsed suite */
-    char sha256[65];     /* hex SHA-256 of the suite's RFC 8785 form */
-    size_t max_output_bytes; /* per output file; ARB_OUTPUT_CAP_DEFAULT unless set */
+    char *cases_file;                 /* resolved path when "cases" is a JSONL path, else NULL */
+    cJSON *doc;                       /* the parsed suite */
+    char sha256[65];                  /* hex SHA-256 of the suite's RFC 8785 form */
+    size_t max_output_bytes;          /* per output file; ARB_OUTPUT_CAP_DEFAULT unless set */
     struct arb_schema_cache *schemas; /* shared by every json_schema check of the suite */
 };
 
@@ -103,8 +103,8 @@ struct arb_case {
     cJSON *expected;                      /* may be NULL */
     struct arb_expectation *expectations; /* the case's own, compiled */
     size_t n_expectations;
-    cJSON *raw;                           /* the case object as written */
-    size_t line;                          /* line in the cases JSONL file; 0 for inline */
+    cJSON *raw;  /* the case object as written */
+    size_t line; /* line in the cases JSONL file; 0 for inline */
 };
 
 void arb_case_release(struct arb_case *c);
@@ -133,14 +133,14 @@ void arb_case_reader_free(struct arb_case_reader *r);
  */
 struct arb_output {
     char *case_id;
-    char *file;         /* name inside a case sub-directory, or NULL */
-    char *text;         /* content (NUL-terminated; may contain NULs when binary) */
+    char *file; /* name inside a case sub-directory, or NULL */
+    char *text; /* content (NUL-terminated; may contain NULs when binary) */
     size_t len;
-    int binary;         /* not UTF-8 text: stored by size and hash, never compared as text */
+    int binary; /* not UTF-8 text: stored by size and hash, never compared as text */
     char sha256[65];
-    cJSON *meta;        /* capture fields, or NULL */
-    size_t line;        /* JSONL line, 0 otherwise */
-    int64_t trial;      /* "trial" of a JSONL line; 0 when absent and for directories */
+    cJSON *meta;   /* capture fields, or NULL */
+    size_t line;   /* JSONL line, 0 otherwise */
+    int64_t trial; /* "trial" of a JSONL line; 0 when absent and for directories */
 };
 
 void arb_output_release(struct arb_output *o);
@@ -156,8 +156,7 @@ enum arb_status arb_output_reader_open(const char *path, size_t max_bytes,
  * file:line:col, ARB_ETOOBIG for an output over the cap, ARB_EIO).  Outputs
  * with a duplicate id are returned like any other: the caller reports them.
  */
-int arb_output_reader_next(struct arb_output_reader *r, struct arb_output *o,
-                           struct arb_err *err);
+int arb_output_reader_next(struct arb_output_reader *r, struct arb_output *o, struct arb_err *err);
 
 void arb_output_reader_free(struct arb_output_reader *r);
 

@@ -23,8 +23,8 @@ enum arb_status arb_blind_assign(uint64_t seed, const char *case_id, size_t k, i
     /* The key is the seed as 8 big-endian bytes, so seed 7 means the same everywhere. */
     for (i = 0; i < 8; i++)
         key[i] = (unsigned char)(seed >> (56 - 8 * i));
-    if (!HMAC(EVP_sha256(), key, sizeof(key), (const unsigned char *)case_id, strlen(case_id),
-              mac, &mac_len) ||
+    if (!HMAC(EVP_sha256(), key, sizeof(key), (const unsigned char *)case_id, strlen(case_id), mac,
+              &mac_len) ||
         mac_len != 32)
         return ARB_EINTERNAL;
     *first_is_a = (mac[k / 8] >> (k % 8)) & 1;
@@ -37,8 +37,8 @@ enum arb_status arb_blind_assign(uint64_t seed, const char *case_id, size_t k, i
 
 static int word_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || (unsigned char)c >= 0x80;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           (unsigned char)c >= 0x80;
 }
 
 /*
@@ -46,8 +46,7 @@ static int word_char(char c)
  * match may not continue a word on either side, so "baseline" is not found
  * inside "baselines" and a short name does not eat other words.
  */
-static size_t match_at(const char *text, size_t len, size_t i, const char *const *strings,
-                       size_t n)
+static size_t match_at(const char *text, size_t len, size_t i, const char *const *strings, size_t n)
 {
     size_t k, best = 0;
 

@@ -232,8 +232,8 @@ static int ask_judge(struct arb_store *st, const struct cal_args *ca, struct arb
 
     if (code)
         return code;
-    fprintf(stderr, "arbiter calibrate: judge %s (config %.12s): %zu items %s\n",
-            judge->cfg.model, judge->cfg.hash, arb_calib_unjudged(set),
+    fprintf(stderr, "arbiter calibrate: judge %s (config %.12s): %zu items %s\n", judge->cfg.model,
+            judge->cfg.hash, arb_calib_unjudged(set),
             set->kind == ARB_CALIB_EXPECTATION ? "on their one output" : "in both orders");
     rs = arb_calib_judge(set, &judge->cfg, judge->key, st, *run, !judge->no_cache, &unreachable,
                          &err);

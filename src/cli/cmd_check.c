@@ -15,8 +15,8 @@
 #include "cli.h"
 
 #define OBSERVED_CAP ((size_t)256 << 20) /* 256 MiB */
-#define CHECK_CAP ((size_t)64 << 20)
-#define CACHE_SLOTS 16
+#define CHECK_CAP    ((size_t)64 << 20)
+#define CACHE_SLOTS  16
 
 static const char usage_text[] =
     "usage: arbiter check CHECK [--observed TEXT | --observed-file PATH]\n"
@@ -186,7 +186,7 @@ static int run_single(int argc, char **argv)
             cli_error("check", "cannot write the record: %s", strerror(errno));
             rc = EXIT_ENV;
         } else {
-            rc = r.verdict == ARB_PASS ? EXIT_PASS
+            rc = r.verdict == ARB_PASS   ? EXIT_PASS
                  : r.verdict == ARB_FAIL ? EXIT_NEGATIVE
                                          : EXIT_UNRESOLVED;
         }

@@ -143,14 +143,14 @@ static int print_verdict(void *ctx, const struct arb_verdict_row *v)
 static int print_trial(void *ctx, const struct arb_trial_row *t)
 {
     cJSON *o = cJSON_CreateObject();
-    int ok = o && cJSON_AddStringToObject(o, "case", t->case_id) &&
-             cJSON_AddStringToObject(o, "system", t->system) &&
-             cJSON_AddStringToObject(o, "kind", "trial") &&
-             cJSON_AddNumberToObject(o, "trial", (double)t->trial) &&
-             (t->passed < 0 ? cJSON_AddNullToObject(o, "passed")
-                            : cJSON_AddBoolToObject(o, "passed", t->passed)) != NULL &&
-             cJSON_AddItemToObject(o, "records",
-                                   cJSON_Parse(t->records_json ? t->records_json : "[]"));
+    int ok =
+        o && cJSON_AddStringToObject(o, "case", t->case_id) &&
+        cJSON_AddStringToObject(o, "system", t->system) &&
+        cJSON_AddStringToObject(o, "kind", "trial") &&
+        cJSON_AddNumberToObject(o, "trial", (double)t->trial) &&
+        (t->passed < 0 ? cJSON_AddNullToObject(o, "passed")
+                       : cJSON_AddBoolToObject(o, "passed", t->passed)) != NULL &&
+        cJSON_AddItemToObject(o, "records", cJSON_Parse(t->records_json ? t->records_json : "[]"));
 
     return print_line(o, ok, ctx);
 }

@@ -81,8 +81,8 @@ struct writer {
     int64_t run;
     const char *dir;
     FILE *cases;
-    cJSON *systems;  /* [{name, path}] from the run */
-    FILE **jsonl;    /* per system: its outputs as JSONL, or NULL for a directory */
+    cJSON *systems; /* [{name, path}] from the run */
+    FILE **jsonl;   /* per system: its outputs as JSONL, or NULL for a directory */
     int *is_dir;
     size_t n;
     enum arb_status rc;
@@ -230,8 +230,8 @@ static void recs_clear(struct recs *r)
     r->n = 0;
 }
 
-static int recs_add(struct recs *r, const char *k1, const char *k2, const char *k3,
-                    const char *v1, const char *v2, const char *v3)
+static int recs_add(struct recs *r, const char *k1, const char *k2, const char *k3, const char *v1,
+                    const char *v2, const char *v3)
 {
     size_t kn = strlen(k1) + strlen(k2) + strlen(k3) + 8;
     size_t vn = strlen(v1) + strlen(v2) + strlen(v3) + 8;
@@ -274,8 +274,8 @@ static int add_trial(void *ctx, const struct arb_trial_row *t)
     snprintf(trial, sizeof(trial), "%lld", (long long)t->trial);
     snprintf(counts, sizeof(counts), "%d %lld %lld %lld", t->passed, (long long)t->n_pass,
              (long long)t->n_fail, (long long)t->n_unresolved);
-    return recs_add(ctx, t->system, "trial", trial, counts,
-                    t->records_json ? t->records_json : "", "");
+    return recs_add(ctx, t->system, "trial", trial, counts, t->records_json ? t->records_json : "",
+                    "");
 }
 
 static int add_verdict(void *ctx, const struct arb_verdict_row *v)
@@ -355,7 +355,6 @@ static int compare_case(void *ctx, const char *case_id, int64_t seq, const char 
     return 0;
 }
 
-
 /* ---- the command ----------------------------------------------------------------------- */
 
 static int stage_inputs(struct arb_store *orig, int64_t run, const char *dir,
@@ -388,8 +387,8 @@ static int stage_inputs(struct arb_store *orig, int64_t run, const char *dir,
         goto out;
     }
     for (i = 0; i < w.n; i++) {
-        const char *name = cJSON_GetObjectItem(cJSON_GetArrayItem(systems, (int)i), "name")
-                               ->valuestring;
+        const char *name =
+            cJSON_GetObjectItem(cJSON_GetArrayItem(systems, (int)i), "name")->valuestring;
 
         if (w.is_dir[i]) {
             snprintf(path, sizeof(path), "%s/sys-%zu", dir, i);
@@ -462,7 +461,8 @@ static int prepare(struct arb_store *orig, const char *run_spec, int64_t *run,
         return cli_exit_for(rs);
     }
     if (strcmp((*suite)->sha256, sr->sha256) != 0) {
-        cli_error("replay", "the suite '%s' changed since run %lld (its SHA-256 differs): the "
+        cli_error("replay",
+                  "the suite '%s' changed since run %lld (its SHA-256 differs): the "
                   "run cannot be re-derived from it",
                   sr->suite_path, (long long)*run);
         return EXIT_USAGE;
@@ -529,7 +529,8 @@ static int rejudge_target(struct arb_store *st, int64_t into, int64_t run,
     }
     stored_run_release(&t);
     if (!same || into == run) {
-        cli_error("replay", "--into %lld: run %lld already exists in '%s' and is not a "
+        cli_error("replay",
+                  "--into %lld: run %lld already exists in '%s' and is not a "
                   "re-judging of run %lld by this judge",
                   (long long)into, (long long)into, db, (long long)run);
         return EXIT_USAGE;
@@ -543,8 +544,7 @@ static int rejudge_target(struct arb_store *st, int64_t into, int64_t run,
  * --rejudge: a new run from the stored inputs with another judge, into the
  * same database; its deterministic records must equal the run's.
  */
-static int rejudge_cmd(const char *db, const char *run_spec, int64_t into,
-                       struct cli_judge *judge)
+static int rejudge_cmd(const char *db, const char *run_spec, int64_t into, struct cli_judge *judge)
 {
     struct arb_store *st = NULL;
     struct stored_run sr = {0};
@@ -581,16 +581,16 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into,
     opts.new_run_id = opts.resume_run ? 0 : into;
     opts.systems_json = sr.systems_json; /* where the outputs came from, not the staging */
     opts.version = ARBITER_VERSION;
-    fprintf(stderr, "arbiter replay: run %lld re-judged by %s (config %.12s)\n",
-            (long long)run, judge->cfg.model, judge->cfg.hash);
+    fprintf(stderr, "arbiter replay: run %lld re-judged by %s (config %.12s)\n", (long long)run,
+            judge->cfg.model, judge->cfg.hash);
     rs = arb_run_execute(st, suite, &opts, &sum, &err);
     if (rs) {
         cli_error("replay", "%s", err.msg);
         if (sum.run_id)
-            fprintf(stderr, "arbiter replay: records so far are kept in run %lld; continue "
-                            "with 'arbiter replay %lld --rejudge %s --into %lld --db %s'\n",
-                    (long long)sum.run_id, (long long)run, judge->file, (long long)sum.run_id,
-                    db);
+            fprintf(stderr,
+                    "arbiter replay: records so far are kept in run %lld; continue "
+                    "with 'arbiter replay %lld --rejudge %s --into %lld --db %s'\n",
+                    (long long)sum.run_id, (long long)run, judge->file, (long long)sum.run_id, db);
         code = cli_exit_for(rs);
         goto out;
     }
@@ -622,7 +622,8 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into,
     printf("changes: arbiter report %lld --against %lld --db %s\n", (long long)sum.run_id,
            (long long)run, db);
     if (!code && sum.unreachable) {
-        cli_error("replay", "%zu judge requests got no reply after every retry; their cases are "
+        cli_error("replay",
+                  "%zu judge requests got no reply after every retry; their cases are "
                   "judge_failed: continue with 'arbiter replay %lld --rejudge %s --into %lld "
                   "--db %s'",
                   sum.unreachable, (long long)run, judge->file, (long long)sum.run_id, db);
@@ -706,8 +707,7 @@ static int replay_cmd(int argc, char **argv)
         into = strtoll(into_spec, &end, 10);
         /* Capped: past SQLite's largest rowid it would pick later run ids at random. */
         if (errno || *end || into <= 0 || into > 2147483647) {
-            cli_error("replay",
-                      "--into: expected a run id (1 to 2147483647) or 'new', got '%s'",
+            cli_error("replay", "--into: expected a run id (1 to 2147483647) or 'new', got '%s'",
                       into_spec);
             return EXIT_USAGE;
         }

@@ -66,8 +66,10 @@ static size_t resamples_from_env(void)
         return 1000;
     n = strtoul(v, &end, 10);
     if (*end || n < 1 || n > 1000000) {
-        cli_error("report", "COMPARE_BOOTSTRAP_ITERATIONS: expected 1 to 1000000, got '%s'; "
-                  "using 1000", v);
+        cli_error("report",
+                  "COMPARE_BOOTSTRAP_ITERATIONS: expected 1 to 1000000, got '%s'; "
+                  "using 1000",
+                  v);
         return 1000;
     }
     return (size_t)n;
@@ -192,9 +194,10 @@ static int report_cmd(int argc, char **argv)
     arb_buf_init(&out, 0);
     rs = arb_store_run_resolve(st, run_spec, &run, &err);
     if (!rs)
-        rs = arb_report_build_cases(st, run, format[0] == 'j' ? SIZE_MAX
-                                             : format[0] == 'm' ? CASES_IN_MARKDOWN
-                                                                : 0,
+        rs = arb_report_build_cases(st, run,
+                                    format[0] == 'j'   ? SIZE_MAX
+                                    : format[0] == 'm' ? CASES_IN_MARKDOWN
+                                                       : 0,
                                     &report, &err);
     if (!rs && baseline && !has_system(report, baseline)) {
         cli_error("report", "--baseline: '%s' is not a system of run %lld", baseline,

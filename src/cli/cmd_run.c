@@ -98,8 +98,8 @@ static void print_summary(const struct arb_run_summary *s, const char *db, int j
            "missing an output\n",
            (long long)s->run_id, s->cases, s->decided, s->pending, s->judge_failed, s->missing);
     for (i = 0; i < s->n_systems; i++)
-        printf("  %-20s %zu wins, %zu losses, %zu ties\n", s->systems[i].name,
-               s->systems[i].wins, s->systems[i].losses, s->systems[i].ties);
+        printf("  %-20s %zu wins, %zu losses, %zu ties\n", s->systems[i].name, s->systems[i].wins,
+               s->systems[i].losses, s->systems[i].ties);
     if (s->problems)
         printf("  %zu problems while loading (duplicate outputs, unknown cases): see the report\n",
                s->problems);
@@ -368,15 +368,17 @@ static int run_cmd(int argc, char **argv)
     if (rs) {
         cli_error("run", "%s", err.msg);
         if (sum.run_id)
-            fprintf(stderr, "arbiter run: records so far are kept; continue with "
-                            "'arbiter run --resume %lld --db %s'\n",
+            fprintf(stderr,
+                    "arbiter run: records so far are kept; continue with "
+                    "'arbiter run --resume %lld --db %s'\n",
                     (long long)sum.run_id, db);
         code = cli_exit_for(rs);
         goto out;
     }
     print_summary(&sum, db, json);
     if (sum.unreachable) {
-        cli_error("run", "%zu judge requests got no reply after every retry; their cases are "
+        cli_error("run",
+                  "%zu judge requests got no reply after every retry; their cases are "
                   "judge_failed: continue with 'arbiter run --resume %lld --db %s'",
                   sum.unreachable, (long long)sum.run_id, db);
         code = EXIT_ENV;

@@ -36,8 +36,8 @@ static int print_run(void *ctx, const struct arb_run_row *r)
         return 0;
     }
     printf("%6lld  %-20s  %-9s  %6lld cases  %s\n", (long long)r->id,
-           r->created_at ? r->created_at : "", r->status ? r->status : "",
-           (long long)r->n_cases, r->suite_name ? r->suite_name : "");
+           r->created_at ? r->created_at : "", r->status ? r->status : "", (long long)r->n_cases,
+           r->suite_name ? r->suite_name : "");
     return 0;
 }
 

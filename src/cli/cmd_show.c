@@ -94,8 +94,8 @@ static int on_check(void *ctx, const struct arb_check_row *c)
         cJSON_AddItemToObject(x, "record", cJSON_Parse(c->record_json));
         return 0;
     }
-    printf("%-12s %-11s %-22s %-10s score %.3g\n    %s\n", c->system, c->kind, c->item,
-           c->verdict, c->score, c->record_json);
+    printf("%-12s %-11s %-22s %-10s score %.3g\n    %s\n", c->system, c->kind, c->item, c->verdict,
+           c->score, c->record_json);
     return 0;
 }
 

@@ -80,19 +80,20 @@ int cli_gates_apply(const struct cli_gates *g, cJSON *report)
     if (!g->n && !g->require_significant)
         return 0;
     if (!cand) {
-        cli_error("report", g->candidate ? "--candidate: no system '%s' in this run"
-                                         : "the gates need a candidate: the run has one system%s",
+        cli_error("report",
+                  g->candidate ? "--candidate: no system '%s' in this run"
+                               : "the gates need a candidate: the run has one system%s",
                   g->candidate ? g->candidate : "");
         return -1;
     }
     gates = cJSON_AddArrayToObject(report, "gates");
     cJSON_AddStringToObject(report, "candidate", name);
     for (i = 0; i < g->n; i++) {
-        const cJSON *v = g->metric[i][0] == 'w'
-                             ? cJSON_GetObjectItemCaseSensitive(cand, "win_rate")
-                             : cJSON_GetObjectItemCaseSensitive(
-                                   cJSON_GetObjectItemCaseSensitive(cand, "expectations"),
-                                   "pass_rate");
+        const cJSON *v =
+            g->metric[i][0] == 'w'
+                ? cJSON_GetObjectItemCaseSensitive(cand, "win_rate")
+                : cJSON_GetObjectItemCaseSensitive(
+                      cJSON_GetObjectItemCaseSensitive(cand, "expectations"), "pass_rate");
         double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
         int ok = !isnan(x) && x >= g->threshold[i];
         char gate[64];
@@ -102,8 +103,9 @@ int cli_gates_apply(const struct cli_gates *g, cJSON *report)
         if (!ok) {
             missed++;
             if (isnan(x))
-                fprintf(stderr, "arbiter report: gate failed: %s of %s is undefined (nothing "
-                                "decided), needs %g\n",
+                fprintf(stderr,
+                        "arbiter report: gate failed: %s of %s is undefined (nothing "
+                        "decided), needs %g\n",
                         g->metric[i], name, g->threshold[i]);
             else
                 fprintf(stderr, "arbiter report: gate failed: %s of %s is %.4f, below %g\n",
@@ -131,8 +133,9 @@ int cli_gates_apply(const struct cli_gates *g, cJSON *report)
             record(gates, is_a ? "significant_vs_b" : "significant_vs_a", NAN, 0.05, better);
             if (!better) {
                 missed++;
-                fprintf(stderr, "arbiter report: gate failed: %s is not significantly better "
-                                "than %s (sign test and paired bootstrap at p < 0.05)\n",
+                fprintf(stderr,
+                        "arbiter report: gate failed: %s is not significantly better "
+                        "than %s (sign test and paired bootstrap at p < 0.05)\n",
                         name, is_a ? b : a);
             }
         }

@@ -17,8 +17,8 @@
 #include "check_impl.h"
 
 /* Keys any check may carry, whatever its operator. */
-static const char *const common_keys[] = {"op",  "expected", "expected_file", "threshold",
-                                          "fail_below", "not", "file", "extract", NULL};
+static const char *const common_keys[] = {
+    "op", "expected", "expected_file", "threshold", "fail_below", "not", "file", "extract", NULL};
 
 #define DEFAULT_FILE_CAP ((size_t)64 << 20)
 
@@ -132,8 +132,8 @@ enum arb_status param_bool(const cJSON *cfg, const char *key, const char *path, 
     return ARB_OK;
 }
 
-enum arb_status param_string(const cJSON *cfg, const char *key, const char *path,
-                             const char **out, struct arb_err *err)
+enum arb_status param_string(const cJSON *cfg, const char *key, const char *path, const char **out,
+                             struct arb_err *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(cfg, key);
 
@@ -299,8 +299,8 @@ static enum arb_status compile_extract(struct arb_check *c, const cJSON *x, cons
                            "%s/extract: expected a JSON pointer, a regex or an object", path);
     }
     c->extract = EXTRACT_REGEX;
-    if (regex_compile(pattern, strlen(pattern), flags, 0, (struct regex_prog **)&c->extract_re,
-                      msg, sizeof(msg)))
+    if (regex_compile(pattern, strlen(pattern), flags, 0, (struct regex_prog **)&c->extract_re, msg,
+                      sizeof(msg)))
         return arb_err_set(err, ARB_ESCHEMA, "%s/extract: invalid regex: %s", path, msg);
     if (regex_groups(c->extract_re) < 1)
         return arb_err_set(err, ARB_ESCHEMA,
@@ -336,8 +336,8 @@ static enum arb_status compile_common(struct arb_check *c, const cJSON *cfg,
     e = cJSON_GetObjectItemCaseSensitive(cfg, "expected");
     ef = cJSON_GetObjectItemCaseSensitive(cfg, "expected_file");
     if ((c->op->flags & OP_NO_EXPECTED) && (e || ef))
-        return arb_err_set(err, ARB_ESCHEMA, "%s/%s: operator '%s' takes no expected value",
-                           path, e ? "expected" : "expected_file", c->op->name);
+        return arb_err_set(err, ARB_ESCHEMA, "%s/%s: operator '%s' takes no expected value", path,
+                           e ? "expected" : "expected_file", c->op->name);
     if (e && ef)
         return arb_err_set(err, ARB_ESCHEMA,
                            "%s: give either 'expected' or 'expected_file', not both", path);
@@ -499,8 +499,8 @@ const char *arb_check_problem(const struct arb_check *c)
 /* ---- run ----------------------------------------------------------------------------- */
 
 /* Apply extract; on failure the record is a failing one with a note. */
-static enum arb_status run_extract(struct arb_check *c, struct op_input *in,
-                                   struct arb_result *res, int *failed)
+static enum arb_status run_extract(struct arb_check *c, struct op_input *in, struct arb_result *res,
+                                   int *failed)
 {
     char msg[200];
 
@@ -570,9 +570,9 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
     res->fail_below = c->fail_below;
     res->has_fail_below = c->has_fail_below;
     res->negated = c->negate;
-    res->expected = c->expected ? c->expected
+    res->expected = c->expected                       ? c->expected
                     : (c->op->flags & OP_NO_EXPECTED) ? NULL
-                                                       : case_expected;
+                                                      : case_expected;
     res->observed = observed;
     res->observed_len = len;
 

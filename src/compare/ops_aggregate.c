@@ -73,8 +73,8 @@ OP_COMPILE(op_agg_compile)
                                "checks)",
                                path, n);
         if (cJSON_GetObjectItemCaseSensitive(cfg, "threshold"))
-            return arb_err_set(err, ARB_ESCHEMA,
-                               "%s/threshold: k_of_n sets its threshold from k", path);
+            return arb_err_set(err, ARB_ESCHEMA, "%s/threshold: k_of_n sets its threshold from k",
+                               path);
         c->threshold = k / (double)n;
     }
     return ARB_OK;

@@ -111,8 +111,7 @@ OP_COMPILE(op_json_match_compile)
     cJSON_ArrayForEach(k, keys)
     {
         if (!cJSON_IsString(k))
-            return arb_err_set(err, ARB_ESCHEMA, "%s/keys: expected an array of key names",
-                               path);
+            return arb_err_set(err, ARB_ESCHEMA, "%s/keys: expected an array of key names", path);
     }
     mp->keys = cJSON_Duplicate(keys, 1);
     return mp->keys ? ARB_OK : ARB_ENOMEM;

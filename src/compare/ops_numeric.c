@@ -94,8 +94,7 @@ static int read_number(const char *s, size_t len, double *out)
             j++;
         if (j < len && isdigit((unsigned char)s[j])) {
             digits[nd++] = 'e';
-            for (j = i + 1; j < len && (isdigit((unsigned char)s[j]) || s[j] == '+' ||
-                                        s[j] == '-');
+            for (j = i + 1; j < len && (isdigit((unsigned char)s[j]) || s[j] == '+' || s[j] == '-');
                  j++) {
                 if (nd + 2 >= sizeof(digits))
                     return -1;
@@ -125,8 +124,8 @@ static int read_number(const char *s, size_t len, double *out)
     return 0;
 }
 
-static enum arb_status both_numbers(const struct op_input *in, struct arb_result *res,
-                                    double *e, double *o, int *ok)
+static enum arb_status both_numbers(const struct op_input *in, struct arb_result *res, double *e,
+                                    double *o, int *ok)
 {
     const cJSON *x = in->expected;
 

@@ -144,8 +144,8 @@ int regex_exec(struct regex_prog *p, const char *s, size_t len, int want_group, 
 struct regex_priv {
     unsigned mode;
     char flags[8];
-    struct regex_prog *own;    /* the check's own pattern, compiled once */
-    struct regex_prog *last;   /* the last case pattern, with its text */
+    struct regex_prog *own;  /* the check's own pattern, compiled once */
+    struct regex_prog *last; /* the last case pattern, with its text */
     char *last_pattern;
     size_t last_len;
 };
@@ -194,8 +194,7 @@ OP_COMPILE(op_regex_compile)
     if (!c->expected)
         return ARB_OK;
     if (!cJSON_IsString(c->expected))
-        return arb_err_set(err, ARB_ESCHEMA, "%s/expected: expected the pattern as a string",
-                           path);
+        return arb_err_set(err, ARB_ESCHEMA, "%s/expected: expected the pattern as a string", path);
     st = regex_compile(c->expected->valuestring, strlen(c->expected->valuestring), rp->flags,
                        rp->mode, &rp->own, msg, sizeof(msg));
     if (st == ARB_ENOMEM)
@@ -212,8 +211,8 @@ OP_COMPILE(op_regex_compile)
     return ARB_OK;
 }
 
-static enum arb_status case_pattern(struct regex_priv *rp, const cJSON *e,
-                                    struct arb_result *res, struct regex_prog **out)
+static enum arb_status case_pattern(struct regex_priv *rp, const cJSON *e, struct arb_result *res,
+                                    struct regex_prog **out)
 {
     char msg[200];
     size_t n;

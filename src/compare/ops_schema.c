@@ -125,7 +125,6 @@ OP_RUN(op_json_schema_run)
             return st;
     }
     if (errs.total > errs.count)
-        return result_notef(res, "+%zu more (%zu in total)", errs.total - errs.count,
-                            errs.total);
+        return result_notef(res, "+%zu more (%zu in total)", errs.total - errs.count, errs.total);
     return ARB_OK;
 }

@@ -39,8 +39,8 @@ void op_free(void *priv)
     free(priv);
 }
 
-static enum arb_status get_expected(struct arb_check *c, const struct op_input *in,
-                                    const char **s, size_t *n)
+static enum arb_status get_expected(struct arb_check *c, const struct op_input *in, const char **s,
+                                    size_t *n)
 {
     return expected_text(in->expected, &c->scratch[2], s, n);
 }
@@ -333,8 +333,8 @@ OP_COMPILE(op_levenshtein_compile)
     if (present) {
         /* range first: converting a double past LONG_MAX to long is undefined */
         if (d < 0 || d >= (double)LONG_MAX || d != (double)(long)d)
-            return arb_err_set(err, ARB_ESCHEMA,
-                               "%s/max_distance: expected a whole number >= 0", path);
+            return arb_err_set(err, ARB_ESCHEMA, "%s/max_distance: expected a whole number >= 0",
+                               path);
         lp->max_distance = (long)d;
     }
     return ARB_OK;
@@ -377,10 +377,10 @@ OP_RUN(op_levenshtein_run)
 
 /* Legal-form suffixes dropped from the end of company names. */
 static const char *const legal_suffixes[] = {
-    "inc",  "incorporated", "corp", "corporation", "co",  "company", "llc", "ltd", "limited",
-    "plc",  "llp",          "lp",   "gmbh",        "ag",  "sa",      "sas", "sarl", "srl",
-    "spa",  "bv",           "nv",   "oy",          "ab",  "kg",      "kk",  "pty",  "pvt",
-    "pte",  "se",           "lc",   "pllc",        "ulc", NULL};
+    "inc", "incorporated", "corp", "corporation", "co",  "company", "llc", "ltd",  "limited",
+    "plc", "llp",          "lp",   "gmbh",        "ag",  "sa",      "sas", "sarl", "srl",
+    "spa", "bv",           "nv",   "oy",          "ab",  "kg",      "kk",  "pty",  "pvt",
+    "pte", "se",           "lc",   "pllc",        "ulc", NULL};
 
 static int is_legal_suffix(const char *tok, size_t n)
 {

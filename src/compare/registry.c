@@ -50,10 +50,8 @@ static const struct op_def ops[] = {
     {"trajectory_any_order", p_traj, NE, 1.0, op_traj_compile, op_traj_any_order_run, op_free},
     {"all", p_agg, OP_SETS_VERDICT, 1.0, op_agg_compile, op_all_run, NULL},
     {"any", p_agg, OP_SETS_VERDICT, 1.0, op_agg_compile, op_any_run, NULL},
-    {"k_of_n", p_k_of_n, OP_SETS_VERDICT, 1.0, op_agg_compile, op_k_of_n_run,
-     NULL},
-    {"weighted_mean", p_agg, OP_SETS_VERDICT, 1.0, op_agg_compile,
-     op_weighted_mean_run, NULL},
+    {"k_of_n", p_k_of_n, OP_SETS_VERDICT, 1.0, op_agg_compile, op_k_of_n_run, NULL},
+    {"weighted_mean", p_agg, OP_SETS_VERDICT, 1.0, op_agg_compile, op_weighted_mean_run, NULL},
 };
 
 #define N_OPS (sizeof(ops) / sizeof(ops[0]))

@@ -11,10 +11,9 @@
 #include "arbiter/json.h"
 #include "judge_int.h"
 
-static const char *const keys[] = {"provider",    "base_url",  "model",      "api_key_env",
-                                   "swap",        "samples",   "temperature", "max_tokens",
-                                   "seed",        "concurrency", "timeout_s", "max_retries",
-                                   "command",     NULL};
+static const char *const keys[] = {
+    "provider",   "base_url", "model",       "api_key_env", "swap",        "samples", "temperature",
+    "max_tokens", "seed",     "concurrency", "timeout_s",   "max_retries", "command", NULL};
 
 static const char *provider_name(enum arb_judge_provider p)
 {
@@ -42,8 +41,7 @@ void arb_judge_config_release(struct arb_judge_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
 }
 
-static enum arb_status get_string(const cJSON *obj, const char *k, char **out,
-                                  struct arb_err *err)
+static enum arb_status get_string(const cJSON *obj, const char *k, char **out, struct arb_err *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, k);
 
@@ -56,8 +54,8 @@ static enum arb_status get_string(const cJSON *obj, const char *k, char **out,
     return *out ? ARB_OK : ARB_ENOMEM;
 }
 
-static enum arb_status get_number(const cJSON *obj, const char *k, double lo, double hi,
-                                  int whole, double *out, int *present, struct arb_err *err)
+static enum arb_status get_number(const cJSON *obj, const char *k, double lo, double hi, int whole,
+                                  double *out, int *present, struct arb_err *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, k);
 
@@ -103,12 +101,12 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
                                k->string);
     }
     v = cJSON_GetObjectItemCaseSensitive(obj, "provider");
-    if (v && !(cJSON_IsString(v) && (strcmp(v->valuestring, "openai") == 0 ||
-                                     strcmp(v->valuestring, "anthropic") == 0 ||
-                                     strcmp(v->valuestring, "command") == 0)))
+    if (v && !(cJSON_IsString(v) &&
+               (strcmp(v->valuestring, "openai") == 0 || strcmp(v->valuestring, "anthropic") == 0 ||
+                strcmp(v->valuestring, "command") == 0)))
         return arb_err_set(err, ARB_ESCHEMA,
                            "/judge/provider: expected \"openai\", \"anthropic\" or \"command\"");
-    cfg->provider = !v                                        ? ARB_JUDGE_OPENAI
+    cfg->provider = !v                                         ? ARB_JUDGE_OPENAI
                     : strcmp(v->valuestring, "anthropic") == 0 ? ARB_JUDGE_ANTHROPIC
                     : strcmp(v->valuestring, "command") == 0   ? ARB_JUDGE_COMMAND
                                                                : ARB_JUDGE_OPENAI;
@@ -230,8 +228,7 @@ enum arb_status arb_judge_config_rehash(struct arb_judge_config *cfg, struct arb
     unsigned int n = 0, i;
     enum arb_status st = ARB_ENOMEM;
 
-    if (o && tmpl &&
-        cJSON_AddStringToObject(o, "provider", provider_name(cfg->provider)) &&
+    if (o && tmpl && cJSON_AddStringToObject(o, "provider", provider_name(cfg->provider)) &&
         cJSON_AddStringToObject(o, "model", cfg->model) &&
         cJSON_AddBoolToObject(o, "swap", cfg->swap) &&
         cJSON_AddNumberToObject(o, "samples", cfg->samples) &&

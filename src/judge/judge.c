@@ -34,7 +34,7 @@ struct question {
     void *ctx;
     cJSON *schema;
     struct arb_schema *compiled;
-    cJSON **slots;    /* per (order, sample): the valid answer, or NULL */
+    cJSON **slots; /* per (order, sample): the valid answer, or NULL */
     int *slot_done;
     int n_slots, n_done, n_cached;
     char error[256];
@@ -42,7 +42,7 @@ struct question {
 
 struct arb_judge {
     const struct arb_judge_config *cfg;
-    char *key_header;  /* holds the API key: wiped and freed, never logged */
+    char *key_header; /* holds the API key: wiped and freed, never logged */
     const char *headers[3];
     char url[1024];
     struct arb_store *st;
@@ -99,8 +99,7 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     } else {
         snprintf(j->key_header, n, "Authorization: Bearer %s", api_key ? api_key : "");
         j->headers[1] = "Accept: application/json";
-        snprintf(j->url, sizeof(j->url), "%s/chat/completions",
-                 cfg->base_url ? cfg->base_url : "");
+        snprintf(j->url, sizeof(j->url), "%s/chat/completions", cfg->base_url ? cfg->base_url : "");
     }
     j->headers[0] = j->key_header;
     j->headers[2] = "Content-Type: application/json";
@@ -187,8 +186,8 @@ static struct call *new_call(struct arb_judge *j, struct question *qn, int swapp
     return c;
 }
 
-static enum arb_status first_call(struct arb_judge *j, struct question *qn, int swapped,
-                                  int sample, struct arb_err *err)
+static enum arb_status first_call(struct arb_judge *j, struct question *qn, int swapped, int sample,
+                                  struct arb_err *err)
 {
     struct call *c = new_call(j, qn, swapped, sample, 0);
     struct arb_buf msg;
@@ -544,8 +543,7 @@ static void on_done(void *ctx, const struct arb_http_result *r)
 
 /* ---- combining ----------------------------------------------------------------------- */
 
-static const cJSON *pick(const cJSON *answer, const char *group, const char *item,
-                         const char *side)
+static const cJSON *pick(const cJSON *answer, const char *group, const char *item, const char *side)
 {
     return cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(answer, group), item),

@@ -35,15 +35,14 @@ char *judge_template(void)
     return judge_template_join(judge_pairwise_template);
 }
 
-enum arb_status judge_fence(const struct arb_judge_question *q, int swapped, int sample,
-                            char *out)
+enum arb_status judge_fence(const struct arb_judge_question *q, int swapped, int sample, char *out)
 {
     char msg[600], hex[65];
     int bit, k;
 
     for (k = 0; k < 1000; k++) {
-        snprintf(msg, sizeof(msg), "fence\x1f%.500s\x1f%d\x1f%d\x1f%d", q->case_id, swapped,
-                 sample, k);
+        snprintf(msg, sizeof(msg), "fence\x1f%.500s\x1f%d\x1f%d\x1f%d", q->case_id, swapped, sample,
+                 k);
         if (arb_blind_assign(q->seed, msg, 0, &bit, hex))
             return ARB_EINTERNAL;
         memcpy(out, hex, 16);
@@ -88,8 +87,7 @@ static enum arb_status render_items(const struct arb_judge_question *q, struct a
                 great = anchors[k].great;
             }
         if (!st)
-            st = arb_buf_printf(out, "- %s: 1 = %s, 3 = %s, 5 = %s\n", it->name, poor, ok,
-                                great);
+            st = arb_buf_printf(out, "- %s: 1 = %s, 3 = %s, 5 = %s\n", it->name, poor, ok, great);
     }
     header = 0;
     for (i = 0; !st && i < q->n_items; i++) {
@@ -299,8 +297,11 @@ enum arb_status judge_build_request_as(const struct arb_judge_config *cfg, int s
              cJSON_AddItemToArray(msgs, message("user", retry));
     }
     /* The canonical request: what decides the reply, and so the cache key. */
-    ok = ok && cJSON_AddStringToObject(canon, "provider",
-                                       anth ? "anthropic" : cmd ? "command" : "openai") &&
+    ok = ok &&
+         cJSON_AddStringToObject(canon, "provider",
+                                 anth  ? "anthropic"
+                                 : cmd ? "command"
+                                       : "openai") &&
          cJSON_AddStringToObject(canon, "model", cfg->model) &&
          (params = cJSON_AddObjectToObject(canon, "parameters")) &&
          cJSON_AddNumberToObject(params, "temperature", cfg->temperature) &&
@@ -328,8 +329,8 @@ enum arb_status judge_build_request_as(const struct arb_judge_config *cfg, int s
 
         ok = cJSON_AddStringToObject(b, "system", sys) &&
              cJSON_AddItemReferenceToObject(b, "messages", msgs) &&
-             (tools = cJSON_AddArrayToObject(b, "tools")) &&
-             (tool = cJSON_CreateObject()) && cJSON_AddItemToArray(tools, tool) &&
+             (tools = cJSON_AddArrayToObject(b, "tools")) && (tool = cJSON_CreateObject()) &&
+             cJSON_AddItemToArray(tools, tool) &&
              cJSON_AddStringToObject(tool, "name", "record_judgment") &&
              cJSON_AddStringToObject(tool, "description", "Record the judgment.") &&
              cJSON_AddItemReferenceToObject(tool, "input_schema", (cJSON *)schema) &&
@@ -418,8 +419,8 @@ enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char
         c = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens");
         *completion_tokens = token_count(c);
         c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "choices"), 0);
-        content = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(c, "message"), "content");
+        content = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "message"),
+                                                   "content");
     }
     if (!content) {
         cJSON_Delete(doc);

@@ -124,9 +124,9 @@ static cJSON *case_json(const struct case_rates *cr, size_t i)
         ok = e && cJSON_AddNumberToObject(e, "passed", c[0]) &&
              cJSON_AddNumberToObject(e, "failed", c[1]) &&
              cJSON_AddNumberToObject(e, "unresolved", c[2]) &&
-             (c[0] + c[1] ? cJSON_AddNumberToObject(e, "pass_rate",
-                                                    (double)c[0] / (double)(c[0] + c[1]))
-                          : cJSON_AddNullToObject(e, "pass_rate")) != NULL;
+             (c[0] + c[1]
+                  ? cJSON_AddNumberToObject(e, "pass_rate", (double)c[0] / (double)(c[0] + c[1]))
+                  : cJSON_AddNullToObject(e, "pass_rate")) != NULL;
     }
     if (!ok) {
         cJSON_Delete(o);
@@ -173,5 +173,5 @@ enum arb_status case_rates_emit(const struct case_rates *cr, size_t limit, cJSON
     }
     free(r);
     return cJSON_AddNumberToObject(o, "listed", (double)cJSON_GetArraySize(items)) ? ARB_OK
-                                                                                 : ARB_ENOMEM;
+                                                                                   : ARB_ENOMEM;
 }

@@ -52,8 +52,7 @@ static int on_output(void *ctx, const struct arb_output_row *o)
         char *joined = malloc(len);
 
         if (joined) {
-            snprintf(joined, len, "%s\n=== %s ===\n%s", prev->valuestring, o->file,
-                     s->valuestring);
+            snprintf(joined, len, "%s\n=== %s ===\n%s", prev->valuestring, o->file, s->valuestring);
             cJSON_ReplaceItemInObject(outs, o->system, cJSON_CreateString(joined));
             free(joined);
         }
@@ -128,11 +127,11 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
     return 0;
 }
 
-enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *report,
-                                     size_t limit, struct arb_err *err)
+enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *report, size_t limit,
+                                     struct arb_err *err)
 {
-    struct cases_ctx cc = {st, run, cJSON_AddArrayToObject(report, "cases_detail"), limit, 0,
-                           NULL, ARB_OK, err};
+    struct cases_ctx cc = {
+        st, run, cJSON_AddArrayToObject(report, "cases_detail"), limit, 0, NULL, ARB_OK, err};
     enum arb_status rc;
 
     if (!cc.arr)

@@ -43,8 +43,8 @@ static const char *skip_value(const char *p)
     if (*p == '"')
         return skip_string(p);
     if (*p != '{' && *p != '[') {
-        while (*p && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' &&
-               *p != '\t' && *p != '\r')
+        while (*p && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\t' &&
+               *p != '\r')
             p++;
         return p;
     }

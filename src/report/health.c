@@ -116,8 +116,8 @@ enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, c
 {
     struct health h;
     struct arb_judge_totals t;
-    const cJSON *jc = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(report, "run"), "judge");
+    const cJSON *jc =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "run"), "judge");
     const cJSON *hash = cJSON_GetObjectItemCaseSensitive(jc, "hash");
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(report, "cases");
     const cJSON *failed = cJSON_GetObjectItemCaseSensitive(report, "judge_failed");

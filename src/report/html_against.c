@@ -32,9 +32,10 @@ void html_against(struct html *h, const cJSON *report)
         html_raw(h, "</section>\n");
         return;
     }
-    html_printf(h, "<div class=\"table-wrap\"><table id=\"transitions-table\">\n<thead><tr>"
-                   "<th>Run %.0f &rarr; this run</th><th class=\"n\">Verdicts</th></tr></thead>"
-                   "\n<tbody>\n",
+    html_printf(h,
+                "<div class=\"table-wrap\"><table id=\"transitions-table\">\n<thead><tr>"
+                "<th>Run %.0f &rarr; this run</th><th class=\"n\">Verdicts</th></tr></thead>"
+                "\n<tbody>\n",
                 html_num(ag, "run"));
     cJSON_ArrayForEach(t, html_get(ag, "transitions"))
     {
@@ -42,9 +43,10 @@ void html_against(struct html *h, const cJSON *report)
         html_text(h, t->string);
         html_printf(h, "</td><td class=\"n\">%.0f</td></tr>\n", t->valuedouble);
     }
-    html_printf(h, "</tbody></table></div>\n<div class=\"table-wrap\"><table id=\"changes-table\">"
-                   "\n<thead><tr><th>Case</th><th>Pair</th><th>Run %.0f</th><th>This run</th>"
-                   "</tr></thead>\n<tbody>\n",
+    html_printf(h,
+                "</tbody></table></div>\n<div class=\"table-wrap\"><table id=\"changes-table\">"
+                "\n<thead><tr><th>Case</th><th>Pair</th><th>Run %.0f</th><th>This run</th>"
+                "</tr></thead>\n<tbody>\n",
                 html_num(ag, "run"));
     cJSON_ArrayForEach(c, html_get(ag, "changes"))
     {

@@ -7,7 +7,7 @@
 #include "html_int.h"
 
 #define TW    1080.0 /* the chart's width, as the other charts */
-#define TH    220.0 /* the plot's height */
+#define TH    220.0  /* the plot's height */
 #define LEFT  48.0
 #define RIGHT 24.0
 #define TOP   16.0
@@ -33,8 +33,8 @@ static void line(struct html *h, const cJSON *s, const char *key, const char *co
     double pw = TW - LEFT - RIGHT;
     int first = 1;
 
-    html_printf(h, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s points=\"",
-                color, key[4] == '^' ? " stroke-dasharray=\"6 4\"" : "");
+    html_printf(h, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s points=\"", color,
+                key[4] == '^' ? " stroke-dasharray=\"6 4\"" : "");
     cJSON_ArrayForEach(e, html_get(s, "k"))
     {
         double k = html_num(e, "k"), v = html_num(e, key);

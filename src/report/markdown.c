@@ -79,8 +79,7 @@ static enum arb_status systems_table(const cJSON *report, struct arb_buf *out)
 }
 
 /* A table header with one right-aligned column per system. */
-static enum arb_status system_columns(const cJSON *systems, const char *first,
-                                      struct arb_buf *out)
+static enum arb_status system_columns(const cJSON *systems, const char *first, struct arb_buf *out)
 {
     const cJSON *s;
     enum arb_status st = arb_buf_printf(out, "| %s |", first);
@@ -174,9 +173,8 @@ static enum arb_status expectations_table(const cJSON *report, struct arb_buf *o
             if (!st && !c)
                 st = arb_buf_adds(out, " - |");
             else if (!st && num(c, "unresolved") > 0)
-                st = arb_buf_printf(out, " %s (%.0f/%.0f, %.0f unresolved) |", v,
-                                    num(c, "passed"), num(c, "passed") + num(c, "failed"),
-                                    num(c, "unresolved"));
+                st = arb_buf_printf(out, " %s (%.0f/%.0f, %.0f unresolved) |", v, num(c, "passed"),
+                                    num(c, "passed") + num(c, "failed"), num(c, "unresolved"));
             else if (!st)
                 st = arb_buf_printf(out, " %s (%.0f/%.0f) |", v, num(c, "passed"),
                                     num(c, "passed") + num(c, "failed"));
@@ -219,8 +217,8 @@ static enum arb_status statistics_section(const cJSON *report, struct arb_buf *o
 
         cell(a, sizeof(a), num(s, "win_rate"), 1, 1);
         ci(b, sizeof(b), cJSON_GetObjectItemCaseSensitive(iv, "win_rate"), 1, 1);
-        cell(c, sizeof(c), num(cJSON_GetObjectItemCaseSensitive(s, "expectations"), "pass_rate"),
-             1, 1);
+        cell(c, sizeof(c), num(cJSON_GetObjectItemCaseSensitive(s, "expectations"), "pass_rate"), 1,
+             1);
         ci(d, sizeof(d), cJSON_GetObjectItemCaseSensitive(iv, "pass_rate"), 1, 1);
         cell(e, sizeof(e), num(s, "overall_score"), 2, 0);
         ci(f, sizeof(f), cJSON_GetObjectItemCaseSensitive(iv, "overall_score"), 2, 0);
@@ -282,8 +280,8 @@ static enum arb_status statistics_section(const cJSON *report, struct arb_buf *o
         if (!st)
             st = add_text(out, str(p, "expectation"));
         if (!st)
-            st = arb_buf_printf(out, " | %s | %s | %.0f | %.0f | %s |\n", str(p, "a"),
-                                str(p, "b"), num(p, "only_a_passes"), num(p, "only_b_passes"), a);
+            st = arb_buf_printf(out, " | %s | %s | %.0f | %.0f | %s |\n", str(p, "a"), str(p, "b"),
+                                num(p, "only_a_passes"), num(p, "only_b_passes"), a);
     }
     if (!st && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "bradley_terry")))
         st = arb_buf_adds(out, "\nBradley-Terry ratings (log-strength, mean 0):\n\n| System | "
@@ -309,8 +307,9 @@ static enum arb_status case_rates_table(const cJSON *report, struct arb_buf *out
     if (!cr || num(cr, "cases") <= 0)
         return ARB_OK;
     if (worst && num(cr, "listed") <= 0)
-        return arb_buf_printf(out, "## Expectations per case\n\nEvery system passed every decided "
-                                   "expectation of all %.0f cases.\n\n",
+        return arb_buf_printf(out,
+                              "## Expectations per case\n\nEvery system passed every decided "
+                              "expectation of all %.0f cases.\n\n",
                               num(cr, "cases"));
     st = worst ? arb_buf_printf(out,
                                 "## Expectations per case\n\nThe %.0f cases (of %.0f) where "
@@ -366,8 +365,8 @@ static enum arb_status case_rates_table(const cJSON *report, struct arb_buf *out
 /* win_matrix[key][i][j], NaN when absent or null. */
 static double matrix_at(const cJSON *m, const char *key, int i, int j)
 {
-    const cJSON *v = cJSON_GetArrayItem(
-        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, key), i), j);
+    const cJSON *v =
+        cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, key), i), j);
 
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
@@ -411,10 +410,10 @@ static enum arb_status matrix_section(const cJSON *report, struct arb_buf *out)
             char c[32];
 
             cell(c, sizeof(c), matrix_at(m, "win_rate", i, j), 1, 1);
-            st = i == j ? arb_buf_adds(out, " - |")
-                        : arb_buf_printf(out, " %.0f-%.0f-%.0f (%s) |", matrix_at(m, "wins", i, j),
-                                         matrix_at(m, "losses", i, j),
-                                         matrix_at(m, "ties", i, j), c);
+            st = i == j
+                     ? arb_buf_adds(out, " - |")
+                     : arb_buf_printf(out, " %.0f-%.0f-%.0f (%s) |", matrix_at(m, "wins", i, j),
+                                      matrix_at(m, "losses", i, j), matrix_at(m, "ties", i, j), c);
         }
         if (!st)
             st = arb_buf_adds(out, "\n");
@@ -521,16 +520,15 @@ static enum arb_status trials_section(const cJSON *report, struct arb_buf *out)
                 st = add_text(out, str(s, "name"));
             if (!st)
                 st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s |\n",
-                                    num(s, "cases"), num(s, "trials"), num(k, "k"),
-                                    num(k, "cases"), a, b, c, d);
+                                    num(s, "cases"), num(s, "trials"), num(k, "k"), num(k, "cases"),
+                                    a, b, c, d);
         }
         if (!st && num(s, "unresolved_cases") > 0) {
             st = arb_buf_adds(out, "| ");
             if (!st)
                 st = add_text(out, str(s, "name"));
             if (!st)
-                st = arb_buf_printf(out,
-                                    " | %.0f left out | %.0f unresolved | | | | | | |\n",
+                st = arb_buf_printf(out, " | %.0f left out | %.0f unresolved | | | | | | |\n",
                                     num(s, "unresolved_cases"), num(s, "unresolved_trials"));
         }
     }
@@ -570,9 +568,9 @@ static enum arb_status weighted_section(const cJSON *report, struct arb_buf *out
 static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
 {
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(report, "judge_health");
-    static const char *const rates[] = {"escalation_rate", "position_inconsistent_rate",
+    static const char *const rates[] = {"escalation_rate",         "position_inconsistent_rate",
                                         "first_position_win_rate", "tie_rate",
-                                        "longer_output_won_rate", "sample_agreement"};
+                                        "longer_output_won_rate",  "sample_agreement"};
     char v[32];
     size_t i;
     enum arb_status st;
@@ -616,16 +614,18 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
                             num(run, "seed"), num(report, "cases"), num(report, "decided"),
                             num(report, "pending_judge"), num(report, "missing_output"));
     if (!st && num(report, "judge_failed") > 0)
-        st = arb_buf_printf(out, "The judge could not answer %.0f cases (judge_failed): they "
-                                 "count as undecided.\n\n",
+        st = arb_buf_printf(out,
+                            "The judge could not answer %.0f cases (judge_failed): they "
+                            "count as undecided.\n\n",
                             num(report, "judge_failed"));
     if (!st) {
         const cJSON *ju = cJSON_GetObjectItemCaseSensitive(report, "judge_usage");
         const cJSON *jc = cJSON_GetObjectItemCaseSensitive(run, "judge");
 
         if (jc)
-            st = arb_buf_printf(out, "Judge: %s (config %.12s): %.0f judgments, %.0f from the "
-                                     "cache, %.0f invalid replies, %.0f + %.0f tokens.\n\n",
+            st = arb_buf_printf(out,
+                                "Judge: %s (config %.12s): %.0f judgments, %.0f from the "
+                                "cache, %.0f invalid replies, %.0f + %.0f tokens.\n\n",
                                 str(jc, "model"), str(jc, "hash"), num(ju, "judgments"),
                                 num(ju, "cached"), num(ju, "invalid_replies"),
                                 num(ju, "prompt_tokens"), num(ju, "completion_tokens"));

@@ -13,13 +13,13 @@
 #include "report_int.h"
 
 struct acc {
-    cJSON *systems;      /* name -> accumulator object */
-    cJSON *expectations; /* id -> {"text", "systems": {name: counts}} */
-    cJSON *exp_order;    /* ids in first-seen order */
-    struct arb_buf case_id; /* the case being counted */
+    cJSON *systems;                         /* name -> accumulator object */
+    cJSON *expectations;                    /* id -> {"text", "systems": {name: counts}} */
+    cJSON *exp_order;                       /* ids in first-seen order */
+    struct arb_buf case_id;                 /* the case being counted */
     const struct arb_run_system_total *sys; /* the run's systems (the summary's) */
     size_t n_sys;
-    unsigned char *seen; /* per system: already counted for case_id */
+    unsigned char *seen;  /* per system: already counted for case_id */
     struct case_rates cr; /* per case, with want_cases */
     int want_cases;
     enum arb_status st;
@@ -56,8 +56,8 @@ static int add_side(struct acc *a, const char *case_id, const char *system, cons
 {
     uint32_t n[3] = {0, 0, 0};
     cJSON *sys = child(a->systems, system);
-    const cJSON *rub = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(cmp, "rubric"), side);
+    const cJSON *rub =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cmp, "rubric"), side);
     const cJSON *exp = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(cmp, "expectation_results"), side);
     const cJSON *d, *dim;
@@ -93,8 +93,9 @@ static int add_side(struct acc *a, const char *case_id, const char *system, cons
     {
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
         const cJSON *passed = cJSON_GetObjectItemCaseSensitive(d, "passed");
-        const char *what = cJSON_IsTrue(passed) ? "passed" : cJSON_IsFalse(passed) ? "failed"
-                                                                                  : "unresolved";
+        const char *what = cJSON_IsTrue(passed)    ? "passed"
+                           : cJSON_IsFalse(passed) ? "failed"
+                                                   : "unresolved";
         cJSON *e, *per;
 
         if (!cJSON_IsString(id))
@@ -105,8 +106,9 @@ static int add_side(struct acc *a, const char *case_id, const char *system, cons
             const cJSON *text = cJSON_GetObjectItemCaseSensitive(d, "text");
 
             e = cJSON_AddObjectToObject(a->expectations, id->valuestring);
-            if (!e || !cJSON_AddStringToObject(e, "text", cJSON_IsString(text) ? text->valuestring
-                                                                              : "") ||
+            if (!e ||
+                !cJSON_AddStringToObject(e, "text",
+                                         cJSON_IsString(text) ? text->valuestring : "") ||
                 !cJSON_AddItemToArray(a->exp_order, cJSON_CreateString(id->valuestring)))
                 return 0;
         }
@@ -178,8 +180,9 @@ static cJSON *counts(const cJSON *c)
     p = isnan(p) ? 0 : p;
     f = isnan(f) ? 0 : f;
     u = isnan(u) ? 0 : u;
-    if (!o || !cJSON_AddNumberToObject(o, "passed", p) || !cJSON_AddNumberToObject(o, "failed", f) ||
-        !cJSON_AddNumberToObject(o, "unresolved", u) || !add_rate(o, "pass_rate", p, p + f)) {
+    if (!o || !cJSON_AddNumberToObject(o, "passed", p) ||
+        !cJSON_AddNumberToObject(o, "failed", f) || !cJSON_AddNumberToObject(o, "unresolved", u) ||
+        !add_rate(o, "pass_rate", p, p + f)) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -190,9 +193,8 @@ static cJSON *system_entry(const struct arb_run_system_total *t, const cJSON *ac
 {
     cJSON *o = cJSON_CreateObject(), *rub;
     double decided = (double)(t->wins + t->losses + t->ties), scored = num(acc, "scored");
-    const char *dims[] = {"content", "structure"}, *scores[] = {"content_score",
-                                                                 "structure_score",
-                                                                 "overall_score"};
+    const char *dims[] = {"content", "structure"},
+               *scores[] = {"content_score", "structure_score", "overall_score"};
     const cJSON *c;
     size_t k;
     int ok = o != NULL;
@@ -202,11 +204,9 @@ static cJSON *system_entry(const struct arb_run_system_total *t, const cJSON *ac
     ok = ok && cJSON_AddNumberToObject(o, "losses", (double)t->losses);
     ok = ok && cJSON_AddNumberToObject(o, "ties", (double)t->ties);
     ok = ok && add_rate(o, "win_rate", (double)t->wins + 0.5 * (double)t->ties, decided);
-    ok = ok && add_rate(o, "win_rate_without_ties", (double)t->wins,
-                        (double)(t->wins + t->losses));
-    ok = ok && cJSON_AddItemToObject(
-                   o, "expectations",
-                   counts(cJSON_GetObjectItemCaseSensitive(acc, "expectations")));
+    ok = ok && add_rate(o, "win_rate_without_ties", (double)t->wins, (double)(t->wins + t->losses));
+    ok = ok && cJSON_AddItemToObject(o, "expectations",
+                                     counts(cJSON_GetObjectItemCaseSensitive(acc, "expectations")));
     rub = ok ? cJSON_AddObjectToObject(o, "rubric") : NULL;
     ok = rub != NULL;
     for (k = 0; ok && k < 2; k++) {
@@ -362,14 +362,14 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
 
         rc = arb_store_judge_totals(st, run, &jt, err);
         j = rc ? NULL : cJSON_AddObjectToObject(r, "judge_usage");
-        if (!rc && !(j && cJSON_AddNumberToObject(j, "judgments", (double)jt.judgments) &&
-                     cJSON_AddNumberToObject(j, "cached", (double)jt.cached) &&
-                     cJSON_AddNumberToObject(j, "invalid_replies", (double)jt.invalid) &&
-                     cJSON_AddNumberToObject(j, "prompt_tokens", (double)jt.prompt_tokens) &&
-                     cJSON_AddNumberToObject(j, "completion_tokens",
-                                             (double)jt.completion_tokens) &&
-                     cJSON_AddNumberToObject(j, "latency_s", jt.latency_s) &&
-                     cJSON_AddNumberToObject(r, "judge_failed", (double)sum.judge_failed)))
+        if (!rc &&
+            !(j && cJSON_AddNumberToObject(j, "judgments", (double)jt.judgments) &&
+              cJSON_AddNumberToObject(j, "cached", (double)jt.cached) &&
+              cJSON_AddNumberToObject(j, "invalid_replies", (double)jt.invalid) &&
+              cJSON_AddNumberToObject(j, "prompt_tokens", (double)jt.prompt_tokens) &&
+              cJSON_AddNumberToObject(j, "completion_tokens", (double)jt.completion_tokens) &&
+              cJSON_AddNumberToObject(j, "latency_s", jt.latency_s) &&
+              cJSON_AddNumberToObject(r, "judge_failed", (double)sum.judge_failed)))
             rc = ARB_ENOMEM;
     }
     arb_run_summary_release(&sum);

@@ -42,22 +42,22 @@ static int push(struct dvec *d, double x)
 
 struct sys_acc {
     const char *name;
-    struct dvec outcome; /* per decided pair-case: 1 win, 0.5 tie, 0 loss */
+    struct dvec outcome;       /* per decided pair-case: 1 win, 0.5 tie, 0 loss */
     struct dvec passed, total; /* per case: expectations passed and decided (each case once) */
-    struct dvec overall; /* per decided case: overall score (each case once) */
+    struct dvec overall;       /* per decided case: overall score (each case once) */
 };
 
 struct pair_acc {
-    size_t a, b;              /* system indexes, a < b in suite order */
+    size_t a, b; /* system indexes, a < b in suite order */
     size_t a_wins, b_wins, ties;
-    struct dvec diff;         /* overall_a - overall_b per decided case */
-    struct dvec sa, sb;       /* the two scores, for the paired bootstrap */
+    struct dvec diff;   /* overall_a - overall_b per decided case */
+    struct dvec sa, sb; /* the two scores, for the paired bootstrap */
 };
 
 struct exp_acc {
     char *id;
-    size_t pair;  /* the pair it was counted for */
-    size_t b, c;  /* only a passes / only b passes */
+    size_t pair; /* the pair it was counted for */
+    size_t b, c; /* only a passes / only b passes */
 };
 
 struct sacc {
@@ -140,8 +140,7 @@ static int exp_result(const cJSON *er, const char *id)
 }
 
 /* Each (case, system) adds its expectation outcomes once and its score once. */
-static int add_once(struct sacc *s, size_t sys, const cJSON *cmp, const char *label,
-                    int decided)
+static int add_once(struct sacc *s, size_t sys, const cJSON *cmp, const char *label, int decided)
 {
     const cJSON *d, *rub = side(cmp, "rubric", label);
     const cJSON *ov = cJSON_GetObjectItemCaseSensitive(rub, "overall_score");
@@ -159,8 +158,8 @@ static int add_once(struct sacc *s, size_t sys, const cJSON *cmp, const char *la
     {
         double p = 0, t = 0;
 
-        cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(
-                                  side(cmp, "expectation_results", label), "details"))
+        cJSON_ArrayForEach(
+            d, cJSON_GetObjectItemCaseSensitive(side(cmp, "expectation_results", label), "details"))
         {
             const cJSON *x = cJSON_GetObjectItemCaseSensitive(d, "passed");
 
@@ -426,9 +425,10 @@ static int intervals_separate(const cJSON *report, const char *a, const char *b)
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(s, "name");
         const cJSON *iv = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(s, "intervals"), "overall_score");
-        int k = !cJSON_IsString(n) ? -1 : strcmp(n->valuestring, a) == 0 ? 0
-                                        : strcmp(n->valuestring, b) == 0 ? 1
-                                                                          : -1;
+        int k = !cJSON_IsString(n)               ? -1
+                : strcmp(n->valuestring, a) == 0 ? 0
+                : strcmp(n->valuestring, b) == 0 ? 1
+                                                 : -1;
 
         if (k >= 0 && cJSON_GetArraySize(iv) == 2) {
             lo[k] = cJSON_GetArrayItem(iv, 0)->valuedouble;
@@ -465,9 +465,8 @@ static enum arb_status pairs_json(const struct sacc *s, const struct arb_report_
         if (!pair_shown(s, p, o->baseline))
             continue;
         x = cJSON_CreateObject();
-        have = p->diff.n > 0 &&
-                   arb_bootstrap_paired(p->sa.v, p->sb.v, p->diff.n, o->resamples, 0.95,
-                                        o->seed + k, &iv, &pval) == ARB_OK;
+        have = p->diff.n > 0 && arb_bootstrap_paired(p->sa.v, p->sb.v, p->diff.n, o->resamples,
+                                                     0.95, o->seed + k, &iv, &pval) == ARB_OK;
 
         if (!x || !cJSON_AddItemToArray(arr, x))
             return ARB_ENOMEM;
@@ -583,8 +582,9 @@ enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJS
                 win0 = w;
         }
         /* Pass rates resample cases, with all of a case's expectations together. */
-        cJSON_AddItemToObject(iv, "pass_rate", ratio_json(&s.sys[i].passed, &s.sys[i].total,
-                                                          o->resamples, o->seed + 2));
+        cJSON_AddItemToObject(
+            iv, "pass_rate",
+            ratio_json(&s.sys[i].passed, &s.sys[i].total, o->resamples, o->seed + 2));
         cJSON_AddItemToObject(iv, "overall_score",
                               interval_json(&s.sys[i].overall, o->resamples, o->seed + 3));
         i++;

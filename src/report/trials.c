@@ -257,13 +257,14 @@ enum arb_status arb_report_add_trials(struct arb_store *st, int64_t run, cJSON *
     if (!rs && a.n_sys) {
         t = cJSON_AddObjectToObject(report, "trials");
         arr = t ? cJSON_AddArrayToObject(t, "systems") : NULL;
-        if (!t || !cJSON_AddStringToObject(
-                      t, "method",
-                      "per case: pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k) over n "
-                      "trials of which c passed every expectation that has a check (free-text "
-                      "expectations are the judge's, for the compared trial only); the mean "
-                      "over the cases with at least k trials; a case with a trial left "
-                      "unresolved by a check's grey band is left out") ||
+        if (!t ||
+            !cJSON_AddStringToObject(
+                t, "method",
+                "per case: pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k) over n "
+                "trials of which c passed every expectation that has a check (free-text "
+                "expectations are the judge's, for the compared trial only); the mean "
+                "over the cases with at least k trials; a case with a trial left "
+                "unresolved by a check's grey band is left out") ||
             !arr)
             rs = arb_err_set(err, ARB_ENOMEM, "out of memory");
         /* In the report's order of systems (the suite's); the rows came by name. */

@@ -89,7 +89,8 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
         return 0;
     free(w->last_case);
     w->last_case = strdup(v->case_id);
-    if (!w->last_case || arb_store_compared_outputs(w->st, w->run, v->case_id, on_output, w, w->err)) {
+    if (!w->last_case ||
+        arb_store_compared_outputs(w->st, w->run, v->case_id, on_output, w, w->err)) {
         w->rc = w->last_case ? ARB_EDB : ARB_ENOMEM;
         return 1;
     }

@@ -48,8 +48,8 @@ static void score_side(const struct items *it, const struct side *x, struct scor
     sc->content = dim_mean(it->suite, x, ARB_DIM_CONTENT);
     sc->structure = dim_mean(it->suite, x, ARB_DIM_STRUCTURE);
     /* A dimension without criteria has no score (null), and adds nothing to the overall. */
-    sc->overall = (isnan(sc->content) ? 0.0 : sc->content) +
-                  (isnan(sc->structure) ? 0.0 : sc->structure);
+    sc->overall =
+        (isnan(sc->content) ? 0.0 : sc->content) + (isnan(sc->structure) ? 0.0 : sc->structure);
     sc->passed = sc->total = 0;
     for (i = 0; i < it->n_exp; i++) {
         sc->total++;
@@ -247,8 +247,8 @@ enum arb_status decide_pair(const struct items *it, const struct side *a, const 
              cJSON_AddStringToObject(c, "reasoning",
                                      a->missing && b->missing
                                          ? "Neither output exists for this case."
-                                         : a->missing ? "Output A does not exist for this case."
-                                                      : "Output B does not exist for this case.");
+                                     : a->missing ? "Output A does not exist for this case."
+                                                  : "Output B does not exist for this case.");
         /* The output that exists was still checked: keep its results for the report. */
         if (ok && present) {
             int resolved = 1;
@@ -258,12 +258,12 @@ enum arb_status decide_pair(const struct items *it, const struct side *a, const 
             for (i = 0; i < it->suite->n_criteria; i++)
                 resolved = resolved && !isnan(present->crit[i]);
             r_obj = cJSON_AddObjectToObject(c, "rubric");
-            ok = r_obj && cJSON_AddItemToObject(r_obj, label,
-                                                rubric_side(it, present, &sp, resolved));
+            ok = r_obj &&
+                 cJSON_AddItemToObject(r_obj, label, rubric_side(it, present, &sp, resolved));
             if (ok && it->n_exp) {
                 e_obj = cJSON_AddObjectToObject(c, "expectation_results");
-                ok = e_obj && cJSON_AddItemToObject(e_obj, label,
-                                                    expectations_side(it, present, &sp));
+                ok = e_obj &&
+                     cJSON_AddItemToObject(e_obj, label, expectations_side(it, present, &sp));
             }
         }
         if (!ok) {
@@ -299,9 +299,10 @@ enum arb_status decide_pair(const struct items *it, const struct side *a, const 
     }
     reasoning(it, d, &sa, &sb, n_unres, why, sizeof(why));
     if (d->winner)
-        ok = cJSON_AddStringToObject(c, "winner", d->winner == 'T' ? "TIE"
-                                                  : d->winner == 'A' ? "A"
-                                                                     : "B") != NULL;
+        ok = cJSON_AddStringToObject(c, "winner",
+                                     d->winner == 'T'   ? "TIE"
+                                     : d->winner == 'A' ? "A"
+                                                        : "B") != NULL;
     else
         ok = cJSON_AddNullToObject(c, "winner") != NULL;
     ok = ok && cJSON_AddStringToObject(c, "status", d->status);

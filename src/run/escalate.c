@@ -133,7 +133,8 @@ static char *redacted(const struct escalation *e, const char *text)
 }
 
 /* The judge's answer arrived: fill the unresolved items and decide again. */
-static void on_answer(void *ctx, const struct arb_judge_question *q, const struct arb_judge_answer *ans)
+static void on_answer(void *ctx, const struct arb_judge_question *q,
+                      const struct arb_judge_answer *ans)
 {
     struct asked *x = ctx;
     struct escalation *e = x->e;
@@ -201,8 +202,8 @@ static void on_answer(void *ctx, const struct arb_judge_question *q, const struc
         if (ans->reasoning)
             cJSON_ReplaceItemInObject(cmp, "reasoning", cJSON_CreateString(ans->reasoning));
         cJSON_AddStringToObject(jo, "winner",
-                                !ans->winner                          ? "none"
-                                : strcmp(ans->winner, "TIE") == 0     ? "TIE"
+                                !ans->winner                            ? "none"
+                                : strcmp(ans->winner, "TIE") == 0       ? "TIE"
                                 : strcmp(ans->winner, x->a.system) == 0 ? "A"
                                                                         : "B");
         cJSON_AddBoolToObject(jo, "position_inconsistent", ans->position_inconsistent);
@@ -231,9 +232,9 @@ out:
     cJSON_Delete(cmp);
 }
 
-enum arb_status escalation_ask(struct escalation *e, const struct items *it,
-                               const struct side *a, const struct side *b, const char *text_a,
-                               const char *text_b, struct arb_err *err)
+enum arb_status escalation_ask(struct escalation *e, const struct items *it, const struct side *a,
+                               const struct side *b, const char *text_a, const char *text_b,
+                               struct arb_err *err)
 {
     const struct arb_suite *s = e->s;
     struct asked *x = calloc(1, sizeof(*x));

@@ -27,7 +27,7 @@
 #include "run_int.h"
 
 #define DEFAULT_BATCH 256
-#define OUTPUT_BATCH 1000
+#define OUTPUT_BATCH  1000
 
 /* One system's stored output files for the current case: files[0..n) are the compared
  * (lowest-numbered) trial, files[n..n_all) the other trials, ordered by trial then file. */
@@ -48,12 +48,12 @@ struct runner {
     size_t exp_cap;
     struct arb_result res;
     struct arb_buf rec;
-    struct escalation *esc;    /* NULL without a judge */
-    size_t unreachable;        /* judge calls that got no reply */
-    struct arb_case *batch;    /* the cases of the batch in flight (the judge needs them) */
+    struct escalation *esc; /* NULL without a judge */
+    size_t unreachable;     /* judge calls that got no reply */
+    struct arb_case *batch; /* the cases of the batch in flight (the judge needs them) */
     struct items *batch_items;
     size_t n_batch;
-    struct arb_buf text[2];    /* output texts for the judge */
+    struct arb_buf text[2]; /* output texts for the judge */
 };
 
 /* ---- pass 1 and 2: cases and outputs --------------------------------------------------- */
@@ -93,7 +93,7 @@ static enum arb_status load_cases(struct runner *r, struct arb_strset *ids, size
         }
     }
     if (!st && got < 0)
-        st = (enum arb_status)-got;
+        st = (enum arb_status) - got;
     if (!st)
         st = arb_store_commit(r->st, r->err);
     else
@@ -152,9 +152,9 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
             st = problem(r, "duplicate_output", o.case_id, sys->name,
                          "a second output for case %s was ignored", what);
         } else {
-            struct arb_output_row row = {o.case_id, sys->name,  o.file ? o.file : "",
-                                         o.text,    o.len,      o.binary,
-                                         o.sha256,  NULL,       o.trial};
+            struct arb_output_row row = {o.case_id, sys->name, o.file ? o.file : "",
+                                         o.text,    o.len,     o.binary,
+                                         o.sha256,  NULL,      o.trial};
             char *meta = NULL;
 
             if (o.meta)
@@ -172,7 +172,7 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
         }
     }
     if (!st && got < 0)
-        st = arb_err_prefix(r->err, (enum arb_status)-got, "system '%s'", sys->name);
+        st = arb_err_prefix(r->err, (enum arb_status) - got, "system '%s'", sys->name);
     if (!st)
         st = arb_store_commit(r->st, r->err);
     else
@@ -275,8 +275,8 @@ static enum arb_status eval_check(struct runner *r, const struct arb_case *kc, s
     arb_buf_reset(&r->rec);
     st = arb_result_write_json(&r->res, &r->rec);
     if (!st) {
-        struct arb_check_row row = {kc->id, r->s->systems[sys].name, kind, item, r->rec.ptr,
-                                    arb_verdict_name(r->res.verdict), r->res.score};
+        struct arb_check_row row = {kc->id,     r->s->systems[sys].name,          kind,        item,
+                                    r->rec.ptr, arb_verdict_name(r->res.verdict), r->res.score};
 
         st = arb_store_put_check(r->st, r->run, &row, r->err);
     }
@@ -414,16 +414,15 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
             }
             a = &r->sides[first_is_a ? i : j];
             b = &r->sides[first_is_a ? j : i];
-            st = arb_store_put_blinding(r->st, r->run, kc->id, a->system, b->system, hex,
-                                        r->err);
+            st = arb_store_put_blinding(r->st, r->run, kc->id, a->system, b->system, hex, r->err);
             if (!st)
                 st = decide_pair(it, a, b, &d, &cmp);
             /* Printed in the seed's member order (winner, reasoning, rubric, ...). */
             if (!st && !(cmp_text = cJSON_PrintUnformatted(cmp)))
                 st = ARB_ENOMEM;
             if (!st) {
-                struct arb_verdict_row v = {kc->id,     a->system,  b->system,     d.status,
-                                            NULL,       d.score_a,  d.score_b,     d.pass_rate_a,
+                struct arb_verdict_row v = {kc->id,        a->system, b->system, d.status,
+                                            NULL,          d.score_a, d.score_b, d.pass_rate_a,
                                             d.pass_rate_b, cmp_text};
 
                 v.winner = d.winner == 'A'   ? a->system
@@ -439,8 +438,7 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
                 if (!st)
                     st = output_text(&r->outs[ib], &r->text[1]);
                 if (!st)
-                    st = escalation_ask(r->esc, it, a, b, r->text[0].ptr, r->text[1].ptr,
-                                        r->err);
+                    st = escalation_ask(r->esc, it, a, b, r->text[0].ptr, r->text[1].ptr, r->err);
             }
             cJSON_free(cmp_text);
             cJSON_Delete(cmp);
@@ -523,7 +521,7 @@ static enum arb_status evaluate_cases(struct runner *r, const struct arb_run_opt
         }
     }
     if (!st && got < 0)
-        st = (enum arb_status)-got;
+        st = (enum arb_status) - got;
     n += r->n_batch;
     if (!st)
         st = flush_batch(r);
@@ -695,8 +693,8 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
     for (i = 0; !rc && i < suite->n_systems; i++)
         rc = arb_store_has_trials(st, r.run, suite->systems[i].name, &r.has_trials[i], err);
     if (!rc && opts->judge)
-        rc = escalation_new(st, r.run, suite, opts->judge, opts->api_key, !opts->no_cache,
-                            &r.esc, err);
+        rc = escalation_new(st, r.run, suite, opts->judge, opts->api_key, !opts->no_cache, &r.esc,
+                            err);
     if (!rc)
         rc = evaluate_cases(&r, opts, batch);
     if (!rc)

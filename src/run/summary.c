@@ -120,8 +120,8 @@ static int note_systems(void *ctx, const struct arb_run_row *run)
     return 1;
 }
 
-enum arb_status arb_run_summarize(struct arb_store *st, int64_t run,
-                                  struct arb_run_summary *sum, struct arb_err *err)
+enum arb_status arb_run_summarize(struct arb_store *st, int64_t run, struct arb_run_summary *sum,
+                                  struct arb_err *err)
 {
     struct tally t = {sum, NULL, 0, 0, 0, ARB_OK};
     int64_t n = 0;

@@ -59,8 +59,8 @@ static enum arb_status one_trial(struct arb_store *st, int64_t run, const struct
         else
             s = arb_check_run(ex->check, f->content, f->len, it->kase->expected, res, err);
         if (s)
-            return arb_err_prefix(err, s, "case '%s', trial %lld, expectation '%s'",
-                                  it->kase->id, (long long)row.trial, ex->id);
+            return arb_err_prefix(err, s, "case '%s', trial %lld, expectation '%s'", it->kase->id,
+                                  (long long)row.trial, ex->id);
         if (rec->len > 1)
             s = arb_buf_add(rec, ",", 1);
         if (!s)

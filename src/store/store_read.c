@@ -118,8 +118,7 @@ static int compared_row(void *ctx, const struct arb_output_row *o)
     return o->trial == c->trial ? c->fn(c->ctx, o) : 0;
 }
 
-enum arb_status arb_store_compared_outputs(struct arb_store *st, int64_t run,
-                                           const char *case_id,
+enum arb_status arb_store_compared_outputs(struct arb_store *st, int64_t run, const char *case_id,
                                            int (*fn)(void *ctx, const struct arb_output_row *o),
                                            void *ctx, struct arb_err *err)
 {

@@ -14,8 +14,7 @@ int arb_is_dir(const char *path)
     return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-enum arb_status arb_stream_read(FILE *f, const char *name, struct arb_buf *out,
-                                struct arb_err *err)
+enum arb_status arb_stream_read(FILE *f, const char *name, struct arb_buf *out, struct arb_err *err)
 {
     char chunk[65536];
     size_t n;

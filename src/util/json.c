@@ -225,7 +225,8 @@ static int scan_number(struct scan *sc)
         }
     }
     /* DBL_MAX is below 1e309: fewer than 300 integer digits after scaling cannot overflow.  A
-     * negative exponent scales down, but 445 digits times 1e-3 still overflow (found by fuzzing). */
+     * negative exponent scales down, but 445 digits times 1e-3 still overflow (found by fuzzing).
+     */
     if ((long)int_digits + (exp_neg ? -exp : exp) > 300)
         sc->maybe_inf = 1;
     sc->pos = i;

@@ -142,8 +142,7 @@ Test(checks_data, should_match_every_case_in_tests_data_checks)
     struct dirent *de;
     size_t cases = 0, failures = 0;
 
-    cr_assert_not_null(d, "cannot open %s (run the tests from the repository root)",
-                       data_dir());
+    cr_assert_not_null(d, "cannot open %s (run the tests from the repository root)", data_dir());
     while ((de = readdir(d)) != NULL) {
         char path[1024];
         struct arb_buf text;

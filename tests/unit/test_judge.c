@@ -104,8 +104,9 @@ Test(judge, should_require_exactly_the_unresolved_items)
 
     cr_assert_not_null(schema);
     cr_assert_eq(arb_schema_compile(schema, NULL, &s, &err), ARB_OK, "%s", err.msg);
-    ok = cJSON_Parse("{\"reasoning\": \"r\", \"criteria\": {\"correctness\": {\"A\": 4, \"B\": 2}},"
-                     " \"expectations\": {\"polite\": {\"A\": true, \"B\": false}}, \"winner\": \"A\"}");
+    ok = cJSON_Parse(
+        "{\"reasoning\": \"r\", \"criteria\": {\"correctness\": {\"A\": 4, \"B\": 2}},"
+        " \"expectations\": {\"polite\": {\"A\": true, \"B\": false}}, \"winner\": \"A\"}");
     missing = cJSON_Parse("{\"reasoning\": \"r\", \"criteria\": {}, \"expectations\": "
                           "{\"polite\": {\"A\": true, \"B\": false}}, \"winner\": \"A\"}");
     cr_assert_eq(arb_schema_validate(s, ok, NULL), 1);

@@ -626,7 +626,8 @@ Test(stats_bootstrap, should_bootstrap_a_ratio_of_sums_over_clusters)
     struct arb_interval a, b, c;
 
     cr_assert_eq(arb_bootstrap_ratio(num, den, 4, 500, 0.95, 9, &a), ARB_OK);
-    cr_assert_float_eq(a.estimate, 6.0 / 9.0, 1e-12, "the estimate is sum/sum, not a mean of ratios");
+    cr_assert_float_eq(a.estimate, 6.0 / 9.0, 1e-12,
+                       "the estimate is sum/sum, not a mean of ratios");
     cr_assert(a.lo <= a.estimate && a.estimate <= a.hi);
     cr_assert_eq(arb_bootstrap_ratio(num, den, 4, 500, 0.95, 9, &b), ARB_OK);
     cr_assert(a.lo == b.lo && a.hi == b.hi, "the same seed gives the same interval");

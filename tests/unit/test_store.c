@@ -211,8 +211,8 @@ static void assert_embedded(const char *path, const char *const *parts)
                   path, i);
         at += k;
     }
-    cr_assert_eq(at, len, "the embedded copy is shorter than %s: run sh src/store/gen_schema_sql.sh",
-                 path);
+    cr_assert_eq(at, len,
+                 "the embedded copy is shorter than %s: run sh src/store/gen_schema_sql.sh", path);
     free(file);
 }
 
@@ -827,7 +827,8 @@ static int64_t populate(struct arb_store *st)
                                             "ab12", &err),
                      ARB_OK);
         for (int k = 0; k < 2; k++) {
-            struct arb_output_row o = {case_id, systems[k], "", "{\"total\": 1}", 12, 0, "h", NULL, 0};
+            struct arb_output_row o = {case_id, systems[k], "", "{\"total\": 1}", 12, 0,
+                                       "h",     NULL,       0};
             struct arb_check_row c = {case_id, systems[k], "expectation", "valid-json", record,
                                       "pass",  1.0};
             struct arb_check_row r = {case_id, systems[k], "criterion", "correctness",
@@ -857,7 +858,8 @@ static int64_t populate(struct arb_store *st)
         cr_assert_eq(arb_store_put_verdict(st, run, &v, &err), ARB_OK, "%s", err.msg);
     }
     {
-        struct arb_output_row bin = {"inv-001", "candidate", "chart.png", NULL, 4096, 1, "h", NULL, 0};
+        struct arb_output_row bin = {"inv-001", "candidate", "chart.png", NULL, 4096,
+                                     1,         "h",         NULL,        0};
         cr_assert_eq(arb_store_put_output(st, run, &bin, &err), ARB_OK);
     }
     /* Three trials of the candidate on inv-001: two passed. */
