@@ -138,8 +138,9 @@ enum arb_status arb_store_has_trials(struct arb_store *st, int64_t run, const ch
 
 /*
  * Call fn for each trial row of run: of case_id in (system position, trial)
- * order, or, with case_id NULL, of every case ordered by system, case, trial
- * and without records_json (NULL: the counts are what a report needs).
+ * order, or, with case_id NULL, of every case ordered by system position,
+ * case, trial and without records_json (NULL: the counts are what a report
+ * needs).
  */
 enum arb_status arb_store_trials(struct arb_store *st, int64_t run, const char *case_id,
                                  int (*fn)(void *ctx, const struct arb_trial_row *t), void *ctx,

@@ -140,6 +140,24 @@ void html_number(struct html *h, double v, int decimals, int percent)
         html_printf(h, "%.*f", decimals, v);
 }
 
+void html_range(struct html *h, double lo, double hi, int decimals, int percent)
+{
+    html_number(h, lo, decimals, percent);
+    html_raw(h, " &ndash; ");
+    html_number(h, hi, decimals, percent);
+}
+
+void html_interval_note(struct html *h, const cJSON *o, const char *key, int decimals, int percent)
+{
+    double lo, hi;
+
+    if (!html_interval(o, key, &lo, &hi))
+        return;
+    html_raw(h, "<br><span class=\"ci\">");
+    html_range(h, lo, hi, decimals, percent);
+    html_raw(h, "</span>");
+}
+
 const cJSON *html_case_list(const cJSON *report)
 {
     const cJSON *list = html_get(report, "cases_detail");
@@ -402,16 +420,8 @@ static void overview(struct html *h, const cJSON *report)
 
 static void ci_cell(struct html *h, const cJSON *s, const char *key, int decimals, int percent)
 {
-    double lo, hi;
-
     html_number(h, html_num(s, key), decimals, percent);
-    if (html_interval(html_get(s, "intervals"), key, &lo, &hi)) {
-        html_raw(h, "<br><span class=\"ci\">");
-        html_number(h, lo, decimals, percent);
-        html_raw(h, " &ndash; ");
-        html_number(h, hi, decimals, percent);
-        html_raw(h, "</span>");
-    }
+    html_interval_note(h, html_get(s, "intervals"), key, decimals, percent);
 }
 
 static void systems_table(struct html *h, const cJSON *report)
@@ -430,7 +440,6 @@ static void systems_table(struct html *h, const cJSON *report)
     cJSON_ArrayForEach(s, html_get(report, "systems"))
     {
         const cJSON *e = html_get(s, "expectations");
-        double lo, hi;
 
         html_printf(h, "<tr><td><span class=\"swatch\" style=\"background:%s\"></span>",
                     html_color(i++));
@@ -450,13 +459,7 @@ static void systems_table(struct html *h, const cJSON *report)
         if (!isnan(html_num(e, "passed")))
             html_printf(h, " <span class=\"ci\">(%.0f/%.0f)</span>", html_num(e, "passed"),
                         html_num(e, "passed") + html_num(e, "failed"));
-        if (html_interval(html_get(s, "intervals"), "pass_rate", &lo, &hi)) {
-            html_raw(h, "<br><span class=\"ci\">");
-            html_number(h, lo, 1, 1);
-            html_raw(h, " &ndash; ");
-            html_number(h, hi, 1, 1);
-            html_raw(h, "</span>");
-        }
+        html_interval_note(h, html_get(s, "intervals"), "pass_rate", 1, 1);
         html_raw(h, "</td><td class=\"n\">");
         html_number(h, html_num(s, "content_score"), 2, 0);
         html_raw(h, "</td><td class=\"n\">");

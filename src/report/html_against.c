@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "html_int.h"
+#include "report_int.h"
 
 #define CHANGES_IN_HTML 200
 
@@ -67,14 +68,6 @@ void html_against(struct html *h, const cJSON *report)
     html_raw(h, "</tbody></table></div>\n</section>\n");
 }
 
-/* win_matrix[key][i][j], NaN when absent or null. */
-static double matrix_at(const cJSON *m, const char *key, int i, int j)
-{
-    const cJSON *v = cJSON_GetArrayItem(cJSON_GetArrayItem(html_get(m, key), i), j);
-
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* The Bradley-Terry ratings of --strategy statistical, when the report has them. */
 static void bradley_terry(struct html *h, const cJSON *report)
 {
@@ -100,9 +93,7 @@ static void bradley_terry(struct html *h, const cJSON *report)
         html_number(h, html_num(x, "rating"), 3, 0);
         html_raw(h, "</td><td class=\"n\">");
         if (html_interval(x, "interval", &lo, &hi)) {
-            html_number(h, lo, 3, 0);
-            html_raw(h, " &ndash; ");
-            html_number(h, hi, 3, 0);
+            html_range(h, lo, hi, 3, 0);
         } else {
             html_raw(h, "&ndash;");
         }
@@ -137,7 +128,7 @@ void html_win_matrix(struct html *h, const cJSON *report)
         html_text(h, cJSON_IsString(n) ? n->valuestring : "");
         html_raw(h, "</td>");
         for (int j = 0; j < k; j++) {
-            double r = matrix_at(m, "win_rate", i, j);
+            double r = report_matrix_at(m, "win_rate", i, j);
 
             if (i == j || isnan(r)) {
                 html_raw(h, "<td class=\"n\">&ndash;</td>");
@@ -148,8 +139,8 @@ void html_win_matrix(struct html *h, const cJSON *report)
                         r >= 0.5 ? "58,154,107" : "192,80,77", fabs(r - 0.5) * 1.2);
             html_number(h, r, 1, 1);
             html_printf(h, "<br><span class=\"ci\">%.0f&ndash;%.0f&ndash;%.0f</span></td>",
-                        matrix_at(m, "wins", i, j), matrix_at(m, "losses", i, j),
-                        matrix_at(m, "ties", i, j));
+                        report_matrix_at(m, "wins", i, j), report_matrix_at(m, "losses", i, j),
+                        report_matrix_at(m, "ties", i, j));
         }
         html_raw(h, "</tr>\n");
         i++;

@@ -59,6 +59,12 @@ const cJSON *html_case_list(const cJSON *report);
 /* A number as text: "-" when v is NaN, else percent (x100, "%") or plain. */
 void html_number(struct html *h, double v, int decimals, int percent);
 
+/* "lo – hi", each as html_number writes it. */
+void html_range(struct html *h, double lo, double hi, int decimals, int percent);
+
+/* When o has the interval key: a line break and "lo – hi" in small type, under a value. */
+void html_interval_note(struct html *h, const cJSON *o, const char *key, int decimals, int percent);
+
 /* Members of o, or NaN / "" / NULL when o is not an object or lacks them. */
 double html_num(const cJSON *o, const char *key);
 const char *html_str(const cJSON *o, const char *key);

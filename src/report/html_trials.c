@@ -94,17 +94,9 @@ static void chart(struct html *h, const cJSON *report, const cJSON *systems)
 
 static void cell(struct html *h, const cJSON *e, const char *key, const char *ci_key)
 {
-    double lo, hi;
-
     html_raw(h, "<td class=\"n\">");
     html_number(h, html_num(e, key), 3, 0);
-    if (html_interval(e, ci_key, &lo, &hi)) {
-        html_raw(h, "<br><span class=\"ci\">");
-        html_number(h, lo, 3, 0);
-        html_raw(h, " &ndash; ");
-        html_number(h, hi, 3, 0);
-        html_raw(h, "</span>");
-    }
+    html_interval_note(h, e, ci_key, 3, 0);
     html_raw(h, "</td>");
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arbiter/report.h"
+#include "report_int.h"
 
 static double num(const cJSON *o, const char *k)
 {
@@ -314,27 +315,11 @@ static enum arb_status case_rates_table(const cJSON *report, struct arb_buf *out
     st = worst ? arb_buf_printf(out,
                                 "## Expectations per case\n\nThe %.0f cases (of %.0f) where "
                                 "a system failed an expectation, lowest pass rate first "
-                                "(every case: --format json).\n\n| Case |",
+                                "(every case: --format json).\n\n",
                                 num(cr, "listed"), num(cr, "cases"))
-               : arb_buf_adds(out, "## Expectations per case\n\n| Case |");
-    cJSON_ArrayForEach(s, systems)
-    {
-        if (!st)
-            st = arb_buf_adds(out, " ");
-        if (!st)
-            st = add_text(out, str(s, "name"));
-        if (!st)
-            st = arb_buf_adds(out, " |");
-    }
+               : arb_buf_adds(out, "## Expectations per case\n\n");
     if (!st)
-        st = arb_buf_adds(out, "\n|---|");
-    cJSON_ArrayForEach(s, systems)
-    {
-        if (!st)
-            st = arb_buf_adds(out, "---:|");
-    }
-    if (!st)
-        st = arb_buf_adds(out, "\n");
+        st = system_columns(systems, "Case", out);
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(cr, "items"))
     {
         if (!st)
@@ -362,15 +347,6 @@ static enum arb_status case_rates_table(const cJSON *report, struct arb_buf *out
     return st ? st : arb_buf_adds(out, "\n");
 }
 
-/* win_matrix[key][i][j], NaN when absent or null. */
-static double matrix_at(const cJSON *m, const char *key, int i, int j)
-{
-    const cJSON *v =
-        cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, key), i), j);
-
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* Row against column for three or more systems (report "win_matrix"). */
 static enum arb_status matrix_section(const cJSON *report, struct arb_buf *out)
 {
@@ -382,22 +358,10 @@ static enum arb_status matrix_section(const cJSON *report, struct arb_buf *out)
     if (k < 3)
         return ARB_OK;
     st = arb_buf_adds(out, "## Pairwise wins\n\nRow against column: wins-losses-ties over "
-                           "their decided cases, and the row's win rate (ties half).\n\n| |");
-    cJSON_ArrayForEach(n, names)
-    {
-        if (!st)
-            st = arb_buf_adds(out, " ");
-        if (!st)
-            st = add_text(out, cJSON_IsString(n) ? n->valuestring : "");
-        if (!st)
-            st = arb_buf_adds(out, " |");
-    }
+                           "their decided cases, and the row's win rate (ties half).\n\n");
+    /* The matrix's systems are the report's, in the same order. */
     if (!st)
-        st = arb_buf_adds(out, "\n|---|");
-    for (int j = 0; !st && j < k; j++)
-        st = arb_buf_adds(out, "---:|");
-    if (!st)
-        st = arb_buf_adds(out, "\n");
+        st = system_columns(cJSON_GetObjectItemCaseSensitive(report, "systems"), "", out);
     cJSON_ArrayForEach(n, names)
     {
         if (!st)
@@ -409,11 +373,12 @@ static enum arb_status matrix_section(const cJSON *report, struct arb_buf *out)
         for (int j = 0; !st && j < k; j++) {
             char c[32];
 
-            cell(c, sizeof(c), matrix_at(m, "win_rate", i, j), 1, 1);
-            st = i == j
-                     ? arb_buf_adds(out, " - |")
-                     : arb_buf_printf(out, " %.0f-%.0f-%.0f (%s) |", matrix_at(m, "wins", i, j),
-                                      matrix_at(m, "losses", i, j), matrix_at(m, "ties", i, j), c);
+            cell(c, sizeof(c), report_matrix_at(m, "win_rate", i, j), 1, 1);
+            st = i == j ? arb_buf_adds(out, " - |")
+                        : arb_buf_printf(out, " %.0f-%.0f-%.0f (%s) |",
+                                         report_matrix_at(m, "wins", i, j),
+                                         report_matrix_at(m, "losses", i, j),
+                                         report_matrix_at(m, "ties", i, j), c);
         }
         if (!st)
             st = arb_buf_adds(out, "\n");

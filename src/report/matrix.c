@@ -4,10 +4,12 @@
  * column system over their decided cases, and its win rate (ties half).
  * Read from the verdicts' outcomes only (no comparison.json).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arbiter/report.h"
+#include "report_int.h"
 
 struct macc {
     const char **names;
@@ -68,6 +70,14 @@ static cJSON *row(const struct macc *m, size_t i, int what)
         }
     }
     return r;
+}
+
+double report_matrix_at(const cJSON *m, const char *key, int i, int j)
+{
+    const cJSON *v =
+        cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, key), i), j);
+
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
 enum arb_status arb_report_add_win_matrix(struct arb_store *st, int64_t run, cJSON *report,

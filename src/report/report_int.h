@@ -14,8 +14,8 @@
 
 struct case_rates {
     size_t n_sys;
-    char **names;     /* the systems, in the report's order */
-    char **ids;       /* the cases with expectations, in case order */
+    char **names; /* the systems, in the report's order */
+    char **ids;   /* the cases with expectations, in case order */
     size_t n, cap;
     uint32_t *counts; /* per case, per system: passed, failed, unresolved */
 };
@@ -45,5 +45,8 @@ enum arb_status case_rates_emit(const struct case_rates *cr, size_t limit, cJSON
  * caller frees it (cJSON_Delete).
  */
 cJSON *report_parse_comparison(const char *json);
+
+/* win_matrix[key][i][j] of a report's "win_matrix" (matrix.c), NaN when absent or null. */
+double report_matrix_at(const cJSON *m, const char *key, int i, int j);
 
 #endif

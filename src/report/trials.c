@@ -208,39 +208,6 @@ static cJSON *system_json(const struct tsys *s, const struct arb_report_opts *o)
     return j;
 }
 
-/* The index of the system to emit i-th: the report's systems first, in their order. */
-static size_t order(const struct tacc *a, const cJSON *report, size_t i)
-{
-    const cJSON *r;
-    size_t at = 0, k;
-    unsigned char *used = calloc(a->n_sys, 1);
-
-    if (!used)
-        return i;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(report, "systems"))
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(r, "name");
-
-        for (k = 0; cJSON_IsString(name) && k < a->n_sys; k++) {
-            if (!used[k] && strcmp(a->sys[k].name, name->valuestring) == 0) {
-                used[k] = 1;
-                if (at++ == i) {
-                    free(used);
-                    return k;
-                }
-            }
-        }
-    }
-    for (k = 0; k < a->n_sys; k++) {
-        if (!used[k] && at++ == i) {
-            free(used);
-            return k;
-        }
-    }
-    free(used);
-    return i;
-}
-
 enum arb_status arb_report_add_trials(struct arb_store *st, int64_t run, cJSON *report,
                                       const struct arb_report_opts *opts, struct arb_err *err)
 {
@@ -267,9 +234,9 @@ enum arb_status arb_report_add_trials(struct arb_store *st, int64_t run, cJSON *
                 "unresolved by a check's grey band is left out") ||
             !arr)
             rs = arb_err_set(err, ARB_ENOMEM, "out of memory");
-        /* In the report's order of systems (the suite's); the rows came by name. */
+        /* The rows came in the suite's order of systems, as the report lists them. */
         for (size_t i = 0; !rs && i < a.n_sys; i++) {
-            cJSON *s = system_json(&a.sys[order(&a, report, i)], opts);
+            cJSON *s = system_json(&a.sys[i], opts);
 
             if (!s || !cJSON_AddItemToArray(arr, s)) {
                 cJSON_Delete(s);

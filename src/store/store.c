@@ -90,8 +90,10 @@ static const char *const sql[Q_N] = {
                      "AND trial <> (SELECT min(o.trial) FROM outputs o WHERE o.run = ?1 "
                      "AND o.case_id = outputs.case_id AND o.system = ?2))",
     [Q_TRIALS_ALL] = "SELECT t.case_id, t.system, t.trial, t.passed, t.n_pass, t.n_fail, "
-                     "t.n_unresolved, NULL FROM trials t WHERE t.run = ?1 "
-                     "ORDER BY t.system, t.case_id, t.trial",
+                     "t.n_unresolved, NULL FROM trials t "
+                     "LEFT JOIN systems s ON s.run = t.run AND s.name = t.system "
+                     "WHERE t.run = ?1 "
+                     "ORDER BY s.position IS NULL, s.position, t.system, t.case_id, t.trial",
     [Q_PUT_BLINDING] = "INSERT INTO blinding (run, case_id, system_a, system_b, hmac) "
                        "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
     [Q_PUT_PROBLEM] = "INSERT INTO problems (run, kind, case_id, system, message) "

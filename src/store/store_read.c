@@ -51,6 +51,27 @@ static enum arb_status start(struct arb_store *st, enum store_stmt q, int64_t ru
     return ARB_OK;
 }
 
+/*
+ * One listing: bind (run, case_id) to q and hand each row to row(s, cb, ctx).
+ * cb holds the caller's callback; has_fn says it was given.  what names the
+ * listing in messages.
+ */
+static enum arb_status list(struct arb_store *st, enum store_stmt q, int64_t run,
+                            const char *case_id, int has_fn, row_fn row, void *cb, void *ctx,
+                            const char *what, struct arb_err *err)
+{
+    enum arb_status ret;
+    sqlite3_stmt *s;
+    int rc;
+
+    if (!has_fn)
+        return arb_err_set(err, ARB_EUSAGE, "%s: no callback", what);
+    ret = start(st, q, run, case_id, &s, &rc, err);
+    if (ret != ARB_OK)
+        return ret;
+    return iterate(st, q, s, rc, row, cb, ctx, what, err);
+}
+
 /* ---- outputs ------------------------------------------------------------------------------ */
 
 struct output_cb {
@@ -81,16 +102,10 @@ enum arb_status arb_store_outputs(struct arb_store *st, int64_t run, const char 
                                   struct arb_err *err)
 {
     struct output_cb cb = {fn};
-    enum arb_status ret;
-    sqlite3_stmt *s;
-    int rc;
 
-    if (!fn || !case_id)
-        return arb_err_set(err, ARB_EUSAGE, "arb_store_outputs: no case or callback");
-    ret = start(st, Q_OUTPUTS, run, case_id, &s, &rc, err);
-    if (ret != ARB_OK)
-        return ret;
-    return iterate(st, Q_OUTPUTS, s, rc, output_row, &cb, ctx, "list outputs", err);
+    if (!case_id)
+        return arb_err_set(err, ARB_EUSAGE, "arb_store_outputs: no case");
+    return list(st, Q_OUTPUTS, run, case_id, fn != NULL, output_row, &cb, ctx, "list outputs", err);
 }
 
 /* Pass on only the rows of each system's first (lowest-numbered) trial. */
@@ -156,43 +171,14 @@ static int trial_row(sqlite3_stmt *s, void *fn, void *ctx)
     return cb->fn(ctx, &t);
 }
 
-enum arb_status arb_store_has_trials(struct arb_store *st, int64_t run, const char *system,
-                                     int *yes, struct arb_err *err)
-{
-    sqlite3_stmt *s;
-    enum arb_status ret;
-    int rc;
-
-    *yes = 0;
-    ret = start(st, Q_HAS_TRIALS, run, system, &s, &rc, err);
-    if (ret != ARB_OK)
-        return ret;
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-        *yes = sqlite3_column_int(s, 0) != 0;
-    else
-        ret = store_fail(st, rc, err, "look for trials");
-    store_release(st, Q_HAS_TRIALS, s);
-    return ret;
-}
-
 enum arb_status arb_store_trials(struct arb_store *st, int64_t run, const char *case_id,
                                  int (*fn)(void *ctx, const struct arb_trial_row *t), void *ctx,
                                  struct arb_err *err)
 {
     struct trial_cb cb = {fn};
-    enum store_stmt q = case_id ? Q_TRIALS_CASE : Q_TRIALS_ALL;
-    enum arb_status ret;
-    sqlite3_stmt *s;
-    int rc;
 
-    if (!fn)
-        return arb_err_set(err, ARB_EUSAGE, "arb_store_trials: no callback");
-    ret = start(st, q, run, case_id, &s, &rc, err);
-    if (ret != ARB_OK)
-        return ret;
-    return iterate(st, q, s, rc, trial_row, &cb, ctx, "list trials", err);
+    return list(st, case_id ? Q_TRIALS_CASE : Q_TRIALS_ALL, run, case_id, fn != NULL, trial_row,
+                &cb, ctx, "list trials", err);
 }
 
 /* ---- problems ----------------------------------------------------------------------------- */
@@ -224,16 +210,8 @@ enum arb_status arb_store_problems(struct arb_store *st, int64_t run,
                                    struct arb_err *err)
 {
     struct problem_cb cb = {fn};
-    enum arb_status ret;
-    sqlite3_stmt *s;
-    int rc;
 
-    if (!fn)
-        return arb_err_set(err, ARB_EUSAGE, "arb_store_problems: no callback");
-    ret = start(st, Q_PROBLEMS, run, NULL, &s, &rc, err);
-    if (ret != ARB_OK)
-        return ret;
-    return iterate(st, Q_PROBLEMS, s, rc, problem_row, &cb, ctx, "list problems", err);
+    return list(st, Q_PROBLEMS, run, NULL, fn != NULL, problem_row, &cb, ctx, "list problems", err);
 }
 
 /* ---- checks ------------------------------------------------------------------------------- */
@@ -261,18 +239,10 @@ enum arb_status arb_store_checks(struct arb_store *st, int64_t run, const char *
                                  int (*fn)(void *ctx, const struct arb_check_row *c), void *ctx,
                                  struct arb_err *err)
 {
-    enum store_stmt q = case_id ? Q_CHECKS_CASE : Q_CHECKS_ALL;
     struct check_cb cb = {fn};
-    enum arb_status ret;
-    sqlite3_stmt *s;
-    int rc;
 
-    if (!fn)
-        return arb_err_set(err, ARB_EUSAGE, "arb_store_checks: no callback");
-    ret = start(st, q, run, case_id, &s, &rc, err);
-    if (ret != ARB_OK)
-        return ret;
-    return iterate(st, q, s, rc, check_row, &cb, ctx, "list checks", err);
+    return list(st, case_id ? Q_CHECKS_CASE : Q_CHECKS_ALL, run, case_id, fn != NULL, check_row,
+                &cb, ctx, "list checks", err);
 }
 
 /* ---- verdicts ----------------------------------------------------------------------------- */
@@ -303,18 +273,10 @@ enum arb_status arb_store_verdicts(struct arb_store *st, int64_t run, const char
                                    int (*fn)(void *ctx, const struct arb_verdict_row *v), void *ctx,
                                    struct arb_err *err)
 {
-    enum store_stmt q = case_id ? Q_VERDICTS_CASE : Q_VERDICTS_ALL;
     struct verdict_cb cb = {fn};
-    enum arb_status ret;
-    sqlite3_stmt *s;
-    int rc;
 
-    if (!fn)
-        return arb_err_set(err, ARB_EUSAGE, "arb_store_verdicts: no callback");
-    ret = start(st, q, run, case_id, &s, &rc, err);
-    if (ret != ARB_OK)
-        return ret;
-    return iterate(st, q, s, rc, verdict_row, &cb, ctx, "list verdicts", err);
+    return list(st, case_id ? Q_VERDICTS_CASE : Q_VERDICTS_ALL, run, case_id, fn != NULL,
+                verdict_row, &cb, ctx, "list verdicts", err);
 }
 
 enum arb_status arb_store_verdict_outcomes(struct arb_store *st, int64_t run,
@@ -322,16 +284,9 @@ enum arb_status arb_store_verdict_outcomes(struct arb_store *st, int64_t run,
                                            void *ctx, struct arb_err *err)
 {
     struct verdict_cb cb = {fn};
-    enum arb_status ret;
-    sqlite3_stmt *s;
-    int rc;
 
-    if (!fn)
-        return arb_err_set(err, ARB_EUSAGE, "arb_store_verdict_outcomes: no callback");
-    ret = start(st, Q_VERDICT_OUTCOMES, run, NULL, &s, &rc, err);
-    if (ret != ARB_OK)
-        return ret;
-    return iterate(st, Q_VERDICT_OUTCOMES, s, rc, verdict_row, &cb, ctx, "list verdicts", err);
+    return list(st, Q_VERDICT_OUTCOMES, run, NULL, fn != NULL, verdict_row, &cb, ctx,
+                "list verdict outcomes", err);
 }
 
 /* ---- single values ------------------------------------------------------------------------ */
@@ -369,6 +324,16 @@ enum arb_status arb_store_case_done(struct arb_store *st, int64_t run, const cha
     ret = one_int(st, Q_CASE_DONE, run, case_id, &v, "look up a verdict", err);
     if (ret == ARB_OK)
         *done = v != 0;
+    return ret;
+}
+
+enum arb_status arb_store_has_trials(struct arb_store *st, int64_t run, const char *system,
+                                     int *yes, struct arb_err *err)
+{
+    int64_t v = 0;
+    enum arb_status ret = one_int(st, Q_HAS_TRIALS, run, system, &v, "look for trials", err);
+
+    *yes = ret == ARB_OK && v != 0;
     return ret;
 }
 

@@ -136,6 +136,15 @@ check2 '$.trials.systems[0].k[0]."pass@k"' 0.75
 check2 '$.trials.systems[0].k[1].cases' 1
 check2 '$.trials.systems[0].k[1]."pass^k"' 0
 
+# Systems keep the suite's order in the trials section, whatever their names' order.
+mkdir -p "$T/order"
+cp $D/a.jsonl $D/cases.jsonl "$T/order/"
+sed 's/"systems": {"a": "a.jsonl", "b": "b.jsonl"}/"systems": {"zeta": "a.jsonl", "alpha": "a.jsonl"}/' \
+    $D/suite.json >"$T/order/suite.json"
+$ARB run "$T/order/suite.json" --db "$T/order.db" >/dev/null 2>&1 || bad "order run"
+$ARB report 1 --db "$T/order.db" --format json -o "$T/order.json" || bad "order report"
+[ "$(val "$T/order.json" '$.trials.systems[0].name')" = zeta ] && ok || bad "trials systems order"
+
 # The example's trials bake-off: both systems get pass@k for k = 1..3.
 $ARB run examples/invoice/trials.json --db "$T/ex.db" >/dev/null 2>&1 || bad "example trials run"
 $ARB report latest --db "$T/ex.db" --format json -o "$T/ex.json" || bad "example report"
