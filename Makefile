@@ -38,7 +38,7 @@ endif
 
 # Recursive (=) so pkg-config runs when a recipe needs it, after make deps.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
-PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -pthread
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude $(WARN) $(SAN_FLAGS) $(CFLAGS) \
              $(PKG_CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)

@@ -41,25 +41,32 @@ struct arb_report_opts {
 };
 
 /*
- * Add "win_matrix": the run's systems, and for each ordered pair (row, column)
- * the row's wins, losses and ties against the column over their decided
- * cases, and its win rate with ties counted half (null on the diagonal and
- * for pairs that never met).  From the verdicts' outcomes only.
+ * The report with the parts that read the verdicts too, all from one pass
+ * over them (each comparison.json parsed once):
+ *   case_limit    "case_pass_rates", as arb_report_build_cases; 0: none
+ *   win_matrix    add "win_matrix": the run's systems, and for each ordered
+ *                 pair (row, column) the row's wins, losses and ties against
+ *                 the column over their decided cases, and its win rate with
+ *                 ties counted half (null on the diagonal and for pairs that
+ *                 never met)
+ *   statistics    when not NULL, the statistical strategy: 95% bootstrap
+ *                 intervals for each system ("intervals" with win_rate,
+ *                 pass_rate, overall_score); per pair of systems the exact sign
+ *                 test and a paired bootstrap of score differences ("pairs";
+ *                 with a baseline only the pairs with it), McNemar's exact test
+ *                 per expectation ("mcnemar", the same pairs), Bradley-Terry
+ *                 ratings for three or more systems ("bradley_terry"), and
+ *                 "statistics" naming the methods
  */
-enum arb_status arb_report_add_win_matrix(struct arb_store *st, int64_t run, cJSON *report,
-                                          struct arb_err *err);
+struct arb_report_parts {
+    size_t case_limit;
+    int win_matrix;
+    const struct arb_report_opts *statistics;
+};
 
-/*
- * The statistical strategy: add to report (from arb_report_build) 95%
- * bootstrap intervals for each system: "intervals" with win_rate, pass_rate,
- * overall_score; per pair of systems the exact sign test and a paired
- * bootstrap of score differences ("pairs"; with opts->baseline only the
- * pairs with the baseline), McNemar's exact test per expectation
- * ("mcnemar", the same pairs), Bradley-Terry ratings for three or more systems
- * ("bradley_terry"), and "statistics" naming the methods.
- */
-enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJSON *report,
-                                          const struct arb_report_opts *opts, struct arb_err *err);
+enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
+                                   const struct arb_report_parts *parts, cJSON **out,
+                                   struct arb_err *err);
 
 /*
  * Add "trials" when the run has several trials per case for some system:

@@ -70,4 +70,20 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
 enum arb_status arb_run_summarize(struct arb_store *st, int64_t run, struct arb_run_summary *sum,
                                   struct arb_err *err);
 
+/*
+ * The same, for a reader that wants every verdict row as well: fn (when not
+ * NULL) is called on each row, with its comparison_json, in case order, from
+ * the one pass that tallies them (a non-zero return stops the pass, and the
+ * call returns ARB_OK: the caller keeps its own status).  begin (when not
+ * NULL) is called once before the first row, with *sum holding the run's
+ * systems in suite order and the counts of cases and problems; systems that
+ * only verdicts name are appended to sum->systems later, so begin should copy
+ * the names it keeps rather than the array.
+ */
+enum arb_status arb_run_summarize_rows(struct arb_store *st, int64_t run,
+                                       struct arb_run_summary *sum,
+                                       int (*begin)(void *ctx, const struct arb_run_summary *sum),
+                                       int (*fn)(void *ctx, const struct arb_verdict_row *v),
+                                       void *ctx, struct arb_err *err);
+
 #endif

@@ -58,6 +58,33 @@ enum arb_status arb_bootstrap_ratio(const double *num, const double *den, size_t
                                     size_t resamples, double level, uint64_t seed,
                                     struct arb_interval *out);
 
+/*
+ * Percentile bootstraps of m statistics over the same n cases (clusters),
+ * all from one resampling of the cases: statistic j is
+ * sum(num[i]) / sum(den[i]) over the drawn cases (den NULL: 1 per case, so
+ * the mean of num).  A case without a value for j has num 0 and den 0; a
+ * resample whose denominator is 0 counts as the sample's value.  Each
+ * statistic's interval is that of its own percentile bootstrap over the
+ * cases and does not depend on which other statistics are asked for; the
+ * result depends only on the arguments (the work is shared with a second
+ * thread when one can be started).
+ * In: num, den (n values each, finite, den >= 0), want_p; a NULL num skips
+ * the statistic.  Out: ok (0 when skipped or den sums to 0: no interval),
+ * out, and p_two_sided when want_p (as arb_bootstrap_paired's, for a
+ * difference).  ARB_EUSAGE for stats NULL with m > 0, n == 0, resamples == 0, level outside (0, 1)
+ * or a bad value; ARB_ENOMEM.
+ */
+struct arb_cluster_stat {
+    const double *num, *den;
+    int want_p;
+    int ok;
+    struct arb_interval out;
+    double p_two_sided;
+};
+
+enum arb_status arb_bootstrap_clusters(struct arb_cluster_stat *stats, size_t m, size_t n,
+                                       size_t resamples, double level, uint64_t seed);
+
 /* Exact two-sided sign test of wins vs losses (ties dropped): P(|X - n/2| >= |w - n/2|). */
 double arb_sign_test(size_t wins, size_t losses);
 

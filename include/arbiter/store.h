@@ -234,6 +234,16 @@ enum arb_status arb_store_verdicts(struct arb_store *st, int64_t run, const char
                                    int (*fn)(void *ctx, const struct arb_verdict_row *v), void *ctx,
                                    struct arb_err *err);
 
+/*
+ * arb_store_verdicts for every case, with the rows read on a second thread
+ * (a few batches ahead) while fn works on the ones already read; fn is
+ * called on the caller's thread, in case order, and must not use st.  Falls
+ * back to reading in line when no thread can be started.
+ */
+enum arb_status arb_store_verdicts_ahead(struct arb_store *st, int64_t run,
+                                         int (*fn)(void *ctx, const struct arb_verdict_row *v),
+                                         void *ctx, struct arb_err *err);
+
 /* Insert or replace the verdict of (run, case, pair): the judge's decision replaces
  * "pending_judge". */
 enum arb_status arb_store_set_verdict(struct arb_store *st, int64_t run,

@@ -129,7 +129,8 @@ static int report_cmd(int argc, char **argv)
     struct arb_buf out;
     cJSON *report = NULL;
     int64_t run = 0, against = 0;
-    int a, code = EXIT_PASS, missed = 0;
+    struct arb_report_opts ro = {0, 0, NULL};
+    int a, code = EXIT_PASS, missed = 0, want_stats;
     enum arb_status rs;
 
     memset(&gates, 0, sizeof(gates));
@@ -188,25 +189,31 @@ static int report_cmd(int argc, char **argv)
         cli_error("report", "--strategy: expected statistical or weighted, got '%s'", strategy);
         return EXIT_USAGE;
     }
+    want_stats = (strategy && strategy[0] == 's') || gates.require_significant;
+    ro.resamples = want_stats ? resamples_from_env() : 0;
+    ro.baseline = baseline;
     rs = cli_open_for_reading("report", db, &st);
     if (rs)
         return cli_exit_for(rs);
     arb_buf_init(&out, 0);
     rs = arb_store_run_resolve(st, run_spec, &run, &err);
-    if (!rs)
-        rs = arb_report_build_cases(st, run,
-                                    format[0] == 'j'   ? SIZE_MAX
-                                    : format[0] == 'm' ? CASES_IN_MARKDOWN
-                                                       : 0,
-                                    &report, &err);
+    if (!rs && want_stats)
+        rs = arb_store_runs(st, run, run_seed, &ro.seed, &err);
+    if (!rs) {
+        struct arb_report_parts parts = {format[0] == 'j'   ? SIZE_MAX
+                                         : format[0] == 'm' ? CASES_IN_MARKDOWN
+                                                            : 0,
+                                         1, want_stats ? &ro : NULL};
+
+        rs = arb_report_compose(st, run, &parts, &report, &err);
+    }
+    /* (A baseline the run lacks only leaves the statistics without pairs: no harm done.) */
     if (!rs && baseline && !has_system(report, baseline)) {
         cli_error("report", "--baseline: '%s' is not a system of run %lld", baseline,
                   (long long)run);
         code = EXIT_USAGE;
         goto out;
     }
-    if (!rs)
-        rs = arb_report_add_win_matrix(st, run, report, &err);
     if (!rs)
         rs = arb_report_add_judge_health(st, run, report, &err);
     if (!rs && strategy && strategy[0] == 'w') {
@@ -218,17 +225,8 @@ static int report_cmd(int argc, char **argv)
         }
         rs = arb_report_add_weighted(st, run, report, w, &err);
     }
-    if (!rs && ((strategy && strategy[0] == 's') || gates.require_significant)) {
-        struct arb_report_opts ro = {resamples_from_env(), 0, baseline};
-
-        rs = arb_store_runs(st, run, run_seed, &ro.seed, &err);
-        if (!rs)
-            rs = arb_report_add_statistics(st, run, report, &ro, &err);
-        if (!rs)
-            rs = arb_report_add_trials(st, run, report, &ro, &err);
-    } else if (!rs) {
-        rs = arb_report_add_trials(st, run, report, NULL, &err);
-    }
+    if (!rs)
+        rs = arb_report_add_trials(st, run, report, want_stats ? &ro : NULL, &err);
     if (!rs && against_spec) {
         rs = arb_store_run_resolve(st, against_spec, &against, &err);
         if (!rs)

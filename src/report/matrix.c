@@ -11,14 +11,13 @@
 #include "arbiter/report.h"
 #include "report_int.h"
 
-struct macc {
-    const char **names;
+struct matrix_acc {
+    const char *const *names;
     size_t n;
     size_t *wins, *ties; /* n x n: wins[i * n + j] = i beat j */
-    enum arb_status st;
 };
 
-static size_t index_of(const struct macc *m, const char *name)
+static size_t index_of(const struct matrix_acc *m, const char *name)
 {
     for (size_t i = 0; i < m->n; i++)
         if (strcmp(m->names[i], name) == 0)
@@ -26,13 +25,38 @@ static size_t index_of(const struct macc *m, const char *name)
     return (size_t)-1;
 }
 
-static int on_outcome(void *ctx, const struct arb_verdict_row *v)
+struct matrix_acc *matrix_acc_new(const char *const *names, size_t n)
 {
-    struct macc *m = ctx;
+    struct matrix_acc *m = calloc(1, sizeof(*m));
+
+    if (!m)
+        return NULL;
+    m->names = names;
+    m->n = n;
+    m->wins = calloc(n ? n * n : 1, sizeof(size_t));
+    m->ties = calloc(n ? n * n : 1, sizeof(size_t));
+    if (!m->wins || !m->ties) {
+        matrix_acc_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void matrix_acc_free(struct matrix_acc *m)
+{
+    if (!m)
+        return;
+    free(m->wins);
+    free(m->ties);
+    free(m);
+}
+
+void matrix_acc_verdict(struct matrix_acc *m, const struct arb_verdict_row *v)
+{
     size_t a = index_of(m, v->system_a), b = index_of(m, v->system_b);
 
     if (a == (size_t)-1 || b == (size_t)-1 || strcmp(v->status, "decided") != 0 || !v->winner)
-        return 0;
+        return;
     if (strcmp(v->winner, "TIE") == 0) {
         m->ties[a * m->n + b]++;
         m->ties[b * m->n + a]++;
@@ -41,11 +65,10 @@ static int on_outcome(void *ctx, const struct arb_verdict_row *v)
     } else if (strcmp(v->winner, v->system_b) == 0) {
         m->wins[b * m->n + a]++;
     }
-    return 0;
 }
 
 /* One row of counts (or of rates, when rates) as a JSON array; NULL on no memory. */
-static cJSON *row(const struct macc *m, size_t i, int what)
+static cJSON *row(const struct matrix_acc *m, size_t i, int what)
 {
     cJSON *r = cJSON_CreateArray();
 
@@ -80,44 +103,23 @@ double report_matrix_at(const cJSON *m, const char *key, int i, int j)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-enum arb_status arb_report_add_win_matrix(struct arb_store *st, int64_t run, cJSON *report,
-                                          struct arb_err *err)
+enum arb_status matrix_acc_emit(const struct matrix_acc *m, cJSON *report)
 {
-    const cJSON *systems = cJSON_GetObjectItemCaseSensitive(report, "systems"), *s;
     static const char *const members[] = {"wins", "losses", "ties", "win_rate"};
-    struct macc m;
-    cJSON *o, *names;
-    enum arb_status rs = ARB_OK;
-    size_t i = 0;
+    cJSON *o = cJSON_AddObjectToObject(report, "win_matrix");
+    cJSON *names = o ? cJSON_AddArrayToObject(o, "systems") : NULL;
+    size_t i;
 
-    memset(&m, 0, sizeof(m));
-    m.n = (size_t)cJSON_GetArraySize(systems);
-    m.names = calloc(m.n ? m.n : 1, sizeof(*m.names));
-    m.wins = calloc(m.n ? m.n * m.n : 1, sizeof(size_t));
-    m.ties = calloc(m.n ? m.n * m.n : 1, sizeof(size_t));
-    if (!m.names || !m.wins || !m.ties)
-        rs = arb_err_set(err, ARB_ENOMEM, "out of memory");
-    cJSON_ArrayForEach(s, systems)
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(s, "name");
-
-        if (!rs)
-            m.names[i++] = cJSON_IsString(name) ? name->valuestring : "";
-    }
-    if (!rs)
-        rs = arb_store_verdict_outcomes(st, run, on_outcome, &m, err);
-    o = rs ? NULL : cJSON_AddObjectToObject(report, "win_matrix");
-    names = o ? cJSON_AddArrayToObject(o, "systems") : NULL;
-    if (!rs && !names)
-        rs = arb_err_set(err, ARB_ENOMEM, "out of memory");
-    for (i = 0; !rs && i < m.n; i++)
-        if (!cJSON_AddItemToArray(names, cJSON_CreateString(m.names[i])))
-            rs = arb_err_set(err, ARB_ENOMEM, "out of memory");
-    for (int k = 0; !rs && k < 4; k++) {
+    if (!names)
+        return ARB_ENOMEM;
+    for (i = 0; i < m->n; i++)
+        if (!cJSON_AddItemToArray(names, cJSON_CreateString(m->names[i])))
+            return ARB_ENOMEM;
+    for (int k = 0; k < 4; k++) {
         cJSON *rows = cJSON_AddArrayToObject(o, members[k]);
 
-        for (i = 0; rows && i < m.n; i++) {
-            cJSON *r = row(&m, i, k);
+        for (i = 0; rows && i < m->n; i++) {
+            cJSON *r = row(m, i, k);
 
             if (!r || !cJSON_AddItemToArray(rows, r)) {
                 cJSON_Delete(r);
@@ -125,10 +127,7 @@ enum arb_status arb_report_add_win_matrix(struct arb_store *st, int64_t run, cJS
             }
         }
         if (!rows)
-            rs = arb_err_set(err, ARB_ENOMEM, "out of memory");
+            return ARB_ENOMEM;
     }
-    free(m.names);
-    free(m.wins);
-    free(m.ties);
-    return rs;
+    return ARB_OK;
 }

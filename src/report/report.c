@@ -2,7 +2,9 @@
  * report.c - building the report object from a run's records (see
  * include/arbiter/report.h).  The comparison.json of each verdict carries
  * the rubric and expectation results of both sides; each (case, system) is
- * counted once, from the first pair it appears in.
+ * counted once, from the first pair it appears in.  One pass over the
+ * verdicts serves the run's totals (arb_run_summarize_rows), the report, the
+ * win matrix and the statistics: each comparison.json is read and parsed once.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,15 +15,18 @@
 #include "report_int.h"
 
 struct acc {
-    cJSON *systems;                         /* name -> accumulator object */
-    cJSON *expectations;                    /* id -> {"text", "systems": {name: counts}} */
-    cJSON *exp_order;                       /* ids in first-seen order */
-    struct arb_buf case_id;                 /* the case being counted */
-    const struct arb_run_system_total *sys; /* the run's systems (the summary's) */
+    cJSON *systems;         /* name -> accumulator object */
+    cJSON *expectations;    /* id -> {"text", "systems": {name: counts}} */
+    cJSON *exp_order;       /* ids in first-seen order */
+    struct arb_buf case_id; /* the case being counted */
+    const char **names;     /* the run's systems, suite order */
     size_t n_sys;
     unsigned char *seen;  /* per system: already counted for case_id */
     struct case_rates cr; /* per case, with want_cases */
     int want_cases;
+    struct matrix_acc *matrix; /* with parts->win_matrix */
+    struct stats_acc *stats;   /* with parts->statistics */
+    const struct arb_report_parts *parts;
     enum arb_status st;
 };
 
@@ -132,12 +137,36 @@ static int seen_in_case(struct acc *a, const char *case_id, const char *system)
         }
         memset(a->seen, 0, a->n_sys ? a->n_sys : 1);
     }
-    for (i = 0; i < a->n_sys && strcmp(a->sys[i].name, system) != 0; i++)
+    for (i = 0; i < a->n_sys && strcmp(a->names[i], system) != 0; i++)
         ;
     if (i == a->n_sys || a->seen[i])
         return 1; /* a system the run does not list is not counted */
     a->seen[i] = 1;
     return 0;
+}
+
+/* The run's systems are known: set up the accumulators (arb_run_summarize_rows). */
+static int on_begin(void *ctx, const struct arb_run_summary *sum)
+{
+    struct acc *a = ctx;
+    size_t i, n = sum->n_systems;
+
+    a->names = calloc(n ? n : 1, sizeof(*a->names));
+    a->seen = calloc(n ? n : 1, 1);
+    if (!a->names || !a->seen) {
+        a->st = ARB_ENOMEM;
+        return 1;
+    }
+    for (i = 0; i < n; i++)
+        a->names[i] = sum->systems[i].name; /* stays valid until the summary is released */
+    a->n_sys = n;
+    a->want_cases = a->parts->case_limit > 0;
+    a->st = a->want_cases ? case_rates_init(&a->cr, a->names, n) : ARB_OK;
+    if (!a->st && a->parts->win_matrix && !(a->matrix = matrix_acc_new(a->names, n)))
+        a->st = ARB_ENOMEM;
+    if (!a->st && a->parts->statistics && !(a->stats = stats_acc_new(a->names, n)))
+        a->st = ARB_ENOMEM;
+    return a->st != ARB_OK;
 }
 
 static int on_verdict(void *ctx, const struct arb_verdict_row *v)
@@ -146,6 +175,8 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
     cJSON *cmp;
     int ok = 1;
 
+    if (a->matrix)
+        matrix_acc_verdict(a->matrix, v);
     if (!v->comparison_json)
         return 0;
     cmp = report_parse_comparison(v->comparison_json);
@@ -157,6 +188,8 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
         ok = add_side(a, v->case_id, v->system_a, cmp, "A");
     if (ok && !seen_in_case(a, v->case_id, v->system_b))
         ok = add_side(a, v->case_id, v->system_b, cmp, "B");
+    if (ok && a->stats)
+        ok = stats_acc_verdict(a->stats, v, cmp) == ARB_OK;
     cJSON_Delete(cmp);
     if (!ok || a->st) {
         a->st = a->st ? a->st : ARB_ENOMEM;
@@ -277,6 +310,15 @@ enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
 enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t case_limit,
                                        cJSON **out, struct arb_err *err)
 {
+    struct arb_report_parts parts = {case_limit, 0, NULL};
+
+    return arb_report_compose(st, run, &parts, out, err);
+}
+
+enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
+                                   const struct arb_report_parts *parts, cJSON **out,
+                                   struct arb_err *err)
+{
     struct arb_run_summary sum;
     struct acc a;
     cJSON *r = cJSON_CreateObject(), *systems = NULL, *exps = NULL, *problems = NULL;
@@ -287,6 +329,7 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
 
     memset(&a, 0, sizeof(a));
     arb_buf_init(&a.case_id, 0);
+    a.parts = parts;
     a.systems = cJSON_CreateObject();
     a.expectations = cJSON_CreateObject();
     a.exp_order = cJSON_CreateArray();
@@ -298,25 +341,11 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
     if (!rc && !ri.ok)
         rc = ARB_ENOMEM;
     if (!rc)
-        rc = arb_run_summarize(st, run, &sum, err);
-    a.want_cases = case_limit > 0;
-    if (!rc && a.want_cases) {
-        const char **names = calloc(sum.n_systems + 1, sizeof(*names));
-
-        for (i = 0; names && i < sum.n_systems; i++)
-            names[i] = sum.systems[i].name;
-        rc = names ? case_rates_init(&a.cr, names, sum.n_systems) : ARB_ENOMEM;
-        free(names);
-    }
-    a.sys = sum.systems;
-    a.n_sys = sum.n_systems;
-    a.seen = rc ? NULL : calloc(sum.n_systems ? sum.n_systems : 1, 1);
-    if (!rc && !a.seen)
-        rc = ARB_ENOMEM;
-    if (!rc)
-        rc = arb_store_verdicts(st, run, NULL, on_verdict, &a, err);
+        rc = arb_run_summarize_rows(st, run, &sum, on_begin, on_verdict, &a, err);
     if (!rc)
         rc = a.st;
+    if (!rc && !a.names) /* begin was not reached */
+        rc = ARB_EINTERNAL;
     if (!rc && !(cJSON_AddNumberToObject(r, "cases", (double)sum.cases) &&
                  cJSON_AddNumberToObject(r, "decided", (double)sum.decided) &&
                  cJSON_AddNumberToObject(r, "pending_judge", (double)sum.pending) &&
@@ -353,7 +382,11 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
         }
     }
     if (!rc && a.want_cases)
-        rc = case_rates_emit(&a.cr, case_limit, r);
+        rc = case_rates_emit(&a.cr, parts->case_limit, r);
+    if (!rc && a.matrix)
+        rc = matrix_acc_emit(a.matrix, r);
+    if (!rc && a.stats)
+        rc = stats_acc_emit(a.stats, parts->statistics, r, err);
     if (!rc)
         rc = arb_store_problems(st, run, on_problem, problems, err);
     if (!rc) {
@@ -377,8 +410,11 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
     cJSON_Delete(a.expectations);
     cJSON_Delete(a.exp_order);
     free(a.seen);
+    free(a.names);
     arb_buf_release(&a.case_id);
     case_rates_release(&a.cr);
+    matrix_acc_free(a.matrix);
+    stats_acc_free(a.stats);
     if (rc) {
         cJSON_Delete(r);
         return rc;

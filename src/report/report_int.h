@@ -10,7 +10,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "arbiter/report.h"
 #include "arbiter/status.h"
+#include "arbiter/store.h"
 
 struct case_rates {
     size_t n_sys;
@@ -45,6 +47,30 @@ enum arb_status case_rates_emit(const struct case_rates *cr, size_t limit, cJSON
  * caller frees it (cJSON_Delete).
  */
 cJSON *report_parse_comparison(const char *json);
+
+/*
+ * The win matrix (matrix.c) and the statistics (statistics.c) accumulate
+ * during the report's one pass over the verdicts (report.c): created with
+ * the run's systems in suite order (names kept, not copied), fed every
+ * verdict row (the statistics with its parsed comparison.json), then added
+ * to the report.  Rows naming other systems are not counted.
+ */
+struct matrix_acc;
+struct matrix_acc *matrix_acc_new(const char *const *names, size_t n);
+void matrix_acc_verdict(struct matrix_acc *m, const struct arb_verdict_row *v);
+/* Add "win_matrix" (report.h's arb_report_parts). */
+enum arb_status matrix_acc_emit(const struct matrix_acc *m, cJSON *report);
+void matrix_acc_free(struct matrix_acc *m);
+
+struct stats_acc;
+struct stats_acc *stats_acc_new(const char *const *names, size_t n);
+/* ARB_OK or ARB_ENOMEM. */
+enum arb_status stats_acc_verdict(struct stats_acc *s, const struct arb_verdict_row *v,
+                                  const cJSON *cmp);
+/* Add the intervals, "pairs", "mcnemar", "bradley_terry" and "statistics" to report. */
+enum arb_status stats_acc_emit(struct stats_acc *s, const struct arb_report_opts *o, cJSON *report,
+                               struct arb_err *err);
+void stats_acc_free(struct stats_acc *s);
 
 /* win_matrix[key][i][j] of a report's "win_matrix" (matrix.c), NaN when absent or null. */
 double report_matrix_at(const cJSON *m, const char *key, int i, int j);

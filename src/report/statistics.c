@@ -40,18 +40,35 @@ static int push(struct dvec *d, double x)
     return 0;
 }
 
+/* Set, or add to, the value of the current case (the last of a column). */
+static void last(struct dvec *d, double x)
+{
+    d->v[d->n - 1] = x;
+}
+
+static void add_last(struct dvec *d, double x)
+{
+    d->v[d->n - 1] += x;
+}
+
+/*
+ * Every column holds one value per case, in case order, so that one
+ * resampling of the cases serves every interval (arb_bootstrap_clusters): a
+ * statistic is a sum over its numerator column divided by the sum over its
+ * denominator column, and a case without a value adds 0 to both.
+ */
 struct sys_acc {
     const char *name;
-    struct dvec outcome;       /* per decided pair-case: 1 win, 0.5 tie, 0 loss */
-    struct dvec passed, total; /* per case: expectations passed and decided (each case once) */
-    struct dvec overall;       /* per decided case: overall score (each case once) */
+    struct dvec win,
+        games; /* outcomes (1 win, 0.5 tie, 0 loss) of the decided pairs, and their number */
+    struct dvec passed, total;   /* expectations passed and decided (each case once) */
+    struct dvec overall, scored; /* overall score of the first decided pair with one, and 1 */
 };
 
 struct pair_acc {
     size_t a, b; /* system indexes, a < b in suite order */
     size_t a_wins, b_wins, ties;
-    struct dvec diff;   /* overall_a - overall_b per decided case */
-    struct dvec sa, sb; /* the two scores, for the paired bootstrap */
+    struct dvec diff, paired; /* score_a - score_b of a decided verdict with both, and 1 */
 };
 
 struct exp_acc {
@@ -60,7 +77,7 @@ struct exp_acc {
     size_t b, c; /* only a passes / only b passes */
 };
 
-struct sacc {
+struct stats_acc {
     struct sys_acc *sys;
     size_t n_sys;
     struct pair_acc *pairs;
@@ -68,11 +85,12 @@ struct sacc {
     struct exp_acc *exps;
     size_t n_exps, cap_exps;
     char *case_id;
+    size_t n_cases;
     unsigned char *seen; /* per system: what was counted for case_id (SEEN_*) */
     enum arb_status st;
 };
 
-static size_t sys_index(const struct sacc *s, const char *name)
+static size_t sys_index(const struct stats_acc *s, const char *name)
 {
     size_t i;
 
@@ -82,7 +100,7 @@ static size_t sys_index(const struct sacc *s, const char *name)
     return (size_t)-1;
 }
 
-static struct pair_acc *pair_of(struct sacc *s, size_t i, size_t j)
+static struct pair_acc *pair_of(struct stats_acc *s, size_t i, size_t j)
 {
     size_t k;
 
@@ -92,7 +110,7 @@ static struct pair_acc *pair_of(struct sacc *s, size_t i, size_t j)
     return NULL;
 }
 
-static struct exp_acc *exp_of(struct sacc *s, const char *id, size_t pair)
+static struct exp_acc *exp_of(struct stats_acc *s, const char *id, size_t pair)
 {
     size_t k;
 
@@ -114,6 +132,27 @@ static struct exp_acc *exp_of(struct sacc *s, const char *id, size_t pair)
     s->exps[s->n_exps].pair = pair;
     s->exps[s->n_exps].b = s->exps[s->n_exps].c = 0;
     return &s->exps[s->n_exps++];
+}
+
+/* Start case id: a 0 in every column, and nothing counted yet. */
+static int new_case(struct stats_acc *s, const char *id)
+{
+    size_t i;
+    int bad = 0;
+
+    free(s->case_id);
+    s->case_id = strdup(id);
+    memset(s->seen, 0, s->n_sys);
+    for (i = 0; i < s->n_sys; i++) {
+        struct sys_acc *y = &s->sys[i];
+
+        bad |= push(&y->win, 0) | push(&y->games, 0) | push(&y->passed, 0) | push(&y->total, 0) |
+               push(&y->overall, 0) | push(&y->scored, 0);
+    }
+    for (i = 0; i < s->n_pairs; i++)
+        bad |= push(&s->pairs[i].diff, 0) | push(&s->pairs[i].paired, 0);
+    s->n_cases++;
+    return bad || !s->case_id;
 }
 
 static const cJSON *side(const cJSON *cmp, const char *group, const char *label)
@@ -140,7 +179,8 @@ static int exp_result(const cJSON *er, const char *id)
 }
 
 /* Each (case, system) adds its expectation outcomes once and its score once. */
-static int add_once(struct sacc *s, size_t sys, const cJSON *cmp, const char *label, int decided)
+static int add_once(struct stats_acc *s, size_t sys, const cJSON *cmp, const char *label,
+                    int decided)
 {
     const cJSON *d, *rub = side(cmp, "rubric", label);
     const cJSON *ov = cJSON_GetObjectItemCaseSensitive(rub, "overall_score");
@@ -149,8 +189,8 @@ static int add_once(struct sacc *s, size_t sys, const cJSON *cmp, const char *la
      * missing the other system's output), the expectations from the first pair. */
     if (!(s->seen[sys] & SEEN_SCORE) && decided && cJSON_IsNumber(ov)) {
         s->seen[sys] |= SEEN_SCORE;
-        if (push(&s->sys[sys].overall, ov->valuedouble))
-            return -1;
+        last(&s->sys[sys].overall, ov->valuedouble);
+        last(&s->sys[sys].scored, 1.0);
     }
     if (s->seen[sys] & SEEN_EXPECTATIONS)
         return 0;
@@ -168,39 +208,25 @@ static int add_once(struct sacc *s, size_t sys, const cJSON *cmp, const char *la
                 p += cJSON_IsTrue(x);
             }
         }
-        if (t > 0 && (push(&s->sys[sys].passed, p) || push(&s->sys[sys].total, t)))
-            return -1;
+        last(&s->sys[sys].passed, p);
+        last(&s->sys[sys].total, t);
     }
     return 0;
 }
 
-static int on_verdict(void *ctx, const struct arb_verdict_row *v)
+enum arb_status stats_acc_verdict(struct stats_acc *s, const struct arb_verdict_row *v,
+                                  const cJSON *cmp)
 {
-    struct sacc *s = ctx;
     size_t ia = sys_index(s, v->system_a), ib = sys_index(s, v->system_b);
     struct pair_acc *p;
-    cJSON *cmp;
     int decided = strcmp(v->status, "decided") == 0, flip;
     const cJSON *ea, *eb, *d;
 
-    if (ia == (size_t)-1 || ib == (size_t)-1 || !v->comparison_json)
-        return 0;
-    if (!s->case_id || strcmp(s->case_id, v->case_id) != 0) {
-        free(s->case_id);
-        s->case_id = strdup(v->case_id);
-        memset(s->seen, 0, s->n_sys);
-        if (!s->case_id) {
-            s->st = ARB_ENOMEM;
-            return 1;
-        }
-    }
-    cmp = report_parse_comparison(v->comparison_json);
+    if (ia == (size_t)-1 || ib == (size_t)-1 || ia == ib || !cmp || s->st)
+        return s->st;
+    if ((!s->case_id || strcmp(s->case_id, v->case_id) != 0) && new_case(s, v->case_id))
+        return s->st = ARB_ENOMEM;
     p = pair_of(s, ia, ib);
-    if (!cmp || !p) {
-        cJSON_Delete(cmp);
-        s->st = cmp ? ARB_EINTERNAL : ARB_ENOMEM;
-        return 1;
-    }
     flip = ia > ib; /* the verdict's A is the pair's second system */
     if (add_once(s, ia, cmp, "A", decided) || add_once(s, ib, cmp, "B", decided))
         s->st = ARB_ENOMEM;
@@ -214,13 +240,15 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
             p->a_wins++;
         else
             p->b_wins++;
-        if (push(&s->sys[ia].outcome, oa) || push(&s->sys[ib].outcome, 1.0 - oa))
-            s->st = ARB_ENOMEM;
+        add_last(&s->sys[ia].win, oa);
+        add_last(&s->sys[ia].games, 1.0);
+        add_last(&s->sys[ib].win, 1.0 - oa);
+        add_last(&s->sys[ib].games, 1.0);
         if (!isnan(v->score_a) && !isnan(v->score_b)) {
             double x = flip ? v->score_b : v->score_a, y = flip ? v->score_a : v->score_b;
 
-            if (push(&p->diff, x - y) || push(&p->sa, x) || push(&p->sb, y))
-                s->st = ARB_ENOMEM;
+            last(&p->diff, x - y);
+            last(&p->paired, 1.0);
         }
     }
     /* McNemar: per expectation, cases where exactly one system of the pair passes. */
@@ -248,35 +276,33 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
         else if (!cJSON_IsTrue(pa) && pb)
             e->c++;
     }
-    cJSON_Delete(cmp);
-    return s->st != ARB_OK;
+    return s->st;
 }
 
-static cJSON *ratio_json(const struct dvec *num, const struct dvec *den, size_t resamples,
-                         uint64_t seed)
+/* [lo, hi] of a statistic, or null when it has no case. */
+static cJSON *interval_json(const struct arb_cluster_stat *c)
 {
-    struct arb_interval iv;
+    double both[2] = {c->out.lo, c->out.hi};
 
-    if (!num->n || arb_bootstrap_ratio(num->v, den->v, num->n, resamples, 0.95, seed, &iv))
-        return cJSON_CreateNull();
-    {
-        double both[2] = {iv.lo, iv.hi};
-
-        return cJSON_CreateDoubleArray(both, 2);
-    }
+    return c->ok ? cJSON_CreateDoubleArray(both, 2) : cJSON_CreateNull();
 }
 
-static cJSON *interval_json(const struct dvec *d, size_t resamples, uint64_t seed)
+/* The column, or NULL when every case holds 1 (the statistic is then a plain mean). */
+static const double *den_column(const struct dvec *d)
 {
-    struct arb_interval iv;
+    for (size_t i = 0; i < d->n; i++)
+        if (d->v[i] != 1.0)
+            return d->v;
+    return NULL;
+}
 
-    if (!d->n || arb_bootstrap_mean(d->v, d->n, resamples, 0.95, seed, &iv))
-        return cJSON_CreateNull();
-    {
-        double both[2] = {iv.lo, iv.hi};
+static double column_sum(const struct dvec *d)
+{
+    double t = 0;
 
-        return cJSON_CreateDoubleArray(both, 2);
-    }
+    for (size_t i = 0; i < d->n; i++)
+        t += d->v[i];
+    return t;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -302,7 +328,7 @@ static void percentile_interval(double *v, size_t n, double level, double *lo, d
 }
 
 /* Bradley-Terry ratings (and bootstrap intervals over pair-cases) for three or more systems. */
-static enum arb_status bradley_terry(const struct sacc *s, const struct arb_report_opts *o,
+static enum arb_status bradley_terry(const struct stats_acc *s, const struct arb_report_opts *o,
                                      cJSON *report, struct arb_err *err)
 {
     size_t m = s->n_sys, i, k, r, n_games = 0;
@@ -387,20 +413,23 @@ static enum arb_status bradley_terry(const struct sacc *s, const struct arb_repo
     return st;
 }
 
-static void sacc_release(struct sacc *s)
+void stats_acc_free(struct stats_acc *s)
 {
     size_t i;
 
+    if (!s)
+        return;
     for (i = 0; i < s->n_sys; i++) {
-        free(s->sys[i].outcome.v);
+        free(s->sys[i].win.v);
+        free(s->sys[i].games.v);
         free(s->sys[i].passed.v);
         free(s->sys[i].total.v);
         free(s->sys[i].overall.v);
+        free(s->sys[i].scored.v);
     }
     for (i = 0; i < s->n_pairs; i++) {
         free(s->pairs[i].diff.v);
-        free(s->pairs[i].sa.v);
-        free(s->pairs[i].sb.v);
+        free(s->pairs[i].paired.v);
     }
     for (i = 0; i < s->n_exps; i++)
         free(s->exps[i].id);
@@ -409,6 +438,7 @@ static void sacc_release(struct sacc *s)
     free(s->exps);
     free(s->seen);
     free(s->case_id);
+    free(s);
 }
 
 /*
@@ -441,14 +471,15 @@ static int intervals_separate(const cJSON *report, const char *a, const char *b)
 }
 
 /* 1 when pair p is reported: every pair, or with a baseline only the pairs with it. */
-static int pair_shown(const struct sacc *s, const struct pair_acc *p, const char *baseline)
+static int pair_shown(const struct stats_acc *s, const struct pair_acc *p, const char *baseline)
 {
     return !baseline || strcmp(s->sys[p->a].name, baseline) == 0 ||
            strcmp(s->sys[p->b].name, baseline) == 0;
 }
 
-static enum arb_status pairs_json(const struct sacc *s, const struct arb_report_opts *o,
-                                  cJSON *report)
+/* The pairs, with cs[k] the paired bootstrap of pair k. */
+static enum arb_status pairs_json(const struct stats_acc *s, const struct arb_report_opts *o,
+                                  const struct arb_cluster_stat *cs, cJSON *report)
 {
     cJSON *arr = cJSON_AddArrayToObject(report, "pairs");
     size_t k;
@@ -458,15 +489,13 @@ static enum arb_status pairs_json(const struct sacc *s, const struct arb_report_
     for (k = 0; k < s->n_pairs; k++) {
         const struct pair_acc *p = &s->pairs[k];
         cJSON *x, *pb;
-        struct arb_interval iv;
-        double pval = NAN, sign = arb_sign_test(p->a_wins, p->b_wins);
-        int have;
+        const struct arb_interval *iv = &cs[k].out;
+        double pval = cs[k].p_two_sided, sign = arb_sign_test(p->a_wins, p->b_wins);
+        int have = cs[k].ok;
 
         if (!pair_shown(s, p, o->baseline))
             continue;
         x = cJSON_CreateObject();
-        have = p->diff.n > 0 && arb_bootstrap_paired(p->sa.v, p->sb.v, p->diff.n, o->resamples,
-                                                     0.95, o->seed + k, &iv, &pval) == ARB_OK;
 
         if (!x || !cJSON_AddItemToArray(arr, x))
             return ARB_ENOMEM;
@@ -478,10 +507,10 @@ static enum arb_status pairs_json(const struct sacc *s, const struct arb_report_
         cJSON_AddNumberToObject(x, "sign_test_p", sign);
         pb = cJSON_AddObjectToObject(x, "paired_bootstrap");
         if (pb && have) {
-            cJSON_AddNumberToObject(pb, "cases", (double)p->diff.n);
-            cJSON_AddNumberToObject(pb, "mean_diff", iv.estimate);
-            cJSON_AddNumberToObject(pb, "lo", iv.lo);
-            cJSON_AddNumberToObject(pb, "hi", iv.hi);
+            cJSON_AddNumberToObject(pb, "cases", column_sum(&p->paired));
+            cJSON_AddNumberToObject(pb, "mean_diff", iv->estimate);
+            cJSON_AddNumberToObject(pb, "lo", iv->lo);
+            cJSON_AddNumberToObject(pb, "hi", iv->hi);
             cJSON_AddNumberToObject(pb, "p", pval);
         }
         /* Significant when the paired tests agree: the sign test and the bootstrap, p < 0.05. */
@@ -499,7 +528,7 @@ static enum arb_status pairs_json(const struct sacc *s, const struct arb_report_
     return ARB_OK;
 }
 
-static enum arb_status mcnemar_json(const struct sacc *s, const char *baseline, cJSON *report)
+static enum arb_status mcnemar_json(const struct stats_acc *s, const char *baseline, cJSON *report)
 {
     cJSON *arr = cJSON_AddArrayToObject(report, "mcnemar");
     size_t k;
@@ -526,75 +555,101 @@ static enum arb_status mcnemar_json(const struct sacc *s, const char *baseline, 
     return ARB_OK;
 }
 
-enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJSON *report,
-                                          const struct arb_report_opts *o, struct arb_err *err)
+struct stats_acc *stats_acc_new(const char *const *names, size_t n)
 {
-    struct sacc s;
-    const cJSON *sys;
-    cJSON *info, *win0 = NULL;
-    size_t i, j, n;
-    enum arb_status rc = ARB_OK;
+    struct stats_acc *s = calloc(1, sizeof(*s));
+    size_t i, j;
 
-    memset(&s, 0, sizeof(s));
-    n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "systems"));
-    s.sys = calloc(n ? n : 1, sizeof(*s.sys));
-    s.seen = calloc(n ? n : 1, 1);
-    s.pairs = calloc(n > 1 ? n * (n - 1) / 2 : 1, sizeof(*s.pairs));
-    if (!s.sys || !s.seen || !s.pairs) {
-        sacc_release(&s);
-        return ARB_ENOMEM;
-    }
-    cJSON_ArrayForEach(sys, cJSON_GetObjectItemCaseSensitive(report, "systems"))
-    {
-        s.sys[s.n_sys++].name = cJSON_GetObjectItemCaseSensitive(sys, "name")->valuestring;
+    if (!s)
+        return NULL;
+    s->sys = calloc(n ? n : 1, sizeof(*s->sys));
+    s->seen = calloc(n ? n : 1, 1);
+    s->pairs = calloc(n > 1 ? n * (n - 1) / 2 : 1, sizeof(*s->pairs));
+    if (!s->sys || !s->seen || !s->pairs) {
+        stats_acc_free(s);
+        return NULL;
     }
     for (i = 0; i < n; i++)
+        s->sys[s->n_sys++].name = names[i];
+    for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++) {
-            s.pairs[s.n_pairs].a = i;
-            s.pairs[s.n_pairs++].b = j;
+            s->pairs[s->n_pairs].a = i;
+            s->pairs[s->n_pairs++].b = j;
         }
-    rc = arb_store_verdicts(st, run, NULL, on_verdict, &s, err);
+    return s;
+}
+
+/*
+ * The statistics to resample, three per system (win rate, pass rate, overall
+ * score) and one per pair shown (the paired score difference), into cs.
+ */
+static void plan(const struct stats_acc *s, const char *baseline, struct arb_cluster_stat *cs)
+{
+    size_t i, n = s->n_sys;
+
+    for (i = 0; i < n; i++) {
+        const struct sys_acc *y = &s->sys[i];
+        struct arb_cluster_stat *c = cs + 3 * i;
+
+        /* Two systems: every outcome of one is 1 minus the other's, and so is the interval. */
+        c[0].num = n == 2 && i == 1 ? NULL : y->win.v;
+        c[0].den = den_column(&y->games);
+        c[1].num = y->passed.v; /* a case's expectations resampled together */
+        c[1].den = den_column(&y->total);
+        c[2].num = y->overall.v;
+        c[2].den = den_column(&y->scored);
+    }
+    for (i = 0; i < s->n_pairs; i++) {
+        struct arb_cluster_stat *c = cs + 3 * n + i;
+
+        c->num = pair_shown(s, &s->pairs[i], baseline) ? s->pairs[i].diff.v : NULL;
+        c->den = den_column(&s->pairs[i].paired);
+        c->want_p = 1;
+    }
+}
+
+enum arb_status stats_acc_emit(struct stats_acc *s, const struct arb_report_opts *o, cJSON *report,
+                               struct arb_err *err)
+{
+    const cJSON *sys;
+    cJSON *info;
+    size_t i = 0, n = s->n_sys, m = 3 * n + s->n_pairs;
+    struct arb_cluster_stat *cs = s->st ? NULL : calloc(m ? m : 1, sizeof(*cs));
+    enum arb_status rc = s->st ? s->st : cs ? ARB_OK : ARB_ENOMEM;
+
     if (!rc)
-        rc = s.st;
-    i = 0;
+        plan(s, o->baseline, cs);
+    if (!rc && s->n_cases)
+        rc = arb_bootstrap_clusters(cs, m, s->n_cases, o->resamples, 0.95, o->seed);
+    /* The report lists the run's systems first, in the same order (then any that only
+     * verdicts name, which have no statistics). */
     cJSON_ArrayForEach(sys, cJSON_GetObjectItemCaseSensitive(report, "systems"))
     {
-        cJSON *iv = rc ? NULL : cJSON_AddObjectToObject((cJSON *)sys, "intervals");
+        cJSON *iv = rc || i >= n ? NULL : cJSON_AddObjectToObject((cJSON *)sys, "intervals");
+        const struct arb_cluster_stat *c = cs + 3 * i;
 
-        if (!rc && !iv) {
+        if (rc || i >= n)
+            break;
+        if (!iv) {
             rc = ARB_ENOMEM;
             break;
         }
-        if (rc)
-            break;
-        if (n == 2 && i == 1 && win0) {
-            /* Two systems: every outcome of one is 1 minus the other's, and so is the interval. */
-            double lo = cJSON_GetArrayItem(win0, 0)->valuedouble;
-            double hi = cJSON_GetArrayItem(win0, 1)->valuedouble;
-
-            cJSON_AddItemToObject(iv, "win_rate",
-                                  cJSON_CreateDoubleArray((double[]){1.0 - hi, 1.0 - lo}, 2));
-        } else {
-            cJSON *w = interval_json(&s.sys[i].outcome, o->resamples, o->seed + 1);
-
-            cJSON_AddItemToObject(iv, "win_rate", w);
-            if (i == 0 && cJSON_IsArray(w))
-                win0 = w;
-        }
-        /* Pass rates resample cases, with all of a case's expectations together. */
-        cJSON_AddItemToObject(
-            iv, "pass_rate",
-            ratio_json(&s.sys[i].passed, &s.sys[i].total, o->resamples, o->seed + 2));
-        cJSON_AddItemToObject(iv, "overall_score",
-                              interval_json(&s.sys[i].overall, o->resamples, o->seed + 3));
+        if (n == 2 && i == 1 && cs[0].ok)
+            cJSON_AddItemToObject(
+                iv, "win_rate",
+                cJSON_CreateDoubleArray((double[]){1.0 - cs[0].out.hi, 1.0 - cs[0].out.lo}, 2));
+        else
+            cJSON_AddItemToObject(iv, "win_rate", interval_json(&c[0]));
+        cJSON_AddItemToObject(iv, "pass_rate", interval_json(&c[1]));
+        cJSON_AddItemToObject(iv, "overall_score", interval_json(&c[2]));
         i++;
     }
     if (!rc)
-        rc = pairs_json(&s, o, report);
+        rc = pairs_json(s, o, cs + 3 * n, report);
     if (!rc)
-        rc = mcnemar_json(&s, o->baseline, report);
+        rc = mcnemar_json(s, o->baseline, report);
     if (!rc && n > 2)
-        rc = bradley_terry(&s, o, report, err);
+        rc = bradley_terry(s, o, report, err);
     info = rc ? NULL : cJSON_AddObjectToObject(report, "statistics");
     if (!rc && info) {
         cJSON_AddStringToObject(info, "strategy", "statistical");
@@ -602,8 +657,9 @@ enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJS
         cJSON_AddNumberToObject(info, "seed", (double)o->seed);
         cJSON_AddNumberToObject(info, "level", 0.95);
         cJSON_AddStringToObject(info, "intervals",
-                                "percentile bootstrap over cases (pass rates: a case's "
-                                "expectations resampled together)");
+                                "percentile bootstrap over cases, one resampling of the cases "
+                                "for every interval (a case's outcomes and expectations "
+                                "resampled together)");
         cJSON_AddStringToObject(info, "pair_tests",
                                 "exact sign test (wins vs losses); paired bootstrap of per-case "
                                 "overall score differences; significant when both give p < 0.05. "
@@ -615,6 +671,6 @@ enum arb_status arb_report_add_statistics(struct arb_store *st, int64_t run, cJS
     } else if (!rc) {
         rc = ARB_ENOMEM;
     }
-    sacc_release(&s);
+    free(cs);
     return rc;
 }

@@ -24,6 +24,9 @@ struct tally {
     char *case_id; /* the case being tallied */
     int missing, pending, failed;
     enum arb_status st;
+    int (*fn)(void *ctx, const struct arb_verdict_row *v); /* the caller's, or NULL */
+    void *ctx;
+    int stopped; /* fn returned non-zero */
 };
 
 static struct arb_run_system_total *system_total(struct arb_run_summary *sum, const char *name)
@@ -99,6 +102,10 @@ static int tally_verdict(void *ctx, const struct arb_verdict_row *v)
         (a_won ? a : b)->wins++;
         (a_won ? b : a)->losses++;
     }
+    if (t->fn && t->fn(t->ctx, v)) {
+        t->stopped = 1;
+        return 1;
+    }
     return 0;
 }
 
@@ -123,7 +130,16 @@ static int note_systems(void *ctx, const struct arb_run_row *run)
 enum arb_status arb_run_summarize(struct arb_store *st, int64_t run, struct arb_run_summary *sum,
                                   struct arb_err *err)
 {
-    struct tally t = {sum, NULL, 0, 0, 0, ARB_OK};
+    return arb_run_summarize_rows(st, run, sum, NULL, NULL, NULL, err);
+}
+
+enum arb_status arb_run_summarize_rows(struct arb_store *st, int64_t run,
+                                       struct arb_run_summary *sum,
+                                       int (*begin)(void *ctx, const struct arb_run_summary *sum),
+                                       int (*fn)(void *ctx, const struct arb_verdict_row *v),
+                                       void *ctx, struct arb_err *err)
+{
+    struct tally t = {sum, NULL, 0, 0, 0, ARB_OK, fn, ctx, 0};
     int64_t n = 0;
     enum arb_status rc;
 
@@ -133,16 +149,21 @@ enum arb_status arb_run_summarize(struct arb_store *st, int64_t run, struct arb_
     if (!rc)
         rc = t.st;
     if (!rc)
-        rc = arb_store_verdict_outcomes(st, run, tally_verdict, &t, err);
-    close_case(&t);
-    if (!rc)
-        rc = t.st;
-    if (!rc)
         rc = arb_store_count(st, run, "cases", &n, err);
     sum->cases = (size_t)n;
     if (!rc)
         rc = arb_store_count(st, run, "problems", &n, err);
     sum->problems = (size_t)n;
+    if (!rc && begin && begin(ctx, sum))
+        t.stopped = 1;
+    /* Without a reader of the rows, the outcomes alone: SQLite then never reads the
+     * comparison texts. */
+    if (!rc && !t.stopped)
+        rc = fn ? arb_store_verdicts_ahead(st, run, tally_verdict, &t, err)
+                : arb_store_verdict_outcomes(st, run, tally_verdict, &t, err);
+    close_case(&t);
+    if (!rc)
+        rc = t.st;
     if (rc)
         arb_run_summary_release(sum);
     return rc;

@@ -1,0 +1,297 @@
+/*
+ * clusters.c - many percentile bootstraps from one resampling of the cases.
+ *
+ * A report wants an interval for each system's win rate, pass rate and
+ * score, and a paired interval for each pair of systems, all over the same
+ * cases.  Resampling the cases once per resample and summing every
+ * statistic's columns over the drawn cases costs one index per case instead
+ * of one per case and statistic; each statistic's own resampled values are
+ * still exactly those of a percentile bootstrap over the cases (a case with
+ * no value for a statistic adds 0 to its numerator and its denominator).
+ *
+ * The statistics' columns are copied row-major, at most BLOCK of them a row
+ * and the row padded to 4 or 8 doubles, so that one drawn case is one read
+ * of adjacent doubles summed in registers (a loop of constant length the
+ * compiler unrolls); every block is
+ * resampled with the same streams, hence the same cases, so a statistic's
+ * interval does not depend on which others were asked for.
+ *
+ * Sums are taken of offsets from a reference value r (num - r * den, r the
+ * first case's value), as bootstrap.c does: a statistic whose every case has
+ * the same value gives exactly that value back, hence a zero-width interval.
+ *
+ * The resamples are cut into STREAMS fixed halves, each with its own
+ * generator seeded from the caller's seed, and the second runs on its own
+ * thread when one can be started: the result is the same either way, on any
+ * machine.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/stats.h"
+#include "draw.h"
+
+#define BLOCK   8 /* columns per row of the copied block (numerators and denominators) */
+#define STREAMS 2
+
+struct block {
+    const double *rows; /* n x width, row-major */
+    size_t n, width;
+    size_t n_stats;
+    int num_col[BLOCK], den_col[BLOCK]; /* den_col -1: every case counts 1 */
+    double ref[BLOCK];                  /* the reference value (offsets are summed) */
+    double fallback[BLOCK];             /* the value when a resample's denominator is 0 */
+    double *out[BLOCK];                 /* resampled values, one per resample */
+};
+
+struct half {
+    const struct block *b;
+    size_t r0, r1; /* resamples [r0, r1) */
+    uint64_t seed;
+};
+
+/*
+ * One resample's column sums over n drawn rows of width W, 4 or 8 (a constant
+ * where inlined).  Named accumulators rather than an array: the compiler
+ * keeps them in registers, where an array would go through memory.
+ */
+static inline void sum_rows(const double *rows, size_t n, size_t W, struct draw *d,
+                            struct arb_rng *rng, int big, double *acc)
+{
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const double *row = rows + (big ? arb_rng_below(rng, n) : draw_index(d)) * W;
+
+        a0 += row[0];
+        a1 += row[1];
+        a2 += row[2];
+        a3 += row[3];
+        if (W == 8) {
+            a4 += row[4];
+            a5 += row[5];
+            a6 += row[6];
+            a7 += row[7];
+        }
+    }
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+    acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
+}
+
+/* Resamples [r0, r1) of one block from one stream. */
+static void run_half(const struct half *h)
+{
+    const struct block *b = h->b;
+    struct draw d;
+    struct arb_rng rng;
+    int big = (uint64_t)b->n > DRAW_MAX;
+    double dn = (double)b->n;
+
+    draw_init(&d, h->seed, big ? 1 : b->n);
+    arb_rng_seed(&rng, h->seed);
+    for (size_t r = h->r0; r < h->r1; r++) {
+        double acc[BLOCK];
+
+        if (b->width == 4)
+            sum_rows(b->rows, b->n, 4, &d, &rng, big, acc);
+        else
+            sum_rows(b->rows, b->n, BLOCK, &d, &rng, big, acc);
+        for (size_t k = 0; k < b->n_stats; k++) {
+            double den = b->den_col[k] < 0 ? dn : acc[b->den_col[k]];
+
+            b->out[k][r] = den > 0.0 ? b->ref[k] + acc[b->num_col[k]] / den : b->fallback[k];
+        }
+    }
+}
+
+static void *half_thread(void *arg)
+{
+    run_half(arg);
+    return NULL;
+}
+
+/* Every resample of a block: the second half on a thread when one starts, else here. */
+static void run_block(const struct block *b, size_t resamples, uint64_t seed)
+{
+    struct half h[STREAMS];
+    pthread_t t;
+    int threaded;
+
+    for (size_t s = 0; s < STREAMS; s++) {
+        h[s].b = b;
+        h[s].r0 = resamples * s / STREAMS;
+        h[s].r1 = resamples * (s + 1) / STREAMS;
+        h[s].seed = seed + 0x9E3779B97F4A7C15ull * s;
+    }
+    threaded = h[1].r1 > h[1].r0 && pthread_create(&t, NULL, half_thread, &h[1]) == 0;
+    run_half(&h[0]);
+    if (threaded)
+        pthread_join(t, NULL);
+    else
+        run_half(&h[1]);
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+
+    return (a > b) - (a < b);
+}
+
+/* Type 7 quantile of sorted v[0..n), n > 0 (as bootstrap.c). */
+static double quantile(const double *v, size_t n, double q)
+{
+    double h = (double)(n - 1) * q;
+    size_t lo = (size_t)floor(h);
+
+    if (lo + 1 >= n)
+        return v[n - 1];
+    return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
+/* The first case's value of s (num / den), the reference of its offsets; 0 when none. */
+static double reference(const struct arb_cluster_stat *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double d = s->den ? s->den[i] : 1.0;
+
+        if (d > 0.0)
+            return s->num[i] / d;
+    }
+    return 0.0;
+}
+
+/*
+ * Validate one statistic and fill its estimate; ok 0 when skipped or without
+ * a case.  *ref receives its reference value.
+ */
+static enum arb_status prepare(struct arb_cluster_stat *s, size_t n, double *ref)
+{
+    double sn = 0.0, sd = 0.0;
+
+    s->ok = 0;
+    s->out.estimate = s->out.lo = s->out.hi = s->p_two_sided = NAN;
+    *ref = 0.0;
+    if (!s->num)
+        return ARB_OK; /* skipped */
+    for (size_t i = 0; i < n; i++) {
+        double d = s->den ? s->den[i] : 1.0;
+
+        if (!isfinite(s->num[i]) || !isfinite(d) || d < 0.0)
+            return ARB_EUSAGE;
+    }
+    *ref = reference(s, n);
+    for (size_t i = 0; i < n; i++) {
+        double d = s->den ? s->den[i] : 1.0;
+
+        sn += s->num[i] - *ref * d;
+        sd += d;
+    }
+    s->ok = sd > 0.0;
+    s->out.estimate = s->ok ? *ref + sn / sd : NAN;
+    return ARB_OK;
+}
+
+/* Copy the columns of stats[0..k) into b (rows of b->width) and run the resamples. */
+static enum arb_status one_block(struct arb_cluster_stat **stats, const double *refs, size_t k,
+                                 size_t n, size_t resamples, uint64_t seed, double *values)
+{
+    struct block b;
+    double *rows;
+    size_t w = 0;
+
+    memset(&b, 0, sizeof(b));
+    for (size_t j = 0; j < k; j++)
+        w += stats[j]->den ? 2 : 1;
+    w = w <= 4 ? 4 : BLOCK;
+    if (n > SIZE_MAX / sizeof(double) / w)
+        return ARB_ENOMEM;
+    rows = calloc(n * w, sizeof(double)); /* the padding is 0 */
+    if (!rows)
+        return ARB_ENOMEM;
+    b.rows = rows;
+    b.n = n;
+    b.width = w;
+    b.n_stats = k;
+    w = 0;
+    for (size_t j = 0; j < k; j++) {
+        b.num_col[j] = (int)w++;
+        b.den_col[j] = stats[j]->den ? (int)w++ : -1;
+        b.ref[j] = refs[j];
+        b.fallback[j] = stats[j]->out.estimate;
+        b.out[j] = values + j * resamples;
+        for (size_t i = 0; i < n; i++) {
+            double d = stats[j]->den ? stats[j]->den[i] : 1.0;
+
+            rows[i * b.width + (size_t)b.num_col[j]] = stats[j]->num[i] - refs[j] * d;
+            if (b.den_col[j] >= 0)
+                rows[i * b.width + (size_t)b.den_col[j]] = d;
+        }
+    }
+    run_block(&b, resamples, seed);
+    free(rows);
+    return ARB_OK;
+}
+
+/* Interval (and p) of one statistic from its resampled values (sorted here). */
+static void finish(struct arb_cluster_stat *s, double *v, size_t resamples, double level)
+{
+    double q = (1.0 - level) / 2.0;
+
+    if (s->want_p) {
+        size_t le = 0, ge = 0;
+
+        for (size_t r = 0; r < resamples; r++) {
+            le += v[r] <= 0.0;
+            ge += v[r] >= 0.0;
+        }
+        s->p_two_sided = fmin(1.0, 2.0 * (double)(le < ge ? le : ge) / (double)resamples);
+    }
+    qsort(v, resamples, sizeof(*v), cmp_double);
+    s->out.lo = quantile(v, resamples, q);
+    s->out.hi = quantile(v, resamples, 1.0 - q);
+}
+
+enum arb_status arb_bootstrap_clusters(struct arb_cluster_stat *stats, size_t m, size_t n,
+                                       size_t resamples, double level, uint64_t seed)
+{
+    struct arb_cluster_stat *pick[BLOCK];
+    double *values, *refs, pick_ref[BLOCK];
+    size_t k = 0, cols = 0;
+    enum arb_status st = ARB_OK;
+
+    if ((m && !stats) || n == 0 || resamples == 0 || !(level > 0.0 && level < 1.0))
+        return ARB_EUSAGE;
+    if (resamples > SIZE_MAX / sizeof(double) / BLOCK)
+        return ARB_ENOMEM;
+    refs = malloc((m ? m : 1) * sizeof(double));
+    if (!refs)
+        return ARB_ENOMEM;
+    for (size_t j = 0; j < m && !st; j++)
+        st = prepare(&stats[j], n, &refs[j]);
+    values = st ? NULL : malloc(resamples * BLOCK * sizeof(double));
+    if (!st && !values)
+        st = ARB_ENOMEM;
+    /* Blocks of statistics whose columns fit in a row of BLOCK; the empty ones are skipped. */
+    for (size_t j = 0; j <= m && !st; j++) {
+        size_t need = j < m ? (stats[j].den ? 2 : 1) : 0;
+
+        if (k && (j == m || cols + need > BLOCK)) {
+            st = one_block(pick, pick_ref, k, n, resamples, seed, values);
+            for (size_t i = 0; i < k && !st; i++)
+                finish(pick[i], values + i * resamples, resamples, level);
+            k = cols = 0;
+        }
+        if (j < m && stats[j].ok) {
+            pick_ref[k] = refs[j];
+            pick[k++] = &stats[j];
+            cols += need;
+        }
+    }
+    free(values);
+    free(refs);
+    return st;
+}
