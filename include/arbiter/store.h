@@ -117,6 +117,14 @@ enum arb_status arb_store_outputs(struct arb_store *st, int64_t run, const char 
                                   struct arb_err *err);
 
 /*
+ * The same ordered by system name (not the suite's order), trial, then file:
+ * the order of the outputs' key, so SQLite reads them without sorting.
+ */
+enum arb_status arb_store_outputs_by_key(struct arb_store *st, int64_t run, const char *case_id,
+                                         int (*fn)(void *ctx, const struct arb_output_row *o),
+                                         void *ctx, struct arb_err *err);
+
+/*
  * One trial of one system on one case, when the system has several (see
  * db/migrations/003-trials.sql): passed is 1, 0, or -1 for NULL (none failed,
  * some unresolved); records_json the array of its expectation records.

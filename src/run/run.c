@@ -393,7 +393,7 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
         st = sides_fit(r, it->n_exp);
     outs_clear(r);
     if (!st)
-        st = arb_store_outputs(r->st, r->run, kc->id, collect_output, &cl, r->err);
+        st = arb_store_outputs_by_key(r->st, r->run, kc->id, collect_output, &cl, r->err);
     if (!st)
         st = cl.st;
     for (i = 0; !st && i < s->n_systems; i++)

@@ -3,6 +3,7 @@
 #   src/store/schema_sql.c      from db/schema.sql                            (migration 1)
 #   src/store/migration2_sql.c  from db/migrations/002-judge-calibration.sql  (migration 2)
 #   src/store/migration3_sql.c  from db/migrations/003-trials.sql              (migration 3)
+#   src/store/migration4_sql.c  from db/migrations/004-fast-inserts.sql        (migration 4)
 #
 # Run from the repository root after editing either:  sh src/store/gen_schema_sql.sh
 # The file becomes an array of C string literals, one per group of whole lines and each under
@@ -58,3 +59,4 @@ END {
 gen db/schema.sql src/store/schema_sql.c store_schema_sql_parts
 gen db/migrations/002-judge-calibration.sql src/store/migration2_sql.c store_migration2_sql_parts
 gen db/migrations/003-trials.sql src/store/migration3_sql.c store_migration3_sql_parts
+gen db/migrations/004-fast-inserts.sql src/store/migration4_sql.c store_migration4_sql_parts

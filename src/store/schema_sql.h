@@ -16,4 +16,7 @@ extern const char *const store_migration2_sql_parts[];
 /* db/migrations/003-trials.sql (src/store/migration3_sql.c). */
 extern const char *const store_migration3_sql_parts[];
 
+/* db/migrations/004-fast-inserts.sql (src/store/migration4_sql.c). */
+extern const char *const store_migration4_sql_parts[];
+
 #endif

@@ -40,6 +40,7 @@ enum store_stmt {
     Q_PUT_CHECK,
     Q_PUT_VERDICT,
     Q_OUTPUTS,
+    Q_OUTPUTS_BY_KEY,
     Q_PUT_TRIAL,
     Q_TRIALS_CASE,
     Q_TRIALS_ALL,

@@ -108,6 +108,18 @@ enum arb_status arb_store_outputs(struct arb_store *st, int64_t run, const char 
     return list(st, Q_OUTPUTS, run, case_id, fn != NULL, output_row, &cb, ctx, "list outputs", err);
 }
 
+enum arb_status arb_store_outputs_by_key(struct arb_store *st, int64_t run, const char *case_id,
+                                         int (*fn)(void *ctx, const struct arb_output_row *o),
+                                         void *ctx, struct arb_err *err)
+{
+    struct output_cb cb = {fn};
+
+    if (!case_id)
+        return arb_err_set(err, ARB_EUSAGE, "arb_store_outputs_by_key: no case");
+    return list(st, Q_OUTPUTS_BY_KEY, run, case_id, fn != NULL, output_row, &cb, ctx,
+                "list outputs", err);
+}
+
 /* Pass on only the rows of each system's first (lowest-numbered) trial. */
 struct compared {
     int (*fn)(void *ctx, const struct arb_output_row *o);

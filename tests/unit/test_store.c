@@ -1,16 +1,15 @@
 /*
- * Unit tests for the SQLite store: creating, migrating and reopening real
- * files in a mkdtemp directory under /tmp (removed after each test);
- * idempotent puts; iteration orders; run resolution; refusing garbage files,
- * newer schemas and writes to a read-only store; transactions; a child killed
- * with SIGKILL between batches; the embedded schema against db/schema.sql;
- * and every example query of db/README.md against a small populated run.
+ * Unit tests for the SQLite store on real files in a mkdtemp directory under
+ * /tmp (store_fixture.c; removed after each test): reopening; idempotent
+ * puts; iteration orders; run resolution; refusing garbage files, newer
+ * schemas and writes to a read-only store; transactions; a child killed with
+ * SIGKILL between batches; and every example query of db/README.md against a
+ * small populated run.  The migrations are in test_store_migrate.c.
  *
  * The tests open their own SQLite connection to inspect the file (pragmas,
  * integrity_check, the README's queries): that checks the on-disk format
  * rather than the store's own reading of it.
  */
-#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,68 +24,7 @@
 
 #include "arbiter/status.h"
 #include "arbiter/store.h"
-#include "../../src/store/schema_sql.h"
-
-static char dir[64];
-static char db_path[128];
-
-static void setup(void)
-{
-    snprintf(dir, sizeof(dir), "%s", "/tmp/arb-store-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(db_path, sizeof(db_path), "%s/arbiter.db", dir);
-}
-
-static void teardown(void)
-{
-    char path[512];
-    struct dirent *de;
-    DIR *d = opendir(dir);
-
-    if (!d)
-        return;
-    while ((de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    chmod(dir, 0700);
-    rmdir(dir);
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *data = NULL;
-    size_t cap = 0, n = 0, got;
-
-    cr_assert_not_null(f, "cannot open '%s' (run the tests from the repository root)", path);
-    do {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 4096;
-            data = realloc(data, cap + 1);
-            cr_assert_not_null(data);
-        }
-        got = fread(data + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
-    fclose(f);
-    data[n] = '\0';
-    *len = n;
-    return data;
-}
-
-static struct arb_store *open_store(unsigned flags)
-{
-    struct arb_store *st = NULL;
-    struct arb_err err = {{0}};
-
-    cr_assert_eq(arb_store_open(db_path, flags, &st, &err), ARB_OK, "%s", err.msg);
-    cr_assert_not_null(st);
-    return st;
-}
+#include "store_fixture.h"
 
 static int64_t new_run(struct arb_store *st, const char *name)
 {
@@ -151,214 +89,69 @@ static int64_t count(struct arb_store *st, int64_t run, const char *table)
     return n;
 }
 
-/* One integer or text from the file through a connection of the test's own. */
-static int64_t raw_int(const char *sql)
+/* ---- opening ----------------------------------------------------------------------------- */
+
+Test(store, should_keep_data_after_reopening, .init = fx_setup, .fini = fx_teardown)
 {
-    sqlite3 *db = NULL;
-    sqlite3_stmt *s = NULL;
-    int64_t v;
-
-    cr_assert_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
-    cr_assert_eq(sqlite3_step(s), SQLITE_ROW, "%s: %s", sql, sqlite3_errmsg(db));
-    v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return v;
-}
-
-static void raw_exec(const char *sql)
-{
-    sqlite3 *db = NULL;
-
-    cr_assert_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
-                 SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
-    sqlite3_close(db);
-}
-
-static int integrity_ok(void)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *s = NULL;
-    int ok;
-
-    cr_assert_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
-    ok = strcmp((const char *)sqlite3_column_text(s, 0), "ok") == 0;
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return ok;
-}
-
-/* ---- opening and migrating ---------------------------------------------------------------- */
-
-/* The embedded literals joined must be the file byte for byte. */
-static void assert_embedded(const char *path, const char *const *parts)
-{
-    size_t len, at = 0;
-    char *file = read_file(path, &len);
-
-    for (size_t i = 0; parts[i]; i++) {
-        size_t k = strlen(parts[i]);
-
-        cr_assert_lt(k, 4095, "literal %zu is %zu bytes", i, k);
-        cr_assert_leq(at + k, len, "the embedded copy is longer than %s", path);
-        cr_assert(memcmp(file + at, parts[i], k) == 0,
-                  "the embedded copy of %s differs in part %zu: run "
-                  "sh src/store/gen_schema_sql.sh",
-                  path, i);
-        at += k;
-    }
-    cr_assert_eq(at, len,
-                 "the embedded copy is shorter than %s: run sh src/store/gen_schema_sql.sh", path);
-    free(file);
-}
-
-Test(store, should_embed_db_schema_sql_byte_for_byte)
-{
-    assert_embedded("db/schema.sql", store_schema_sql_parts);
-    assert_embedded("db/migrations/002-judge-calibration.sql", store_migration2_sql_parts);
-    assert_embedded("db/migrations/003-trials.sql", store_migration3_sql_parts);
-}
-
-Test(store, should_create_and_migrate_a_new_file, .init = setup, .fini = teardown)
-{
-    arb_store_close(open_store(0));
-    cr_assert_eq(raw_int("PRAGMA user_version"), 3);
-    cr_assert_eq(raw_int("PRAGMA application_id"), 0x41524249);
-    cr_assert_eq(raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-                         "('runs', 'systems', 'cases', 'outputs', 'blinding', 'checks', "
-                         "'verdicts', 'problems', 'judge_calls', 'judgments', 'calibrations', "
-                         "'trials')"),
-                 12);
-    cr_assert_eq(raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 6);
-    cr_assert_eq(raw_int("SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
-    /* Opening again migrates nothing and keeps the version. */
-    arb_store_close(open_store(0));
-    cr_assert_eq(raw_int("PRAGMA user_version"), 3);
-}
-
-Test(store, should_migrate_a_version_1_file_to_2, .init = setup, .fini = teardown)
-{
-    /* A database at version 1 (before the judge and calibration tables) gains them. */
-    arb_store_close(open_store(0));
-    raw_exec("DROP TABLE calibrations; DROP TABLE judgments; DROP TABLE judge_calls; "
-             "DROP VIEW v_case_trials; DROP TABLE trials; PRAGMA user_version = 1");
-    arb_store_close(open_store(0));
-    cr_assert_eq(raw_int("PRAGMA user_version"), 3);
-    cr_assert_eq(raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-                         "('judge_calls', 'judgments', 'calibrations')"),
-                 3);
-}
-
-/* The text of a migration's literals, joined (the caller frees). */
-static char *joined(const char *const *parts)
-{
-    size_t n = 0, at = 0;
-    char *s;
-
-    for (size_t i = 0; parts[i]; i++)
-        n += strlen(parts[i]);
-    s = malloc(n + 1);
-    cr_assert_not_null(s);
-    for (size_t i = 0; parts[i]; i++) {
-        memcpy(s + at, parts[i], strlen(parts[i]));
-        at += strlen(parts[i]);
-    }
-    s[at] = '\0';
-    return s;
-}
-
-Test(store, should_migrate_a_version_2_file_keeping_its_outputs, .init = setup, .fini = teardown)
-{
-    char *m1 = joined(store_schema_sql_parts), *m2 = joined(store_migration2_sql_parts);
-
-    /* A database as version 2 left it, with one output stored. */
-    raw_exec(m1);
-    raw_exec(m2);
-    raw_exec("PRAGMA application_id = 1095909961; PRAGMA user_version = 2;"
-             "INSERT INTO runs (id, created_at, suite_path, suite_sha256, suite_json, "
-             "systems_json, seed, version) VALUES (1, 'now', 's', 'h', '{}', '[]', 1, 'v');"
-             "INSERT INTO outputs (run, case_id, system, file, content, size, binary, sha256) "
-             "VALUES (1, 'c1', 'a', '', 'hello', 5, 0, 'x')");
-    free(m1);
-    free(m2);
-    arb_store_close(open_store(0));
-    cr_assert_eq(raw_int("PRAGMA user_version"), 3);
-    cr_assert_eq(raw_int("SELECT count(*) FROM outputs WHERE case_id = 'c1' AND trial = 0 AND "
-                         "content = 'hello'"),
-                 1);
-    /* The key now has the trial: a second trial of the same file is a new row. */
-    raw_exec("INSERT INTO outputs (run, case_id, system, trial, file, content, size, binary, "
-             "sha256) VALUES (1, 'c1', 'a', 1, '', 'again', 5, 0, 'y')");
-    cr_assert_eq(raw_int("SELECT count(*) FROM outputs"), 2);
-    cr_assert_eq(raw_int("SELECT count(*) FROM trials"), 0);
-    cr_assert_eq(integrity_ok(), 1);
-}
-
-Test(store, should_keep_data_after_reopening, .init = setup, .fini = teardown)
-{
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
     int64_t run = new_run(st, "keep");
 
     begin(st);
     put_check(st, run, "c1", "baseline", "expectation", "e1", "pass", 1.0);
     commit(st);
     arb_store_close(st);
-    st = open_store(0);
+    st = fx_open_store(0);
     cr_assert_eq(count(st, run, "checks"), 1);
     cr_assert_eq(count(st, run, "systems"), 2);
     arb_store_close(st);
 }
 
-Test(store, should_refuse_a_file_that_is_not_a_database, .init = setup, .fini = teardown)
+Test(store, should_refuse_a_file_that_is_not_a_database, .init = fx_setup, .fini = fx_teardown)
 {
     struct arb_store *st = (struct arb_store *)1;
     struct arb_err err = {{0}};
     char junk[4096];
-    FILE *f = fopen(db_path, "wb");
+    FILE *f = fopen(fx_db_path, "wb");
 
     cr_assert_not_null(f);
     for (size_t i = 0; i < sizeof(junk); i++)
         junk[i] = (char)('a' + i % 26);
     fwrite(junk, 1, sizeof(junk), f);
     fclose(f);
-    cr_assert_eq(arb_store_open(db_path, 0, &st, &err), ARB_EDB);
+    cr_assert_eq(arb_store_open(fx_db_path, 0, &st, &err), ARB_EDB);
     cr_assert_null(st);
     cr_assert(strstr(err.msg, "is not an Arbiter database (file is not a database)"), "%s",
               err.msg);
-    cr_assert(strstr(err.msg, db_path), "%s", err.msg);
-    cr_assert_eq(arb_store_open(db_path, ARB_STORE_READONLY, &st, &err), ARB_EDB);
+    cr_assert(strstr(err.msg, fx_db_path), "%s", err.msg);
+    cr_assert_eq(arb_store_open(fx_db_path, ARB_STORE_READONLY, &st, &err), ARB_EDB);
     cr_assert(strstr(err.msg, "not a database"), "%s", err.msg);
 }
 
-Test(store, should_refuse_another_applications_database, .init = setup, .fini = teardown)
+Test(store, should_refuse_another_applications_database, .init = fx_setup, .fini = fx_teardown)
 {
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
 
-    raw_exec("CREATE TABLE notes (x TEXT)");
-    cr_assert_eq(arb_store_open(db_path, 0, &st, &err), ARB_EDB);
+    fx_raw_exec("CREATE TABLE notes (x TEXT)");
+    cr_assert_eq(arb_store_open(fx_db_path, 0, &st, &err), ARB_EDB);
     cr_assert(strstr(err.msg, "is not an Arbiter database"), "%s", err.msg);
-    cr_assert_eq(raw_int("SELECT count(*) FROM sqlite_master"), 1, "the file was changed");
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master"), 1, "the file was changed");
 }
 
-Test(store, should_refuse_a_newer_schema, .init = setup, .fini = teardown)
+Test(store, should_refuse_a_newer_schema, .init = fx_setup, .fini = fx_teardown)
 {
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
 
-    arb_store_close(open_store(0));
-    raw_exec("PRAGMA user_version = 99");
-    cr_assert_eq(arb_store_open(db_path, 0, &st, &err), ARB_ESCHEMA);
+    arb_store_close(fx_open_store(0));
+    fx_raw_exec("PRAGMA user_version = 99");
+    cr_assert_eq(arb_store_open(fx_db_path, 0, &st, &err), ARB_ESCHEMA);
     cr_assert(strstr(err.msg, "schema version 99"), "%s", err.msg);
     cr_assert_null(st);
-    cr_assert_eq(arb_store_open(db_path, ARB_STORE_READONLY, &st, &err), ARB_ESCHEMA);
+    cr_assert_eq(arb_store_open(fx_db_path, ARB_STORE_READONLY, &st, &err), ARB_ESCHEMA);
 }
 
-Test(store, should_refuse_writes_when_read_only, .init = setup, .fini = teardown)
+Test(store, should_refuse_writes_when_read_only, .init = fx_setup, .fini = fx_teardown)
 {
     struct arb_store *st = NULL;
     struct arb_run_row r = {
@@ -367,12 +160,12 @@ Test(store, should_refuse_writes_when_read_only, .init = setup, .fini = teardown
     int64_t run, id = 0;
 
     /* A reader never creates the file. */
-    cr_assert_eq(arb_store_open(db_path, ARB_STORE_READONLY, &st, &err), ARB_EDB);
-    cr_assert(strstr(err.msg, db_path), "%s", err.msg);
-    st = open_store(0);
+    cr_assert_eq(arb_store_open(fx_db_path, ARB_STORE_READONLY, &st, &err), ARB_EDB);
+    cr_assert(strstr(err.msg, fx_db_path), "%s", err.msg);
+    st = fx_open_store(0);
     run = new_run(st, "ro");
     arb_store_close(st);
-    st = open_store(ARB_STORE_READONLY);
+    st = fx_open_store(ARB_STORE_READONLY);
     cr_assert_eq(arb_store_begin(st, &err), ARB_EUSAGE);
     cr_assert(strstr(err.msg, "read-only"), "%s", err.msg);
     cr_assert_eq(arb_store_put_case(st, run, "c1", 0, "p", NULL, NULL, &err), ARB_EUSAGE);
@@ -382,17 +175,17 @@ Test(store, should_refuse_writes_when_read_only, .init = setup, .fini = teardown
     arb_store_close(st);
     /* A read-only file stops a writer; root writes through permissions, so only check as a user. */
     if (geteuid() != 0) {
-        cr_assert_eq(chmod(db_path, 0444), 0);
-        cr_assert_eq(arb_store_open(db_path, 0, &st, &err), ARB_EDB);
+        cr_assert_eq(chmod(fx_db_path, 0444), 0);
+        cr_assert_eq(arb_store_open(fx_db_path, 0, &st, &err), ARB_EDB);
         cr_assert(strstr(err.msg, "read-only"), "%s", err.msg);
     }
 }
 
 /* ---- writes ------------------------------------------------------------------------------- */
 
-Test(store, should_ignore_a_repeated_put, .init = setup, .fini = teardown)
+Test(store, should_ignore_a_repeated_put, .init = fx_setup, .fini = fx_teardown)
 {
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
     struct arb_output_row o = {"c1", "baseline", "", "hello", 5, 0, "2cf2", NULL, 0};
     struct arb_check_row c2 = {"c1",   "baseline", "expectation", "e1", "{\"second\":1}",
                                "fail", 0.0};
@@ -419,7 +212,7 @@ Test(store, should_ignore_a_repeated_put, .init = setup, .fini = teardown)
     cr_assert_eq(count(st, run, "problems"), 1, "NULL case ids must not defeat the key");
     cr_assert_eq(count(st, run, "checks"), 1);
     cr_assert_eq(count(st, run, "verdicts"), 1);
-    cr_assert_eq(raw_int("SELECT count(*) FROM checks WHERE verdict = 'pass'"), 1,
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM checks WHERE verdict = 'pass'"), 1,
                  "the first record is kept");
     cr_assert_eq(arb_store_case_done(st, run, "c1", &seen, &err), ARB_OK);
     cr_assert_eq(seen, 1);
@@ -428,9 +221,9 @@ Test(store, should_ignore_a_repeated_put, .init = setup, .fini = teardown)
     arb_store_close(st);
 }
 
-Test(store, should_refuse_puts_outside_a_transaction, .init = setup, .fini = teardown)
+Test(store, should_refuse_puts_outside_a_transaction, .init = fx_setup, .fini = fx_teardown)
 {
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
     struct arb_err err = {{0}};
     int64_t run = new_run(st, "notx");
 
@@ -440,9 +233,9 @@ Test(store, should_refuse_puts_outside_a_transaction, .init = setup, .fini = tea
     arb_store_close(st);
 }
 
-Test(store, should_report_constraint_failures_with_the_table, .init = setup, .fini = teardown)
+Test(store, should_report_constraint_failures_with_the_table, .init = fx_setup, .fini = fx_teardown)
 {
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
     struct arb_check_row c = {"c1", "baseline", "expectation", "e1", "{}", "maybe", 0.5};
     struct arb_err err = {{0}};
     int64_t run = new_run(st, "bad");
@@ -457,9 +250,9 @@ Test(store, should_report_constraint_failures_with_the_table, .init = setup, .fi
     arb_store_close(st);
 }
 
-Test(store, should_forget_a_rolled_back_transaction, .init = setup, .fini = teardown)
+Test(store, should_forget_a_rolled_back_transaction, .init = fx_setup, .fini = fx_teardown)
 {
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
     int64_t run = new_run(st, "tx");
 
     begin(st);
@@ -473,15 +266,15 @@ Test(store, should_forget_a_rolled_back_transaction, .init = setup, .fini = tear
     begin(st);
     put_check(st, run, "c1", "baseline", "expectation", "open", "pass", 1.0);
     arb_store_close(st);
-    st = open_store(0);
+    st = fx_open_store(0);
     cr_assert_eq(count(st, run, "checks"), 1);
     arb_store_close(st);
-    cr_assert_eq(raw_int("SELECT count(*) FROM checks WHERE item = 'kept'"), 1);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM checks WHERE item = 'kept'"), 1);
 }
 
-Test(store, should_undo_a_failed_run_create_alone, .init = setup, .fini = teardown)
+Test(store, should_undo_a_failed_run_create_alone, .init = fx_setup, .fini = fx_teardown)
 {
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
     struct arb_run_row r = {.suite_path = "s",
                             .suite_sha256 = "0",
                             .suite_json = "{}",
@@ -497,7 +290,7 @@ Test(store, should_undo_a_failed_run_create_alone, .init = setup, .fini = teardo
     commit(st);
     cr_assert_eq(count(st, run, "checks"), 1, "the caller's writes stay");
     arb_store_close(st);
-    cr_assert_eq(raw_int("SELECT count(*) FROM runs"), 1);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM runs"), 1);
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */
@@ -567,9 +360,9 @@ static int stop_at_first(void *ctx, const struct arb_verdict_row *v)
     return 1;
 }
 
-Test(store, should_iterate_in_the_documented_orders, .init = setup, .fini = teardown)
+Test(store, should_iterate_in_the_documented_orders, .init = fx_setup, .fini = fx_teardown)
 {
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
     struct arb_err err = {{0}};
     struct seen s = {.st = st};
     int64_t run = new_run(st, "order");
@@ -646,10 +439,10 @@ static int keep_content(void *ctx, const struct arb_output_row *o)
     return 0;
 }
 
-Test(store, should_round_trip_any_bytes_and_unknown_scores, .init = setup, .fini = teardown)
+Test(store, should_round_trip_any_bytes_and_unknown_scores, .init = fx_setup, .fini = fx_teardown)
 {
     static const char bytes[] = "ok\0\xff\xfe bad utf-8 \xc3";
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
     struct arb_output_row o = {"c", "baseline", "", bytes, sizeof(bytes) - 1, 0, "h", NULL, 0};
     struct arb_err err = {{0}};
     int64_t run = new_run(st, "bytes");
@@ -681,9 +474,9 @@ static int keep_run(void *ctx, const struct arb_run_row *r)
     return 0;
 }
 
-Test(store, should_resolve_runs, .init = setup, .fini = teardown)
+Test(store, should_resolve_runs, .init = fx_setup, .fini = fx_teardown)
 {
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
     struct arb_err err = {{0}};
     int64_t id = 0, ids[4] = {0};
 
@@ -736,7 +529,7 @@ static int child_writer(int fd, int64_t run)
     record[0] = '"';
     record[sizeof(record) - 2] = '"';
     record[sizeof(record) - 1] = '\0';
-    if (arb_store_open(db_path, 0, &st, NULL) != ARB_OK)
+    if (arb_store_open(fx_db_path, 0, &st, NULL) != ARB_OK)
         return 2;
     for (int b = 1; b <= MAX_BATCHES; b++) {
         if (arb_store_begin(st, NULL) != ARB_OK)
@@ -783,27 +576,27 @@ static int kill_writer(int64_t run, int kill_at)
     return done;
 }
 
-Test(store, should_keep_every_committed_batch_after_sigkill, .init = setup, .fini = teardown)
+Test(store, should_keep_every_committed_batch_after_sigkill, .init = fx_setup, .fini = fx_teardown)
 {
     static const int kill_at[] = {1, 20, 100};
 
     for (size_t r = 0; r < sizeof(kill_at) / sizeof(kill_at[0]); r++) {
-        struct arb_store *st = open_store(0);
+        struct arb_store *st = fx_open_store(0);
         int64_t run = new_run(st, "crash"), n;
         int done;
 
         arb_store_close(st);
         done = kill_writer(run, kill_at[r]);
-        cr_assert(integrity_ok());
-        st = open_store(0);
+        cr_assert(fx_integrity_ok());
+        st = fx_open_store(0);
         n = count(st, run, "checks");
         arb_store_close(st);
         cr_assert_geq(n, (int64_t)done * PER_BATCH, "%lld checks after %d batches", (long long)n,
                       done);
         cr_assert_eq(n % PER_BATCH, 0, "a partial batch survived: %lld checks", (long long)n);
     }
-    cr_assert_eq(raw_int("SELECT count(*) FROM (SELECT run, case_id FROM checks "
-                         "GROUP BY run, case_id HAVING count(*) <> 10)"),
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM (SELECT run, case_id FROM checks "
+                            "GROUP BY run, case_id HAVING count(*) <> 10)"),
                  0);
 }
 
@@ -875,9 +668,9 @@ static int64_t populate(struct arb_store *st)
     return run;
 }
 
-Test(store, should_keep_trials_and_sum_them_per_case, .init = setup, .fini = teardown)
+Test(store, should_keep_trials_and_sum_them_per_case, .init = fx_setup, .fini = fx_teardown)
 {
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
     struct arb_err err = {{0}};
     int64_t n = 0;
 
@@ -885,35 +678,36 @@ Test(store, should_keep_trials_and_sum_them_per_case, .init = setup, .fini = tea
     cr_assert_eq(arb_store_count(st, 1, "trials", &n, &err), ARB_OK, "%s", err.msg);
     cr_assert_eq(n, 3);
     arb_store_close(st);
-    cr_assert_eq(raw_int("SELECT n * 10 + c FROM v_case_trials WHERE case_id = 'inv-001'"), 32);
-    cr_assert_eq(raw_int("SELECT count(*) FROM trials WHERE passed IS NULL"), 0);
+    cr_assert_eq(fx_raw_int("SELECT n * 10 + c FROM v_case_trials WHERE case_id = 'inv-001'"), 32);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM trials WHERE passed IS NULL"), 0);
 }
 
-Test(store, should_count_wins_and_pass_rates_in_the_views, .init = setup, .fini = teardown)
+Test(store, should_count_wins_and_pass_rates_in_the_views, .init = fx_setup, .fini = fx_teardown)
 {
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
 
     populate(st);
     arb_store_close(st);
-    cr_assert_eq(raw_int("SELECT wins * 100 + losses * 10 + ties FROM v_system_wins "
-                         "WHERE system = 'candidate'"),
+    cr_assert_eq(fx_raw_int("SELECT wins * 100 + losses * 10 + ties FROM v_system_wins "
+                            "WHERE system = 'candidate'"),
                  211);
-    cr_assert_eq(raw_int("SELECT wins * 100 + losses * 10 + ties FROM v_system_wins "
-                         "WHERE system = 'baseline'"),
+    cr_assert_eq(fx_raw_int("SELECT wins * 100 + losses * 10 + ties FROM v_system_wins "
+                            "WHERE system = 'baseline'"),
                  121);
-    cr_assert_eq(raw_int("SELECT win_rate * 1000 FROM v_system_wins WHERE system = 'candidate'"),
+    cr_assert_eq(fx_raw_int("SELECT win_rate * 1000 FROM v_system_wins WHERE system = 'candidate'"),
                  625);
-    cr_assert_eq(raw_int("SELECT passes * 100 + fails * 10 + unresolved "
-                         "FROM v_expectation_pass_rates "
-                         "WHERE system = 'baseline' AND expectation = 'valid-json'"),
+    cr_assert_eq(fx_raw_int("SELECT passes * 100 + fails * 10 + unresolved "
+                            "FROM v_expectation_pass_rates "
+                            "WHERE system = 'baseline' AND expectation = 'valid-json'"),
                  311);
-    cr_assert_eq(raw_int("SELECT pass_rate * 1000 FROM v_expectation_pass_rates "
-                         "WHERE system = 'baseline' AND expectation = 'valid-json'"),
+    cr_assert_eq(fx_raw_int("SELECT pass_rate * 1000 FROM v_expectation_pass_rates "
+                            "WHERE system = 'baseline' AND expectation = 'valid-json'"),
                  750);
-    cr_assert_eq(raw_int("SELECT pass_rate * 1000 FROM v_system_pass_rates "
-                         "WHERE system = 'baseline'"),
+    cr_assert_eq(fx_raw_int("SELECT pass_rate * 1000 FROM v_system_pass_rates "
+                            "WHERE system = 'baseline'"),
                  888);
-    cr_assert_eq(raw_int("SELECT n_cases * 100 + n_verdicts * 10 + n_problems FROM v_runs"), 551);
+    cr_assert_eq(fx_raw_int("SELECT n_cases * 100 + n_verdicts * 10 + n_problems FROM v_runs"),
+                 551);
 }
 
 /* Run every statement of text; return how many rows they produced, or -1 on an error. */
@@ -939,17 +733,17 @@ static long run_queries(sqlite3 *db, const char *text)
     return rows;
 }
 
-Test(store, should_run_every_example_query_of_db_readme, .init = setup, .fini = teardown)
+Test(store, should_run_every_example_query_of_db_readme, .init = fx_setup, .fini = fx_teardown)
 {
-    struct arb_store *st = open_store(0);
+    struct arb_store *st = fx_open_store(0);
     size_t len, blocks = 0;
-    char *readme = read_file("db/README.md", &len);
+    char *readme = fx_read_file("db/README.md", &len);
     char *at = readme;
     sqlite3 *db = NULL;
 
     cr_assert_eq(populate(st), 1, "the README's queries use run 1");
     arb_store_close(st);
-    cr_assert_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_open_v2(fx_db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     /* Each ```sql fence up to the next ``` line is one example. */
     while ((at = strstr(at, "\n```sql\n")) != NULL) {
         char *block = at + strlen("\n```sql\n");

@@ -7,37 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <criterion/criterion.h>
 
 #include "arbiter/buf.h"
 #include "arbiter/status.h"
 #include "arbiter/store.h"
+#include "store_fixture.h"
 
 #define N_CASES 1500 /* more than the queue holds (4 batches of 128) */
-
-static char dir[64];
-static char db_path[128];
-
-static void setup(void)
-{
-    snprintf(dir, sizeof(dir), "%s", "/tmp/arb-ahead-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(db_path, sizeof(db_path), "%s/arbiter.db", dir);
-}
-
-static void teardown(void)
-{
-    char p[160];
-
-    unlink(db_path);
-    snprintf(p, sizeof(p), "%s-wal", db_path);
-    unlink(p);
-    snprintf(p, sizeof(p), "%s-shm", db_path);
-    unlink(p);
-    rmdir(dir);
-}
 
 /* A run whose verdicts vary every field: NULL winners and comparisons, NaN scores, long texts. */
 static struct arb_store *filled_store(int64_t *run)
@@ -55,7 +33,7 @@ static struct arb_store *filled_store(int64_t *run)
     char id[32], *json = malloc(20000);
 
     cr_assert_not_null(json);
-    cr_assert_eq(arb_store_open(db_path, 0, &st, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_store_open(fx_db_path, 0, &st, &err), ARB_OK, "%s", err.msg);
     cr_assert_eq(arb_store_run_create(st, &r, run, &err), ARB_OK, "%s", err.msg);
     cr_assert_eq(arb_store_begin(st, &err), ARB_OK, "%s", err.msg);
     for (int i = 0; i < N_CASES; i++) {
@@ -113,8 +91,8 @@ static int record(void *ctx, const struct arb_verdict_row *v)
     return ++t->n == t->stop_after;
 }
 
-Test(store_ahead, should_give_the_rows_of_arb_store_verdicts_in_order, .init = setup,
-     .fini = teardown)
+Test(store_ahead, should_give_the_rows_of_arb_store_verdicts_in_order, .init = fx_setup,
+     .fini = fx_teardown)
 {
     int64_t run = 0;
     struct arb_store *st = filled_store(&run);
@@ -135,8 +113,8 @@ Test(store_ahead, should_give_the_rows_of_arb_store_verdicts_in_order, .init = s
     arb_store_close(st);
 }
 
-Test(store_ahead, should_stop_where_the_callback_stops_and_leave_the_store_usable, .init = setup,
-     .fini = teardown)
+Test(store_ahead, should_stop_where_the_callback_stops_and_leave_the_store_usable, .init = fx_setup,
+     .fini = fx_teardown)
 {
     int64_t run = 0, n = 0;
     struct arb_store *st = filled_store(&run);
@@ -164,7 +142,8 @@ Test(store_ahead, should_stop_where_the_callback_stops_and_leave_the_store_usabl
     arb_store_close(st);
 }
 
-Test(store_ahead, should_give_nothing_for_a_run_without_verdicts, .init = setup, .fini = teardown)
+Test(store_ahead, should_give_nothing_for_a_run_without_verdicts, .init = fx_setup,
+     .fini = fx_teardown)
 {
     int64_t run = 0;
     struct arb_store *st = filled_store(&run);

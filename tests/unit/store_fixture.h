@@ -1,0 +1,32 @@
+/*
+ * store_fixture.h - the fixture of the store's unit tests (test_store.c,
+ * test_store_migrate.c): each test gets a new directory and fx_db_path in it.
+ */
+#ifndef ARBITER_TEST_STORE_FIXTURE_H
+#define ARBITER_TEST_STORE_FIXTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbiter/store.h"
+
+extern char fx_db_path[128]; /* the test's database file (not created) */
+
+/* .init and .fini of the tests: make, and remove with its files, the test's directory. */
+void fx_setup(void);
+void fx_teardown(void);
+
+/* The whole of a file, NUL-terminated; *len its length (the caller frees). */
+char *fx_read_file(const char *path, size_t *len);
+
+/* arb_store_open on fx_db_path, asserting success. */
+struct arb_store *fx_open_store(unsigned flags);
+
+/* Through a connection of the test's own: one integer from sql, or run sql. */
+int64_t fx_raw_int(const char *sql);
+void fx_raw_exec(const char *sql);
+
+/* 1 when PRAGMA integrity_check says ok. */
+int fx_integrity_ok(void);
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * test_store_migrate.c - the schema: the embedded migrations are the files
+ * of db/ byte for byte, a new file gets every migration, and a file of each
+ * older version is migrated keeping its data.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+
+#include "arbiter/status.h"
+#include "arbiter/store.h"
+#include "../../src/store/schema_sql.h"
+#include "store_fixture.h"
+
+/* ---- opening and migrating ---------------------------------------------------------------- */
+
+/* The embedded literals joined must be the file byte for byte. */
+static void assert_embedded(const char *path, const char *const *parts)
+{
+    size_t len, at = 0;
+    char *file = fx_read_file(path, &len);
+
+    for (size_t i = 0; parts[i]; i++) {
+        size_t k = strlen(parts[i]);
+
+        cr_assert_lt(k, 4095, "literal %zu is %zu bytes", i, k);
+        cr_assert_leq(at + k, len, "the embedded copy is longer than %s", path);
+        cr_assert(memcmp(file + at, parts[i], k) == 0,
+                  "the embedded copy of %s differs in part %zu: run "
+                  "sh src/store/gen_schema_sql.sh",
+                  path, i);
+        at += k;
+    }
+    cr_assert_eq(at, len,
+                 "the embedded copy is shorter than %s: run sh src/store/gen_schema_sql.sh", path);
+    free(file);
+}
+
+Test(store, should_embed_db_schema_sql_byte_for_byte)
+{
+    assert_embedded("db/schema.sql", store_schema_sql_parts);
+    assert_embedded("db/migrations/002-judge-calibration.sql", store_migration2_sql_parts);
+    assert_embedded("db/migrations/003-trials.sql", store_migration3_sql_parts);
+    assert_embedded("db/migrations/004-fast-inserts.sql", store_migration4_sql_parts);
+}
+
+Test(store, should_create_and_migrate_a_new_file, .init = fx_setup, .fini = fx_teardown)
+{
+    arb_store_close(fx_open_store(0));
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 4);
+    cr_assert_eq(fx_raw_int("PRAGMA application_id"), 0x41524249);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                            "('runs', 'systems', 'cases', 'outputs', 'blinding', 'checks', "
+                            "'verdicts', 'problems', 'judge_calls', 'judgments', 'calibrations', "
+                            "'trials')"),
+                 12);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 6);
+    cr_assert_eq(fx_raw_int("SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
+    /* Opening again migrates nothing and keeps the version. */
+    arb_store_close(fx_open_store(0));
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 4);
+}
+
+Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_teardown)
+{
+    /* A database at version 1 (before the judge and calibration tables) gains them. */
+    arb_store_close(fx_open_store(0));
+    fx_raw_exec("DROP TABLE calibrations; DROP TABLE judgments; DROP TABLE judge_calls; "
+                "DROP VIEW v_case_trials; DROP TABLE trials; PRAGMA user_version = 1");
+    arb_store_close(fx_open_store(0));
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 4);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                            "('judge_calls', 'judgments', 'calibrations')"),
+                 3);
+}
+
+/* The text of a migration's literals, joined (the caller frees). */
+static char *joined(const char *const *parts)
+{
+    size_t n = 0, at = 0;
+    char *s;
+
+    for (size_t i = 0; parts[i]; i++)
+        n += strlen(parts[i]);
+    s = malloc(n + 1);
+    cr_assert_not_null(s);
+    for (size_t i = 0; parts[i]; i++) {
+        memcpy(s + at, parts[i], strlen(parts[i]));
+        at += strlen(parts[i]);
+    }
+    s[at] = '\0';
+    return s;
+}
+
+Test(store, should_migrate_a_version_2_file_keeping_its_outputs, .init = fx_setup,
+     .fini = fx_teardown)
+{
+    char *m1 = joined(store_schema_sql_parts), *m2 = joined(store_migration2_sql_parts);
+
+    /* A database as version 2 left it, with one output stored. */
+    fx_raw_exec(m1);
+    fx_raw_exec(m2);
+    fx_raw_exec("PRAGMA application_id = 1095909961; PRAGMA user_version = 2;"
+                "INSERT INTO runs (id, created_at, suite_path, suite_sha256, suite_json, "
+                "systems_json, seed, version) VALUES (1, 'now', 's', 'h', '{}', '[]', 1, 'v');"
+                "INSERT INTO outputs (run, case_id, system, file, content, size, binary, sha256) "
+                "VALUES (1, 'c1', 'a', '', 'hello', 5, 0, 'x')");
+    free(m1);
+    free(m2);
+    arb_store_close(fx_open_store(0));
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 4);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM outputs WHERE case_id = 'c1' AND trial = 0 AND "
+                            "content = 'hello'"),
+                 1);
+    /* The key now has the trial: a second trial of the same file is a new row. */
+    fx_raw_exec("INSERT INTO outputs (run, case_id, system, trial, file, content, size, binary, "
+                "sha256) VALUES (1, 'c1', 'a', 1, '', 'again', 5, 0, 'y')");
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM outputs"), 2);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM trials"), 0);
+    cr_assert_eq(fx_integrity_ok(), 1);
+}
+
+/*
+ * How many OpenEphemeral (temporary b-tree) steps the statement's program has
+ * (on a read-write connection: a read-only one compiles no CHECK constraints).
+ */
+static int ephemeral_steps(const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    char *explain = malloc(strlen(sql) + 9);
+    int n = 0;
+
+    cr_assert_not_null(explain);
+    memcpy(explain, "EXPLAIN ", 8);
+    memcpy(explain + 8, sql, strlen(sql) + 1);
+    cr_assert_eq(sqlite3_open_v2(fx_db_path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(db, explain, -1, &s, NULL), SQLITE_OK, "%s",
+                 sqlite3_errmsg(db));
+    while (sqlite3_step(s) == SQLITE_ROW)
+        n += strcmp((const char *)sqlite3_column_text(s, 1), "OpenEphemeral") == 0;
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    free(explain);
+    return n;
+}
+
+Test(store, should_migrate_a_version_3_file_keeping_its_checks, .init = fx_setup,
+     .fini = fx_teardown)
+{
+    char *m[3] = {joined(store_schema_sql_parts), joined(store_migration2_sql_parts),
+                  joined(store_migration3_sql_parts)};
+    const char *insert = "INSERT INTO checks (run, case_id, system, kind, item, verdict, score, "
+                         "record_json) VALUES (1, 'c9', 'a', 'expectation', 'e1', 'pass', 1, "
+                         "'{}') ON CONFLICT DO NOTHING";
+    struct arb_store *st;
+    struct arb_err err = {{0}};
+    struct arb_check_row bad = {"c1", "a", "expectation", "e3", "{}", "maybe", 1.0};
+
+    /* A database as version 3 left it, with check records whose ids are not 1, 2, 3. */
+    for (int i = 0; i < 3; i++) {
+        fx_raw_exec(m[i]);
+        free(m[i]);
+    }
+    fx_raw_exec("PRAGMA application_id = 1095909961; PRAGMA user_version = 3;"
+                "INSERT INTO runs (id, created_at, suite_path, suite_sha256, suite_json, "
+                "systems_json, seed, version) VALUES (1, 'now', 's', 'h', '{}', '[]', 1, 'v');"
+                "INSERT INTO cases (run, case_id, seq) VALUES (1, 'c1', 0), (1, 'c2', 1);"
+                "INSERT INTO checks (id, run, case_id, system, kind, item, verdict, score, "
+                "record_json) VALUES (5, 1, 'c1', 'a', 'expectation', 'e1', 'pass', 1, '{}'), "
+                "(9, 1, 'c2', 'a', 'expectation', 'e1', 'fail', 0, '{\"x\":1}'), "
+                "(12, 1, 'c2', 'a', 'expectation', 'e2', 'unresolved', NULL, '{}')");
+    cr_assert_gt(ephemeral_steps(insert), 0, "version 3 checked IN (...) with a temporary b-tree");
+    arb_store_close(fx_open_store(0));
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 4);
+    cr_assert_eq(ephemeral_steps(insert), 0, "an insert into checks still builds a b-tree");
+    /* The rows, their ids (the insert order), and what the views make of them. */
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM checks"), 3);
+    cr_assert_eq(fx_raw_int("SELECT (SELECT group_concat(id || ':' || verdict) FROM "
+                            "(SELECT id, verdict FROM checks ORDER BY id)) = "
+                            "'5:pass,9:fail,12:unresolved'"),
+                 1);
+    cr_assert_eq(fx_raw_int("SELECT record_json = '{\"x\":1}' FROM checks WHERE id = 9"), 1);
+    cr_assert_eq(fx_raw_int("SELECT passes * 100 + fails * 10 + unresolved FROM "
+                            "v_system_pass_rates WHERE run = 1 AND system = 'a'"),
+                 111);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM v_expectation_pass_rates"), 2);
+    /* Case order now comes from an index that holds the ids. */
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE name = 'cases_by_seq_id'"),
+                 1);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE name = 'cases_by_seq'"), 0);
+    /* The rule on verdict still holds, and a new record goes after the old ones. */
+    st = fx_open_store(0);
+    cr_assert_eq(arb_store_begin(st, &err), ARB_OK, "%s", err.msg);
+    cr_assert_neq(arb_store_put_check(st, 1, &bad, &err), ARB_OK, "'maybe' was accepted");
+    arb_store_rollback(st);
+    arb_store_close(st);
+    fx_raw_exec(insert);
+    cr_assert_eq(fx_raw_int("SELECT id > 12 FROM checks WHERE case_id = 'c9'"), 1);
+    cr_assert_eq(fx_integrity_ok(), 1);
+}
