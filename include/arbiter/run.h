@@ -57,6 +57,9 @@ struct arb_run_summary {
 
 void arb_run_summary_release(struct arb_run_summary *s);
 
+/* Add a system (at the end, with no totals) unless sum has it; ARB_ENOMEM. */
+enum arb_status arb_run_summary_add_system(struct arb_run_summary *sum, const char *name);
+
 /*
  * Execute (or resume) a run of suite into st and fill *sum from the stored
  * records.  ARB_ESCHEMA / ARB_EPARSE / ARB_EIO / ARB_ETOOBIG for bad input
@@ -76,13 +79,14 @@ enum arb_status arb_run_summarize(struct arb_store *st, int64_t run, struct arb_
  * the one pass that tallies them (a non-zero return stops the pass, and the
  * call returns ARB_OK: the caller keeps its own status).  begin (when not
  * NULL) is called once before the first row, with *sum holding the run's
- * systems in suite order and the counts of cases and problems; systems that
- * only verdicts name are appended to sum->systems later, so begin should copy
- * the names it keeps rather than the array.
+ * systems in suite order and the counts of cases and problems; it may add
+ * systems (arb_run_summary_add_system).  Systems that only verdicts name are
+ * appended to sum->systems during the pass, so begin should keep the names
+ * (which stay put) rather than the array.
  */
 enum arb_status arb_run_summarize_rows(struct arb_store *st, int64_t run,
                                        struct arb_run_summary *sum,
-                                       int (*begin)(void *ctx, const struct arb_run_summary *sum),
+                                       int (*begin)(void *ctx, struct arb_run_summary *sum),
                                        int (*fn)(void *ctx, const struct arb_verdict_row *v),
                                        void *ctx, struct arb_err *err);
 

@@ -27,6 +27,8 @@ struct acc {
     struct matrix_acc *matrix; /* with parts->win_matrix */
     struct stats_acc *stats;   /* with parts->statistics */
     const struct arb_report_parts *parts;
+    char **extra; /* systems only verdicts name, found by a first pass (an edited database) */
+    size_t n_extra;
     enum arb_status st;
 };
 
@@ -146,11 +148,18 @@ static int seen_in_case(struct acc *a, const char *case_id, const char *system)
 }
 
 /* The run's systems are known: set up the accumulators (arb_run_summarize_rows). */
-static int on_begin(void *ctx, const struct arb_run_summary *sum)
+static int on_begin(void *ctx, struct arb_run_summary *sum)
 {
     struct acc *a = ctx;
-    size_t i, n = sum->n_systems;
+    size_t i, n;
 
+    for (i = 0; i < a->n_extra; i++) {
+        if (arb_run_summary_add_system(sum, a->extra[i])) {
+            a->st = ARB_ENOMEM;
+            return 1;
+        }
+    }
+    n = sum->n_systems;
     a->names = calloc(n ? n : 1, sizeof(*a->names));
     a->seen = calloc(n ? n : 1, 1);
     if (!a->names || !a->seen) {
@@ -315,6 +324,77 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
     return arb_report_compose(st, run, &parts, out, err);
 }
 
+/* The accumulators, empty (all but extra, which a recount keeps). */
+static enum arb_status acc_init(struct acc *a, const struct arb_report_parts *parts)
+{
+    char **extra = a->extra;
+    size_t n_extra = a->n_extra;
+
+    memset(a, 0, sizeof(*a));
+    a->extra = extra;
+    a->n_extra = n_extra;
+    arb_buf_init(&a->case_id, 0);
+    a->parts = parts;
+    a->systems = cJSON_CreateObject();
+    a->expectations = cJSON_CreateObject();
+    a->exp_order = cJSON_CreateArray();
+    return a->systems && a->expectations && a->exp_order ? ARB_OK : ARB_ENOMEM;
+}
+
+static void acc_release(struct acc *a)
+{
+    cJSON_Delete(a->systems);
+    cJSON_Delete(a->expectations);
+    cJSON_Delete(a->exp_order);
+    free(a->seen);
+    free(a->names);
+    arb_buf_release(&a->case_id);
+    case_rates_release(&a->cr);
+    matrix_acc_free(a->matrix);
+    stats_acc_free(a->stats);
+    a->systems = a->expectations = a->exp_order = NULL;
+    a->seen = NULL;
+    a->names = NULL;
+    a->matrix = NULL;
+    a->stats = NULL;
+}
+
+/* The one pass over the verdicts, into sum and a. */
+static enum arb_status scan(struct arb_store *st, int64_t run, struct arb_run_summary *sum,
+                            struct acc *a, struct arb_err *err)
+{
+    enum arb_status rc = arb_run_summarize_rows(st, run, sum, on_begin, on_verdict, a, err);
+
+    if (!rc)
+        rc = a->st;
+    if (!rc && !a->names) /* begin was not reached */
+        rc = ARB_EINTERNAL;
+    return rc;
+}
+
+/*
+ * Systems that verdicts name but the run does not list (only an edited
+ * database has them) turn up during the pass, too late for the accumulators:
+ * keep their names and count again, with them known from the start.
+ */
+static enum arb_status recount(struct arb_store *st, int64_t run, struct arb_run_summary *sum,
+                               struct acc *a, struct arb_err *err)
+{
+    size_t i, n = sum->n_systems - a->n_sys;
+
+    a->extra = calloc(n, sizeof(*a->extra));
+    if (!a->extra)
+        return ARB_ENOMEM;
+    for (i = 0; i < n; i++)
+        if (!(a->extra[a->n_extra++] = strdup(sum->systems[a->n_sys + i].name)))
+            return ARB_ENOMEM;
+    acc_release(a);
+    arb_run_summary_release(sum);
+    if (acc_init(a, a->parts))
+        return ARB_ENOMEM;
+    return scan(st, run, sum, a, err);
+}
+
 enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
                                    const struct arb_report_parts *parts, cJSON **out,
                                    struct arb_err *err)
@@ -328,12 +408,9 @@ enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
     enum arb_status rc;
 
     memset(&a, 0, sizeof(a));
-    arb_buf_init(&a.case_id, 0);
-    a.parts = parts;
-    a.systems = cJSON_CreateObject();
-    a.expectations = cJSON_CreateObject();
-    a.exp_order = cJSON_CreateArray();
-    rc = (r && a.systems && a.expectations && a.exp_order) ? ARB_OK : ARB_ENOMEM;
+    rc = acc_init(&a, parts);
+    if (!r)
+        rc = ARB_ENOMEM;
 
     memset(&sum, 0, sizeof(sum));
     if (!rc)
@@ -341,11 +418,9 @@ enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
     if (!rc && !ri.ok)
         rc = ARB_ENOMEM;
     if (!rc)
-        rc = arb_run_summarize_rows(st, run, &sum, on_begin, on_verdict, &a, err);
-    if (!rc)
-        rc = a.st;
-    if (!rc && !a.names) /* begin was not reached */
-        rc = ARB_EINTERNAL;
+        rc = scan(st, run, &sum, &a, err);
+    if (!rc && sum.n_systems > a.n_sys)
+        rc = recount(st, run, &sum, &a, err);
     if (!rc && !(cJSON_AddNumberToObject(r, "cases", (double)sum.cases) &&
                  cJSON_AddNumberToObject(r, "decided", (double)sum.decided) &&
                  cJSON_AddNumberToObject(r, "pending_judge", (double)sum.pending) &&
@@ -406,17 +481,14 @@ enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
             rc = ARB_ENOMEM;
     }
     arb_run_summary_release(&sum);
-    cJSON_Delete(a.systems);
-    cJSON_Delete(a.expectations);
-    cJSON_Delete(a.exp_order);
-    free(a.seen);
-    free(a.names);
-    arb_buf_release(&a.case_id);
-    case_rates_release(&a.cr);
-    matrix_acc_free(a.matrix);
-    stats_acc_free(a.stats);
+    acc_release(&a);
+    for (i = 0; i < a.n_extra; i++)
+        free(a.extra[i]);
+    free(a.extra);
     if (rc) {
         cJSON_Delete(r);
+        if (rc == ARB_ENOMEM && !err->msg[0])
+            arb_err_set(err, rc, "out of memory building the report");
         return rc;
     }
     *out = r;

@@ -296,6 +296,15 @@ static const double *den_column(const struct dvec *d)
     return NULL;
 }
 
+/* num's column, or NULL (the statistic skipped, its interval null) when a value is not finite. */
+static const double *finite_column(const struct dvec *num, const struct dvec *den)
+{
+    for (size_t i = 0; i < num->n; i++)
+        if (!isfinite(num->v[i]) || !isfinite(den->v[i]))
+            return NULL;
+    return num->v;
+}
+
 static double column_sum(const struct dvec *d)
 {
     double t = 0;
@@ -592,17 +601,19 @@ static void plan(const struct stats_acc *s, const char *baseline, struct arb_clu
         struct arb_cluster_stat *c = cs + 3 * i;
 
         /* Two systems: every outcome of one is 1 minus the other's, and so is the interval. */
-        c[0].num = n == 2 && i == 1 ? NULL : y->win.v;
+        c[0].num = n == 2 && i == 1 ? NULL : finite_column(&y->win, &y->games);
         c[0].den = den_column(&y->games);
-        c[1].num = y->passed.v; /* a case's expectations resampled together */
+        c[1].num = finite_column(&y->passed, &y->total); /* a case's expectations together */
         c[1].den = den_column(&y->total);
-        c[2].num = y->overall.v;
+        c[2].num = finite_column(&y->overall, &y->scored);
         c[2].den = den_column(&y->scored);
     }
     for (i = 0; i < s->n_pairs; i++) {
         struct arb_cluster_stat *c = cs + 3 * n + i;
 
-        c->num = pair_shown(s, &s->pairs[i], baseline) ? s->pairs[i].diff.v : NULL;
+        c->num = pair_shown(s, &s->pairs[i], baseline)
+                     ? finite_column(&s->pairs[i].diff, &s->pairs[i].paired)
+                     : NULL;
         c->den = den_column(&s->pairs[i].paired);
         c->want_p = 1;
     }

@@ -80,7 +80,9 @@ static int tally_verdict(void *ctx, const struct arb_verdict_row *v)
             return 1;
         }
     }
-    a = system_total(t->sum, v->system_a);
+    /* Looking b up may grow the array a points into: look a up again after it. */
+    b = system_total(t->sum, v->system_b);
+    a = b ? system_total(t->sum, v->system_a) : NULL;
     b = a ? system_total(t->sum, v->system_b) : NULL;
     if (!a || !b) {
         t->st = ARB_ENOMEM;
@@ -109,6 +111,11 @@ static int tally_verdict(void *ctx, const struct arb_verdict_row *v)
     return 0;
 }
 
+enum arb_status arb_run_summary_add_system(struct arb_run_summary *sum, const char *name)
+{
+    return system_total(sum, name) ? ARB_OK : ARB_ENOMEM;
+}
+
 /* Register the run's systems first, so their order is the suite's. */
 static int note_systems(void *ctx, const struct arb_run_row *run)
 {
@@ -135,7 +142,7 @@ enum arb_status arb_run_summarize(struct arb_store *st, int64_t run, struct arb_
 
 enum arb_status arb_run_summarize_rows(struct arb_store *st, int64_t run,
                                        struct arb_run_summary *sum,
-                                       int (*begin)(void *ctx, const struct arb_run_summary *sum),
+                                       int (*begin)(void *ctx, struct arb_run_summary *sum),
                                        int (*fn)(void *ctx, const struct arb_verdict_row *v),
                                        void *ctx, struct arb_err *err)
 {

@@ -124,7 +124,9 @@ static void run_block(const struct block *b, size_t resamples, uint64_t seed)
         h[s].b = b;
         h[s].r0 = resamples * s / STREAMS;
         h[s].r1 = resamples * (s + 1) / STREAMS;
-        h[s].seed = seed + 0x9E3779B97F4A7C15ull * s;
+        /* Not seed + k * 0x9E3779B97F4A7C15: that is splitmix64's own step, and the second
+         * generator would start as the first one's state shifted by a word. */
+        h[s].seed = s ? seed ^ 0xD1B54A32D192ED03ull : seed;
     }
     threaded = h[1].r1 > h[1].r0 && pthread_create(&t, NULL, half_thread, &h[1]) == 0;
     run_half(&h[0]);

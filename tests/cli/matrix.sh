@@ -86,5 +86,25 @@ is '$.systems[0].intervals.overall_score' '[5,5]'
 is '$.pairs[0].intervals_separate' 1
 is '$.win_matrix.win_rate[0][3]' ''
 
+# A database edited so that the run no longer lists c, whose verdicts remain: c is still
+# counted everywhere (its totals, scores, matrix row, intervals, pairs), as before the
+# report read the verdicts in one pass.  (This also once read freed memory in the tally.)
+cp "$T/t.db" "$T/edited.db"
+sqlite3 "$T/edited.db" "UPDATE runs SET systems_json = json_remove(systems_json, '\$[2]');
+                        DELETE FROM systems WHERE name = 'c'" || bad "edit the database"
+$ARB report 1 --db "$T/edited.db" --format json --strategy statistical -o "$T/r.json" ||
+    bad "report on the edited database"
+is '$.systems[2].name' 'c'
+is '$.systems[0].ties' 4
+is '$.win_matrix.systems' '["a","b","c"]'
+is '$.win_matrix.wins' '[[0,3,5],[0,0,2],[0,0,0]]'
+is '$.systems[2].overall_score' "$(val "$T/all.json" '$.systems[2].overall_score')"
+is '$.systems[2].intervals.overall_score' "$(val "$T/all.json" '$.systems[2].intervals.overall_score')"
+is '$.pairs' "$(val "$T/all.json" '$.pairs')"
+is '$.bradley_terry' "$(val "$T/all.json" '$.bradley_terry')"
+$ARB report 1 --db "$T/edited.db" >"$T/r.md" || bad "markdown on the edited database"
+grep -q '^| c | 0-5-1 (8.3%) | 0-2-4 (33.3%) | - |$' "$T/r.md" && ok ||
+    bad "markdown matrix of the edited database: $(sed -n '/Pairwise wins/,+9p' "$T/r.md")"
+
 echo "matrix: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
