@@ -16,8 +16,7 @@ CREATE TABLE checks_v4 (
     system      TEXT NOT NULL,
     kind        TEXT NOT NULL,
     item        TEXT NOT NULL,
-    verdict     TEXT NOT NULL CHECK (verdict = 'pass' OR verdict = 'fail' OR
-                                     verdict = 'unresolved'),
+    verdict     TEXT NOT NULL CHECK (verdict = 'pass' OR verdict = 'fail' OR verdict = 'unresolved'),
     score       REAL,
     record_json TEXT NOT NULL,
     UNIQUE (run, case_id, system, kind, item)

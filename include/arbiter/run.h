@@ -31,7 +31,8 @@ struct arb_run_opts {
                                  --rejudge: where the outputs came from), or NULL */
     const char *version;      /* Arbiter's version, stored with the run */
     size_t batch;             /* cases per transaction; 0 means 256 */
-    /* Called after each committed batch (and at the end) when not NULL. */
+    /* Called after each batch (handed to the writer thread to commit, when there is one),
+     * and at the end, when not NULL. */
     void (*progress)(void *ctx, size_t cases_done);
     void *progress_ctx;
 };

@@ -225,6 +225,51 @@ struct arb_verdict_row {
 enum arb_status arb_store_put_verdict(struct arb_store *st, int64_t run,
                                       const struct arb_verdict_row *v, struct arb_err *err);
 
+/*
+ * A run's writes on a second thread (store_writer.c).  Start one on st
+ * (inside no transaction); then begin, the puts and commit are queued and
+ * executed in order by the thread, which alone uses st until
+ * arb_store_writer_sync or _finish returns: read through another connection
+ * meanwhile (arb_store_open with ARB_STORE_READONLY sees what is committed).
+ * The rows' texts are copied; each call returns ARB_OK, or the first failure
+ * so far (a failure is kept and every later write skipped).  _sync waits
+ * until everything queued is done and gives that failure with its message;
+ * _finish does the same and frees w (committing nothing itself: a failed
+ * writer leaves the caller to roll back).  Without threaded, or when no
+ * thread can be started, every call executes at once.
+ */
+struct arb_store_writer;
+enum arb_status arb_store_writer_start(struct arb_store *st, int threaded,
+                                       struct arb_store_writer **w, struct arb_err *err);
+int arb_store_writer_threaded(const struct arb_store_writer *w);
+enum arb_status arb_store_writer_begin(struct arb_store_writer *w, struct arb_err *err);
+enum arb_status arb_store_writer_commit(struct arb_store_writer *w, struct arb_err *err);
+enum arb_status arb_store_writer_put_case(struct arb_store_writer *w, int64_t run,
+                                          const char *case_id, int64_t seq, const char *prompt,
+                                          const char *expected_json, const char *case_json,
+                                          struct arb_err *err);
+enum arb_status arb_store_writer_put_output(struct arb_store_writer *w, int64_t run,
+                                            const struct arb_output_row *o, struct arb_err *err);
+enum arb_status arb_store_writer_put_problem(struct arb_store_writer *w, int64_t run,
+                                             const char *kind, const char *case_id,
+                                             const char *system, const char *message,
+                                             struct arb_err *err);
+enum arb_status arb_store_writer_put_check(struct arb_store_writer *w, int64_t run,
+                                           const struct arb_check_row *c, struct arb_err *err);
+enum arb_status arb_store_writer_put_blinding(struct arb_store_writer *w, int64_t run,
+                                              const char *case_id, const char *system_a,
+                                              const char *system_b, const char *hmac_hex,
+                                              struct arb_err *err);
+enum arb_status arb_store_writer_put_verdict(struct arb_store_writer *w, int64_t run,
+                                             const struct arb_verdict_row *v, struct arb_err *err);
+enum arb_status arb_store_writer_put_trial(struct arb_store_writer *w, int64_t run,
+                                           const struct arb_trial_row *t, struct arb_err *err);
+enum arb_status arb_store_writer_sync(struct arb_store_writer *w, struct arb_err *err);
+enum arb_status arb_store_writer_finish(struct arb_store_writer *w, struct arb_err *err);
+
+/* The path st was opened with. */
+const char *arb_store_path(const struct arb_store *st);
+
 /* 1 in *done when (run, case_id) already has a verdict row (resume skips it). */
 enum arb_status arb_store_case_done(struct arb_store *st, int64_t run, const char *case_id,
                                     int *done, struct arb_err *err);

@@ -11,6 +11,9 @@
  *   3. cases again: for each case without a verdict yet, run every check on
  *      every system's stored output, then blind and decide every pair.
  * Memory holds one case and its outputs at a time, plus the set of ids.
+ * Without a judge the writes (transactions included) are executed in order
+ * by a writer thread (store_writer.c) while this one reads, checks and
+ * decides, and pass 3 reads through a second connection (open_writer).
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
@@ -38,6 +41,9 @@ struct sysout {
 
 struct runner {
     struct arb_store *st;
+    struct arb_store *rd;       /* pass 3 reads: st, or a second connection with a writer */
+    struct arb_store_writer *w; /* pass 3 writes */
+    int resuming;               /* the run existed: some cases may be decided already */
     struct arb_suite *s;
     int64_t run;
     struct arb_err *err;
@@ -58,6 +64,56 @@ struct runner {
 
 /* ---- pass 1 and 2: cases and outputs --------------------------------------------------- */
 
+/*
+ * The run's connections.  Without a judge, the writes go to a writer thread
+ * on st and pass 3 reads through a second, read-only connection (it reads
+ * only what passes 1 and 2 committed, and the writer is synced in between),
+ * so SQLite's work overlaps the reading, checking and deciding.  With a
+ * judge, st does both at once: the judge's session uses the connection
+ * between batches, and the pairs it answers must be committed first.
+ */
+static enum arb_status open_writer(struct runner *r, int threaded)
+{
+    struct arb_err ignored = {{0}};
+    enum arb_status st;
+
+    r->rd = r->st;
+    if (threaded && arb_store_open(arb_store_path(r->st), ARB_STORE_READONLY, &r->rd, &ignored))
+        r->rd = r->st; /* no second connection: no thread either */
+    st = arb_store_writer_start(r->st, r->rd != r->st, &r->w, r->err);
+    if (r->rd != r->st && (st || !arb_store_writer_threaded(r->w))) {
+        arb_store_close(r->rd);
+        r->rd = r->st;
+    }
+    return st;
+}
+
+/* Wait for the writer, free it and close the reading connection; st is the status so far. */
+static enum arb_status close_writer(struct runner *r, enum arb_status st)
+{
+    struct arb_err werr = {{0}};
+    enum arb_status ws = arb_store_writer_finish(r->w, &werr);
+
+    r->w = NULL;
+    if (r->rd && r->rd != r->st)
+        arb_store_close(r->rd);
+    r->rd = NULL;
+    if (ws && !st) {
+        *r->err = werr;
+        st = ws;
+    }
+    return st;
+}
+
+/* After a failure: let the writer stop, and undo the transaction in flight. */
+static void abort_writes(struct runner *r)
+{
+    struct arb_err ignored = {{0}};
+
+    arb_store_writer_sync(r->w, &ignored);
+    arb_store_rollback(r->st);
+}
+
 static enum arb_status load_cases(struct runner *r, struct arb_strset *ids, size_t batch)
 {
     struct arb_case_reader *cr = NULL;
@@ -70,7 +126,7 @@ static enum arb_status load_cases(struct runner *r, struct arb_strset *ids, size
     if (st)
         return st;
     memset(&c, 0, sizeof(c));
-    st = arb_store_begin(r->st, r->err);
+    st = arb_store_writer_begin(r->w, r->err);
     while (!st && (got = arb_case_reader_next(cr, &c, r->err)) == 1) {
         char *expected = NULL, *raw = NULL;
 
@@ -80,24 +136,24 @@ static enum arb_status load_cases(struct runner *r, struct arb_strset *ids, size
         if (!st)
             st = arb_jcs_string(c.raw, &raw, NULL, r->err);
         if (!st)
-            st = arb_store_put_case(r->st, r->run, c.id, (int64_t)seq, c.prompt, expected, raw,
-                                    r->err);
+            st = arb_store_writer_put_case(r->w, r->run, c.id, (int64_t)seq, c.prompt, expected,
+                                           raw, r->err);
         free(expected);
         free(raw);
         arb_case_release(&c);
         seq++;
         if (!st && seq % batch == 0) {
-            st = arb_store_commit(r->st, r->err);
+            st = arb_store_writer_commit(r->w, r->err);
             if (!st)
-                st = arb_store_begin(r->st, r->err);
+                st = arb_store_writer_begin(r->w, r->err);
         }
     }
     if (!st && got < 0)
         st = (enum arb_status) - got;
     if (!st)
-        st = arb_store_commit(r->st, r->err);
+        st = arb_store_writer_commit(r->w, r->err);
     else
-        arb_store_rollback(r->st);
+        abort_writes(r);
     arb_case_reader_free(cr);
     return st;
 }
@@ -108,7 +164,7 @@ static enum arb_status problem(struct runner *r, const char *kind, const char *c
     char msg[512];
 
     snprintf(msg, sizeof(msg), fmt, arg);
-    return arb_store_put_problem(r->st, r->run, kind, case_id, system, msg, r->err);
+    return arb_store_writer_put_problem(r->w, r->run, kind, case_id, system, msg, r->err);
 }
 
 static enum arb_status load_outputs(struct runner *r, const struct arb_system *sys,
@@ -128,7 +184,7 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
     arb_strset_init(&seen);
     arb_buf_init(&key, 0);
     memset(&o, 0, sizeof(o));
-    st = arb_store_begin(r->st, r->err);
+    st = arb_store_writer_begin(r->w, r->err);
     while (!st && (got = arb_output_reader_next(rd, &o, r->err)) == 1) {
         arb_buf_reset(&key);
         st = arb_buf_printf(&key, "%s/%s", o.case_id, o.file ? o.file : "");
@@ -161,22 +217,22 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
                 st = arb_jcs_string(o.meta, &meta, NULL, r->err);
             row.meta_json = meta;
             if (!st)
-                st = arb_store_put_output(r->st, r->run, &row, r->err);
+                st = arb_store_writer_put_output(r->w, r->run, &row, r->err);
             free(meta);
         }
         arb_output_release(&o);
         if (!st && ++n % OUTPUT_BATCH == 0) {
-            st = arb_store_commit(r->st, r->err);
+            st = arb_store_writer_commit(r->w, r->err);
             if (!st)
-                st = arb_store_begin(r->st, r->err);
+                st = arb_store_writer_begin(r->w, r->err);
         }
     }
     if (!st && got < 0)
         st = arb_err_prefix(r->err, (enum arb_status) - got, "system '%s'", sys->name);
     if (!st)
-        st = arb_store_commit(r->st, r->err);
+        st = arb_store_writer_commit(r->w, r->err);
     else
-        arb_store_rollback(r->st);
+        abort_writes(r);
     arb_output_reader_free(rd);
     arb_strset_release(&seen);
     arb_buf_release(&key);
@@ -278,7 +334,7 @@ static enum arb_status eval_check(struct runner *r, const struct arb_case *kc, s
         struct arb_check_row row = {kc->id,     r->s->systems[sys].name,          kind,        item,
                                     r->rec.ptr, arb_verdict_name(r->res.verdict), r->res.score};
 
-        st = arb_store_put_check(r->st, r->run, &row, r->err);
+        st = arb_store_writer_put_check(r->w, r->run, &row, r->err);
     }
     *v = r->res.verdict;
     *score = r->res.score;
@@ -303,7 +359,7 @@ static enum arb_status evaluate_system(struct runner *r, const struct arb_case *
         sd->exp[i] = ARB_UNRESOLVED;
     if (sd->missing)
         return ARB_OK;
-    st = evaluate_trials(r->st, r->run, it, sd->system, r->has_trials[sys], r->outs[sys].files,
+    st = evaluate_trials(r->w, r->run, it, sd->system, r->has_trials[sys], r->outs[sys].files,
                          r->outs[sys].n_all, &r->res, &r->rec, r->err);
     for (i = 0; !st && i < s->n_criteria; i++) {
         const struct arb_criterion *cr = &s->criteria[i];
@@ -393,7 +449,7 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
         st = sides_fit(r, it->n_exp);
     outs_clear(r);
     if (!st)
-        st = arb_store_outputs_by_key(r->st, r->run, kc->id, collect_output, &cl, r->err);
+        st = arb_store_outputs_by_key(r->rd, r->run, kc->id, collect_output, &cl, r->err);
     if (!st)
         st = cl.st;
     for (i = 0; !st && i < s->n_systems; i++)
@@ -414,7 +470,8 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
             }
             a = &r->sides[first_is_a ? i : j];
             b = &r->sides[first_is_a ? j : i];
-            st = arb_store_put_blinding(r->st, r->run, kc->id, a->system, b->system, hex, r->err);
+            st = arb_store_writer_put_blinding(r->w, r->run, kc->id, a->system, b->system, hex,
+                                               r->err);
             if (!st)
                 st = decide_pair(it, a, b, &d, &cmp);
             /* Printed in the seed's member order (winner, reasoning, rubric, ...). */
@@ -429,7 +486,7 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
                            : d.winner == 'B' ? b->system
                            : d.winner == 'T' ? "TIE"
                                              : NULL;
-                st = arb_store_put_verdict(r->st, r->run, &v, r->err);
+                st = arb_store_writer_put_verdict(r->w, r->run, &v, r->err);
             }
             if (!st && escalate && r->esc && strcmp(d.status, "pending_judge") == 0) {
                 size_t ia = first_is_a ? i : j, ib = first_is_a ? j : i;
@@ -468,16 +525,20 @@ static void batch_release(struct runner *r)
     r->n_batch = 0;
 }
 
-/* Commit the batch, let the judge answer its pending pairs, start the next batch. */
+/*
+ * Commit the batch, let the judge answer its pending pairs, start the next
+ * batch.  (With a judge the writer has no thread: the judge's session uses
+ * the connection, and the pairs it answers must be committed first.)
+ */
 static enum arb_status flush_batch(struct runner *r)
 {
-    enum arb_status st = arb_store_commit(r->st, r->err);
+    enum arb_status st = arb_store_writer_commit(r->w, r->err);
 
     if (!st && r->esc)
         st = escalation_drain(r->esc, &r->unreachable, r->err);
     batch_release(r);
     if (!st)
-        st = arb_store_begin(r->st, r->err);
+        st = arb_store_writer_begin(r->w, r->err);
     return st;
 }
 
@@ -497,7 +558,7 @@ static enum arb_status evaluate_cases(struct runner *r, const struct arb_run_opt
         arb_case_reader_free(cr);
         return ARB_ENOMEM;
     }
-    st = arb_store_begin(r->st, r->err);
+    st = arb_store_writer_begin(r->w, r->err);
     while (!st && (got = arb_case_reader_next(cr, &r->batch[r->n_batch], r->err)) == 1) {
         struct arb_case *kc = &r->batch[r->n_batch];
         struct items *it = &r->batch_items[r->n_batch];
@@ -507,9 +568,12 @@ static enum arb_status evaluate_cases(struct runner *r, const struct arb_run_opt
         it->suite = r->s;
         it->kase = kc;
         it->n_exp = r->s->n_expectations + kc->n_expectations;
-        st = arb_store_case_done(r->st, r->run, kc->id, &done, r->err);
+        /* A new run has no verdicts to look for. */
+        done = 0;
+        if (r->resuming)
+            st = arb_store_case_done(r->rd, r->run, kc->id, &done, r->err);
         if (!st && done && r->esc)
-            st = arb_store_verdicts(r->st, r->run, kc->id, needs_judge, &need, r->err);
+            st = arb_store_verdicts(r->rd, r->run, kc->id, needs_judge, &need, r->err);
         /* A decided case is skipped; one still waiting for the judge is asked again. */
         if (!st && (!done || need))
             st = decide_case(r, it, 1);
@@ -526,9 +590,11 @@ static enum arb_status evaluate_cases(struct runner *r, const struct arb_run_opt
     if (!st)
         st = flush_batch(r);
     if (!st)
-        st = arb_store_commit(r->st, r->err);
-    else
-        arb_store_rollback(r->st);
+        st = arb_store_writer_commit(r->w, r->err);
+    if (!st)
+        st = arb_store_writer_sync(r->w, r->err);
+    if (st)
+        abort_writes(r);
     batch_release(r);
     if (!st && opts->progress)
         opts->progress(opts->progress_ctx, n);
@@ -669,14 +735,19 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
                            suite->n_systems);
     arb_strset_init(&ids);
     rc = runner_init(&r, st, suite, err);
-    if (!rc && opts->resume_run)
+    if (!rc && opts->resume_run) {
         r.run = opts->resume_run;
-    else if (!rc)
+        r.resuming = 1;
+    } else if (!rc)
         rc = create_run(&r, opts);
+    if (!rc)
+        rc = open_writer(&r, !opts->judge);
     if (!rc)
         rc = load_cases(&r, &ids, batch);
     for (i = 0; !rc && i < suite->n_systems; i++)
         rc = load_outputs(&r, &suite->systems[i], &ids);
+    if (!rc) /* passes 1 and 2 committed before pass 3 reads them */
+        rc = arb_store_writer_sync(r.w, err);
     arb_strset_release(&ids);
     if (rc && rc != ARB_EDB && rc != ARB_ENOMEM && !opts->resume_run && r.run) {
         /* Bad input found while loading a new run: leave no partial record behind. */
@@ -697,6 +768,7 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
                             err);
     if (!rc)
         rc = evaluate_cases(&r, opts, batch);
+    rc = close_writer(&r, rc);
     if (!rc)
         rc = arb_store_run_set_status(st, r.run, "complete", err);
     if (!rc)

@@ -48,7 +48,8 @@ const struct file_row *pick_file(const struct file_row *files, size_t n, const c
  * and rec are scratch space.
  */
 struct arb_store;
-enum arb_status evaluate_trials(struct arb_store *st, int64_t run, const struct items *it,
+struct arb_store_writer;
+enum arb_status evaluate_trials(struct arb_store_writer *w, int64_t run, const struct items *it,
                                 const char *system, int has_trials, const struct file_row *files,
                                 size_t n, struct arb_result *res, struct arb_buf *rec,
                                 struct arb_err *err);
@@ -63,8 +64,8 @@ struct side {
 
 /* The policy's decision on one pair (a is the system shown as A). */
 struct decision {
-    const char *status; /* "decided", "pending_judge", "missing_output" */
-    char winner;        /* 'A', 'B', 'T' (tie) or 0 when not decided */
+    const char *status;              /* "decided", "pending_judge", "missing_output" */
+    char winner;                     /* 'A', 'B', 'T' (tie) or 0 when not decided */
     double score_a, score_b;         /* overall scores, NAN when unknown */
     double pass_rate_a, pass_rate_b; /* expectation pass rates, NAN when none */
 };
@@ -82,6 +83,7 @@ enum arb_status decide_pair(const struct items *it, const struct side *a, const 
 
 struct arb_judge_config;
 struct arb_store;
+struct arb_store_writer;
 struct escalation;
 
 enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct arb_suite *s,
@@ -94,9 +96,9 @@ void escalation_free(struct escalation *e);
  * it (and the case behind it) must stay valid until escalation_drain; the
  * sides and texts are copied; texts are redacted here.
  */
-enum arb_status escalation_ask(struct escalation *e, const struct items *it,
-                               const struct side *a, const struct side *b, const char *text_a,
-                               const char *text_b, struct arb_err *err);
+enum arb_status escalation_ask(struct escalation *e, const struct items *it, const struct side *a,
+                               const struct side *b, const char *text_a, const char *text_b,
+                               struct arb_err *err);
 
 /*
  * Get every answer and replace the pairs' verdicts (each in its own

@@ -39,7 +39,7 @@ const struct file_row *pick_file(const struct file_row *files, size_t n, const c
 }
 
 /* Check every expectation of one trial (files[0..n)) and store its row. */
-static enum arb_status one_trial(struct arb_store *st, int64_t run, const struct items *it,
+static enum arb_status one_trial(struct arb_store_writer *w, int64_t run, const struct items *it,
                                  const char *system, const struct file_row *files, size_t n,
                                  struct arb_result *res, struct arb_buf *rec, struct arb_err *err)
 {
@@ -75,10 +75,10 @@ static enum arb_status one_trial(struct arb_store *st, int64_t run, const struct
         return s == ARB_ENOMEM ? arb_err_set(err, s, "out of memory") : s;
     row.passed = row.n_fail ? 0 : row.n_unresolved ? -1 : 1;
     row.records_json = rec->ptr;
-    return arb_store_put_trial(st, run, &row, err);
+    return arb_store_writer_put_trial(w, run, &row, err);
 }
 
-enum arb_status evaluate_trials(struct arb_store *st, int64_t run, const struct items *it,
+enum arb_status evaluate_trials(struct arb_store_writer *w, int64_t run, const struct items *it,
                                 const char *system, int has_trials, const struct file_row *files,
                                 size_t n, struct arb_result *res, struct arb_buf *rec,
                                 struct arb_err *err)
@@ -97,7 +97,7 @@ enum arb_status evaluate_trials(struct arb_store *st, int64_t run, const struct 
         while (hi < n && files[hi].trial == files[lo].trial)
             hi++;
         arb_buf_reset(rec);
-        s = one_trial(st, run, it, system, files + lo, hi - lo, res, rec, err);
+        s = one_trial(w, run, it, system, files + lo, hi - lo, res, rec, err);
         lo = hi;
     }
     return s;

@@ -604,6 +604,11 @@ static char *immutable_uri(const char *path)
     return u;
 }
 
+const char *arb_store_path(const struct arb_store *st)
+{
+    return st->path;
+}
+
 enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_store **out,
                                struct arb_err *err)
 {
