@@ -29,6 +29,9 @@ void arb_buf_release(struct arb_buf *b);
 /* Forget the contents but keep the storage. */
 void arb_buf_reset(struct arb_buf *b);
 
+/* Write n bytes as 2n lowercase hex digits and a NUL into out (2n + 1 chars). */
+void arb_hex(const unsigned char *in, size_t n, char *out);
+
 /* Append bytes.  ARB_ENOMEM on allocation failure, ARB_ETOOBIG past the cap. */
 enum arb_status arb_buf_add(struct arb_buf *b, const void *data, size_t len);
 enum arb_status arb_buf_adds(struct arb_buf *b, const char *s);

@@ -28,10 +28,8 @@ enum arb_status arb_blind_assign(uint64_t seed, const char *case_id, size_t k, i
         mac_len != 32)
         return ARB_EINTERNAL;
     *first_is_a = (mac[k / 8] >> (k % 8)) & 1;
-    if (hmac_hex) {
-        for (i = 0; i < 32; i++)
-            snprintf(hmac_hex + 2 * i, 3, "%02x", mac[i]);
-    }
+    if (hmac_hex)
+        arb_hex(mac, 32, hmac_hex);
     return ARB_OK;
 }
 

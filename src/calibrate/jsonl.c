@@ -277,8 +277,8 @@ enum arb_status calib_jsonl_read(const char *path,
         st = read_lines(f, path, fn, ctx, md, &items, err);
     if (!st && !EVP_DigestFinal_ex(md, digest, &dn))
         st = arb_err_set(err, ARB_EINTERNAL, "cannot hash '%s'", path);
-    for (unsigned int i = 0; !st && sha256 && i < dn && i < 32; i++)
-        snprintf(sha256 + 2 * i, 3, "%02x", digest[i]);
+    if (!st && sha256)
+        arb_hex(digest, dn < 32 ? dn : 32, sha256);
     EVP_MD_CTX_free(md);
     fclose(f);
     return st;

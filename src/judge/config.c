@@ -225,7 +225,7 @@ enum arb_status arb_judge_config_rehash(struct arb_judge_config *cfg, struct arb
     cJSON *o = cJSON_CreateObject();
     char *canon = NULL, *tmpl = judge_template();
     unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0, i;
+    unsigned int n = 0;
     enum arb_status st = ARB_ENOMEM;
 
     if (o && tmpl && cJSON_AddStringToObject(o, "provider", provider_name(cfg->provider)) &&
@@ -245,8 +245,8 @@ enum arb_status arb_judge_config_rehash(struct arb_judge_config *cfg, struct arb
     }
     if (!st && !EVP_Digest(canon, strlen(canon), md, &n, EVP_sha256(), NULL))
         st = arb_err_set(err, ARB_EINTERNAL, "cannot hash the judge config");
-    for (i = 0; !st && i < n; i++)
-        snprintf(cfg->hash + 2 * i, 3, "%02x", md[i]);
+    if (!st)
+        arb_hex(md, n, cfg->hash);
     free(canon);
     free(tmpl);
     cJSON_Delete(o);

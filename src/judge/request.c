@@ -252,12 +252,11 @@ static cJSON *message(const char *role, const char *content)
 static enum arb_status sha256_hex(const char *s, char *out)
 {
     unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0, i;
+    unsigned int n = 0;
 
     if (!EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL))
         return ARB_EINTERNAL;
-    for (i = 0; i < n; i++)
-        snprintf(out + 2 * i, 3, "%02x", md[i]);
+    arb_hex(md, n, out);
     return ARB_OK;
 }
 

@@ -44,12 +44,11 @@ char *path_join(const char *dir, const char *rel)
 enum arb_status sha256_hex(const void *data, size_t len, char hex[65])
 {
     unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0, i;
+    unsigned int n = 0;
 
     if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
         return ARB_EINTERNAL;
-    for (i = 0; i < n; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    arb_hex(md, n, hex);
     return ARB_OK;
 }
 

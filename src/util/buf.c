@@ -118,3 +118,14 @@ char *arb_buf_detach(struct arb_buf *b, size_t *len_out)
         *len_out = len;
     return p;
 }
+
+void arb_hex(const unsigned char *in, size_t n, char *out)
+{
+    static const char digit[] = "0123456789abcdef";
+
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digit[in[i] >> 4];
+        out[2 * i + 1] = digit[in[i] & 15];
+    }
+    out[2 * n] = '\0';
+}

@@ -66,3 +66,16 @@ Test(err, should_prefix_and_keep_untouched_on_success)
     cr_assert_str_eq(e.msg, "suite.json:3:4: bad 'x'");
     cr_assert_str_eq(arb_strerror(ARB_ENOMEM), "out of memory");
 }
+
+Test(hex, should_write_lowercase_digits_and_a_nul)
+{
+    const unsigned char in[] = {0x00, 0x0f, 0x10, 0x7f, 0x80, 0xab, 0xff};
+    char out[2 * sizeof(in) + 2];
+
+    memset(out, 'z', sizeof(out));
+    arb_hex(in, sizeof(in), out);
+    cr_assert_str_eq(out, "000f107f80abff");
+    cr_assert_eq(out[2 * sizeof(in) + 1], 'z', "wrote past the NUL");
+    arb_hex(in, 0, out);
+    cr_assert_str_eq(out, "");
+}
