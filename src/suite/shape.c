@@ -247,26 +247,20 @@ enum arb_status shape_check(const struct arb_schema *schema, const cJSON *schema
                             const char *start, const cJSON *instance, const struct src *src,
                             const char *prefix, struct arb_err *err)
 {
-    struct arb_schema_errors *errs = malloc(sizeof(*errs));
+    /* On the stack (about 5 KB): a malloc this size, once per case, made glibc consolidate
+     * its free lists every time, 4% of a run's main thread. */
+    struct arb_schema_errors errs_mem, *errs = &errs_mem;
     struct pos best = {0, 0};
     size_t i, pick = 0;
     int r;
-    enum arb_status st;
 
-    if (!errs)
-        return arb_err_set(err, ARB_ENOMEM, "out of memory");
     arb_schema_errors_init(errs);
     r = arb_schema_validate(schema, instance, errs);
-    if (r == 1) {
-        free(errs);
+    if (r == 1)
         return ARB_OK;
-    }
-    if (r < 0 || errs->count == 0) {
-        st = located(err, r < 0 ? (enum arb_status)(-r) : ARB_ESCHEMA, src, prefix, 0, "%s",
-                     errs->err.msg[0] ? errs->err.msg : "does not match the suite schema");
-        free(errs);
-        return st;
-    }
+    if (r < 0 || errs->count == 0)
+        return located(err, r < 0 ? (enum arb_status)(-r) : ARB_ESCHEMA, src, prefix, 0, "%s",
+                       errs->err.msg[0] ? errs->err.msg : "does not match the suite schema");
     /* The pointers the validator reports are relative to instance; src may hold more. */
     for (i = 0; i < errs->count; i++) {
         struct arb_schema_violation full = errs->items[i];
@@ -279,8 +273,6 @@ enum arb_status shape_check(const struct arb_schema *schema, const cJSON *schema
             pick = i;
         }
     }
-    st = describe(&errs->items[pick], schema_doc, start, instance, src, prefix, errs->total - 1,
-                  err);
-    free(errs);
-    return st;
+    return describe(&errs->items[pick], schema_doc, start, instance, src, prefix, errs->total - 1,
+                    err);
 }
