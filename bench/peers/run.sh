@@ -96,7 +96,7 @@ measure() { # label command...
     echo "$label|$secs|$mb" >>"$T/results"
 }
 
-echo "workload 1: $N cases x 6 deterministic assertions (one core per tool; node $(node --version))"
+echo "workload 1: $N cases x 6 deterministic assertions (wall time on this machine; node $(node --version))"
 cd "$T"
 measure "promptfoo eval --no-write (no database)" \
     "$HERE/node_modules/.bin/promptfoo" eval -c pf.yaml --no-cache --no-write --no-progress-bar
