@@ -7,6 +7,7 @@
  * win matrix and the statistics: each comparison.json is read and parsed once.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,8 @@ struct acc {
     int want_cases;
     struct matrix_acc *matrix; /* with parts->win_matrix */
     struct stats_acc *stats;   /* with parts->statistics */
+    struct cmp_view view;      /* the verdict's comparison.json, as read */
+    char bad[300];             /* which verdict's comparison could not be read */
     const struct arb_report_parts *parts;
     char **extra; /* systems only verdicts name, found by a first pass (an edited database) */
     size_t n_extra;
@@ -58,68 +61,54 @@ static cJSON *child(cJSON *obj, const char *k)
 }
 
 /* Add one side's rubric and expectations to the system's accumulator. */
-static int add_side(struct acc *a, const char *case_id, const char *system, const cJSON *cmp,
-                    const char *side)
+static int add_side(struct acc *a, const char *case_id, const char *system,
+                    const struct cmp_side *sd)
 {
+    static const char *const dims[] = {"content", "structure"};
+    static const char *const scores[] = {"content_score", "structure_score", "overall_score"};
     uint32_t n[3] = {0, 0, 0};
     cJSON *sys = child(a->systems, system);
-    const cJSON *rub =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cmp, "rubric"), side);
-    const cJSON *exp = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(cmp, "expectation_results"), side);
-    const cJSON *d, *dim;
-    const char *dims[] = {"content", "structure"};
-    size_t k;
+    size_t k, i;
 
     if (!sys)
         return 0;
-    for (k = 0; rub && k < 2; k++) {
-        cJSON *sums = child(sys, dims[k]);
+    for (k = 0; k < 2; k++) {
+        cJSON *sums = sd->n_crit[k] ? child(sys, dims[k]) : NULL;
 
-        dim = cJSON_GetObjectItemCaseSensitive(rub, dims[k]);
-        cJSON_ArrayForEach(d, dim)
-        {
-            cJSON *c = sums ? child(sums, d->string) : NULL;
+        for (i = 0; i < sd->n_crit[k]; i++) {
+            const struct cmp_crit *c = &sd->crit[k][i];
+            cJSON *acc = sums ? child(sums, c->name) : NULL;
 
-            if (!c)
+            if (!acc)
                 return 0;
-            if (cJSON_IsNumber(d) && (!bump(c, "sum", d->valuedouble) || !bump(c, "n", 1)))
+            /* A criterion whose value is not a number is listed, without a score. */
+            if (c->is_number && (!bump(acc, "sum", c->value) || !bump(acc, "n", 1)))
                 return 0;
         }
     }
-    if (rub && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(rub, "overall_score"))) {
-        const char *scores[] = {"content_score", "structure_score", "overall_score"};
-
+    if (sd->score_is_number[2]) {
         for (k = 0; k < 3; k++)
-            if (!bump(sys, scores[k], num(rub, scores[k])))
+            if (!bump(sys, scores[k], sd->score[k]))
                 return 0;
         if (!bump(sys, "scored", 1))
             return 0;
     }
-    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(exp, "details"))
-    {
-        const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
-        const cJSON *passed = cJSON_GetObjectItemCaseSensitive(d, "passed");
-        const char *what = cJSON_IsTrue(passed)    ? "passed"
-                           : cJSON_IsFalse(passed) ? "failed"
-                                                   : "unresolved";
-        cJSON *e, *per;
+    for (i = 0; i < sd->n_exp; i++) {
+        const struct cmp_exp *e = &sd->exp[i];
+        const char *what = e->passed == 1 ? "passed" : e->passed == 0 ? "failed" : "unresolved";
+        cJSON *x, *per;
 
-        if (!cJSON_IsString(id))
+        if (!e->id)
             continue;
-        n[cJSON_IsTrue(passed) ? 0 : cJSON_IsFalse(passed) ? 1 : 2]++;
-        e = cJSON_GetObjectItemCaseSensitive(a->expectations, id->valuestring);
-        if (!e) {
-            const cJSON *text = cJSON_GetObjectItemCaseSensitive(d, "text");
-
-            e = cJSON_AddObjectToObject(a->expectations, id->valuestring);
-            if (!e ||
-                !cJSON_AddStringToObject(e, "text",
-                                         cJSON_IsString(text) ? text->valuestring : "") ||
-                !cJSON_AddItemToArray(a->exp_order, cJSON_CreateString(id->valuestring)))
+        n[e->passed == 1 ? 0 : e->passed == 0 ? 1 : 2]++;
+        x = cJSON_GetObjectItemCaseSensitive(a->expectations, e->id);
+        if (!x) {
+            x = cJSON_AddObjectToObject(a->expectations, e->id);
+            if (!x || !cJSON_AddStringToObject(x, "text", e->text ? e->text : "") ||
+                !cJSON_AddItemToArray(a->exp_order, cJSON_CreateString(e->id)))
                 return 0;
         }
-        per = child(child(e, "systems"), system);
+        per = child(child(x, "systems"), system);
         if (!per || !bump(per, what, 1) || !bump(child(sys, "expectations"), what, 1))
             return 0;
     }
@@ -181,25 +170,26 @@ static int on_begin(void *ctx, struct arb_run_summary *sum)
 static int on_verdict(void *ctx, const struct arb_verdict_row *v)
 {
     struct acc *a = ctx;
-    cJSON *cmp;
     int ok = 1;
+    enum arb_status st;
 
     if (a->matrix)
         matrix_acc_verdict(a->matrix, v);
     if (!v->comparison_json)
         return 0;
-    cmp = report_parse_comparison(v->comparison_json);
-    if (!cmp) {
-        a->st = ARB_ENOMEM;
+    st = cmp_view_read(&a->view, v->comparison_json);
+    if (st) {
+        a->st = st == ARB_ENOMEM ? ARB_ENOMEM : ARB_EDB;
+        snprintf(a->bad, sizeof(a->bad), "case '%.100s' (%.60s vs %.60s)", v->case_id, v->system_a,
+                 v->system_b);
         return 1;
     }
     if (!seen_in_case(a, v->case_id, v->system_a))
-        ok = add_side(a, v->case_id, v->system_a, cmp, "A");
+        ok = add_side(a, v->case_id, v->system_a, &a->view.side[0]);
     if (ok && !seen_in_case(a, v->case_id, v->system_b))
-        ok = add_side(a, v->case_id, v->system_b, cmp, "B");
+        ok = add_side(a, v->case_id, v->system_b, &a->view.side[1]);
     if (ok && a->stats)
-        ok = stats_acc_verdict(a->stats, v, cmp) == ARB_OK;
-    cJSON_Delete(cmp);
+        ok = stats_acc_verdict(a->stats, v, &a->view) == ARB_OK;
     if (!ok || a->st) {
         a->st = a->st ? a->st : ARB_ENOMEM;
         return 1;
@@ -335,6 +325,7 @@ static enum arb_status acc_init(struct acc *a, const struct arb_report_parts *pa
     a->n_extra = n_extra;
     arb_buf_init(&a->case_id, 0);
     a->parts = parts;
+    cmp_view_init(&a->view);
     a->systems = cJSON_CreateObject();
     a->expectations = cJSON_CreateObject();
     a->exp_order = cJSON_CreateArray();
@@ -352,6 +343,7 @@ static void acc_release(struct acc *a)
     case_rates_release(&a->cr);
     matrix_acc_free(a->matrix);
     stats_acc_free(a->stats);
+    cmp_view_release(&a->view);
     a->systems = a->expectations = a->exp_order = NULL;
     a->seen = NULL;
     a->names = NULL;
@@ -487,7 +479,10 @@ enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
     free(a.extra);
     if (rc) {
         cJSON_Delete(r);
-        if (rc == ARB_ENOMEM && !err->msg[0])
+        if (rc == ARB_EDB && a.bad[0] && !err->msg[0])
+            arb_err_set(err, rc, "run %lld: the stored comparison of %s is not JSON",
+                        (long long)run, a.bad);
+        else if (rc == ARB_ENOMEM && !err->msg[0])
             arb_err_set(err, rc, "out of memory building the report");
         return rc;
     }

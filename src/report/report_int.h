@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "arbiter/buf.h"
 #include "arbiter/report.h"
 #include "arbiter/status.h"
 #include "arbiter/store.h"
@@ -37,18 +38,6 @@ enum arb_status case_rates_add(struct case_rates *cr, const char *case_id, const
 enum arb_status case_rates_emit(const struct case_rates *cr, size_t limit, cJSON *report);
 
 /*
- * Parse only the members a report reads of a stored comparison.json: a new
- * object holding "rubric" and "expectation_results" (those present), the
- * other members (reasoning, output_quality...) skipped without building them.
- * Falls back to a full parse when the text is not the flat object expected.
- * The skipped members are only delimited, not validated: the text is what
- * cJSON wrote into the database, and bad JSON inside a skipped member may
- * pass.  NULL when out of memory or when what is read is not JSON.  The
- * caller frees it (cJSON_Delete).
- */
-cJSON *report_parse_comparison(const char *json);
-
-/*
  * The win matrix (matrix.c) and the statistics (statistics.c) accumulate
  * during the report's one pass over the verdicts (report.c): created with
  * the run's systems in suite order (names kept, not copied), fed every
@@ -63,14 +52,58 @@ enum arb_status matrix_acc_emit(const struct matrix_acc *m, cJSON *report);
 void matrix_acc_free(struct matrix_acc *m);
 
 struct stats_acc;
+struct cmp_view;
 struct stats_acc *stats_acc_new(const char *const *names, size_t n);
 /* ARB_OK or ARB_ENOMEM. */
 enum arb_status stats_acc_verdict(struct stats_acc *s, const struct arb_verdict_row *v,
-                                  const cJSON *cmp);
+                                  const struct cmp_view *cmp);
 /* Add the intervals, "pairs", "mcnemar", "bradley_terry" and "statistics" to report. */
 enum arb_status stats_acc_emit(struct stats_acc *s, const struct arb_report_opts *o, cJSON *report,
                                struct arb_err *err);
 void stats_acc_free(struct stats_acc *s);
+
+/*
+ * What a report counts of a stored comparison.json (view.c), per side (0 A,
+ * 1 B): the rubric's criterion values by dimension (0 content, 1 structure),
+ * its three scores, and the expectation results.  Read without a JSON tree;
+ * everything points into the view, valid until the next cmp_view_read.
+ */
+struct cmp_crit {
+    const char *name;
+    double value;
+    int is_number; /* the value is a number (else the criterion has no score) */
+    size_t name_off;
+};
+
+struct cmp_exp {
+    const char *id;   /* NULL when not a string */
+    const char *text; /* NULL when not a string */
+    int passed;       /* 1 true, 0 false, -1 anything else */
+    size_t id_off, text_off;
+};
+
+struct cmp_side {
+    const struct cmp_crit *crit[2];
+    size_t n_crit[2], crit_at[2];
+    double score[3]; /* content_score, structure_score, overall_score; NaN if absent */
+    int score_is_number[3];
+    const struct cmp_exp *exp; /* expectation_results.<side>.details, in order */
+    size_t n_exp, exp_at;
+};
+
+struct cmp_view {
+    struct cmp_side side[2];
+    struct arb_buf text; /* the decoded strings */
+    struct cmp_crit *crit;
+    size_t n_crit, cap_crit;
+    struct cmp_exp *exp;
+    size_t n_exp, cap_exp;
+};
+
+void cmp_view_init(struct cmp_view *v);
+void cmp_view_release(struct cmp_view *v);
+/* ARB_OK, ARB_EPARSE (not a JSON object where one is read), ARB_ENOMEM. */
+enum arb_status cmp_view_read(struct cmp_view *v, const char *json);
 
 /* win_matrix[key][i][j] of a report's "win_matrix" (matrix.c), NaN when absent or null. */
 double report_matrix_at(const cJSON *m, const char *key, int i, int j);

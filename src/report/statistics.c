@@ -155,72 +155,49 @@ static int new_case(struct stats_acc *s, const char *id)
     return bad || !s->case_id;
 }
 
-static const cJSON *side(const cJSON *cmp, const char *group, const char *label)
+/* 1 passed, 0 failed, -1 unresolved or absent, for expectation id in a side's details. */
+static int exp_result(const struct cmp_side *sd, const char *id)
 {
-    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cmp, group), label);
-}
-
-/* 1 passed, 0 failed, -1 unresolved, for expectation id in a side's details. */
-static int exp_result(const cJSON *er, const char *id)
-{
-    const cJSON *d;
-
-    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(er, "details"))
-    {
-        const cJSON *x = cJSON_GetObjectItemCaseSensitive(d, "id");
-
-        if (cJSON_IsString(x) && strcmp(x->valuestring, id) == 0) {
-            const cJSON *p = cJSON_GetObjectItemCaseSensitive(d, "passed");
-
-            return cJSON_IsTrue(p) ? 1 : cJSON_IsFalse(p) ? 0 : -1;
-        }
-    }
+    for (size_t i = 0; i < sd->n_exp; i++)
+        if (sd->exp[i].id && strcmp(sd->exp[i].id, id) == 0)
+            return sd->exp[i].passed;
     return -1;
 }
 
 /* Each (case, system) adds its expectation outcomes once and its score once. */
-static int add_once(struct stats_acc *s, size_t sys, const cJSON *cmp, const char *label,
-                    int decided)
+static void add_once(struct stats_acc *s, size_t sys, const struct cmp_side *sd, int decided)
 {
-    const cJSON *d, *rub = side(cmp, "rubric", label);
-    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(rub, "overall_score");
-
     /* The score from the first decided pair with one (an earlier pair may be pending or
      * missing the other system's output), the expectations from the first pair. */
-    if (!(s->seen[sys] & SEEN_SCORE) && decided && cJSON_IsNumber(ov)) {
+    if (!(s->seen[sys] & SEEN_SCORE) && decided && sd->score_is_number[2]) {
         s->seen[sys] |= SEEN_SCORE;
-        last(&s->sys[sys].overall, ov->valuedouble);
+        last(&s->sys[sys].overall, sd->score[2]);
         last(&s->sys[sys].scored, 1.0);
     }
     if (s->seen[sys] & SEEN_EXPECTATIONS)
-        return 0;
+        return;
     s->seen[sys] |= SEEN_EXPECTATIONS;
     {
         double p = 0, t = 0;
 
-        cJSON_ArrayForEach(
-            d, cJSON_GetObjectItemCaseSensitive(side(cmp, "expectation_results", label), "details"))
-        {
-            const cJSON *x = cJSON_GetObjectItemCaseSensitive(d, "passed");
-
-            if (cJSON_IsBool(x)) {
+        for (size_t i = 0; i < sd->n_exp; i++) {
+            if (sd->exp[i].passed >= 0) {
                 t += 1;
-                p += cJSON_IsTrue(x);
+                p += sd->exp[i].passed;
             }
         }
         last(&s->sys[sys].passed, p);
         last(&s->sys[sys].total, t);
     }
-    return 0;
 }
 
 enum arb_status stats_acc_verdict(struct stats_acc *s, const struct arb_verdict_row *v,
-                                  const cJSON *cmp)
+                                  const struct cmp_view *cmp)
 {
     size_t ia = sys_index(s, v->system_a), ib = sys_index(s, v->system_b);
     struct pair_acc *p;
     int decided = strcmp(v->status, "decided") == 0, flip;
-    const cJSON *ea, *eb, *d;
+    const struct cmp_side *ea, *eb;
 
     if (ia == (size_t)-1 || ib == (size_t)-1 || ia == ib || !cmp || s->st)
         return s->st;
@@ -228,8 +205,8 @@ enum arb_status stats_acc_verdict(struct stats_acc *s, const struct arb_verdict_
         return s->st = ARB_ENOMEM;
     p = pair_of(s, ia, ib);
     flip = ia > ib; /* the verdict's A is the pair's second system */
-    if (add_once(s, ia, cmp, "A", decided) || add_once(s, ib, cmp, "B", decided))
-        s->st = ARB_ENOMEM;
+    add_once(s, ia, &cmp->side[0], decided);
+    add_once(s, ib, &cmp->side[1], decided);
     if (decided && v->winner) {
         int a_won = strcmp(v->winner, v->system_a) == 0, tie = strcmp(v->winner, "TIE") == 0;
         double oa = tie ? 0.5 : a_won ? 1.0 : 0.0;
@@ -252,28 +229,26 @@ enum arb_status stats_acc_verdict(struct stats_acc *s, const struct arb_verdict_
         }
     }
     /* McNemar: per expectation, cases where exactly one system of the pair passes. */
-    ea = side(cmp, "expectation_results", flip ? "B" : "A");
-    eb = side(cmp, "expectation_results", flip ? "A" : "B");
-    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(ea, "details"))
-    {
-        const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
-        const cJSON *pa = cJSON_GetObjectItemCaseSensitive(d, "passed");
+    ea = &cmp->side[flip ? 1 : 0];
+    eb = &cmp->side[flip ? 0 : 1];
+    for (size_t i = 0; i < ea->n_exp; i++) {
+        const struct cmp_exp *d = &ea->exp[i];
         int pb;
         struct exp_acc *e;
 
-        if (!cJSON_IsString(id) || !cJSON_IsBool(pa))
+        if (!d->id || d->passed < 0)
             continue;
-        pb = exp_result(eb, id->valuestring);
+        pb = exp_result(eb, d->id);
         if (pb < 0)
             continue;
-        e = exp_of(s, id->valuestring, (size_t)(p - s->pairs));
+        e = exp_of(s, d->id, (size_t)(p - s->pairs));
         if (!e) {
             s->st = ARB_ENOMEM;
             break;
         }
-        if (cJSON_IsTrue(pa) && !pb)
+        if (d->passed == 1 && !pb)
             e->b++;
-        else if (!cJSON_IsTrue(pa) && pb)
+        else if (d->passed == 0 && pb)
             e->c++;
     }
     return s->st;
