@@ -29,6 +29,17 @@
 enum arb_status arb_blind_assign(uint64_t seed, const char *case_id, size_t k, int *first_is_a,
                                  char *hmac_hex);
 
+/*
+ * The same decisions with the HMAC set up once for a seed (arb_blind_assign
+ * sets it up on every call, which costs more than the hashing).  _new gives
+ * ARB_ENOMEM or ARB_EINTERNAL; _assign as arb_blind_assign.
+ */
+struct arb_blinder;
+enum arb_status arb_blinder_new(uint64_t seed, struct arb_blinder **b);
+enum arb_status arb_blinder_assign(struct arb_blinder *b, const char *case_id, size_t k,
+                                   int *first_is_a, char *hmac_hex);
+void arb_blinder_free(struct arb_blinder *b);
+
 #define ARB_REDACTED "[REDACTED]"
 
 /*

@@ -41,9 +41,10 @@ struct sysout {
 
 struct runner {
     struct arb_store *st;
-    struct arb_store *rd;       /* pass 3 reads: st, or a second connection with a writer */
-    struct arb_store_writer *w; /* pass 3 writes */
-    int resuming;               /* the run existed: some cases may be decided already */
+    struct arb_store *rd;        /* pass 3 reads: st, or a second connection with a writer */
+    struct arb_store_writer *w;  /* pass 3 writes */
+    int resuming;                /* the run existed: some cases may be decided already */
+    struct arb_blinder *blinder; /* the suite's seed, keyed once */
     struct arb_suite *s;
     int64_t run;
     struct arb_err *err;
@@ -172,9 +173,9 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
 {
     struct arb_output_reader *rd = NULL;
     struct arb_output o;
-    struct arb_strset seen;
+    struct arb_strset seen, trial_of; /* case -> the trial of its first stored output */
     struct arb_buf key;
-    size_t n = 0;
+    size_t n = 0, isys = (size_t)(sys - r->s->systems), first;
     int got, added;
     enum arb_status st;
 
@@ -182,6 +183,7 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
     if (st)
         return arb_err_prefix(r->err, st, "system '%s'", sys->name);
     arb_strset_init(&seen);
+    arb_strset_init(&trial_of);
     arb_buf_init(&key, 0);
     memset(&o, 0, sizeof(o));
     st = arb_store_writer_begin(r->w, r->err);
@@ -218,6 +220,11 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
             row.meta_json = meta;
             if (!st)
                 st = arb_store_writer_put_output(r->w, r->run, &row, r->err);
+            /* Two trials of one case: the system has trials (has_trials, new runs). */
+            if (!st)
+                st = arb_strset_add(&trial_of, o.case_id, (size_t)o.trial, &added, &first);
+            if (!st && !added && first != (size_t)o.trial)
+                r->has_trials[isys] = 1;
             free(meta);
         }
         arb_output_release(&o);
@@ -235,6 +242,7 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
         abort_writes(r);
     arb_output_reader_free(rd);
     arb_strset_release(&seen);
+    arb_strset_release(&trial_of);
     arb_buf_release(&key);
     return st;
 }
@@ -463,7 +471,7 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
             cJSON *cmp = NULL;
             char *cmp_text = NULL;
 
-            st = arb_blind_assign(s->seed, kc->id, k, &first_is_a, hex);
+            st = arb_blinder_assign(r->blinder, kc->id, k, &first_is_a, hex);
             if (st) {
                 arb_err_set(r->err, st, "cannot compute the blinding HMAC");
                 break;
@@ -684,6 +692,8 @@ static enum arb_status runner_init(struct runner *r, struct arb_store *st, struc
     r->has_trials = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->has_trials));
     if (!r->outs || !r->sides || !r->has_trials)
         return ARB_ENOMEM;
+    if (arb_blinder_new(s->seed, &r->blinder))
+        return arb_err_set(err, ARB_EINTERNAL, "cannot set up the blinding HMAC in openssl");
     for (i = 0; i < s->n_systems; i++) {
         r->sides[i].crit = calloc(s->n_criteria ? s->n_criteria : 1, sizeof(double));
         if (!r->sides[i].crit || arb_strset_add(&r->systems, s->systems[i].name, i, &added, NULL))
@@ -707,6 +717,7 @@ static void runner_release(struct runner *r)
     free(r->outs);
     free(r->sides);
     free(r->has_trials);
+    arb_blinder_free(r->blinder);
     arb_strset_release(&r->systems);
     arb_result_release(&r->res);
     arb_buf_release(&r->rec);
@@ -759,9 +770,10 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
         }
         r.run = 0;
     }
-    /* Which systems have trials: decided once all outputs are stored (a resume stores them
-     * again first), so every case of such a system gets its trial rows. */
-    for (i = 0; !rc && i < suite->n_systems; i++)
+    /* Which systems have trials: decided once all outputs are stored, so every case of
+     * such a system gets its trial rows.  A new run's loading saw every stored output; a
+     * resumed one asks the database, which may hold outputs the files no longer have. */
+    for (i = 0; !rc && r.resuming && i < suite->n_systems; i++)
         rc = arb_store_has_trials(st, r.run, suite->systems[i].name, &r.has_trials[i], err);
     if (!rc && opts->judge)
         rc = escalation_new(st, r.run, suite, opts->judge, opts->api_key, !opts->no_cache, &r.esc,

@@ -28,6 +28,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <openssl/evp.h>
+
 #include "arbiter/file.h"
 #include "arbiter/json.h"
 #include "arbiter/unicode.h"
@@ -48,6 +50,8 @@ struct arb_output_reader {
     struct names top; /* entries of the directory */
     struct names sub; /* files of the current case sub-directory, relative to it */
     char *sub_case;   /* the case id of that sub-directory */
+    EVP_MD *sha256;   /* fetched once: a fetch per output cost more than the hashing */
+    EVP_MD_CTX *md;
 };
 
 static void names_release(struct names *n)
@@ -143,6 +147,12 @@ enum arb_status arb_output_reader_open(const char *path, size_t max_bytes,
     if (!r)
         return arb_err_set(err, ARB_ENOMEM, "out of memory");
     r->cap = max_bytes ? max_bytes : ARB_OUTPUT_CAP_DEFAULT;
+    r->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+    r->md = EVP_MD_CTX_new();
+    if (!r->sha256 || !r->md) {
+        arb_output_reader_free(r);
+        return arb_err_set(err, ARB_EINTERNAL, "cannot set up SHA-256 in openssl");
+    }
     r->is_dir = arb_is_dir(path);
     if (r->is_dir) {
         r->root = strdup(path);
@@ -171,6 +181,8 @@ void arb_output_reader_free(struct arb_output_reader *r)
     names_release(&r->sub);
     free(r->sub_case);
     free(r->root);
+    EVP_MD_CTX_free(r->md);
+    EVP_MD_free(r->sha256);
     free(r);
 }
 
@@ -186,11 +198,17 @@ void arb_output_release(struct arb_output *o)
 }
 
 /* text, len are set: mark binary content and hash it. */
-static enum arb_status finish(struct arb_output *o, struct arb_err *err)
+static enum arb_status finish(const struct arb_output_reader *r, struct arb_output *o,
+                              struct arb_err *err)
 {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+
     o->binary = memchr(o->text, '\0', o->len) != NULL || !arb_utf8_valid(o->text, o->len, NULL);
-    if (sha256_hex(o->text, o->len, o->sha256))
+    if (!EVP_DigestInit_ex(r->md, r->sha256, NULL) || !EVP_DigestUpdate(r->md, o->text, o->len) ||
+        !EVP_DigestFinal_ex(r->md, md, &n) || n != 32)
         return arb_err_set(err, ARB_EINTERNAL, "sha-256 failed in openssl");
+    arb_hex(md, n, o->sha256);
     return ARB_OK;
 }
 
@@ -270,7 +288,7 @@ static int next_line(struct arb_output_reader *r, struct arb_output *o, struct a
     else
         cJSON_Delete(m);
     if (!st)
-        st = finish(o, err);
+        st = finish(r, o, err);
     if (st) {
         arb_output_release(o);
         return -(int)st;
@@ -300,7 +318,7 @@ static enum arb_status read_file(const struct arb_output_reader *r, const char *
         st = arb_err_set(err, st, "%s", ferr.msg);
     if (!st) {
         o->text = arb_buf_detach(&b, &o->len);
-        st = o->text ? finish(o, err) : arb_err_set(err, ARB_ENOMEM, "out of memory");
+        st = o->text ? finish(r, o, err) : arb_err_set(err, ARB_ENOMEM, "out of memory");
     }
     arb_buf_release(&b);
     return st;

@@ -127,3 +127,30 @@ Test(strset, should_remember_first_values_across_growth)
     cr_assert_eq(s.n, 5000);
     arb_strset_release(&s);
 }
+
+/* The keyed-once blinder decides exactly as arb_blind_assign, on any seed, case and pair. */
+Test(blind, should_decide_as_arb_blind_assign_when_keyed_once)
+{
+    const uint64_t seeds[] = {0, 7, 42, 0x8000000000000000ull, UINT64_MAX};
+    const char *cases[] = {"", "c1", "invoice-0042", "caf\xc3\xa9",
+                           "a much longer case id, with spaces"};
+
+    for (size_t s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++) {
+        struct arb_blinder *b = NULL;
+
+        cr_assert_eq(arb_blinder_new(seeds[s], &b), ARB_OK);
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+            for (size_t k = 0; k < 256; k += 17) {
+                char h1[65], h2[65];
+                int a1 = -1, a2 = -2;
+
+                cr_assert_eq(arb_blind_assign(seeds[s], cases[c], k, &a1, h1), ARB_OK);
+                cr_assert_eq(arb_blinder_assign(b, cases[c], k, &a2, h2), ARB_OK);
+                cr_assert_eq(a1, a2, "seed %zu case '%s' pair %zu", s, cases[c], k);
+                cr_assert_str_eq(h1, h2);
+            }
+        }
+        cr_assert_eq(arb_blinder_assign(b, "c1", 256, &(int){0}, NULL), ARB_EUSAGE);
+        arb_blinder_free(b);
+    }
+}
