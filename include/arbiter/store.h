@@ -267,6 +267,9 @@ enum arb_status arb_store_writer_put_trial(struct arb_store_writer *w, int64_t r
 enum arb_status arb_store_writer_sync(struct arb_store_writer *w, struct arb_err *err);
 enum arb_status arb_store_writer_finish(struct arb_store_writer *w, struct arb_err *err);
 
+/* The schema version this build writes (PRAGMA user_version of a current file). */
+int arb_store_latest_schema(void);
+
 /* The path st was opened with. */
 const char *arb_store_path(const struct arb_store *st);
 

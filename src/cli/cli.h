@@ -35,6 +35,7 @@ extern const struct arb_cmd arb_cmd_export;
 extern const struct arb_cmd arb_cmd_compare;
 extern const struct arb_cmd arb_cmd_replay;
 extern const struct arb_cmd arb_cmd_calibrate;
+extern const struct arb_cmd arb_cmd_migrate;
 
 /* "arbiter CMD: message" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

@@ -19,7 +19,7 @@
 
 static const struct arb_cmd *const commands[] = {
     &arb_cmd_check,  &arb_cmd_run,     &arb_cmd_runs,   &arb_cmd_show,      &arb_cmd_report,
-    &arb_cmd_export, &arb_cmd_compare, &arb_cmd_replay, &arb_cmd_calibrate,
+    &arb_cmd_export, &arb_cmd_compare, &arb_cmd_replay, &arb_cmd_calibrate, &arb_cmd_migrate,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -466,9 +466,9 @@ static enum arb_status check_and_migrate(struct arb_store *st, struct arb_err *e
             return arb_err_set(err, ARB_EDB, "'%s' is not an Arbiter database (it is empty)",
                                st->path);
         return arb_err_set(err, ARB_ESCHEMA,
-                           "'%s' has schema version %lld and needs migrating to %d; open it "
-                           "once for writing",
-                           st->path, (long long)version, LATEST_SCHEMA);
+                           "'%s' has schema version %lld and needs migrating to %d: run "
+                           "'arbiter migrate --db %s'",
+                           st->path, (long long)version, LATEST_SCHEMA, st->path);
     }
     for (size_t i = 0; i < N_MIGRATIONS; i++) {
         if (migrations[i].version <= version)
@@ -602,6 +602,11 @@ static char *immutable_uri(const char *path)
     }
     memcpy(u + at, tail, sizeof(tail));
     return u;
+}
+
+int arb_store_latest_schema(void)
+{
+    return LATEST_SCHEMA;
 }
 
 const char *arb_store_path(const struct arb_store *st)
