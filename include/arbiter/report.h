@@ -50,8 +50,8 @@ struct arb_report_opts {
  *                 ties counted half (null on the diagonal and for pairs that
  *                 never met)
  *   statistics    when not NULL, the statistical strategy: 95% bootstrap
- *                 intervals for each system ("intervals" with win_rate,
- *                 pass_rate, overall_score); per pair of systems the exact sign
+ *                 intervals for each system: "intervals" with win_rate,
+ *                 pass_rate, overall_score; per pair of systems the exact sign
  *                 test and a paired bootstrap of score differences ("pairs";
  *                 with a baseline only the pairs with it), McNemar's exact test
  *                 per expectation ("mcnemar", the same pairs), Bradley-Terry

@@ -58,7 +58,7 @@ struct arb_run_summary {
 
 void arb_run_summary_release(struct arb_run_summary *s);
 
-/* Add a system (at the end, with no totals) unless sum has it; ARB_ENOMEM. */
+/* Add a system at the end, with no totals, unless sum has it; ARB_ENOMEM. */
 enum arb_status arb_run_summary_add_system(struct arb_run_summary *sum, const char *name);
 
 /*

@@ -564,7 +564,7 @@ struct stats_acc *stats_acc_new(const char *const *names, size_t n)
 }
 
 /*
- * The statistics to resample, three per system (win rate, pass rate, overall
+ * The statistics to resample, three for each system (win rate, pass rate, overall
  * score) and one per pair shown (the paired score difference), into cs.
  */
 static void plan(const struct stats_acc *s, const char *baseline, struct arb_cluster_stat *cs)

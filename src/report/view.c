@@ -298,19 +298,57 @@ static int member(struct scan *s)
  * fn(s, key, ctx, seen) with s->p at its value; fn reads the value (or skips
  * it).  seen marks the wanted keys met already, so a repeated one is skipped.
  */
+/* At an object's or array's opening bracket: 1 when items follow, 0 when it closes at once. */
+static int open_items(struct scan *s, char close)
+{
+    s->p++;
+    ws(s);
+    if (*s->p != close)
+        return 1;
+    s->p++;
+    return 0;
+}
+
+/* After an item: 1 when another follows, 0 at the closing bracket (consumed), -1 malformed. */
+static int next_item(struct scan *s, char close)
+{
+    ws(s);
+    if (*s->p == ',') {
+        s->p++;
+        ws(s);
+        return 1;
+    }
+    if (*s->p != close)
+        return -1;
+    s->p++;
+    return 0;
+}
+
+/* Room for one more element in *v (n used, *cap allocated, size bytes each); -1 out of memory. */
+static int room(struct scan *s, void **v, size_t n, size_t *cap, size_t size)
+{
+    void *nv;
+
+    if (n < *cap)
+        return 0;
+    nv = realloc(*v, (*cap ? 2 * *cap : 16) * size);
+    if (!nv) {
+        s->nomem = 1;
+        return -1;
+    }
+    *v = nv;
+    *cap = *cap ? 2 * *cap : 16;
+    return 0;
+}
+
 static int object(struct scan *s, int (*fn)(struct scan *s, int key, void *ctx), void *ctx)
 {
     unsigned seen = 0;
+    int more;
 
     if (*s->p != '{')
         return skip(s);
-    s->p++;
-    ws(s);
-    if (*s->p == '}') {
-        s->p++;
-        return 0;
-    }
-    for (;;) {
+    for (more = open_items(s, '}'); more > 0; more = next_item(s, '}')) {
         int k = member(s);
 
         if (k < 0)
@@ -321,17 +359,8 @@ static int object(struct scan *s, int (*fn)(struct scan *s, int key, void *ctx),
             seen |= 1u << k;
         if ((k == K_OTHER ? skip(s) : fn(s, k, ctx)) < 0)
             return -1;
-        ws(s);
-        if (*s->p == ',') {
-            s->p++;
-            ws(s);
-        } else if (*s->p == '}') {
-            s->p++;
-            return 0;
-        } else {
-            return -1;
-        }
     }
+    return more;
 }
 
 /* ---- the members -------------------------------------------------------------------- */
@@ -345,29 +374,15 @@ struct dim_ctx {
 static int dim_members(struct scan *s, struct dim_ctx *d)
 {
     struct cmp_view *v = s->v;
+    int more;
 
     if (*s->p != '{')
         return skip(s);
-    s->p++;
-    ws(s);
-    if (*s->p == '}') {
-        s->p++;
-        return 0;
-    }
-    for (;;) {
+    for (more = open_items(s, '}'); more > 0; more = next_item(s, '}')) {
         struct cmp_crit *c;
 
-        if (v->n_crit == v->cap_crit) {
-            size_t cap = v->cap_crit ? 2 * v->cap_crit : 16;
-            struct cmp_crit *nc = realloc(v->crit, cap * sizeof(*nc));
-
-            if (!nc) {
-                s->nomem = 1;
-                return -1;
-            }
-            v->crit = nc;
-            v->cap_crit = cap;
-        }
+        if (room(s, (void **)&v->crit, v->n_crit, &v->cap_crit, sizeof(*v->crit)))
+            return -1;
         c = &v->crit[v->n_crit];
         c->name_off = v->text.len;
         if (*s->p != '"' || string_into(s, &v->text))
@@ -382,17 +397,8 @@ static int dim_members(struct scan *s, struct dim_ctx *d)
             return -1;
         v->n_crit++;
         d->side->n_crit[d->dim]++;
-        ws(s);
-        if (*s->p == ',') {
-            s->p++;
-            ws(s);
-        } else if (*s->p == '}') {
-            s->p++;
-            return 0;
-        } else {
-            return -1;
-        }
     }
+    return more;
 }
 
 static int rubric_side(struct scan *s, int key, void *ctx)
@@ -449,17 +455,12 @@ static int details(struct scan *s, struct cmp_side *side)
 {
     struct cmp_view *v = s->v;
     char close = *s->p == '[' ? ']' : '}';
+    int more;
 
     if (*s->p != '[' && *s->p != '{')
         return skip(s);
     side->exp_at = v->n_exp;
-    s->p++;
-    ws(s);
-    if (*s->p == close) {
-        s->p++;
-        return 0;
-    }
-    for (;;) {
+    for (more = open_items(s, close); more > 0; more = next_item(s, close)) {
         struct cmp_exp *e;
 
         if (close == '}') { /* an object: its member names are not read */
@@ -471,17 +472,8 @@ static int details(struct scan *s, struct cmp_side *side)
             s->p++;
             ws(s);
         }
-        if (v->n_exp == v->cap_exp) {
-            size_t cap = v->cap_exp ? 2 * v->cap_exp : 16;
-            struct cmp_exp *ne = realloc(v->exp, cap * sizeof(*ne));
-
-            if (!ne) {
-                s->nomem = 1;
-                return -1;
-            }
-            v->exp = ne;
-            v->cap_exp = cap;
-        }
+        if (room(s, (void **)&v->exp, v->n_exp, &v->cap_exp, sizeof(*v->exp)))
+            return -1;
         e = &v->exp[v->n_exp];
         e->id_off = e->text_off = NONE;
         e->passed = -1;
@@ -489,17 +481,8 @@ static int details(struct scan *s, struct cmp_side *side)
             return -1;
         v->n_exp++;
         side->n_exp++;
-        ws(s);
-        if (*s->p == ',') {
-            s->p++;
-            ws(s);
-        } else if (*s->p == close) {
-            s->p++;
-            return 0;
-        } else {
-            return -1;
-        }
     }
+    return more;
 }
 
 static int exp_side(struct scan *s, int key, void *ctx)
