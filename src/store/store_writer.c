@@ -191,10 +191,20 @@ static void hand_over(struct arb_store_writer *w)
     pthread_mutex_unlock(&w->mu);
 }
 
-/* The first failure so far; no lock on this path, taken for every write. */
-static enum arb_status first_failure(struct arb_store_writer *w)
+/*
+ * The first failure so far, with its message in err; no lock on the way
+ * through, taken for every write, only once something failed.
+ */
+static enum arb_status failure(struct arb_store_writer *w, struct arb_err *err)
 {
-    return (enum arb_status)atomic_load_explicit(&w->failed, memory_order_acquire);
+    enum arb_status f = (enum arb_status)atomic_load_explicit(&w->failed, memory_order_acquire);
+
+    if (f && err) {
+        pthread_mutex_lock(&w->mu);
+        *err = w->err;
+        pthread_mutex_unlock(&w->mu);
+    }
+    return f;
 }
 
 /* A new operation in the filling chunk, or NULL when out of memory (then w->failed is set). */
@@ -246,7 +256,7 @@ static int keep(struct arb_store_writer *w, const char *s, size_t len, size_t *o
  * rest of *o.
  */
 static enum arb_status queue_op_n(struct arb_store_writer *w, struct op *o, const char *const *t,
-                                  size_t n_t, size_t len_of, size_t len)
+                                  size_t n_t, size_t len_of, size_t len, struct arb_err *err)
 {
     int bad = !o;
 
@@ -259,16 +269,15 @@ static enum arb_status queue_op_n(struct arb_store_writer *w, struct op *o, cons
             atomic_store(&w->failed, ARB_ENOMEM);
         }
         pthread_mutex_unlock(&w->mu);
-        return ARB_ENOMEM;
-    }
-    w->filling->n++;
-    return first_failure(w);
+    } else
+        w->filling->n++;
+    return failure(w, err);
 }
 
 static enum arb_status queue_op(struct arb_store_writer *w, struct op *o, const char *const *t,
-                                size_t n_t)
+                                size_t n_t, struct arb_err *err)
 {
-    return queue_op_n(w, o, t, n_t, (size_t)-1, 0);
+    return queue_op_n(w, o, t, n_t, (size_t)-1, 0, err);
 }
 
 enum arb_status arb_store_writer_start(struct arb_store *st, int threaded,
@@ -303,14 +312,14 @@ enum arb_status arb_store_writer_begin(struct arb_store_writer *w, struct arb_er
 {
     if (!w->threaded)
         return arb_store_begin(w->st, err);
-    return queue_op(w, new_op(w, OP_BEGIN, 0), NULL, 0);
+    return queue_op(w, new_op(w, OP_BEGIN, 0), NULL, 0, err);
 }
 
 enum arb_status arb_store_writer_commit(struct arb_store_writer *w, struct arb_err *err)
 {
     if (!w->threaded)
         return arb_store_commit(w->st, err);
-    return queue_op(w, new_op(w, OP_COMMIT, 0), NULL, 0);
+    return queue_op(w, new_op(w, OP_COMMIT, 0), NULL, 0, err);
 }
 
 enum arb_status arb_store_writer_put_case(struct arb_store_writer *w, int64_t run,
@@ -326,7 +335,7 @@ enum arb_status arb_store_writer_put_case(struct arb_store_writer *w, int64_t ru
     o = new_op(w, OP_CASE, run);
     if (o)
         o->i[0] = seq;
-    return queue_op(w, o, t, 4);
+    return queue_op(w, o, t, 4, err);
 }
 
 enum arb_status arb_store_writer_put_output(struct arb_store_writer *w, int64_t run,
@@ -343,7 +352,7 @@ enum arb_status arb_store_writer_put_output(struct arb_store_writer *w, int64_t 
         o->i[1] = r->binary;
         o->i[2] = r->trial;
     }
-    return queue_op_n(w, o, t, 6, 3, r->content ? r->len : 0);
+    return queue_op_n(w, o, t, 6, 3, r->content ? r->len : 0, err);
 }
 
 enum arb_status arb_store_writer_put_problem(struct arb_store_writer *w, int64_t run,
@@ -355,7 +364,7 @@ enum arb_status arb_store_writer_put_problem(struct arb_store_writer *w, int64_t
 
     if (!w->threaded)
         return arb_store_put_problem(w->st, run, kind, case_id, system, message, err);
-    return queue_op(w, new_op(w, OP_PROBLEM, run), t, 4);
+    return queue_op(w, new_op(w, OP_PROBLEM, run), t, 4, err);
 }
 
 enum arb_status arb_store_writer_put_check(struct arb_store_writer *w, int64_t run,
@@ -369,7 +378,7 @@ enum arb_status arb_store_writer_put_check(struct arb_store_writer *w, int64_t r
     o = new_op(w, OP_CHECK, run);
     if (o)
         o->d[0] = c->score;
-    return queue_op(w, o, t, 6);
+    return queue_op(w, o, t, 6, err);
 }
 
 enum arb_status arb_store_writer_put_blinding(struct arb_store_writer *w, int64_t run,
@@ -381,7 +390,7 @@ enum arb_status arb_store_writer_put_blinding(struct arb_store_writer *w, int64_
 
     if (!w->threaded)
         return arb_store_put_blinding(w->st, run, case_id, system_a, system_b, hmac_hex, err);
-    return queue_op(w, new_op(w, OP_BLINDING, run), t, 4);
+    return queue_op(w, new_op(w, OP_BLINDING, run), t, 4, err);
 }
 
 enum arb_status arb_store_writer_put_verdict(struct arb_store_writer *w, int64_t run,
@@ -400,7 +409,7 @@ enum arb_status arb_store_writer_put_verdict(struct arb_store_writer *w, int64_t
         o->d[2] = v->pass_rate_a;
         o->d[3] = v->pass_rate_b;
     }
-    return queue_op(w, o, t, 6);
+    return queue_op(w, o, t, 6, err);
 }
 
 enum arb_status arb_store_writer_put_trial(struct arb_store_writer *w, int64_t run,
@@ -419,7 +428,7 @@ enum arb_status arb_store_writer_put_trial(struct arb_store_writer *w, int64_t r
         o->i[3] = tr->n_fail;
         o->i[4] = tr->n_unresolved;
     }
-    return queue_op(w, o, t, 3);
+    return queue_op(w, o, t, 3, err);
 }
 
 /* Wait until every queued operation has been executed. */

@@ -185,9 +185,13 @@ Test(store_writer, should_stop_at_the_first_failure_and_give_its_message, .init 
     cr_assert_eq(n, 1);
     cr_assert_eq(arb_store_writer_begin(w, &err), ARB_OK);
     arb_store_writer_put_check(w, run, &bad, &err);
-    /* Later calls return the failure once the thread has met it. */
-    for (int i = 0; i < 2000 && !rc; i++)
+    /* Later calls return the failure, with its message, once the thread has met it. */
+    memset(&err, 0, sizeof(err));
+    for (int i = 0; i < 200000 && !rc; i++)
         rc = arb_store_writer_put_check(w, run, &later, &err);
+    cr_assert_neq(rc, ARB_OK, "the failure never came back");
+    cr_assert(strstr(err.msg, "cannot put a check"), "a write's failure without its message: '%s'",
+              err.msg);
     memset(&err, 0, sizeof(err));
     cr_assert_neq(arb_store_writer_sync(w, &err), ARB_OK);
     cr_assert(strstr(err.msg, "cannot put a check") && strstr(err.msg, "CHECK constraint"),
