@@ -564,8 +564,8 @@ struct stats_acc *stats_acc_new(const char *const *names, size_t n)
 }
 
 /*
- * The statistics to resample, three for each system (win rate, pass rate, overall
- * score) and one per pair shown (the paired score difference), into cs.
+ * The statistics to resample, into cs: for each system its win rate, pass rate
+ * and overall score; for each pair shown, the paired score difference.
  */
 static void plan(const struct stats_acc *s, const char *baseline, struct arb_cluster_stat *cs)
 {
