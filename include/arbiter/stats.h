@@ -85,6 +85,14 @@ struct arb_cluster_stat {
 enum arb_status arb_bootstrap_clusters(struct arb_cluster_stat *stats, size_t m, size_t n,
                                        size_t resamples, double level, uint64_t seed);
 
+/*
+ * The percentile interval of v[0..n) at level (0.95: the 2.5th to 97.5th
+ * percentiles): v is sorted in place and each end read by linear
+ * interpolation between order statistics at h = (n - 1) * q (Hyndman and
+ * Fan's type 7, the default of R and NumPy).  NaN for both when n is 0.
+ */
+void arb_percentile_interval(double *v, size_t n, double level, double *lo, double *hi);
+
 /* Exact two-sided sign test of wins vs losses (ties dropped): P(|X - n/2| >= |w - n/2|). */
 double arb_sign_test(size_t wins, size_t losses);
 

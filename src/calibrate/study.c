@@ -132,34 +132,15 @@ static void agree(const int *ref, const int *got, const size_t *pick, size_t n, 
     a->kappa = a->resolved ? arb_cohen_kappa(a->conf, k) : NAN;
 }
 
-static int cmp_double(const void *pa, const void *pb)
-{
-    double x = *(const double *)pa, y = *(const double *)pb;
-
-    return (x > y) - (x < y);
-}
-
-/* Type 7 quantile of sorted v[0..n), n > 0 (as src/stats/bootstrap.c). */
-static double quantile(const double *v, size_t n, double q)
-{
-    double h = (double)(n - 1) * q;
-    size_t lo = (size_t)floor(h);
-
-    if (lo + 1 >= n)
-        return v[n - 1];
-    return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
-}
-
 static cJSON *interval_json(double estimate, double *v, size_t n)
 {
     cJSON *o = cJSON_CreateObject();
-    double q = (1.0 - BOOT_LEVEL) / 2.0;
+    double lo, hi;
 
     if (!o)
         return NULL;
-    qsort(v, n, sizeof(*v), cmp_double);
-    if (!add_num(o, "estimate", estimate) || !add_num(o, "lo", n ? quantile(v, n, q) : NAN) ||
-        !add_num(o, "hi", n ? quantile(v, n, 1.0 - q) : NAN)) {
+    arb_percentile_interval(v, n, BOOT_LEVEL, &lo, &hi);
+    if (!add_num(o, "estimate", estimate) || !add_num(o, "lo", lo) || !add_num(o, "hi", hi)) {
         cJSON_Delete(o);
         return NULL;
     }

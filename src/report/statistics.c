@@ -289,28 +289,6 @@ static double column_sum(const struct dvec *d)
     return t;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-/* Sort v and take the percentile interval at level (linear interpolation). */
-static void percentile_interval(double *v, size_t n, double level, double *lo, double *hi)
-{
-    double q[2] = {(1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0}, *out[2] = {lo, hi};
-    size_t k;
-
-    qsort(v, n, sizeof(double), cmp_double);
-    for (k = 0; k < 2; k++) {
-        double h = (double)(n - 1) * q[k];
-        size_t f = (size_t)floor(h);
-
-        *out[k] = f + 1 < n ? v[f] + (h - (double)f) * (v[f + 1] - v[f]) : v[n - 1];
-    }
-}
-
 /* Bradley-Terry ratings (and bootstrap intervals over pair-cases) for three or more systems. */
 static enum arb_status bradley_terry(const struct stats_acc *s, const struct arb_report_opts *o,
                                      cJSON *report, struct arb_err *err)
@@ -382,7 +360,7 @@ static enum arb_status bradley_terry(const struct stats_acc *s, const struct arb
         for (q = 0; q < o->resamples && n_games; q++)
             col[q] = boot[q * m + i];
         if (n_games && o->resamples) {
-            percentile_interval(col, o->resamples, 0.95, &lo, &hi);
+            arb_percentile_interval(col, o->resamples, 0.95, &lo, &hi);
             cJSON_AddItemToObject(x, "interval", cJSON_CreateDoubleArray((double[]){lo, hi}, 2));
         }
         free(col);

@@ -40,6 +40,19 @@ static double quantile(const double *v, size_t n, double q)
     return v[lo] + frac * (v[lo + 1] - v[lo]);
 }
 
+void arb_percentile_interval(double *v, size_t n, double level, double *lo, double *hi)
+{
+    double q = (1.0 - level) / 2.0;
+
+    if (n == 0) {
+        *lo = *hi = NAN;
+        return;
+    }
+    qsort(v, n, sizeof(*v), cmp_double);
+    *lo = quantile(v, n, q);
+    *hi = quantile(v, n, 1.0 - q);
+}
+
 /* The value of case i: x[i], or a[i] - b[i] when paired. */
 static double value(const double *a, const double *b, size_t i)
 {
@@ -102,7 +115,7 @@ static enum arb_status bootstrap(const double *a, const double *b, size_t n, siz
                                  double *p_two_sided)
 {
     enum arb_status st = check_args(a, b, n, resamples, level, out);
-    double ref, sum = 0.0, q = (1.0 - level) / 2.0;
+    double ref, sum = 0.0;
     double *means;
 
     if (st)
@@ -126,9 +139,7 @@ static enum arb_status bootstrap(const double *a, const double *b, size_t n, siz
         }
         *p_two_sided = fmin(1.0, 2.0 * (double)(le < ge ? le : ge) / (double)resamples);
     }
-    qsort(means, resamples, sizeof(*means), cmp_double);
-    out->lo = quantile(means, resamples, q);
-    out->hi = quantile(means, resamples, 1.0 - q);
+    arb_percentile_interval(means, resamples, level, &out->lo, &out->hi);
     free(means);
     return ARB_OK;
 }
@@ -176,7 +187,7 @@ enum arb_status arb_bootstrap_ratio(const double *num, const double *den, size_t
 {
     struct arb_rng rng;
     struct draw d;
-    double sn = 0.0, sd = 0.0, q = (1.0 - level) / 2.0, *ratios;
+    double sn = 0.0, sd = 0.0, *ratios;
 
     if (!num || !den || n == 0 || resamples == 0 || !out || !(level > 0.0 && level < 1.0))
         return ARB_EUSAGE;
@@ -207,9 +218,7 @@ enum arb_status arb_bootstrap_ratio(const double *num, const double *den, size_t
         }
         ratios[r] = b > 0.0 ? a / b : out->estimate;
     }
-    qsort(ratios, resamples, sizeof(*ratios), cmp_double);
-    out->lo = quantile(ratios, resamples, q);
-    out->hi = quantile(ratios, resamples, 1.0 - q);
+    arb_percentile_interval(ratios, resamples, level, &out->lo, &out->hi);
     free(ratios);
     return ARB_OK;
 }

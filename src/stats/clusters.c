@@ -184,24 +184,6 @@ static void run_block(const struct block *b, size_t resamples, uint64_t seed)
         run_half(&h[1]);
 }
 
-static int cmp_double(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-
-    return (a > b) - (a < b);
-}
-
-/* Type 7 quantile of sorted v[0..n), n > 0 (as bootstrap.c). */
-static double quantile(const double *v, size_t n, double q)
-{
-    double h = (double)(n - 1) * q;
-    size_t lo = (size_t)floor(h);
-
-    if (lo + 1 >= n)
-        return v[n - 1];
-    return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
-}
-
 /* The first case's value of s (num / den), the reference of its offsets; 0 when none. */
 static double reference(const struct arb_cluster_stat *s, size_t n)
 {
@@ -289,7 +271,6 @@ static enum arb_status one_block(struct arb_cluster_stat **stats, const double *
 /* Interval (and p) of one statistic from its resampled values (sorted here). */
 static void finish(struct arb_cluster_stat *s, double *v, size_t resamples, double level)
 {
-    double q = (1.0 - level) / 2.0;
 
     if (s->want_p) {
         size_t le = 0, ge = 0;
@@ -300,9 +281,7 @@ static void finish(struct arb_cluster_stat *s, double *v, size_t resamples, doub
         }
         s->p_two_sided = fmin(1.0, 2.0 * (double)(le < ge ? le : ge) / (double)resamples);
     }
-    qsort(v, resamples, sizeof(*v), cmp_double);
-    s->out.lo = quantile(v, resamples, q);
-    s->out.hi = quantile(v, resamples, 1.0 - q);
+    arb_percentile_interval(v, resamples, level, &s->out.lo, &s->out.hi);
 }
 
 enum arb_status arb_bootstrap_clusters(struct arb_cluster_stat *stats, size_t m, size_t n,
