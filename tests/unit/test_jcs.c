@@ -3,8 +3,9 @@
  * formatting (arb_json_number_format).
  *
  * The official test data (cyberphone/json-canonicalization testdata: input/, output/, outhex/)
- * is read from $ARBITER_SHARED/data/jcs-testdata/testdata, or ../shared when the variable is
- * unset.  Missing data fails the test: a canonicalizer never checked against it is not tested.
+ * is kept in tests/data/jcs (its README names the source and licence); ARBITER_JCS_TESTDATA
+ * names another copy with the same layout.  Missing data fails the test: a canonicalizer never
+ * checked against it is not tested.
  */
 #include <dirent.h>
 #include <math.h>
@@ -390,8 +391,8 @@ static size_t unhex(const char *hex, char *out)
 
 Test(jcs, should_reproduce_the_rfc8785_test_data_byte_for_byte)
 {
-    const char *shared = getenv("ARBITER_SHARED");
-    char dir[1024], path[2048];
+    const char *dir = getenv("ARBITER_JCS_TESTDATA");
+    char path[2048];
     struct dirent *de;
     struct arb_err err;
     size_t in_len, want_len, hex_len, got_len, count = 0;
@@ -399,12 +400,14 @@ Test(jcs, should_reproduce_the_rfc8785_test_data_byte_for_byte)
     cJSON *v;
     DIR *d;
 
-    snprintf(dir, sizeof(dir), "%s/data/jcs-testdata/testdata", shared ? shared : "../shared");
+    if (!dir || !*dir)
+        dir = "tests/data/jcs";
     snprintf(path, sizeof(path), "%s/input", dir);
     d = opendir(path);
     cr_assert_not_null(d,
-                       "RFC 8785 test data not found at '%s': set ARBITER_SHARED to the shared "
-                       "directory (the one holding data/jcs-testdata)",
+                       "RFC 8785 test data not found at '%s': run the tests from the repository's "
+                       "top folder, or set ARBITER_JCS_TESTDATA to a folder holding input/, "
+                       "output/ and outhex/",
                        path);
     while ((de = readdir(d)) != NULL) {
         size_t nl = strlen(de->d_name);
