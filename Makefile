@@ -6,6 +6,7 @@
 #   make bench        print throughput figures (not a test)
 #   make SANITIZE=address,undefined test    the same tests under ASan/UBSan (in build-san/)
 #   make WERROR=1     warnings are errors (CI)
+#   make V=1          print the compiler and archiver commands (quiet by default)
 #   make install PREFIX=/usr/local DESTDIR=   make uninstall   make clean   make fmt
 
 CC ?= cc
@@ -37,6 +38,20 @@ ifeq ($(WERROR),1)
 WARN += -Werror
 endif
 
+# Quiet by default, as git and Linux build: one short line per step ("  CC  src/run/run.c");
+# V=1 prints each command in full instead.
+ifeq ($(V),1)
+Q =
+QUIET_CC =
+QUIET_AR =
+QUIET_LD =
+else
+Q = @
+QUIET_CC = @printf '  CC  %s\n' '$<';
+QUIET_AR = @printf '  AR  %s\n' '$@';
+QUIET_LD = @printf '  LD  %s\n' '$@';
+endif
+
 # Recursive (=) so pkg-config runs when a recipe needs it, after make deps.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -pthread
@@ -59,34 +74,33 @@ all: $(BUILD)/libarbiter.a $(BUILD)/arbiter
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libarbiter.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	$(AR) rcs $@ $(LIB_OBJ)
+	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $(LIB_OBJ)
 
 $(BUILD)/arbiter: $(CLI_OBJ) $(BUILD)/libarbiter.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libarbiter.a $(PKG_LIBS)
+	$(QUIET_LD)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libarbiter.a $(PKG_LIBS)
 
 $(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libarbiter.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libarbiter.a $(PKG_LIBS) -lcriterion
+	$(QUIET_LD)$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libarbiter.a $(PKG_LIBS) -lcriterion
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libarbiter.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libarbiter.a $(PKG_LIBS)
+	$(QUIET_LD)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libarbiter.a $(PKG_LIBS)
 
 # The test judge: a real HTTP server the tests start on 127.0.0.1 (not part of the library).
 JUDGE_SIM_SRC = $(sort $(wildcard tests/judge_sim/*.c))
 $(BUILD)/judge_sim: $(JUDGE_SIM_SRC) $(wildcard tests/judge_sim/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(SAN_FLAGS) $(CFLAGS) \
+	$(QUIET_LD)$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(SAN_FLAGS) $(CFLAGS) \
 	    $(shell $(PKG_CONFIG) --cflags libmicrohttpd libcjson libcrypto) -o $@ $(JUDGE_SIM_SRC) \
 	    $(shell $(PKG_CONFIG) --libs libmicrohttpd libcjson libcrypto) -lpthread
 
 $(BUILD)/schema-suite: tests/schema_suite/run_suite.c $(BUILD)/libarbiter.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libarbiter.a $(PKG_LIBS)
+	$(QUIET_LD)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libarbiter.a $(PKG_LIBS)
 
 # Every required test of draft 7 and 2020-12 from the official JSON-Schema-Test-Suite, as
 # Debian's json-schema-test-suite package installs it (that one has no 2020-12 folder: the

@@ -1,5 +1,6 @@
 # tests/fuzz/fuzz.mk - libFuzzer targets, one per parser (tests/fuzz/README.md).
-# Included from the Makefile after LIB_SRC, WARN, PKGS and PKG_CFLAGS / PKG_LIBS are set.
+# Included from the Makefile after LIB_SRC, WARN, PKGS, PKG_CFLAGS / PKG_LIBS and the
+# QUIET_* prefixes (make V=1 prints the commands) are set.
 #
 #   make fuzz                        build every target into build-fuzz/, run each 30 s
 #   make fuzz FUZZ_SECONDS=600       run each for ten minutes
@@ -29,14 +30,13 @@ FUZZ_BIN = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(QUIET_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
 $(FUZZ_BUILD)/libarbiter.a: $(FUZZ_LIB_OBJ)
-	rm -f $@
-	$(AR) rcs $@ $(FUZZ_LIB_OBJ)
+	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $(FUZZ_LIB_OBJ)
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_tmp.h $(FUZZ_BUILD)/libarbiter.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libarbiter.a $(PKG_LIBS)
+	$(QUIET_LD)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libarbiter.a $(PKG_LIBS)
 
 fuzz-build: $(FUZZ_BIN)
 
