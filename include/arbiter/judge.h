@@ -38,6 +38,23 @@
 
 enum arb_judge_provider { ARB_JUDGE_OPENAI = 0, ARB_JUDGE_ANTHROPIC, ARB_JUDGE_COMMAND };
 
+/*
+ * What a judge's tokens cost, in US dollars per million tokens (the config's
+ * "price": {"input", "output", "cached_input"}).  Not part of the judge's
+ * identity: a price changes no answer.
+ */
+struct arb_judge_price {
+    int set;             /* the config has a price */
+    double input;        /* prompt tokens */
+    double output;       /* completion tokens */
+    double cached_input; /* prompt tokens served from the provider's prompt cache (default:
+                            the input price) */
+};
+
+/* The cost in USD of one call's tokens (cached: of prompt) at price; 0 without a price. */
+double arb_judge_cost(const struct arb_judge_price *price, long long prompt, long long cached,
+                      long long completion);
+
 struct arb_judge_config {
     enum arb_judge_provider provider;
     char *base_url; /* openai: ".../v1"; anthropic: "https://api.anthropic.com" */
@@ -54,6 +71,7 @@ struct arb_judge_config {
     size_t concurrency; /* default 8 */
     double timeout_s;   /* per attempt, default 60 */
     int max_retries;    /* default 4 */
+    struct arb_judge_price price; /* not in the hash */
     char hash[65];      /* SHA-256 of the canonical config and the pairwise prompt template:
                            its identity (prompts/expectation.md is not in it) */
     int offline;        /* never send: a request missing from the cache is an error (replay) */
@@ -107,7 +125,9 @@ struct arb_judge_question {
  * share of (sample, item) verdicts that agree with their item's verdict.
  */
 struct arb_judge_answer {
-    int failed;                /* some order lacked a valid reply: the items stay unresolved */
+    int held;   /* some request was not sent because the spending cap would have been passed
+                   (arb_judge_set_budget): nothing is decided, ask again later */
+    int failed; /* some order lacked a valid reply: the items stay unresolved */
     const char *error;         /* why, when failed */
     double *score_a, *score_b; /* per item (criteria): mean 1-5 over orders and samples; NaN else */
     int *pass_a, *pass_b;      /* per item (expectations): 1 pass, 0 fail, -1 none */
@@ -124,6 +144,18 @@ struct arb_judge_answer {
 
 struct arb_judge;
 
+/* What a judge has done so far (over every drain of its life), for a progress line. */
+struct arb_judge_progress {
+    size_t sent;      /* requests sent (validation retries included; transport retries not) */
+    size_t in_flight; /* sent and not finished */
+    size_t answered;  /* replies received */
+    size_t failed;    /* requests without a reply after every retry */
+    size_t cached;    /* answered from the cache, not sent */
+    size_t held;      /* not sent: the spending cap would have been passed */
+    double cost_usd;  /* what the run's replies cost at the config's price, earlier
+                         executions of the run included (arb_judge_set_budget) */
+};
+
 /*
  * A judge bound to a run.  api_key may be NULL only for a judge that never
  * sends (every request cached).  use_cache 0 ignores stored replies (they
@@ -133,6 +165,26 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
                               struct arb_store *st, int64_t run, int use_cache,
                               struct arb_judge **out, struct arb_err *err);
 void arb_judge_free(struct arb_judge *j);
+
+/*
+ * Cap what the run spends on this judge at max_usd (0: no cap; the config
+ * must have a price), spent_usd having been spent by earlier executions of
+ * the run (it starts the progress's cost_usd).  A
+ * request whose estimate (budget.c) would pass the cap is not sent; once one
+ * does not fit with nothing in flight, no more are sent.  Its question is
+ * answered with held set.  Cached replies cost nothing and are always used.
+ */
+void arb_judge_set_budget(struct arb_judge *j, double max_usd, double spent_usd);
+
+/*
+ * Call fn (when not NULL) with the judge's counters each time they change,
+ * from the thread that drains.  The struct is valid during the call.
+ */
+void arb_judge_set_progress(struct arb_judge *j,
+                            void (*fn)(void *ctx, const struct arb_judge_progress *p), void *ctx);
+
+/* The counters now (valid until the judge is freed). */
+const struct arb_judge_progress *arb_judge_get_progress(const struct arb_judge *j);
 
 /*
  * Queue a question.  done is called once, from arb_judge_drain, with the

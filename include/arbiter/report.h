@@ -97,6 +97,16 @@ enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, c
                                             struct arb_err *err);
 
 /*
+ * Add "judge_cost" when the run's judge config has a price: what the
+ * requests the run sent itself cost (a reply from the cache costs it
+ * nothing), in US dollars: "total", "requests", the tokens, "judged_cases",
+ * "mean_per_judged_case", the price, and "cases" (per case in case order:
+ * requests, tokens, "cost").  Called by arb_report_add_judge_health.
+ */
+enum arb_status arb_report_add_judge_cost(struct arb_store *st, int64_t run, cJSON *report,
+                                          struct arb_err *err);
+
+/*
  * Add "cases_detail": per verdict (at most limit), both outputs (each cut at
  * 20,000 bytes), every check record and the reasoning (for HTML).
  */
@@ -110,6 +120,26 @@ enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *r
  */
 enum arb_status arb_report_add_weighted(struct arb_store *st, int64_t run, cJSON *report,
                                         const double weights[3], struct arb_err *err);
+
+/*
+ * Append run's verdicts to out as one CSV table (RFC 4180: CRLF line ends,
+ * fields with a comma, quote, CR or LF quoted, quotes doubled; NULL empty):
+ * a header row, then one row per case and pair of systems in case order,
+ * with the columns
+ *   run, case_id, seq (the case's place in the suite, from 0),
+ *   system_a, system_b (system_a is the one shown to the judge as A),
+ *   status (decided, pending_judge, missing_output, judge_failed,
+ *   position_inconsistent), winner (a system, TIE, or empty),
+ *   score_a, score_b (overall rubric scores), pass_rate_a, pass_rate_b
+ *   (expectation pass rates), judged (1 when the pair went to the judge),
+ *   position_inconsistent (1 or 0 from the judge's answer; empty when it
+ *   gave none), unresolved (items neither the checks nor the judge settled).
+ * Numbers take the shortest digits that read back as the same double; text
+ * is written as stored.  Reads the store as arb_store_scope left it.
+ * ARB_ENOMEM / ARB_ETOOBIG from out, or the store's failure (err set).
+ */
+enum arb_status arb_report_csv(struct arb_store *st, int64_t run, struct arb_buf *out,
+                               struct arb_err *err);
 
 /* Render a report object (from arb_report_build) as markdown into out. */
 enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out);

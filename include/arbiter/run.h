@@ -15,11 +15,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arbiter/select.h"
 #include "arbiter/status.h"
 #include "arbiter/store.h"
 #include "arbiter/suite.h"
 
 struct arb_judge_config;
+struct arb_judge_progress;
+
+enum arb_run_phase {
+    ARB_RUN_LOADING_CASES,   /* pass 1: storing the suite's cases */
+    ARB_RUN_LOADING_OUTPUTS, /* pass 2: storing one system's outputs */
+    ARB_RUN_CHECKING         /* pass 3: checks, decisions, the judge */
+};
+
+/* Where a run is, for a progress line. */
+struct arb_run_progress {
+    enum arb_run_phase phase;
+    const char *system; /* ARB_RUN_LOADING_OUTPUTS: whose outputs */
+    size_t done;        /* cases stored (1), outputs stored (2), cases checked (3) */
+    size_t total;       /* ARB_RUN_CHECKING: the run's cases; 0 before */
+    const struct arb_judge_progress *judge; /* NULL without a judge */
+};
 
 struct arb_run_opts {
     const struct arb_judge_config *judge; /* NULL: no judge, unresolved stays pending */
@@ -31,9 +48,16 @@ struct arb_run_opts {
                                  --rejudge: where the outputs came from), or NULL */
     const char *version;      /* Arbiter's version, stored with the run */
     size_t batch;             /* cases per transaction; 0 means 256 */
-    /* Called after each batch (handed to the writer thread to commit, when there is one),
-     * and at the end, when not NULL. */
-    void (*progress)(void *ctx, size_t cases_done);
+    /* Only these cases (a new run; recorded with it, so --resume keeps to them).  NULL or
+     * empty: every case.  An id the suite lacks is ARB_EUSAGE. */
+    const struct arb_case_select *select;
+    /* Spend at most this many US dollars on the judge over the whole run (earlier
+     * executions included; the config must have a price); 0: no cap.  What the cap holds
+     * back stays pending_judge, for --resume. */
+    double max_cost;
+    /* Called as the run moves (after every case, output and judge reply), when not NULL;
+     * the caller decides how often to print. */
+    void (*progress)(void *ctx, const struct arb_run_progress *p);
     void *progress_ctx;
 };
 
@@ -51,6 +75,8 @@ struct arb_run_summary {
     size_t missing;      /* cases where some system has no output */
     size_t judge_failed; /* cases with a pair the judge could not answer */
     size_t unreachable;  /* judge calls without a reply after every retry (this execution) */
+    size_t held;         /* judge requests not sent: the spending cap (this execution) */
+    double judge_cost;   /* USD spent on the judge by the run, at its price (NAN: no price) */
     size_t problems;     /* duplicate outputs, outputs for unknown cases, ... */
     struct arb_run_system_total *systems;
     size_t n_systems;

@@ -58,6 +58,8 @@ struct arb_run_row {
     const char *version;    /* Arbiter's version */
     const char *judge_json; /* judge config without secrets, or NULL */
     int64_t n_cases;        /* cases recorded so far */
+    const char *scope_json; /* {"limit": N, "cases": [...]}: the cases the run was limited to
+                               (arbiter run --limit/--cases), or NULL for every case */
 };
 
 /* Create a run (status "running") with run->id, or the next id when it is 0; *id
@@ -318,6 +320,7 @@ struct arb_judge_call_row {
     int attempts;
     double latency_s;
     int64_t prompt_tokens, completion_tokens;
+    int64_t cached_tokens; /* of prompt_tokens, served from the provider's prompt cache */
     const char *error;
 };
 
@@ -361,6 +364,18 @@ struct arb_judge_totals {
 enum arb_status arb_store_judge_totals(struct arb_store *st, int64_t run,
                                        struct arb_judge_totals *t, struct arb_err *err);
 
+/* The judge calls a run sent itself (not answered from the cache) for one case. */
+struct arb_judge_cost_row {
+    const char *case_id;
+    int64_t calls;
+    int64_t prompt_tokens, cached_tokens, completion_tokens; /* cached_tokens: of prompt_tokens */
+};
+
+/* Call fn for each case of run with calls it sent itself, in case order. */
+enum arb_status arb_store_judge_costs(struct arb_store *st, int64_t run,
+                                      int (*fn)(void *ctx, const struct arb_judge_cost_row *c),
+                                      void *ctx, struct arb_err *err);
+
 /* Call fn for each case of a run in reading order, with its stored JSON. */
 enum arb_status arb_store_cases(struct arb_store *st, int64_t run,
                                 int (*fn)(void *ctx, const char *case_id, int64_t seq,
@@ -374,6 +389,36 @@ enum arb_status arb_store_copy(struct arb_store *st, const char *dest, struct ar
  * "trials"...). */
 enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *table, int64_t *n,
                                 struct arb_err *err);
+
+/* ---- a selection of cases (--limit, --cases) ----------------------------------------- */
+
+struct arb_case_select;
+
+/*
+ * From now on, read only the cases of run that sel selects (select.h: the
+ * named cases, or all, in case order, the first sel->limit of them) through
+ * st: every iterator and count of this header then sees those cases' rows
+ * of cases, outputs, blinding, checks, verdicts, judgments, trials and
+ * problems (problems of no case stay), and other runs' rows unchanged.  One
+ * place does it for every reader (store_scope.c: TEMP views named like the
+ * tables, which SQLite finds before main's), so a report, its statistics
+ * and an export cannot disagree about which cases they cover.  Nothing is
+ * written to the database file; st may be read-only.  A second call
+ * replaces the selection.
+ *
+ * An inactive sel (arb_case_select_active) does nothing.  ARB_EUSAGE when
+ * an id is not a case of run ("case 'x' is not in run 3"); a database
+ * failure as the other calls.  sel is only read during the call.
+ */
+enum arb_status arb_store_scope(struct arb_store *st, int64_t run,
+                                const struct arb_case_select *sel, struct arb_err *err);
+
+/*
+ * Read another run (report --against) through the same selection: the case
+ * ids chosen from the first run, those of them it has.  Without a selection
+ * it does nothing.
+ */
+enum arb_status arb_store_scope_add_run(struct arb_store *st, int64_t run, struct arb_err *err);
 
 /* ---- calibrations -------------------------------------------------------------------- */
 

@@ -12,8 +12,10 @@
 #include "arbiter/run.h"
 #include "arbiter/store.h"
 #include "arbiter/suite.h"
+#include "case_select.h"
 #include "cli.h"
 #include "judge_opts.h"
+#include "progress.h"
 
 #ifndef ARBITER_VERSION
 #define ARBITER_VERSION "0.1.0"
@@ -23,7 +25,8 @@
 
 static const char usage_text[] =
     "usage: arbiter run SUITE [--system NAME=PATH]... [--db FILE] [--seed N] [--json]\n"
-    "       arbiter run --resume RUN [--db FILE] [--json]\n"
+    "                 [--limit N] [--cases ID,ID|@FILE] [--max-cost USD] [--[no-]progress]\n"
+    "       arbiter run --resume RUN [--db FILE] [--json] [--max-cost USD]\n"
     "\n"
     "Run a suite: load the cases and each system's outputs, blind them, run every\n"
     "deterministic check, decide each case by the policy when every item is resolved,\n"
@@ -38,6 +41,8 @@ static const char usage_text[] =
     "                      the suite is reloaded from the path stored with the run and\n"
     "                      must be unchanged; records already stored are kept\n"
     "  --batch N           cases per transaction (default 256)\n"
+    CLI_CASE_SELECT_HELP
+    "                      (a smoke run; recorded with the run, --resume keeps to it)\n"
     "  --judge FILE        the judge config (JSON, as the suite's \"judge\" object);\n"
     "                      replaces the suite's\n"
     "  --judge-url URL     override the judge's base_url\n"
@@ -45,20 +50,21 @@ static const char usage_text[] =
     "  --concurrency N     judge requests in flight (default: the config's, else 8)\n"
     "  --no-judge          do not ask the judge: unresolved items stay pending\n"
     "  --no-cache          ask the judge again even when a reply is stored\n"
+    "  --max-cost USD      stop sending judge requests once the run's judge cost (the\n"
+    "                      config's \"price\" times the tokens, earlier executions of the\n"
+    "                      run included) plus a request's estimate would pass USD; the\n"
+    "                      cases not judged stay pending_judge: continue with --resume\n"
+    "                      and a higher --max-cost\n"
     "  --require-calibrated KAPPA  refuse a judge whose latest calibration in the database\n"
     "                      (arbiter calibrate) has a kappa below KAPPA, or none\n"
     "  --json              print the summary as one JSON object\n"
+    CLI_PROGRESS_HELP
     "\n"
-    "Prints the run id and a summary; progress goes to stderr when it is a terminal.\n"
+    "Prints the run id and a summary.  On a terminal, stderr shows one progress line:\n"
+    "cases checked, rate, ETA, and the judge's requests (sent, in flight, answered,\n"
+    "failed, cached) and cost.\n"
     "exit: 0 the run completed, 2 usage or input error, 4 database failure, judge\n"
     "unreachable after every retry or refusing the key (continue with --resume)\n";
-
-static void progress(void *ctx, size_t done)
-{
-    (void)ctx;
-    fprintf(stderr, "\rarbiter run: %zu cases", done);
-    fflush(stderr);
-}
 
 static void print_summary(const struct arb_run_summary *s, const char *db, int json)
 {
@@ -75,6 +81,10 @@ static void print_summary(const struct arb_run_summary *s, const char *db, int j
             cJSON_AddNumberToObject(o, "missing_output", (double)s->missing) &&
             cJSON_AddNumberToObject(o, "judge_failed", (double)s->judge_failed) &&
             cJSON_AddNumberToObject(o, "problems", (double)s->problems) &&
+            cJSON_AddNumberToObject(o, "judge_held", (double)s->held) &&
+            (isnan(s->judge_cost)
+                 ? cJSON_AddNullToObject(o, "judge_cost_usd") != NULL
+                 : cJSON_AddNumberToObject(o, "judge_cost_usd", s->judge_cost) != NULL) &&
             (arr = cJSON_AddArrayToObject(o, "systems")) != NULL) {
             for (i = 0; i < s->n_systems; i++) {
                 cJSON *x = cJSON_CreateObject();
@@ -103,6 +113,8 @@ static void print_summary(const struct arb_run_summary *s, const char *db, int j
     if (s->problems)
         printf("  %zu problems while loading (duplicate outputs, unknown cases): see the report\n",
                s->problems);
+    if (!isnan(s->judge_cost))
+        printf("  judge cost: $%.4f\n", s->judge_cost);
     printf("report: arbiter report %lld --db %s\n", (long long)s->run_id, db);
 }
 
@@ -244,24 +256,44 @@ static int run_cmd(int argc, char **argv)
     enum arb_status rs;
     int a, used;
     const char *require_calibrated = NULL;
-    double min_kappa = 0.0;
+    double min_kappa = 0.0, max_cost = 0.0;
+    struct cli_case_select sel;
+    struct cli_progress prog;
 
     memset(&sum, 0, sizeof(sum));
     memset(&judge, 0, sizeof(judge));
+    memset(&sel, 0, sizeof(sel));
+    memset(&prog, 0, sizeof(prog));
     for (a = 1; a < argc; a++) {
         const char *o = argv[a];
         int has_arg = a + 1 < argc;
 
         used = cli_judge_option(&judge, "run", argc, argv, &a);
-        if (used < 0)
-            return EXIT_USAGE;
+        if (!used)
+            used = cli_case_select_option(&sel, "run", argc, argv, &a);
+        if (!used)
+            used = cli_progress_option(&prog, o);
+        if (used < 0) {
+            code = EXIT_USAGE;
+            goto out;
+        }
         if (used)
             continue;
         if (cli_is_help(o)) {
             fputs(usage_text, stdout);
-            return EXIT_PASS;
+            goto out;
         } else if (strcmp(o, "--json") == 0) {
             json = 1;
+        } else if (strcmp(o, "--max-cost") == 0 && has_arg) {
+            char *end;
+            const char *v = argv[++a];
+
+            max_cost = strtod(v, &end);
+            if (!v[0] || *end || !(max_cost > 0 && max_cost < 1e9)) {
+                cli_error("run", "--max-cost: expected US dollars, a number above 0, got '%s'", v);
+                code = EXIT_USAGE;
+                goto out;
+            }
         } else if (strcmp(o, "--require-calibrated") == 0 && has_arg) {
             char *end;
 
@@ -270,12 +302,14 @@ static int run_cmd(int argc, char **argv)
             if (!require_calibrated[0] || *end || !(min_kappa >= -1.0 && min_kappa <= 1.0)) {
                 cli_error("run", "--require-calibrated: expected a kappa from -1 to 1, got '%s'",
                           require_calibrated);
-                return EXIT_USAGE;
+                code = EXIT_USAGE;
+                goto out;
             }
         } else if (strcmp(o, "--system") == 0 && has_arg) {
             if (n_systems == MAX_SYSTEM_ARGS) {
                 cli_error("run", "at most %d --system options", MAX_SYSTEM_ARGS);
-                return EXIT_USAGE;
+                code = EXIT_USAGE;
+                goto out;
             }
             systems[n_systems++] = argv[++a];
         } else if (strcmp(o, "--db") == 0 && has_arg) {
@@ -288,7 +322,8 @@ static int run_cmd(int argc, char **argv)
 
             if (!argv[a + 1][0] || *end || argv[a + 1][0] == '-') {
                 cli_error("run", "%s: expected a whole number >= 0, got '%s'", o, argv[a + 1]);
-                return EXIT_USAGE;
+                code = EXIT_USAGE;
+                goto out;
             }
             if (o[2] == 's') {
                 seed = v;
@@ -299,27 +334,33 @@ static int run_cmd(int argc, char **argv)
             a++;
         } else if (o[0] == '-' && o[1]) {
             cli_error("run", "unknown or incomplete option '%s' (see 'arbiter run --help')", o);
-            return EXIT_USAGE;
+            code = EXIT_USAGE;
+            goto out;
         } else if (!suite_path) {
             suite_path = o;
         } else {
             cli_error("run", "unexpected argument '%s': give one SUITE", o);
-            return EXIT_USAGE;
+            code = EXIT_USAGE;
+            goto out;
         }
     }
     if (!suite_path == !resume) {
         cli_error("run", resume ? "give either SUITE or --resume RUN, not both"
                                 : "missing SUITE (see 'arbiter run --help')");
-        return EXIT_USAGE;
+        code = EXIT_USAGE;
+        goto out;
     }
-    if (resume && (n_systems || has_seed)) {
-        cli_error("run", "--resume continues a run as it started: no --system or --seed");
-        return EXIT_USAGE;
+    if (resume && (n_systems || has_seed || arb_case_select_active(&sel.sel))) {
+        cli_error("run", "--resume continues a run as it started: no --system, --seed, --limit "
+                         "or --cases");
+        code = EXIT_USAGE;
+        goto out;
     }
     rs = arb_store_open(db, 0, &st, &err);
     if (rs) {
         cli_error("run", "%s", err.msg);
-        return EXIT_ENV;
+        code = EXIT_ENV;
+        goto out;
     }
     if (resume) {
         rs = arb_store_run_resolve(st, resume, &opts.resume_run, &err);
@@ -351,20 +392,29 @@ static int run_cmd(int argc, char **argv)
         if (code)
             goto out;
     }
+    if (max_cost > 0 && !(judge.have && judge.cfg.price.set)) {
+        cli_error("run", judge.have ? "--max-cost needs the judge's price: add \"price\": "
+                                      "{\"input\": USD, \"output\": USD} (per million tokens) "
+                                      "to the judge config"
+                                    : "--max-cost limits the judge, and this run has none");
+        code = EXIT_USAGE;
+        goto out;
+    }
     if (judge.have) {
         opts.judge = &judge.cfg;
         opts.api_key = judge.key;
         opts.no_cache = judge.no_cache;
+        opts.max_cost = max_cost;
         fprintf(stderr, "arbiter run: judge %s (config %.12s)\n", judge.cfg.model, judge.cfg.hash);
     }
     opts.version = ARBITER_VERSION;
-    if (isatty(STDERR_FILENO)) {
-        opts.progress = progress;
-        opts.progress_ctx = NULL;
-    }
+    opts.select = &sel.sel;
+    cli_progress_start(&prog, "arbiter run");
+    prog.show_cost = judge.have && judge.cfg.price.set;
+    opts.progress = cli_progress_run;
+    opts.progress_ctx = &prog;
     rs = arb_run_execute(st, suite, &opts, &sum, &err);
-    if (opts.progress)
-        fputc('\n', stderr);
+    cli_progress_end(&prog);
     if (rs) {
         cli_error("run", "%s", err.msg);
         if (sum.run_id)
@@ -376,6 +426,12 @@ static int run_cmd(int argc, char **argv)
         goto out;
     }
     print_summary(&sum, db, json);
+    if (sum.held)
+        fprintf(stderr,
+                "arbiter run: the judge's cost reached --max-cost %.4g: %zu requests were not "
+                "sent and their cases stay pending_judge; continue with 'arbiter run --resume "
+                "%lld --db %s --max-cost HIGHER'\n",
+                max_cost, sum.held, (long long)sum.run_id, db);
     if (sum.unreachable) {
         cli_error("run",
                   "%zu judge requests got no reply after every retry; their cases are "
@@ -384,6 +440,7 @@ static int run_cmd(int argc, char **argv)
         code = EXIT_ENV;
     }
 out:
+    cli_case_select_release(&sel);
     cli_judge_release(&judge);
     arb_run_summary_release(&sum);
     arb_suite_free(suite);

@@ -13,7 +13,8 @@
 
 static const char *const keys[] = {
     "provider",   "base_url", "model",       "api_key_env", "swap",        "samples", "temperature",
-    "max_tokens", "seed",     "concurrency", "timeout_s",   "max_retries", "command", NULL};
+    "max_tokens", "seed",     "concurrency", "timeout_s",   "max_retries", "command", "price",
+    NULL};
 
 static const char *provider_name(enum arb_judge_provider p)
 {
@@ -71,6 +72,62 @@ static enum arb_status get_number(const cJSON *obj, const char *k, double lo, do
     return ARB_OK;
 }
 
+double arb_judge_cost(const struct arb_judge_price *price, long long prompt, long long cached,
+                      long long completion)
+{
+    if (!price || !price->set)
+        return 0.0;
+    if (cached > prompt)
+        cached = prompt;
+    return ((double)(prompt - cached) * price->input + (double)cached * price->cached_input +
+            (double)completion * price->output) /
+           1e6;
+}
+
+/* "price": {"input": USD, "output": USD, "cached_input": USD} per million tokens. */
+static enum arb_status get_price(const cJSON *obj, struct arb_judge_config *cfg,
+                                 struct arb_err *err)
+{
+    static const char *const names[] = {"input", "output", "cached_input"};
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(obj, "price"), *k;
+    double *fields[] = {&cfg->price.input, &cfg->price.output, &cfg->price.cached_input};
+    int seen[3] = {0, 0, 0};
+    size_t i;
+
+    if (!p)
+        return ARB_OK;
+    if (cfg->provider == ARB_JUDGE_COMMAND)
+        return arb_err_set(err, ARB_ESCHEMA,
+                           "/judge/price: a command judge reports no tokens, so it has no price");
+    if (!cJSON_IsObject(p))
+        return arb_err_set(err, ARB_ESCHEMA,
+                           "/judge/price: expected an object of US dollars per million tokens: "
+                           "{\"input\": 0.15, \"output\": 0.6, \"cached_input\": 0.075}");
+    cJSON_ArrayForEach(k, p)
+    {
+        for (i = 0; i < 3 && strcmp(names[i], k->string) != 0; i++)
+            ;
+        if (i == 3)
+            return arb_err_set(err, ARB_ESCHEMA,
+                               "/judge/price/%s: unknown key (valid: input, output, cached_input)",
+                               k->string);
+        if (!cJSON_IsNumber(k) || !(k->valuedouble >= 0 && k->valuedouble <= 1e6))
+            return arb_err_set(err, ARB_ESCHEMA,
+                               "/judge/price/%s: expected US dollars per million tokens, a "
+                               "number from 0 to 1000000",
+                               k->string);
+        *fields[i] = k->valuedouble;
+        seen[i] = 1;
+    }
+    if (!seen[0] || !seen[1])
+        return arb_err_set(err, ARB_ESCHEMA, "/judge/price: missing required key '%s'",
+                           seen[0] ? "output" : "input");
+    if (!seen[2])
+        cfg->price.cached_input = cfg->price.input;
+    cfg->price.set = 1;
+    return ARB_OK;
+}
+
 enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config *cfg,
                                        struct arb_err *err)
 {
@@ -97,7 +154,7 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
             return arb_err_set(err, ARB_ESCHEMA,
                                "/judge/%s: unknown key (valid: provider, base_url, model, "
                                "api_key_env, swap, samples, temperature, max_tokens, seed, "
-                               "concurrency, timeout_s, max_retries, command)",
+                               "concurrency, timeout_s, max_retries, command, price)",
                                k->string);
     }
     v = cJSON_GetObjectItemCaseSensitive(obj, "provider");
@@ -178,6 +235,8 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
     if (!st && !(st = get_number(obj, "max_retries", 0, 20, 1, &d, &present, err)) && present)
         cfg->max_retries = (int)d;
     if (!st)
+        st = get_price(obj, cfg, err);
+    if (!st)
         st = arb_judge_config_rehash(cfg, err);
     if (st)
         arb_judge_config_release(cfg);
@@ -212,6 +271,13 @@ cJSON *arb_judge_config_json(const struct arb_judge_config *cfg)
     ok = ok && cJSON_AddNumberToObject(o, "concurrency", (double)cfg->concurrency);
     ok = ok && cJSON_AddNumberToObject(o, "timeout_s", cfg->timeout_s);
     ok = ok && cJSON_AddNumberToObject(o, "max_retries", cfg->max_retries);
+    if (ok && cfg->price.set) {
+        cJSON *p = cJSON_AddObjectToObject(o, "price");
+
+        ok = p && cJSON_AddNumberToObject(p, "input", cfg->price.input) &&
+             cJSON_AddNumberToObject(p, "output", cfg->price.output) &&
+             cJSON_AddNumberToObject(p, "cached_input", cfg->price.cached_input);
+    }
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

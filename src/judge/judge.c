@@ -23,6 +23,9 @@ struct question;
 struct call {
     struct question *qn;
     int swapped, sample, attempt;
+    int held;        /* not sent (yet): over the spending cap */
+    int sent;        /* handed to the transport or the command */
+    double estimate; /* its reserved cost while in flight */
     char key[65];
     char *body;
     char *user_msg;
@@ -37,6 +40,7 @@ struct question {
     cJSON **slots; /* per (order, sample): the valid answer, or NULL */
     int *slot_done;
     int n_slots, n_done, n_cached;
+    int held; /* a request of it stayed under the spending cap: not answered */
     char error[256];
 };
 
@@ -54,6 +58,10 @@ struct arb_judge {
     struct call **calls; /* every call made, freed at the end */
     size_t n_calls, cap_calls;
     size_t unreachable;
+    struct judge_budget budget;
+    struct arb_judge_progress prog;
+    void (*progress)(void *ctx, const struct arb_judge_progress *p);
+    void *progress_ctx;
     int auth_failed;
     enum arb_status fatal;
     struct arb_err *err;
@@ -151,6 +159,32 @@ void arb_judge_free(struct arb_judge *j)
     arb_transport_free(j->t);
     wipe_free(j->key_header);
     free(j);
+}
+
+void arb_judge_set_budget(struct arb_judge *j, double max_usd, double spent_usd)
+{
+    j->budget.on = max_usd > 0;
+    j->budget.max = max_usd;
+    j->budget.spent = spent_usd;
+    j->prog.cost_usd = spent_usd;
+}
+
+void arb_judge_set_progress(struct arb_judge *j,
+                            void (*fn)(void *ctx, const struct arb_judge_progress *p), void *ctx)
+{
+    j->progress = fn;
+    j->progress_ctx = ctx;
+}
+
+const struct arb_judge_progress *arb_judge_get_progress(const struct arb_judge *j)
+{
+    return &j->prog;
+}
+
+static void notify(struct arb_judge *j)
+{
+    if (j->progress)
+        j->progress(j->progress_ctx, &j->prog);
 }
 
 /* ---- building calls ------------------------------------------------------------------ */
@@ -424,11 +458,38 @@ static void run_command(struct arb_judge *j, struct call *c)
     arb_buf_release(&out);
 }
 
+/* Send a call that the cache could not answer, unless the spending cap holds it back. */
+static void send_call(struct arb_judge *j, struct call *c)
+{
+    struct arb_http_request req;
+
+    if (!judge_budget_admit(&j->budget, c->estimate)) {
+        c->held = 1;
+        return;
+    }
+    c->held = 0;
+    c->sent = 1;
+    j->prog.sent++;
+    j->prog.in_flight++;
+    notify(j);
+    if (j->cfg->provider == ARB_JUDGE_COMMAND) {
+        run_command(j, c);
+        return;
+    }
+    req.url = j->url;
+    req.headers = j->headers;
+    req.n_headers = 3;
+    req.body = c->body;
+    req.body_len = strlen(c->body);
+    req.user = c;
+    if (arb_transport_submit(j->t, &req, j->err))
+        fatal(j, ARB_ENOMEM);
+}
+
 /* Answer from the cache, or send. */
 static void dispatch(struct arb_judge *j, struct call *c)
 {
     struct cached cc = {NULL, 0};
-    struct arb_http_request req;
     int found = 0;
 
     if (j->fatal || j->auth_failed) {
@@ -446,6 +507,8 @@ static void dispatch(struct arb_judge *j, struct call *c)
             return;
         }
         c->qn->n_cached++;
+        j->prog.cached++;
+        notify(j);
         handle_reply(j, c, cc.reply, 1);
         free(cc.reply);
         return;
@@ -458,18 +521,29 @@ static void dispatch(struct arb_judge *j, struct call *c)
         fatal(j, ARB_EUSAGE);
         return;
     }
-    if (j->cfg->provider == ARB_JUDGE_COMMAND) {
-        run_command(j, c);
-        return;
-    }
-    req.url = j->url;
-    req.headers = j->headers;
-    req.n_headers = 3;
-    req.body = c->body;
-    req.body_len = strlen(c->body);
-    req.user = c;
-    if (arb_transport_submit(j->t, &req, j->err))
-        fatal(j, ARB_ENOMEM);
+    c->estimate = judge_estimate(j->cfg, strlen(c->body));
+    send_call(j, c);
+}
+
+/* What a finished call cost, for the cap and the progress line. */
+static void settle(struct arb_judge *j, struct call *c, const struct arb_http_result *r,
+                   const struct judge_usage *u)
+{
+    double cost = 0.0;
+
+    if (u->reported)
+        cost = arb_judge_cost(&j->cfg->price, u->prompt, u->cached, u->completion);
+    else if (r->st == ARB_OK)
+        cost = c->estimate; /* a reply that does not say what it cost: assume the most */
+    judge_budget_settle(&j->budget, c->estimate, cost);
+    j->prog.cost_usd += cost;
+    if (j->prog.in_flight)
+        j->prog.in_flight--;
+    if (r->st == ARB_OK)
+        j->prog.answered++;
+    else if (strcmp(r->error, "aborted") != 0)
+        j->prog.failed++;
+    notify(j);
 }
 
 static void on_done(void *ctx, const struct arb_http_result *r)
@@ -477,8 +551,11 @@ static void on_done(void *ctx, const struct arb_http_result *r)
     struct arb_judge *j = ctx;
     struct call *c = r->user;
     struct arb_judge_call_row row;
+    struct judge_usage u;
     enum arb_status st;
 
+    judge_reply_usage(j->cfg, r->body_len ? r->body : NULL, &u);
+    settle(j, c, r, &u);
     memset(&row, 0, sizeof(row));
     row.key = c->key;
     row.provider = j->cfg->provider == ARB_JUDGE_ANTHROPIC ? "anthropic"
@@ -492,18 +569,9 @@ static void on_done(void *ctx, const struct arb_http_result *r)
     row.attempts = r->attempts;
     row.latency_s = r->latency_s;
     row.error = r->st == ARB_OK ? NULL : r->error;
-    if (r->st == ARB_OK && r->body) {
-        cJSON *ans = NULL;
-        char *text = NULL;
-        long long pt = 0, ct = 0;
-
-        if (judge_parse_reply(j->cfg, r->body, &ans, &text, &pt, &ct, NULL) == ARB_OK) {
-            row.prompt_tokens = pt;
-            row.completion_tokens = ct;
-        }
-        cJSON_Delete(ans);
-        free(text);
-    }
+    row.prompt_tokens = u.prompt;
+    row.completion_tokens = u.completion;
+    row.cached_tokens = u.cached;
     if (j->fatal)
         return;
     /* Stored the moment it arrives: a reply is never requested twice, even after a crash. */
@@ -610,6 +678,7 @@ static void answer_question(struct arb_judge *j, struct question *qn)
     a.item_inconsistent = imem + 2 * n;
     a.n_judgments = qn->n_slots;
     a.n_cached = qn->n_cached;
+    a.held = qn->held;
     for (k = 0; k < qn->n_slots; k++)
         if (!qn->slots[k])
             a.failed = 1;
@@ -692,6 +761,49 @@ static void answer_question(struct arb_judge *j, struct question *qn)
     free(imem);
 }
 
+/*
+ * With nothing in flight, send the held calls that now fit, in order; the
+ * number sent.  When the first does not fit even so, the cap is reached:
+ * stop for good.
+ */
+static size_t send_held(struct arb_judge *j)
+{
+    size_t i, sent = 0;
+
+    for (i = 0; i < j->n_calls && !j->budget.stopped && !j->fatal; i++) {
+        struct call *c = j->calls[i];
+
+        if (!c->held)
+            continue;
+        send_call(j, c);
+        if (c->held) {
+            if (!sent)
+                j->budget.stopped = 1;
+            break;
+        }
+        sent++;
+    }
+    return sent;
+}
+
+/* The calls still held leave their questions unanswered (held), to be asked again later. */
+static void hold_the_rest(struct arb_judge *j)
+{
+    size_t i;
+
+    for (i = 0; i < j->n_calls; i++) {
+        struct call *c = j->calls[i];
+
+        if (!c->held)
+            continue;
+        c->held = 0;
+        c->qn->held = 1;
+        j->prog.held++;
+        finish_slot(j, c, NULL);
+    }
+    notify(j);
+}
+
 enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct arb_err *err)
 {
     size_t i, n = j->n_calls;
@@ -702,7 +814,10 @@ enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct
     for (i = 0; i < n && !j->fatal; i++)
         if (j->calls[i]->attempt == 0)
             dispatch(j, j->calls[i]);
-    st = arb_transport_run(j->t, on_done, j, err);
+    do
+        st = arb_transport_run(j->t, on_done, j, err);
+    while (!st && !j->fatal && !j->auth_failed && send_held(j));
+    hold_the_rest(j);
     if (!st && j->fatal)
         st = j->fatal;
     if (!st && j->auth_failed)

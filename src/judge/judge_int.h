@@ -104,6 +104,44 @@ enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char
                                   cJSON **answer, char **text, long long *prompt_tokens,
                                   long long *completion_tokens, struct arb_err *err);
 
+/* ---- the spending cap (budget.c) ---- */
+
+struct judge_budget {
+    int on;          /* a cap is set */
+    int stopped;     /* a request did not fit with nothing in flight: send no more */
+    double max;      /* the cap, USD */
+    double spent;    /* USD spent by the run, earlier executions included */
+    double reserved; /* USD the requests in flight may still cost (their estimates) */
+};
+
+/* A request's estimated cost in USD, from its body's length and max_tokens (budget.c). */
+double judge_estimate(const struct arb_judge_config *cfg, size_t body_len);
+
+/* 1 and the estimate reserved when a request fits under the cap (always without a cap). */
+int judge_budget_admit(struct judge_budget *b, double estimate);
+
+/* A sent request finished: release its estimate and count what it actually cost. */
+void judge_budget_settle(struct judge_budget *b, double estimate, double actual);
+
+/* Token usage a provider reported for one reply (0 for what it did not report). */
+struct judge_usage {
+    long long prompt;     /* every input token, cached ones included */
+    long long cached;     /* of prompt, served from the provider's prompt cache */
+    long long completion; /* output tokens */
+    int reported;         /* the reply had a usage object */
+};
+
+/*
+ * Read the usage of a provider reply body, whether or not its answer is
+ * valid: OpenAI usage.prompt_tokens, .completion_tokens and
+ * .prompt_tokens_details.cached_tokens; Anthropic usage.input_tokens plus
+ * cache_read_input_tokens and cache_creation_input_tokens (input_tokens
+ * counts neither), cached = cache_read_input_tokens, and output_tokens.  A
+ * command judge reports none.  Never fails: what cannot be read is 0.
+ */
+void judge_reply_usage(const struct arb_judge_config *cfg, const char *body,
+                       struct judge_usage *u);
+
 /*
  * Run the command judge: argv (NULL-terminated) with input on its standard
  * input; its standard output into out (whose cap bounds it).  ARB_EIO with

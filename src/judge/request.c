@@ -440,3 +440,31 @@ enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char
     cJSON_Delete(doc);
     return st;
 }
+
+void judge_reply_usage(const struct arb_judge_config *cfg, const char *body,
+                       struct judge_usage *u)
+{
+    cJSON *doc = NULL;
+    const cJSON *usage;
+
+    memset(u, 0, sizeof(*u));
+    if (cfg->provider == ARB_JUDGE_COMMAND || !body ||
+        arb_json_parse(body, strlen(body), ARB_JSON_ALLOW_BOM, &doc, NULL))
+        return;
+    usage = cJSON_GetObjectItemCaseSensitive(doc, "usage");
+    u->reported = cJSON_IsObject(usage);
+    if (cfg->provider == ARB_JUDGE_ANTHROPIC) {
+        u->cached = token_count(cJSON_GetObjectItemCaseSensitive(usage, "cache_read_input_tokens"));
+        u->prompt = token_count(cJSON_GetObjectItemCaseSensitive(usage, "input_tokens")) +
+                    u->cached +
+                    token_count(
+                        cJSON_GetObjectItemCaseSensitive(usage, "cache_creation_input_tokens"));
+        u->completion = token_count(cJSON_GetObjectItemCaseSensitive(usage, "output_tokens"));
+    } else {
+        u->prompt = token_count(cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens"));
+        u->cached = token_count(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens_details"), "cached_tokens"));
+        u->completion = token_count(cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens"));
+    }
+    cJSON_Delete(doc);
+}

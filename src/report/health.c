@@ -167,5 +167,7 @@ enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, c
         cJSON_AddStringToObject(o, "calibration", jc ? "uncalibrated" : "no judge");
     }
     arb_strset_release(&h.cases);
+    if (!rc)
+        rc = arb_report_add_judge_cost(st, run, report, err);
     return rc;
 }

@@ -75,6 +75,11 @@ enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct a
     return ARB_OK;
 }
 
+struct arb_judge *escalation_judge(struct escalation *e)
+{
+    return e->judge;
+}
+
 static void asked_free(struct asked *x)
 {
     if (!x)
@@ -147,6 +152,8 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
     struct arb_verdict_row v;
 
     (void)q;
+    if (ans->held)
+        return; /* not asked for want of budget: the pair stays pending_judge */
     if (!ans->failed) {
         for (i = 0; i < x->n_items; i++) {
             size_t k = x->index[i];

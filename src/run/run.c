@@ -11,12 +11,12 @@
  *   3. cases again: for each case without a verdict yet, run every check on
  *      every system's stored output, then blind and decide every pair.
  * Memory holds one case and its outputs at a time, plus the set of ids.
+ * A selection of cases (--limit, --cases; setup.c) is applied in pass 1 and
+ * again in pass 3; outputs of suite cases outside it are skipped silently.
  * Without a judge the writes (transactions included) are executed in order
  * by a writer thread (store_writer.c) while this one reads, checks and
  * decides, and pass 3 reads through a second connection (open_writer).
  */
-#define _XOPEN_SOURCE 700 /* realpath */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +40,10 @@ struct sysout {
 };
 
 struct runner {
+    const struct arb_run_opts *opts;
+    struct arb_run_progress prog;
+    struct run_scope scope;
+    struct arb_strset ids; /* every case id of the suite -> 1 when the run keeps it */
     struct arb_store *st;
     struct arb_store *rd;        /* pass 3 reads: st, or a second connection with a writer */
     struct arb_store_writer *w;  /* pass 3 writes */
@@ -62,6 +66,20 @@ struct runner {
     size_t n_batch;
     struct arb_buf text[2]; /* output texts for the judge */
 };
+
+static void moved(struct runner *r)
+{
+    if (r->opts->progress)
+        r->opts->progress(r->opts->progress_ctx, &r->prog);
+}
+
+static void on_judge_progress(void *ctx, const struct arb_judge_progress *p)
+{
+    struct runner *r = ctx;
+
+    r->prog.judge = p;
+    moved(r);
+}
 
 /* ---- pass 1 and 2: cases and outputs --------------------------------------------------- */
 
@@ -115,7 +133,7 @@ static void abort_writes(struct runner *r)
     arb_store_rollback(r->st);
 }
 
-static enum arb_status load_cases(struct runner *r, struct arb_strset *ids, size_t batch)
+static enum arb_status load_cases(struct runner *r, size_t batch)
 {
     struct arb_case_reader *cr = NULL;
     struct arb_case c;
@@ -128,10 +146,18 @@ static enum arb_status load_cases(struct runner *r, struct arb_strset *ids, size
         return st;
     memset(&c, 0, sizeof(c));
     st = arb_store_writer_begin(r->w, r->err);
+    r->prog.phase = ARB_RUN_LOADING_CASES;
+    r->prog.done = 0;
     while (!st && (got = arb_case_reader_next(cr, &c, r->err)) == 1) {
         char *expected = NULL, *raw = NULL;
+        int keep = run_scope_pick(&r->scope, c.id);
 
-        st = arb_strset_add(ids, c.id, seq, &added, NULL);
+        st = arb_strset_add(&r->ids, c.id, (size_t)keep, &added, NULL);
+        if (st || !keep) {
+            arb_case_release(&c);
+            seq++;
+            continue;
+        }
         if (!st && c.expected)
             st = arb_jcs_string(c.expected, &expected, NULL, r->err);
         if (!st)
@@ -143,7 +169,9 @@ static enum arb_status load_cases(struct runner *r, struct arb_strset *ids, size
         free(raw);
         arb_case_release(&c);
         seq++;
-        if (!st && seq % batch == 0) {
+        r->prog.done++;
+        moved(r);
+        if (!st && r->prog.done % batch == 0) {
             st = arb_store_writer_commit(r->w, r->err);
             if (!st)
                 st = arb_store_writer_begin(r->w, r->err);
@@ -152,9 +180,12 @@ static enum arb_status load_cases(struct runner *r, struct arb_strset *ids, size
     if (!st && got < 0)
         st = (enum arb_status) - got;
     if (!st)
+        st = run_scope_check(&r->scope, &r->ids, r->s->path, r->err);
+    if (!st)
         st = arb_store_writer_commit(r->w, r->err);
     else
         abort_writes(r);
+    r->prog.total = r->prog.done;
     arb_case_reader_free(cr);
     return st;
 }
@@ -168,8 +199,7 @@ static enum arb_status problem(struct runner *r, const char *kind, const char *c
     return arb_store_writer_put_problem(r->w, r->run, kind, case_id, system, msg, r->err);
 }
 
-static enum arb_status load_outputs(struct runner *r, const struct arb_system *sys,
-                                    const struct arb_strset *ids)
+static enum arb_status load_outputs(struct runner *r, const struct arb_system *sys)
 {
     struct arb_output_reader *rd = NULL;
     struct arb_output o;
@@ -186,8 +216,17 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
     arb_strset_init(&trial_of);
     arb_buf_init(&key, 0);
     memset(&o, 0, sizeof(o));
+    r->prog.phase = ARB_RUN_LOADING_OUTPUTS;
+    r->prog.system = sys->name;
+    r->prog.done = 0;
     st = arb_store_writer_begin(r->w, r->err);
     while (!st && (got = arb_output_reader_next(rd, &o, r->err)) == 1) {
+        size_t keep = 1;
+
+        if (arb_strset_get(&r->ids, o.case_id, &keep) && !keep) {
+            arb_output_release(&o); /* a case of the suite the run does not keep */
+            continue;
+        }
         arb_buf_reset(&key);
         st = arb_buf_printf(&key, "%s/%s", o.case_id, o.file ? o.file : "");
         if (!st && o.trial)
@@ -196,7 +235,7 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
             st = arb_strset_add(&seen, key.ptr, 0, &added, NULL);
         if (st) {
             /* fall through to cleanup */
-        } else if (!arb_strset_get(ids, o.case_id, NULL)) {
+        } else if (!arb_strset_get(&r->ids, o.case_id, NULL)) {
             st = problem(r, "unknown_case", o.case_id, sys->name,
                          "output for case '%s', which the suite does not have", o.case_id);
         } else if (!added) {
@@ -228,6 +267,8 @@ static enum arb_status load_outputs(struct runner *r, const struct arb_system *s
             free(meta);
         }
         arb_output_release(&o);
+        r->prog.done++;
+        moved(r);
         if (!st && ++n % OUTPUT_BATCH == 0) {
             st = arb_store_writer_commit(r->w, r->err);
             if (!st)
@@ -550,11 +591,9 @@ static enum arb_status flush_batch(struct runner *r)
     return st;
 }
 
-static enum arb_status evaluate_cases(struct runner *r, const struct arb_run_opts *opts,
-                                      size_t batch)
+static enum arb_status evaluate_cases(struct runner *r, size_t batch)
 {
     struct arb_case_reader *cr = NULL;
-    size_t n = 0;
     int got = 0, done;
     enum arb_status st = arb_case_reader_open(r->s, &cr, r->err);
 
@@ -566,12 +605,22 @@ static enum arb_status evaluate_cases(struct runner *r, const struct arb_run_opt
         arb_case_reader_free(cr);
         return ARB_ENOMEM;
     }
+    r->prog.phase = ARB_RUN_CHECKING;
+    r->prog.system = NULL;
+    r->prog.done = 0;
+    moved(r);
     st = arb_store_writer_begin(r->w, r->err);
     while (!st && (got = arb_case_reader_next(cr, &r->batch[r->n_batch], r->err)) == 1) {
         struct arb_case *kc = &r->batch[r->n_batch];
         struct items *it = &r->batch_items[r->n_batch];
+        size_t keep = 1;
         int need = 0;
 
+        if (r->scope.on && !(arb_strset_get(&r->ids, kc->id, &keep) && keep)) {
+            arb_case_release(kc);
+            memset(kc, 0, sizeof(*kc));
+            continue;
+        }
         r->n_batch++;
         it->suite = r->s;
         it->kase = kc;
@@ -585,16 +634,13 @@ static enum arb_status evaluate_cases(struct runner *r, const struct arb_run_opt
         /* A decided case is skipped; one still waiting for the judge is asked again. */
         if (!st && (!done || need))
             st = decide_case(r, it, 1);
-        if (!st && r->n_batch == batch) {
-            n += r->n_batch;
+        r->prog.done++;
+        moved(r);
+        if (!st && r->n_batch == batch)
             st = flush_batch(r);
-            if (!st && opts->progress)
-                opts->progress(opts->progress_ctx, n);
-        }
     }
     if (!st && got < 0)
         st = (enum arb_status) - got;
-    n += r->n_batch;
     if (!st)
         st = flush_batch(r);
     if (!st)
@@ -604,73 +650,12 @@ static enum arb_status evaluate_cases(struct runner *r, const struct arb_run_opt
     if (st)
         abort_writes(r);
     batch_release(r);
-    if (!st && opts->progress)
-        opts->progress(opts->progress_ctx, n);
+    moved(r);
     arb_case_reader_free(cr);
     return st;
 }
 
 /* ---- the run ------------------------------------------------------------------------- */
-
-static enum arb_status create_run(struct runner *r, const struct arb_run_opts *opts)
-{
-    struct arb_run_row row;
-    cJSON *systems = cJSON_CreateArray();
-    char *suite_json = NULL, *systems_json = NULL, *judge_json = NULL;
-    char *abs = realpath(r->s->path, NULL);
-    size_t i;
-    enum arb_status st = systems ? ARB_OK : ARB_ENOMEM;
-
-    for (i = 0; !st && i < r->s->n_systems; i++) {
-        cJSON *o = cJSON_CreateObject();
-        /* Absolute, so that --resume works from any directory. */
-        char *sys_abs = realpath(r->s->systems[i].path, NULL);
-
-        if (!o || !cJSON_AddItemToArray(systems, o) ||
-            !cJSON_AddStringToObject(o, "name", r->s->systems[i].name) ||
-            !cJSON_AddStringToObject(o, "path", sys_abs ? sys_abs : r->s->systems[i].path))
-            st = ARB_ENOMEM;
-        free(sys_abs);
-    }
-    if (!st)
-        st = arb_jcs_string(r->s->doc, &suite_json, NULL, r->err);
-    if (!st)
-        st = arb_jcs_string(systems, &systems_json, NULL, r->err);
-    if (!st && opts->judge) {
-        cJSON *jc = arb_judge_config_json(opts->judge);
-
-        if (!jc || cJSON_AddStringToObject(jc, "hash", opts->judge->hash) == NULL)
-            st = ARB_ENOMEM;
-        if (!st)
-            st = arb_jcs_string(jc, &judge_json, NULL, r->err);
-        cJSON_Delete(jc);
-    }
-    if (!st) {
-        memset(&row, 0, sizeof(row));
-        row.suite_path = abs ? abs : r->s->path;
-        row.suite_name = r->s->name ? r->s->name : "";
-        row.suite_sha256 = r->s->sha256;
-        row.id = opts->new_run_id;
-        row.suite_json = suite_json;
-        row.systems_json = opts->systems_json ? opts->systems_json : systems_json;
-        row.seed = r->s->seed;
-        row.version = opts->version ? opts->version : "";
-        row.judge_json = judge_json;
-        st = arb_store_begin(r->st, r->err);
-        if (!st)
-            st = arb_store_run_create(r->st, &row, &r->run, r->err);
-        if (!st)
-            st = arb_store_commit(r->st, r->err);
-        else
-            arb_store_rollback(r->st);
-    }
-    free(abs);
-    free(suite_json);
-    free(systems_json);
-    free(judge_json);
-    cJSON_Delete(systems);
-    return st;
-}
 
 static enum arb_status runner_init(struct runner *r, struct arb_store *st, struct arb_suite *s,
                                    struct arb_err *err)
@@ -679,6 +664,7 @@ static enum arb_status runner_init(struct runner *r, struct arb_store *st, struc
     int added;
 
     memset(r, 0, sizeof(*r));
+    arb_strset_init(&r->ids);
     r->st = st;
     r->s = s;
     r->err = err;
@@ -727,6 +713,42 @@ static void runner_release(struct runner *r)
     free(r->batch);
     free(r->batch_items);
     escalation_free(r->esc);
+    arb_strset_release(&r->ids);
+    run_scope_release(&r->scope);
+}
+
+struct spent {
+    const struct arb_judge_price *price;
+    double usd;
+};
+
+static int add_cost(void *ctx, const struct arb_judge_cost_row *c)
+{
+    struct spent *sp = ctx;
+
+    sp->usd += arb_judge_cost(sp->price, c->prompt_tokens, c->cached_tokens, c->completion_tokens);
+    return 0;
+}
+
+/* Hook the run to its judge: progress, and what the run has spent (against the cap). */
+static enum arb_status judge_hooks(struct runner *r)
+{
+    const struct arb_judge_config *cfg = r->opts->judge;
+    struct arb_judge *j = escalation_judge(r->esc);
+    struct spent sp = {&cfg->price, 0.0};
+    enum arb_status rc = ARB_OK;
+
+    if (r->opts->max_cost > 0 && !cfg->price.set)
+        return arb_err_set(r->err, ARB_EUSAGE,
+                           "--max-cost needs the judge's price: add \"price\": {\"input\": "
+                           "USD, \"output\": USD} (per million tokens) to the judge config");
+    if (cfg->price.set && r->resuming)
+        rc = arb_store_judge_costs(r->st, r->run, add_cost, &sp, r->err);
+    if (!rc && cfg->price.set)
+        arb_judge_set_budget(j, r->opts->max_cost, sp.usd);
+    arb_judge_set_progress(j, on_judge_progress, r);
+    r->prog.judge = arb_judge_get_progress(j);
+    return rc;
 }
 
 enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
@@ -734,32 +756,41 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
                                 struct arb_err *err)
 {
     struct runner r;
-    struct arb_strset ids;
     size_t batch = opts->batch ? opts->batch : DEFAULT_BATCH, i;
+    char *scope = NULL;
     enum arb_status rc;
 
     memset(sum, 0, sizeof(*sum));
+    sum->judge_cost = NAN;
     if (suite->n_systems < 2)
         return arb_err_set(err, ARB_EUSAGE,
                            "a run compares at least two systems; the suite names %zu (add one "
                            "with --system NAME=PATH)",
                            suite->n_systems);
-    arb_strset_init(&ids);
     rc = runner_init(&r, st, suite, err);
+    r.opts = opts;
     if (!rc && opts->resume_run) {
         r.run = opts->resume_run;
         r.resuming = 1;
-    } else if (!rc)
-        rc = create_run(&r, opts);
+        rc = run_stored_scope(st, r.run, &scope, err);
+        if (!rc)
+            rc = run_scope_from_json(&r.scope, scope, err);
+        free(scope);
+    } else if (!rc) {
+        rc = run_scope_init(&r.scope, opts->select);
+        if (!rc)
+            rc = run_create(st, suite, opts, &r.run, err);
+    }
     if (!rc)
         rc = open_writer(&r, !opts->judge);
     if (!rc)
-        rc = load_cases(&r, &ids, batch);
+        rc = load_cases(&r, batch);
     for (i = 0; !rc && i < suite->n_systems; i++)
-        rc = load_outputs(&r, &suite->systems[i], &ids);
+        rc = load_outputs(&r, &suite->systems[i]);
     if (!rc) /* passes 1 and 2 committed before pass 3 reads them */
         rc = arb_store_writer_sync(r.w, err);
-    arb_strset_release(&ids);
+    if (!r.scope.on) /* pass 3 needs the ids only to keep to a selection */
+        arb_strset_release(&r.ids);
     if (rc && rc != ARB_EDB && rc != ARB_ENOMEM && !opts->resume_run && r.run) {
         /* Bad input found while loading a new run: leave no partial record behind. */
         struct arb_err ignored = {{0}};
@@ -778,8 +809,10 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
     if (!rc && opts->judge)
         rc = escalation_new(st, r.run, suite, opts->judge, opts->api_key, !opts->no_cache, &r.esc,
                             err);
+    if (!rc && r.esc)
+        rc = judge_hooks(&r);
     if (!rc)
-        rc = evaluate_cases(&r, opts, batch);
+        rc = evaluate_cases(&r, batch);
     rc = close_writer(&r, rc);
     if (!rc)
         rc = arb_store_run_set_status(st, r.run, "complete", err);
@@ -788,6 +821,14 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
     else
         sum->run_id = r.run;
     sum->unreachable = r.unreachable;
+    if (r.esc) {
+        const struct arb_judge_progress *jp = arb_judge_get_progress(escalation_judge(r.esc));
+
+        sum->held = jp->held;
+        sum->judge_cost = opts->judge->price.set ? jp->cost_usd : NAN;
+    } else {
+        sum->judge_cost = NAN;
+    }
     runner_release(&r);
     return rc;
 }

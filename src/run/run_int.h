@@ -11,6 +11,8 @@
 #include <cjson/cJSON.h>
 
 #include "arbiter/compare.h"
+#include "arbiter/select.h"
+#include "arbiter/strset.h"
 #include "arbiter/suite.h"
 
 /* The items of one case: the suite's expectations, then the case's own. */
@@ -77,8 +79,6 @@ struct decision {
 enum arb_status decide_pair(const struct items *it, const struct side *a, const struct side *b,
                             struct decision *d, cJSON **comparison);
 
-#endif
-
 /* ---- escalation to the judge (escalate.c) ---------------------------------------------- */
 
 struct arb_judge_config;
@@ -106,3 +106,52 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
  * got no reply after every retry.
  */
 enum arb_status escalation_drain(struct escalation *e, size_t *unreachable, struct arb_err *err);
+
+/* The judge behind an escalation (for its budget and progress hooks). */
+struct arb_judge *escalation_judge(struct escalation *e);
+
+/* ---- a run's row and its selection of cases (setup.c) ---------------------------------- */
+
+struct arb_run_opts;
+
+/* Which cases a run keeps (arb_case_select), as they stream by in suite order. */
+struct run_scope {
+    int on;                 /* a selection applies */
+    size_t limit;           /* keep at most this many; 0: no limit */
+    size_t picked;          /* kept so far */
+    size_t found;           /* of the named ids, how many the suite had */
+    int named;              /* only the ids in want */
+    struct arb_strset want; /* the named ids */
+};
+
+/* The selection of a new run (sel may be NULL). */
+enum arb_status run_scope_init(struct run_scope *sc, const struct arb_case_select *sel);
+
+/* The selection a run was started with (runs.scope_json), for --resume; json NULL: none. */
+enum arb_status run_scope_from_json(struct run_scope *sc, const char *json, struct arb_err *err);
+
+/* 1 when the case with this id (the next in suite order) is kept. */
+int run_scope_pick(struct run_scope *sc, const char *id);
+
+/*
+ * After every case has streamed by: ARB_EUSAGE naming the first id that the
+ * suite (whose ids are in all) does not have.
+ */
+enum arb_status run_scope_check(const struct run_scope *sc, const struct arb_strset *all,
+                                const char *suite_path, struct arb_err *err);
+
+void run_scope_release(struct run_scope *sc);
+
+/*
+ * Create the run's row (status running): the suite, its systems (absolute
+ * paths), the judge config with its hash, and the selection (sel, NULL for
+ * every case).  *run receives its id.
+ */
+enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
+                           const struct arb_run_opts *opts, int64_t *run, struct arb_err *err);
+
+/* Read back the scope_json of an existing run into *out (caller frees; NULL: none). */
+enum arb_status run_stored_scope(struct arb_store *st, int64_t run, char **out,
+                                 struct arb_err *err);
+
+#endif

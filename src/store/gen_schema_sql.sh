@@ -4,6 +4,7 @@
 #   src/store/migration2_sql.c  from db/migrations/002-judge-calibration.sql  (migration 2)
 #   src/store/migration3_sql.c  from db/migrations/003-trials.sql              (migration 3)
 #   src/store/migration4_sql.c  from db/migrations/004-fast-inserts.sql        (migration 4)
+#   src/store/migration5_sql.c  from db/migrations/005-scope-cached-tokens.sql (migration 5)
 #
 # Run from the repository root after editing either:  sh src/store/gen_schema_sql.sh
 # The file becomes an array of C string literals, one per group of whole lines and each under
@@ -60,3 +61,4 @@ gen db/schema.sql src/store/schema_sql.c store_schema_sql_parts
 gen db/migrations/002-judge-calibration.sql src/store/migration2_sql.c store_migration2_sql_parts
 gen db/migrations/003-trials.sql src/store/migration3_sql.c store_migration3_sql_parts
 gen db/migrations/004-fast-inserts.sql src/store/migration4_sql.c store_migration4_sql_parts
+gen db/migrations/005-scope-cached-tokens.sql src/store/migration5_sql.c store_migration5_sql_parts

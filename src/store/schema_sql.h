@@ -19,4 +19,7 @@ extern const char *const store_migration3_sql_parts[];
 /* db/migrations/004-fast-inserts.sql (src/store/migration4_sql.c). */
 extern const char *const store_migration4_sql_parts[];
 
+/* db/migrations/005-scope-cached-tokens.sql (src/store/migration5_sql.c). */
+extern const char *const store_migration5_sql_parts[];
+
 #endif

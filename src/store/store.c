@@ -38,6 +38,7 @@ static const struct migration migrations[] = {
     {2, store_migration2_sql_parts, "PRAGMA user_version = 2;"},
     {3, store_migration3_sql_parts, "PRAGMA user_version = 3;"},
     {4, store_migration4_sql_parts, "PRAGMA user_version = 4;"},
+    {5, store_migration5_sql_parts, "PRAGMA user_version = 5;"},
 };
 
 #define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))
@@ -46,7 +47,7 @@ static const struct migration migrations[] = {
 #define RUN_COLUMNS                                                                                \
     "r.id, r.created_at, r.status, r.suite_path, r.suite_name, r.suite_sha256, r.suite_json, "     \
     "r.systems_json, r.seed, r.version, r.judge_json, "                                            \
-    "(SELECT count(*) FROM cases c WHERE c.run = r.id) "
+    "(SELECT count(*) FROM cases c WHERE c.run = r.id), r.scope_json "
 #define CHECK_COLUMNS "case_id, system, kind, item, record_json, verdict, score FROM checks "
 #define VERDICT_COLUMNS                                                                            \
     "v.case_id, v.system_a, v.system_b, v.status, v.winner, v.score_a, v.score_b, "                \
@@ -62,9 +63,9 @@ static const char *const sql[Q_N] = {
     [Q_RELEASE] = "RELEASE arb_store",
     [Q_ROLLBACK_TO] = "ROLLBACK TO arb_store",
     [Q_RUN_CREATE] = "INSERT INTO runs (id, created_at, status, suite_path, suite_name, "
-                     "suite_sha256, suite_json, systems_json, seed, version, judge_json) "
+                     "suite_sha256, suite_json, systems_json, seed, version, judge_json, scope_json) "
                      "VALUES (?10, coalesce(?1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), "
-                     "'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                     "'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11)",
     [Q_RUN_SYSTEMS] = "INSERT INTO systems (run, name, path, position) "
                       "SELECT ?1, json_extract(value, '$.name'), json_extract(value, '$.path'), "
                       "CAST(key AS INTEGER) FROM json_each(?2) WHERE true "
@@ -153,22 +154,25 @@ static const char *const sql[Q_N] = {
     /* A stored reply is never replaced; a failed call is, by its next attempt. */
     [Q_PUT_JUDGE_CALL] = "INSERT INTO judge_calls (key, provider, model, request_json, "
                          "reply_json, status, http_status, attempts, latency_s, prompt_tokens, "
-                         "completion_tokens, error, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                         "?7, ?8, ?9, ?10, ?11, ?12, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) "
+                         "completion_tokens, error, created_at, cached_tokens) VALUES (?1, ?2, ?3, "
+                         "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                         "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13) "
                          "ON CONFLICT (key) DO UPDATE SET reply_json = excluded.reply_json, "
                          "status = excluded.status, http_status = excluded.http_status, "
                          "attempts = excluded.attempts, latency_s = excluded.latency_s, "
                          "prompt_tokens = excluded.prompt_tokens, "
                          "completion_tokens = excluded.completion_tokens, error = excluded.error, "
-                         "created_at = excluded.created_at WHERE judge_calls.status = 'failed'",
+                         "created_at = excluded.created_at, cached_tokens = excluded.cached_tokens "
+                         "WHERE judge_calls.status = 'failed'",
     [Q_GET_JUDGE_CALL] = "SELECT key, provider, model, request_json, reply_json, status, "
                          "http_status, attempts, latency_s, prompt_tokens, completion_tokens, "
-                         "error FROM judge_calls WHERE key = ?1",
+                         "error, cached_tokens FROM judge_calls WHERE key = ?1",
     [Q_PUT_JUDGMENT] = "INSERT INTO judgments (run, case_id, system_a, system_b, ord, sample, "
                        "attempt, key, valid, cached, answer_json, error) VALUES (?1, ?2, ?3, ?4, "
                        "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (run, case_id, system_a, "
                        "system_b, ord, sample, attempt) DO UPDATE SET key = excluded.key, "
-                       "valid = excluded.valid, cached = excluded.cached, "
+                       "valid = excluded.valid, "
+                       "cached = min(judgments.cached, excluded.cached), "
                        "answer_json = excluded.answer_json, error = excluded.error",
     [Q_JUDGMENTS_CASE] = "SELECT case_id, system_a, system_b, ord, sample, attempt, key, valid, "
                          "cached, answer_json, error FROM judgments WHERE run = ?1 AND "
@@ -181,6 +185,13 @@ static const char *const sql[Q_N] = {
                        "coalesce(sum(c.latency_s), 0), coalesce(sum(1 - j.valid), 0) "
                        "FROM judgments j LEFT JOIN judge_calls c ON c.key = j.key "
                        "WHERE j.run = ?1",
+    /* What a run paid for, per case: the calls it sent itself (a cached answer was paid for
+     * by whichever run sent it). */
+    [Q_JUDGE_COSTS] = "SELECT j.case_id, count(*), coalesce(sum(c.prompt_tokens), 0), "
+                      "coalesce(sum(c.cached_tokens), 0), coalesce(sum(c.completion_tokens), 0) "
+                      "FROM judgments j LEFT JOIN judge_calls c ON c.key = j.key "
+                      "LEFT JOIN cases k ON k.run = j.run AND k.case_id = j.case_id "
+                      "WHERE j.run = ?1 AND j.cached = 0 GROUP BY j.case_id ORDER BY min(k.seq)",
     [Q_PUT_CALIBRATION] = "INSERT INTO calibrations (judge_hash, created_at, labels_path, n, "
                           "kappa, accuracy, study_json, run) VALUES (?1, "
                           "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?2, ?3, ?4, ?5, ?6, ?7)",

@@ -66,6 +66,7 @@ enum store_stmt {
     Q_PUT_JUDGMENT,
     Q_JUDGMENTS_CASE,
     Q_JUDGE_TOTALS,
+    Q_JUDGE_COSTS,
     Q_VACUUM_INTO,
     Q_CASES_ALL,
     Q_RUN_DELETE,

@@ -27,6 +27,7 @@ enum arb_status arb_store_put_judge_call(struct arb_store *st, const struct arb_
     rc = store_bind_int(rc, s, 10, c->prompt_tokens);
     rc = store_bind_int(rc, s, 11, c->completion_tokens);
     rc = store_bind_text(rc, s, 12, c->error);
+    rc = store_bind_int(rc, s, 13, c->cached_tokens);
     return store_exec(st, s, rc, err, "store a judge call");
 }
 
@@ -60,6 +61,7 @@ enum arb_status arb_store_get_judge_call(struct arb_store *st, const char *key,
         c.prompt_tokens = sqlite3_column_int64(s, 9);
         c.completion_tokens = sqlite3_column_int64(s, 10);
         c.error = store_col_text(s, 11);
+        c.cached_tokens = sqlite3_column_int64(s, 12);
         *found = 1;
         fn(ctx, &c);
         rc = SQLITE_DONE;
@@ -159,5 +161,38 @@ enum arb_status arb_store_judge_totals(struct arb_store *st, int64_t run,
     if (rc != SQLITE_DONE)
         ret = store_fail(st, rc, err, "sum the judge calls");
     store_release(st, Q_JUDGE_TOTALS, s);
+    return ret;
+}
+
+enum arb_status arb_store_judge_costs(struct arb_store *st, int64_t run,
+                                      int (*fn)(void *ctx, const struct arb_judge_cost_row *c),
+                                      void *ctx, struct arb_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    enum arb_status ret = store_acquire(st, Q_JUDGE_COSTS, &s, err);
+    int rc;
+
+    if (ret != ARB_OK)
+        return ret;
+    rc = store_bind_int(SQLITE_OK, s, 1, run);
+    while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+        struct arb_judge_cost_row c;
+
+        rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW)
+            break;
+        c.case_id = store_col_text(s, 0);
+        c.calls = sqlite3_column_int64(s, 1);
+        c.prompt_tokens = sqlite3_column_int64(s, 2);
+        c.cached_tokens = sqlite3_column_int64(s, 3);
+        c.completion_tokens = sqlite3_column_int64(s, 4);
+        if (fn(ctx, &c)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    if (rc != SQLITE_DONE)
+        ret = store_fail(st, rc, err, "sum the judge calls' tokens per case");
+    store_release(st, Q_JUDGE_COSTS, s);
     return ret;
 }

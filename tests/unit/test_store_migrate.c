@@ -46,12 +46,13 @@ Test(store, should_embed_db_schema_sql_byte_for_byte)
     assert_embedded("db/migrations/002-judge-calibration.sql", store_migration2_sql_parts);
     assert_embedded("db/migrations/003-trials.sql", store_migration3_sql_parts);
     assert_embedded("db/migrations/004-fast-inserts.sql", store_migration4_sql_parts);
+    assert_embedded("db/migrations/005-scope-cached-tokens.sql", store_migration5_sql_parts);
 }
 
 Test(store, should_create_and_migrate_a_new_file, .init = fx_setup, .fini = fx_teardown)
 {
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 4);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
     cr_assert_eq(fx_raw_int("PRAGMA application_id"), 0x41524249);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                             "('runs', 'systems', 'cases', 'outputs', 'blinding', 'checks', "
@@ -62,7 +63,7 @@ Test(store, should_create_and_migrate_a_new_file, .init = fx_setup, .fini = fx_t
     cr_assert_eq(fx_raw_int("SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
     /* Opening again migrates nothing and keeps the version. */
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 4);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
 }
 
 Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_teardown)
@@ -72,7 +73,7 @@ Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_t
     fx_raw_exec("DROP TABLE calibrations; DROP TABLE judgments; DROP TABLE judge_calls; "
                 "DROP VIEW v_case_trials; DROP TABLE trials; PRAGMA user_version = 1");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 4);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                             "('judge_calls', 'judgments', 'calibrations')"),
                  3);
@@ -112,7 +113,7 @@ Test(store, should_migrate_a_version_2_file_keeping_its_outputs, .init = fx_setu
     free(m1);
     free(m2);
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 4);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM outputs WHERE case_id = 'c1' AND trial = 0 AND "
                             "content = 'hello'"),
                  1);
@@ -176,7 +177,7 @@ Test(store, should_migrate_a_version_3_file_keeping_its_checks, .init = fx_setup
                 "(12, 1, 'c2', 'a', 'expectation', 'e2', 'unresolved', NULL, '{}')");
     cr_assert_gt(ephemeral_steps(insert), 0, "version 3 checked IN (...) with a temporary b-tree");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 4);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
     cr_assert_eq(ephemeral_steps(insert), 0, "an insert into checks still builds a b-tree");
     /* The rows, their ids (the insert order), and what the views make of them. */
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM checks"), 3);

@@ -1,0 +1,230 @@
+/*
+ * setup.c - a run's row and the cases it keeps.
+ *
+ * run_create records what a run is made of (the suite as loaded, the
+ * systems with absolute paths so --resume works from any directory, the
+ * judge config and its hash, and the selection of cases), and
+ * run_stored_scope reads the selection back for --resume.  The selection
+ * (--limit N, --cases ...) is applied while the suite's cases stream by:
+ * the named cases, in suite order, the first `limit` of them.  It is
+ * stored as JSON ({"limit": N, "cases": [...]}) rather than as the kept
+ * ids, so that resuming a run interrupted while it loaded its cases keeps
+ * exactly the cases an uninterrupted one would.
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/judge.h"
+#include "arbiter/json.h"
+#include "arbiter/run.h"
+#include "run_int.h"
+
+enum arb_status run_scope_init(struct run_scope *sc, const struct arb_case_select *sel)
+{
+    size_t i;
+    int added;
+    enum arb_status st = ARB_OK;
+
+    memset(sc, 0, sizeof(*sc));
+    arb_strset_init(&sc->want);
+    if (!arb_case_select_active(sel))
+        return ARB_OK;
+    sc->on = 1;
+    sc->limit = sel->limit;
+    sc->named = sel->ids != NULL;
+    for (i = 0; !st && sel->ids && i < sel->n_ids; i++)
+        st = arb_strset_add(&sc->want, sel->ids[i], i, &added, NULL);
+    return st;
+}
+
+enum arb_status run_scope_from_json(struct run_scope *sc, const char *json, struct arb_err *err)
+{
+    struct arb_case_select sel = {0, NULL, 0};
+    const char **ids = NULL;
+    const cJSON *limit, *cases, *c;
+    cJSON *doc = NULL;
+    size_t n = 0;
+    enum arb_status st;
+
+    if (!json)
+        return run_scope_init(sc, NULL);
+    st = arb_json_parse(json, strlen(json), 0, &doc, err);
+    if (st)
+        return arb_err_prefix(err, st, "the run's stored scope_json");
+    limit = cJSON_GetObjectItemCaseSensitive(doc, "limit");
+    cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
+    if (cJSON_IsNumber(limit) && limit->valuedouble >= 1 && limit->valuedouble < 1e15)
+        sel.limit = (size_t)limit->valuedouble;
+    if (cJSON_IsArray(cases)) {
+        ids = calloc((size_t)cJSON_GetArraySize(cases) + 1, sizeof(*ids));
+        if (!ids) {
+            cJSON_Delete(doc);
+            return ARB_ENOMEM;
+        }
+        cJSON_ArrayForEach(c, cases)
+        {
+            if (cJSON_IsString(c))
+                ids[n++] = c->valuestring;
+        }
+        sel.ids = ids;
+        sel.n_ids = n;
+    }
+    st = run_scope_init(sc, &sel);
+    free(ids);
+    cJSON_Delete(doc);
+    return st;
+}
+
+int run_scope_pick(struct run_scope *sc, const char *id)
+{
+    if (!sc->on)
+        return 1;
+    if (sc->named) {
+        if (!arb_strset_get(&sc->want, id, NULL))
+            return 0;
+        sc->found++;
+    }
+    if (sc->limit && sc->picked >= sc->limit)
+        return 0;
+    sc->picked++;
+    return 1;
+}
+
+enum arb_status run_scope_check(const struct run_scope *sc, const struct arb_strset *all,
+                                const char *suite_path, struct arb_err *err)
+{
+    size_t i;
+
+    if (!sc->named || sc->found == sc->want.n)
+        return ARB_OK;
+    for (i = 0; i < sc->want.cap; i++)
+        if (sc->want.keys[i] && !arb_strset_get(all, sc->want.keys[i], NULL))
+            return arb_err_set(err, ARB_EUSAGE, "--cases: case '%s' is not in the suite '%s'",
+                               sc->want.keys[i], suite_path);
+    return ARB_OK;
+}
+
+void run_scope_release(struct run_scope *sc)
+{
+    arb_strset_release(&sc->want);
+    memset(sc, 0, sizeof(*sc));
+}
+
+/* {"limit": N, "cases": [...]}, or NULL when sel selects every case. */
+static enum arb_status scope_json(const struct arb_case_select *sel, char **out,
+                                  struct arb_err *err)
+{
+    cJSON *o;
+    size_t i;
+    int ok;
+    enum arb_status st;
+
+    *out = NULL;
+    if (!arb_case_select_active(sel))
+        return ARB_OK;
+    o = cJSON_CreateObject();
+    ok = o != NULL;
+    if (ok && sel->limit)
+        ok = cJSON_AddNumberToObject(o, "limit", (double)sel->limit) != NULL;
+    if (ok && sel->ids) {
+        cJSON *a = cJSON_AddArrayToObject(o, "cases");
+
+        ok = a != NULL;
+        for (i = 0; ok && i < sel->n_ids; i++)
+            ok = cJSON_AddItemToArray(a, cJSON_CreateString(sel->ids[i]));
+    }
+    st = ok ? arb_jcs_string(o, out, NULL, err) : ARB_ENOMEM;
+    cJSON_Delete(o);
+    return st;
+}
+
+enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
+                           const struct arb_run_opts *opts, int64_t *run, struct arb_err *err)
+{
+    struct arb_run_row row;
+    cJSON *systems = cJSON_CreateArray();
+    char *suite_json = NULL, *systems_json = NULL, *judge_json = NULL, *scope = NULL;
+    char *abs = realpath(s->path, NULL);
+    size_t i;
+    enum arb_status rc = systems ? ARB_OK : ARB_ENOMEM;
+
+    for (i = 0; !rc && i < s->n_systems; i++) {
+        cJSON *o = cJSON_CreateObject();
+        /* Absolute, so that --resume works from any directory. */
+        char *sys_abs = realpath(s->systems[i].path, NULL);
+
+        if (!o || !cJSON_AddItemToArray(systems, o) ||
+            !cJSON_AddStringToObject(o, "name", s->systems[i].name) ||
+            !cJSON_AddStringToObject(o, "path", sys_abs ? sys_abs : s->systems[i].path))
+            rc = ARB_ENOMEM;
+        free(sys_abs);
+    }
+    if (!rc)
+        rc = arb_jcs_string(s->doc, &suite_json, NULL, err);
+    if (!rc)
+        rc = arb_jcs_string(systems, &systems_json, NULL, err);
+    if (!rc && opts->judge) {
+        cJSON *jc = arb_judge_config_json(opts->judge);
+
+        if (!jc || cJSON_AddStringToObject(jc, "hash", opts->judge->hash) == NULL)
+            rc = ARB_ENOMEM;
+        if (!rc)
+            rc = arb_jcs_string(jc, &judge_json, NULL, err);
+        cJSON_Delete(jc);
+    }
+    if (!rc)
+        rc = scope_json(opts->select, &scope, err);
+    if (!rc) {
+        memset(&row, 0, sizeof(row));
+        row.suite_path = abs ? abs : s->path;
+        row.suite_name = s->name ? s->name : "";
+        row.suite_sha256 = s->sha256;
+        row.id = opts->new_run_id;
+        row.suite_json = suite_json;
+        row.systems_json = opts->systems_json ? opts->systems_json : systems_json;
+        row.seed = s->seed;
+        row.version = opts->version ? opts->version : "";
+        row.judge_json = judge_json;
+        row.scope_json = scope;
+        rc = arb_store_begin(st, err);
+        if (!rc)
+            rc = arb_store_run_create(st, &row, run, err);
+        if (!rc)
+            rc = arb_store_commit(st, err);
+        else
+            arb_store_rollback(st);
+    }
+    free(abs);
+    free(suite_json);
+    free(systems_json);
+    free(judge_json);
+    free(scope);
+    cJSON_Delete(systems);
+    return rc;
+}
+
+struct stored_scope {
+    char *json;
+    int oom;
+};
+
+static int on_run(void *ctx, const struct arb_run_row *r)
+{
+    struct stored_scope *ss = ctx;
+
+    if (r->scope_json && !(ss->json = strdup(r->scope_json)))
+        ss->oom = 1;
+    return 1;
+}
+
+enum arb_status run_stored_scope(struct arb_store *st, int64_t run, char **out,
+                                 struct arb_err *err)
+{
+    struct stored_scope ss = {NULL, 0};
+    enum arb_status rc = arb_store_runs(st, run, on_run, &ss, err);
+
+    *out = ss.json;
+    return rc ? rc : ss.oom ? ARB_ENOMEM : ARB_OK;
+}
