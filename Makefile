@@ -2,7 +2,7 @@
 #
 #   make              build/libarbiter.a and build/arbiter
 #   make test         install missing Debian packages, build, run unit and command-line tests
-#   make demo         run the bundled example
+#   make demo         run the bundled example, judged by the test judge (offline)
 #   make bench        print throughput figures (not a test)
 #   make SANITIZE=address,undefined test    the same tests under ASan/UBSan (in build-san/)
 #   make WERROR=1     warnings are errors (CI)
@@ -38,15 +38,15 @@ ifeq ($(WERROR),1)
 WARN += -Werror
 endif
 
-# Quiet by default, as git and Linux build: one short line per step ("  CC  src/run/run.c");
-# V=1 prints each command in full instead.
+# Quiet by default, as git and Linux build: one short line per step ("  CC  src/run/run.c"),
+# and no "Nothing to be done" from the sub-makes; V=1 prints each command in full instead.
 ifeq ($(V),1)
-Q =
 QUIET_CC =
 QUIET_AR =
 QUIET_LD =
+SUBMAKE = $(MAKE) --no-print-directory
 else
-Q = @
+SUBMAKE = $(MAKE) --no-print-directory -s
 QUIET_CC = @printf '  CC  %s\n' '$<';
 QUIET_AR = @printf '  AR  %s\n' '$@';
 QUIET_LD = @printf '  LD  %s\n' '$@';
@@ -107,7 +107,7 @@ $(BUILD)/schema-suite: tests/schema_suite/run_suite.c $(BUILD)/libarbiter.a
 # runner says so).  SCHEMA_SUITE=DIR runs another copy, a newer upstream checkout for example.
 SCHEMA_SUITE ?= /usr/share/json-schema-test-suite
 test-schema-suite: deps
-	@$(MAKE) --no-print-directory $(BUILD)/schema-suite
+	@$(SUBMAKE) $(BUILD)/schema-suite
 	$(BUILD)/schema-suite $(SCHEMA_SUITE)
 
 deps:
@@ -115,8 +115,8 @@ deps:
 
 # The sub-make runs after deps, so pkg-config sees freshly installed packages.
 test: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/unit-tests $(BUILD)/judge_sim
-	@$(MAKE) --no-print-directory test-unit test-cli
+	@$(SUBMAKE) all $(BUILD)/unit-tests $(BUILD)/judge_sim
+	@$(SUBMAKE) test-unit test-cli
 
 check: test
 
@@ -129,8 +129,10 @@ test-cli:
 	@sh tests/cli/tune.sh $(BUILD)/arbiter
 	@sh tests/cli/trials.sh $(BUILD)/arbiter
 	@sh tests/cli/matrix.sh $(BUILD)/arbiter
+	@sh tests/cli/csv.sh $(BUILD)/arbiter
 	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/budget.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/calibrate_expect.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/report/html.sh $(BUILD)/arbiter
 	@sh tests/cli/replay.sh $(BUILD)/arbiter $(BUILD)/judge_sim
@@ -139,26 +141,27 @@ test-cli:
 	@sh tests/cli/kill_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/bad-input/run.sh $(BUILD)/arbiter
 
+# The bundled bake-off, offline, with tests/judge_sim as a command judge (examples/demo.sh).
 demo: deps
-	@$(MAKE) --no-print-directory all
-	@sh examples/demo.sh $(BUILD)/arbiter
+	@$(SUBMAKE) all $(BUILD)/judge_sim
+	@sh examples/demo.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+	@$(SUBMAKE) all $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 	@for b in $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%); do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/batch.sh"; sh bench/batch.sh $(BUILD)/arbiter
 	@echo "== bench/run.sh"; sh bench/run.sh $(BUILD)/arbiter 10000 100000
-	@$(MAKE) --no-print-directory $(BUILD)/judge_sim
+	@$(SUBMAKE) $(BUILD)/judge_sim
 	@echo "== bench/judge.sh"; sh bench/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim 1000 200 32
 
 # Side by side with the peers (installs promptfoo from the npm registry into bench/peers/).
 bench-peers: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/judge_sim
+	@$(SUBMAKE) all $(BUILD)/judge_sim
 	@sh bench/peers/run.sh $(BUILD)/arbiter 10000
 	@sh bench/peers/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim 500 200
 
 valgrind: deps
-	@$(MAKE) --no-print-directory all
+	@$(SUBMAKE) all
 	@VALGRIND="valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect -q" \
 	    sh tests/cli/run.sh $(BUILD)/arbiter
 

@@ -1,6 +1,7 @@
 /*
  * cmd_show.c - `arbiter show`: one case of a run: outputs, every check
- * record, the verdicts.
+ * record, the judge's answers in each order, the verdicts.  Nothing is
+ * printed before the case is found, so an unknown case is one error line.
  */
 #include <string.h>
 
@@ -13,21 +14,31 @@ static const char usage_text[] =
     "usage: arbiter show RUN CASE [--db FILE] [--json]\n"
     "\n"
     "One case of a run (RUN is an id or 'latest'): both outputs, every check record\n"
-    "with its verdict, and each pair's verdict with its reasoning.  --json prints one\n"
-    "object with the full records.\n";
+    "with its verdict, the judge's answer in each order it was asked (blind: it saw\n"
+    "Response A and Response B), and each pair's verdict with its reasoning.  --json\n"
+    "prints one object with the full records.\n";
 
 struct show {
     int json;
     cJSON *doc; /* --json: the object being built */
+    const char *case_id;
     int n;
-    int trials_shown;
+    int checks_shown, trials_shown, judgments_shown;
+    int oom; /* --json: a judgment could not be added */
 };
+
+/* The text form's first line, printed with the case's first row. */
+static void begin(struct show *sh)
+{
+    if (!sh->n++ && !sh->json)
+        printf("case %s\n", sh->case_id);
+}
 
 static int on_output(void *ctx, const struct arb_output_row *o)
 {
     struct show *sh = ctx;
 
-    sh->n++;
+    begin(sh);
     if (sh->json) {
         cJSON *x = cJSON_CreateObject();
 
@@ -60,7 +71,7 @@ static int on_trial(void *ctx, const struct arb_trial_row *t)
     struct show *sh = ctx;
     const char *verdict = t->passed < 0 ? "unresolved" : t->passed ? "passed" : "failed";
 
-    sh->n++;
+    begin(sh);
     if (sh->json) {
         cJSON *x = cJSON_CreateObject();
 
@@ -83,7 +94,7 @@ static int on_check(void *ctx, const struct arb_check_row *c)
 {
     struct show *sh = ctx;
 
-    sh->n++;
+    begin(sh);
     if (sh->json) {
         cJSON *x = cJSON_CreateObject();
 
@@ -94,8 +105,88 @@ static int on_check(void *ctx, const struct arb_check_row *c)
         cJSON_AddItemToObject(x, "record", cJSON_Parse(c->record_json));
         return 0;
     }
+    if (!sh->checks_shown++)
+        printf("--- checks\n");
     printf("%-12s %-11s %-22s %-10s score %.3g\n    %s\n", c->system, c->kind, c->item, c->verdict,
            c->score, c->record_json);
+    return 0;
+}
+
+/* Which system the judge saw as Response A and as Response B in j's order. */
+static void shown_as(const struct arb_judgment_row *j, const char **a, const char **b)
+{
+    int swapped = strcmp(j->ord, "BA") == 0 && j->system_b[0];
+
+    *a = swapped ? j->system_b : j->system_a;
+    *b = swapped ? j->system_a : j->system_b;
+}
+
+/* ", winner A = NAME" from the answer's "winner" ("A", "B" or "TIE"), when it has one. */
+static void print_winner(const char *answer_json, const char *a, const char *b)
+{
+    cJSON *ans = answer_json ? cJSON_Parse(answer_json) : NULL;
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(ans, "winner");
+
+    if (cJSON_IsString(w) && !strcmp(w->valuestring, "A"))
+        printf(", winner A = %s", a);
+    else if (cJSON_IsString(w) && !strcmp(w->valuestring, "B"))
+        printf(", winner B = %s", b);
+    else if (cJSON_IsString(w))
+        printf(", winner %s", w->valuestring);
+    cJSON_Delete(ans);
+}
+
+static int on_judgment(void *ctx, const struct arb_judgment_row *j)
+{
+    struct show *sh = ctx;
+    const char *a, *b;
+    size_t len;
+
+    begin(sh);
+    shown_as(j, &a, &b);
+    if (sh->json) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON *answer = j->answer_json ? cJSON_Parse(j->answer_json) : cJSON_CreateNull();
+
+        if (!answer && j->answer_json) /* a reply that is not JSON is shown as its text */
+            answer = cJSON_CreateString(j->answer_json);
+
+        if (!x || !answer || !cJSON_AddStringToObject(x, "order", j->ord) ||
+            !cJSON_AddStringToObject(x, "response_a", a) ||
+            !cJSON_AddStringToObject(x, "response_b", b) ||
+            !cJSON_AddNumberToObject(x, "sample", j->sample) ||
+            !cJSON_AddNumberToObject(x, "attempt", j->attempt) ||
+            !cJSON_AddBoolToObject(x, "valid", j->valid) ||
+            !cJSON_AddBoolToObject(x, "cached", j->cached) ||
+            (j->error && !cJSON_AddStringToObject(x, "error", j->error)) ||
+            !cJSON_AddItemToObject(x, "answer", answer)) {
+            if (!cJSON_GetObjectItemCaseSensitive(x, "answer"))
+                cJSON_Delete(answer);
+            cJSON_Delete(x);
+            sh->oom = 1;
+            return 1;
+        }
+        if (!cJSON_AddItemToArray(cJSON_GetObjectItem(sh->doc, "judgments"), x)) {
+            cJSON_Delete(x);
+            sh->oom = 1;
+            return 1;
+        }
+        return 0;
+    }
+    if (!sh->judgments_shown++)
+        printf("--- judge (blind: it saw Response A and Response B, in each order)\n");
+    printf("order %s: Response A = %s%s%s, sample %d%s: %s%s%s%s", j->ord, a,
+           b[0] ? ", Response B = " : "", b, j->sample + 1, j->attempt ? " (asked again)" : "",
+           j->valid ? "valid" : "invalid", j->cached ? ", from the cache" : "",
+           j->error ? ", " : "", j->error ? j->error : "");
+    print_winner(j->answer_json, a, b);
+    len = j->answer_json ? strlen(j->answer_json) : 0;
+    while (len && (j->answer_json[len - 1] == '\n' || j->answer_json[len - 1] == '\r'))
+        len--;
+    if (len)
+        printf("\n    %.*s\n", (int)len, j->answer_json);
+    else
+        printf("\n    (no answer)\n");
     return 0;
 }
 
@@ -103,7 +194,7 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
 {
     struct show *sh = ctx;
 
-    sh->n++;
+    begin(sh);
     if (sh->json) {
         cJSON *x = cJSON_CreateObject();
 
@@ -126,7 +217,7 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
 static int show_cmd(int argc, char **argv)
 {
     const char *db = "arbiter.db", *run_spec = NULL, *case_id = NULL;
-    struct show sh = {0, NULL, 0, 0};
+    struct show sh = {0};
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
     int64_t run = 0;
@@ -163,13 +254,13 @@ static int show_cmd(int argc, char **argv)
             !cJSON_AddArrayToObject(sh.doc, "outputs") ||
             !cJSON_AddArrayToObject(sh.doc, "checks") ||
             !cJSON_AddArrayToObject(sh.doc, "trials") ||
+            !cJSON_AddArrayToObject(sh.doc, "judgments") ||
             !cJSON_AddArrayToObject(sh.doc, "verdicts")) {
             cJSON_Delete(sh.doc);
             return EXIT_ENV;
         }
-    } else {
-        printf("case %s\n", case_id);
     }
+    sh.case_id = case_id;
     rs = cli_open_for_reading("show", db, &st);
     if (rs) {
         cJSON_Delete(sh.doc);
@@ -179,15 +270,18 @@ static int show_cmd(int argc, char **argv)
         rs = arb_store_run_resolve(st, run_spec, &run, &err);
     if (!rs)
         rs = arb_store_outputs(st, run, case_id, on_output, &sh, &err);
-    if (!rs && !sh.json)
-        printf("--- checks\n");
     if (!rs)
         rs = arb_store_checks(st, run, case_id, on_check, &sh, &err);
     if (!rs)
         rs = arb_store_trials(st, run, case_id, on_trial, &sh, &err);
     if (!rs)
+        rs = arb_store_judgments(st, run, case_id, on_judgment, &sh, &err);
+    if (!rs)
         rs = arb_store_verdicts(st, run, case_id, on_verdict, &sh, &err);
-    if (!rs && sh.n == 0) {
+    if (!rs && sh.oom) {
+        cli_error("show", "out of memory");
+        code = EXIT_ENV;
+    } else if (!rs && sh.n == 0) {
         cli_error("show", "run %lld has no case '%s'", (long long)run, case_id);
         code = EXIT_USAGE;
     } else if (rs) {

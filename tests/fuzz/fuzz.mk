@@ -60,7 +60,7 @@ fuzz-run:
 
 fuzz: deps
 	@sh tools/deps.sh clang libclang-rt-14-dev
-	@$(MAKE) --no-print-directory fuzz-build
-	@$(MAKE) --no-print-directory fuzz-run
+	@$(SUBMAKE) fuzz-build
+	@$(SUBMAKE) fuzz-run
 
 -include $(FUZZ_LIB_OBJ:.o=.d)
