@@ -104,6 +104,13 @@ int cli_judge_setup(struct cli_judge *j, const char *cmd, const cJSON *suite_jud
     if (st)
         return cli_exit_for(st);
     j->have = 1;
+    /* Said, not ignored: the override would change nothing the program is asked. */
+    if (j->cfg.provider == ARB_JUDGE_COMMAND && (j->model || j->url)) {
+        cli_error(cmd, "%s: a command judge has no %s to override (it runs '%s')",
+                  j->model ? "--judge-model" : "--judge-url", j->model ? "model" : "URL",
+                  j->cfg.command && j->cfg.command[0] ? j->cfg.command[0] : "");
+        return EXIT_USAGE;
+    }
     if ((j->url && replace(&j->cfg.base_url, j->url)) ||
         (j->model && replace(&j->cfg.model, j->model)))
         return EXIT_ENV;

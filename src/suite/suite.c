@@ -286,6 +286,47 @@ static enum arb_status read_cases(struct arb_suite *s, const struct src *src, st
     return got < 0 ? (enum arb_status)(-got) : ARB_OK;
 }
 
+/*
+ * The first character of a suite, after white space and a byte order mark: a JSON suite
+ * starts with '{'.  A newcomer's likeliest other file is YAML ("name: x", "---", "- a").
+ */
+static int looks_like_yaml(const char *t, size_t len)
+{
+    size_t i = 0;
+
+    if (len >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\n'))
+        i++;
+    if (i == len || t[i] == '{' || t[i] == '[' || t[i] == '"')
+        return 0;
+    if (t[i] == '#' || (len - i >= 3 && memcmp(t + i, "---", 3) == 0) ||
+        (len - i >= 2 && t[i] == '-' && t[i + 1] == ' '))
+        return 1;
+    while (i < len && t[i] != '\n' && t[i] != ':' && t[i] != '{' && t[i] != '"')
+        i++;
+    return i + 1 < len && t[i] == ':' && (t[i + 1] == ' ' || t[i + 1] == '\n');
+}
+
+/*
+ * A parse error of a suite that is not JSON at all: say what a suite is, where the parser's
+ * own words ("invalid literal, expected 'null'" for "name: x") would mislead.  The location
+ * ("line L, column C: ") stays.
+ */
+static enum arb_status located_not_json(struct arb_err *err, enum arb_status st,
+                                        const struct src *src, const char *parse_msg)
+{
+    char msg[sizeof(err->msg)];
+    unsigned long line = 0, col = 0;
+    int used = 0;
+
+    if (sscanf(parse_msg, "line %lu, column %lu: %n", &line, &col, &used) < 2 || used <= 0)
+        used = 0;
+    snprintf(msg, sizeof(msg), "%.*sthis looks like YAML: a suite is JSON (its schema is "
+             "schemas/suite.schema.json)", used, parse_msg);
+    return located_parse(err, st, src, msg);
+}
+
 /* Everything after reading the text. */
 static enum arb_status load_text(struct arb_suite *s, const struct src *src, struct arb_err *err)
 {
@@ -298,6 +339,8 @@ static enum arb_status load_text(struct arb_suite *s, const struct src *src, str
 
     st = arb_json_parse(src->text, src->len, ARB_JSON_NO_DUPLICATES | ARB_JSON_ALLOW_BOM, &s->doc,
                         &perr);
+    if (st == ARB_EPARSE && looks_like_yaml(src->text, src->len))
+        return located_not_json(err, st, src, perr.msg);
     if (st)
         return st == ARB_ENOMEM ? arb_err_set(err, st, "out of memory")
                                 : located_parse(err, st, src, perr.msg);

@@ -81,6 +81,15 @@ grep -q "# Arbiter report" "$T/report.md" && pass=$((pass + 1)) || { fail=$((fai
 t "show a case" 0 "--- verdict: A = " "" -- show latest inv-006 --db "$DB"
 t "show json" 0 '"kind":	"criterion"' "" -- show latest inv-006 --db "$DB" --json
 t "show unknown case" 2 "" "has no case 'nope'" -- show latest nope --db "$DB"
+[ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL: show unknown case: the error alone, got: $(cat "$T/out" "$T/err")"; }
+t "show unknown run" 2 "" "" -- show 999 inv-006 --db "$DB"
+[ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL: show unknown run: the error alone, got: $(cat "$T/out" "$T/err")"; }
+# A command judge has no model or URL: the overrides are refused, not ignored.
+printf '{"provider": "command", "command": ["true"]}' >"$T/cmd-judge.json"
+t "judge-model refused for a command judge" 2 "" "--judge-model: a command judge has no model to override (it runs 'true')" -- run examples/invoice/suite.json --judge "$T/cmd-judge.json" --judge-model gpt-4o --db "$T/cmd.db"
+t "judge-url refused for a command judge" 2 "" "--judge-url: a command judge has no URL to override" -- run examples/invoice/suite.json --judge "$T/cmd-judge.json" --judge-url http://127.0.0.1:9/v1 --db "$T/cmd.db"
 t "export comparisons" 0 "" "30 comparison files" -- export latest --comparisons "$T/cmp" --db "$DB"
 grep -q '"systems"' "$T/cmp/inv-001.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: exported comparison lacks systems"; }
 t "export jsonl" 0 '"kind":"expectation"' "" -- export latest --jsonl --db "$DB"
