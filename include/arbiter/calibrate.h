@@ -141,6 +141,14 @@ enum arb_status arb_calib_judge(struct arb_calib_set *set, const struct arb_judg
                                 const char *api_key, struct arb_store *st, int64_t run,
                                 int use_cache, size_t *unreachable, struct arb_err *err);
 
+/* The same, calling progress (when not NULL) as the judge's counters move (judge.h). */
+struct arb_judge_progress;
+enum arb_status arb_calib_judge_progress(
+    struct arb_calib_set *set, const struct arb_judge_config *cfg, const char *api_key,
+    struct arb_store *st, int64_t run, int use_cache, size_t *unreachable,
+    void (*progress)(void *ctx, const struct arb_judge_progress *p), void *progress_ctx,
+    struct arb_err *err);
+
 /* Append the study as markdown (with the definitions above) to out. */
 enum arb_status arb_calib_markdown(const cJSON *study, struct arb_buf *out);
 

@@ -146,6 +146,7 @@ struct arb_judge;
 
 /* What a judge has done so far (over every drain of its life), for a progress line. */
 struct arb_judge_progress {
+    size_t planned;   /* one request per order and sample of every question asked so far */
     size_t sent;      /* requests sent (validation retries included; transport retries not) */
     size_t in_flight; /* sent and not finished */
     size_t answered;  /* replies received */

@@ -87,6 +87,16 @@ enum arb_status arb_calib_judge(struct arb_calib_set *set, const struct arb_judg
                                 const char *api_key, struct arb_store *st, int64_t run,
                                 int use_cache, size_t *unreachable, struct arb_err *err)
 {
+    return arb_calib_judge_progress(set, cfg, api_key, st, run, use_cache, unreachable, NULL, NULL,
+                                    err);
+}
+
+enum arb_status arb_calib_judge_progress(
+    struct arb_calib_set *set, const struct arb_judge_config *cfg, const char *api_key,
+    struct arb_store *st, int64_t run, int use_cache, size_t *unreachable,
+    void (*progress)(void *ctx, const struct arb_judge_progress *p), void *progress_ctx,
+    struct arb_err *err)
+{
     struct arb_judge_config both = *cfg;
     struct arb_judge_item *expect = NULL;
     struct arb_judge *j = NULL;
@@ -106,6 +116,8 @@ enum arb_status arb_calib_judge(struct arb_calib_set *set, const struct arb_judg
      * configured one. */
     both.swap = 1;
     rc = arb_judge_new(&both, api_key, st, run, use_cache, &j, err);
+    if (!rc)
+        arb_judge_set_progress(j, progress, progress_ctx);
     for (size_t i = 0; !rc && i < set->n; i++) {
         if (set->items[i].recorded)
             continue;

@@ -16,6 +16,7 @@
 #include "arbiter/store.h"
 #include "cli.h"
 #include "judge_opts.h"
+#include "progress.h"
 #include "cmd_tune.h"
 
 #ifndef ARBITER_VERSION
@@ -25,7 +26,7 @@
 static const char usage_text[] =
     "usage: arbiter calibrate LABELS [--judge FILE] [--db FILE]\n"
     "                         [--policy inconsistent-tie|net-vote] [--unparsed tie|unresolved]\n"
-    "                         [--bootstrap N] [--format json|md]\n"
+    "                         [--bootstrap N] [--format json|md] [--[no-]progress]\n"
     "       arbiter calibrate --tune CHECK LABELS [--target 0.95] [--format json|md]\n"
     "                         [--db FILE]\n"
     "\n"
@@ -54,6 +55,7 @@ static const char usage_text[] =
     "  --bootstrap N       resamples for the 95% intervals (default 1000, fixed seed)\n"
     "  --format json|md    one JSON object (schemas/calibration.schema.json; default) or\n"
     "                      markdown\n"
+    CLI_PROGRESS_HELP
     "  --tune CHECK        instead: tune a graded check's threshold and fail_below on\n"
     "                      outputs people labelled (see 'arbiter calibrate --tune --help')\n"
     "\n"
@@ -63,6 +65,7 @@ static const char usage_text[] =
 struct cal_args {
     const char *labels, *db, *format;
     struct arb_calib_opts opts;
+    struct cli_progress progress;
 };
 
 /* Parse the non-judge options; returns an exit code, -1 to go on. */
@@ -72,6 +75,8 @@ static int parse_args(int argc, char **argv, struct cal_args *ca, struct cli_jud
         const char *o = argv[a];
         int has_arg = a + 1 < argc, used = cli_judge_option(judge, "calibrate", argc, argv, &a);
 
+        if (!used)
+            used = cli_progress_option(&ca->progress, o);
         if (used < 0)
             return EXIT_USAGE;
         if (used)
@@ -222,7 +227,7 @@ static int start_run(struct arb_store *st, const struct cal_args *ca,
 }
 
 /* Ask the judge for every item without recorded verdicts, under a run of its own. */
-static int ask_judge(struct arb_store *st, const struct cal_args *ca, struct arb_calib_set *set,
+static int ask_judge(struct arb_store *st, struct cal_args *ca, struct arb_calib_set *set,
                      const struct cli_judge *judge, int64_t *run)
 {
     struct arb_err err = {{0}};
@@ -235,8 +240,10 @@ static int ask_judge(struct arb_store *st, const struct cal_args *ca, struct arb
     fprintf(stderr, "arbiter calibrate: judge %s (config %.12s): %zu items %s\n", judge->cfg.model,
             judge->cfg.hash, arb_calib_unjudged(set),
             set->kind == ARB_CALIB_EXPECTATION ? "on their one output" : "in both orders");
-    rs = arb_calib_judge(set, &judge->cfg, judge->key, st, *run, !judge->no_cache, &unreachable,
-                         &err);
+    cli_progress_start(&ca->progress, "arbiter calibrate");
+    rs = arb_calib_judge_progress(set, &judge->cfg, judge->key, st, *run, !judge->no_cache,
+                                  &unreachable, cli_progress_judge, &ca->progress, &err);
+    cli_progress_end(&ca->progress);
     if (rs) {
         cli_error("calibrate", "%s", err.msg);
         return rs == ARB_EUSAGE ? EXIT_USAGE : EXIT_ENV;

@@ -25,6 +25,8 @@
 #include "arbiter/suite.h"
 #include "cli.h"
 #include "judge_opts.h"
+#include "progress.h"
+#include "replay_stage.h"
 
 #ifndef ARBITER_VERSION
 #define ARBITER_VERSION "0.1.0"
@@ -36,6 +38,7 @@ static const char usage_text[] =
     "usage: arbiter replay RUN [--db FILE]\n"
     "       arbiter replay RUN --rejudge JUDGE.json [--into NEWRUN] [--db FILE]\n"
     "                      [--judge-url URL] [--judge-model NAME] [--concurrency N] [--no-cache]\n"
+    "                      [--max-cost USD] [--progress | --no-progress]\n"
     "\n"
     "Re-derive every check record, resolution and verdict of a run (an id or 'latest')\n"
     "offline: from the cases and outputs stored in the database, the judge replies in its\n"
@@ -49,168 +52,12 @@ static const char usage_text[] =
     "equal the run's), and only the new judge is asked (its cached replies are reused).\n"
     "Then 'arbiter report NEWRUN --against RUN' shows which verdicts changed.  --into\n"
     "the id of an interrupted re-judging of RUN by the same judge continues it, from the\n"
-    "stored inputs.\n"
+    "stored inputs.  --max-cost caps what the new judge may cost, as for 'arbiter run'\n"
+    "(continue with --into and a higher cap); a progress line shows on a terminal.\n"
     "\n"
     "exit: 0 identical (rejudged), 1 a difference (a deterministic record of the new run\n"
     "differs), 2 usage or input error (suite changed or gone, a judge request not in the\n"
     "cache), 4 database or judge failure\n";
-
-struct stored_run {
-    char *suite_path, *sha256, *systems_json, *judge_json;
-    uint64_t seed;
-    int found;
-};
-
-static int read_run(void *ctx, const struct arb_run_row *r)
-{
-    struct stored_run *s = ctx;
-
-    s->suite_path = strdup(r->suite_path ? r->suite_path : "");
-    s->sha256 = strdup(r->suite_sha256 ? r->suite_sha256 : "");
-    s->systems_json = strdup(r->systems_json ? r->systems_json : "[]");
-    s->judge_json = r->judge_json ? strdup(r->judge_json) : NULL;
-    s->seed = r->seed;
-    s->found = 1;
-    return 1;
-}
-
-/* ---- writing the stored inputs back out ------------------------------------------------ */
-
-struct writer {
-    struct arb_store *st;
-    int64_t run;
-    const char *dir;
-    FILE *cases;
-    cJSON *systems; /* [{name, path}] from the run */
-    FILE **jsonl;   /* per system: its outputs as JSONL, or NULL for a directory */
-    int *is_dir;
-    size_t n;
-    enum arb_status rc;
-    struct arb_err *err;
-};
-
-static size_t system_index(const struct writer *w, const char *name)
-{
-    size_t i;
-
-    for (i = 0; i < w->n; i++)
-        if (strcmp(cJSON_GetObjectItem(cJSON_GetArrayItem(w->systems, (int)i), "name")->valuestring,
-                   name) == 0)
-            return i;
-    return (size_t)-1;
-}
-
-/*
- * A directory output: the case's files under DIR/sys-N/CASE/FILE, or a
- * single-file output as DIR/sys-N/CASE.out (the reader drops the last
- * extension, so an id with a dot of its own keeps it).
- */
-static int write_file(struct writer *w, size_t i, const struct arb_output_row *o)
-{
-    char path[4096], parent[4096], *slash;
-    FILE *f;
-    size_t k;
-
-    if (o->file[0])
-        snprintf(path, sizeof(path), "%s/sys-%zu/%s/%s", w->dir, i, o->case_id, o->file);
-    else
-        snprintf(path, sizeof(path), "%s/sys-%zu/%s.out", w->dir, i, o->case_id);
-    snprintf(parent, sizeof(parent), "%s", path);
-    slash = strrchr(parent, '/');
-    if (slash)
-        *slash = '\0';
-    if (strstr(o->case_id, "..") || strchr(o->case_id, '/') || cli_mkdirs(parent))
-        return -1;
-    f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    if (o->binary || !o->content) {
-        /* Binary outputs are stored by size and hash: NUL bytes of that size replay as binary. */
-        for (k = 0; k < o->len; k++)
-            fputc(0, f);
-    } else {
-        fwrite(o->content, 1, o->len, f);
-    }
-    return fclose(f);
-}
-
-static int write_output(void *ctx, const struct arb_output_row *o)
-{
-    struct writer *w = ctx;
-    size_t i = system_index(w, o->system);
-    cJSON *line;
-    char *text;
-
-    if (i == (size_t)-1)
-        return 0;
-    if (w->is_dir[i]) {
-        if (write_file(w, i, o)) {
-            w->rc = arb_err_set(w->err, ARB_EIO, "cannot write the stored output of case '%s'",
-                                o->case_id);
-            return 1;
-        }
-        return 0;
-    }
-    line = o->meta_json ? cJSON_Parse(o->meta_json) : cJSON_CreateObject();
-    if (!line)
-        line = cJSON_CreateObject();
-    cJSON_DeleteItemFromObjectCaseSensitive(line, "id");
-    cJSON_DeleteItemFromObjectCaseSensitive(line, "output");
-    /* A database older than migration 3 kept a capture's "trial" in meta_json: the trial
-     * column is the one that counts now. */
-    cJSON_DeleteItemFromObjectCaseSensitive(line, "trial");
-    cJSON_AddStringToObject(line, "id", o->case_id);
-    cJSON_AddStringToObject(line, "output", o->content ? o->content : "");
-    if (o->trial)
-        cJSON_AddNumberToObject(line, "trial", (double)o->trial);
-    text = cJSON_PrintUnformatted(line);
-    if (!text || fprintf(w->jsonl[i], "%s\n", text) < 0)
-        w->rc = ARB_EIO;
-    cJSON_free(text);
-    cJSON_Delete(line);
-    return w->rc != ARB_OK;
-}
-
-/* Does any stored output of this system have files (a directory output)? */
-static int note_dirs(void *ctx, const struct arb_output_row *o)
-{
-    struct writer *w = ctx;
-    size_t i = system_index(w, o->system);
-
-    /* Files, or a binary output (JSONL cannot carry one): staged as a directory. */
-    if (i != (size_t)-1 && ((o->file && o->file[0]) || o->binary))
-        w->is_dir[i] = 1;
-    return 0;
-}
-
-static int scan_case(void *ctx, const char *case_id, int64_t seq, const char *case_json)
-{
-    struct writer *w = ctx;
-
-    (void)seq;
-    (void)case_json;
-    if (arb_store_outputs(w->st, w->run, case_id, note_dirs, w, w->err)) {
-        w->rc = ARB_EDB;
-        return 1;
-    }
-    return 0;
-}
-
-static int write_case(void *ctx, const char *case_id, int64_t seq, const char *case_json)
-{
-    struct writer *w = ctx;
-
-    (void)seq;
-    if (fprintf(w->cases, "%s\n", case_json ? case_json : "{}") < 0) {
-        w->rc = ARB_EIO;
-        return 1;
-    }
-    if (arb_store_outputs(w->st, w->run, case_id, write_output, w, w->err)) {
-        w->rc = w->rc ? w->rc : ARB_EDB;
-        return 1;
-    }
-    return w->rc != ARB_OK;
-}
 
 /* ---- comparing ------------------------------------------------------------------------- */
 
@@ -357,134 +204,6 @@ static int compare_case(void *ctx, const char *case_id, int64_t seq, const char 
 
 /* ---- the command ----------------------------------------------------------------------- */
 
-static int stage_inputs(struct arb_store *orig, int64_t run, const char *dir,
-                        struct arb_suite *suite, cJSON *systems, struct arb_err *err)
-{
-    struct writer w;
-    char path[4200], spec[8400];
-    size_t i;
-    int code = EXIT_PASS;
-
-    memset(&w, 0, sizeof(w));
-    w.st = orig;
-    w.run = run;
-    w.dir = dir;
-    w.systems = systems;
-    w.err = err;
-    w.n = (size_t)cJSON_GetArraySize(systems);
-    w.jsonl = calloc(w.n + 1, sizeof(FILE *));
-    w.is_dir = calloc(w.n + 1, sizeof(int));
-    snprintf(path, sizeof(path), "%s/cases.jsonl", dir);
-    w.cases = fopen(path, "wb");
-    if (!w.jsonl || !w.is_dir || !w.cases) {
-        cli_error("replay", "cannot stage the stored inputs in '%s'", dir);
-        code = EXIT_ENV;
-        goto out;
-    }
-    if (arb_store_cases(orig, run, scan_case, &w, err) || w.rc) {
-        cli_error("replay", "%s", err->msg);
-        code = EXIT_ENV;
-        goto out;
-    }
-    for (i = 0; i < w.n; i++) {
-        const char *name =
-            cJSON_GetObjectItem(cJSON_GetArrayItem(systems, (int)i), "name")->valuestring;
-
-        if (w.is_dir[i]) {
-            snprintf(path, sizeof(path), "%s/sys-%zu", dir, i);
-            if (cli_mkdirs(path))
-                code = EXIT_ENV;
-        } else {
-            snprintf(path, sizeof(path), "%s/sys-%zu.jsonl", dir, i);
-            w.jsonl[i] = fopen(path, "wb");
-            if (!w.jsonl[i])
-                code = EXIT_ENV;
-        }
-        snprintf(spec, sizeof(spec), "%s=%s", name, path);
-        if (!code && arb_suite_set_system(suite, spec, err)) {
-            cli_error("replay", "%s", err->msg);
-            code = EXIT_USAGE;
-        }
-    }
-    if (!code && (arb_store_cases(orig, run, write_case, &w, err) || w.rc)) {
-        cli_error("replay", "cannot stage the stored inputs: %s",
-                  err->msg[0] ? err->msg : strerror(errno));
-        code = EXIT_ENV;
-    }
-out:
-    for (i = 0; w.jsonl && i < w.n; i++)
-        if (w.jsonl[i] && fclose(w.jsonl[i]))
-            code = EXIT_ENV;
-    if (w.cases && fclose(w.cases))
-        code = EXIT_ENV;
-    free(w.jsonl);
-    free(w.is_dir);
-    if (!code) {
-        /* The stored cases, not whatever the cases file holds today. */
-        snprintf(path, sizeof(path), "%s/cases.jsonl", dir);
-        free(suite->cases_file);
-        suite->cases_file = strdup(path);
-        if (!suite->cases_file)
-            code = EXIT_ENV;
-    }
-    return code;
-}
-
-/* What replay and rejudge share. */
-struct staged {
-    struct stored_run sr;
-    struct arb_suite *suite;
-    cJSON *systems;
-    const char *dir;
-};
-
-/*
- * Resolve the run, read it, load its suite (which must be unchanged), and
- * write its stored cases and outputs into a new temporary folder made from
- * tmpl (*dir, removed by the caller).  Returns an exit code.
- */
-static int prepare(struct arb_store *orig, const char *run_spec, int64_t *run,
-                   struct stored_run *sr, struct arb_suite **suite, cJSON **systems, char *tmpl,
-                   const char **dir, struct arb_err *err)
-{
-    enum arb_status rs = arb_store_run_resolve(orig, run_spec, run, err);
-
-    if (!rs)
-        rs = arb_store_runs(orig, *run, read_run, sr, err);
-    if (rs || !sr->found || !sr->suite_path || !sr->sha256 || !sr->systems_json) {
-        cli_error("replay", "%s", rs ? err->msg : "cannot read the run");
-        return rs ? cli_exit_for(rs) : EXIT_ENV;
-    }
-    rs = arb_suite_load(sr->suite_path, suite, err);
-    if (rs) {
-        cli_error("replay", "run %lld's suite: %s", (long long)*run, err->msg);
-        return cli_exit_for(rs);
-    }
-    if (strcmp((*suite)->sha256, sr->sha256) != 0) {
-        cli_error("replay",
-                  "the suite '%s' changed since run %lld (its SHA-256 differs): the "
-                  "run cannot be re-derived from it",
-                  sr->suite_path, (long long)*run);
-        return EXIT_USAGE;
-    }
-    (*suite)->seed = sr->seed;
-    *systems = cJSON_Parse(sr->systems_json);
-    *dir = mkdtemp(tmpl);
-    if (!*systems || !*dir) {
-        cli_error("replay", "cannot create a temporary folder: %s", strerror(errno));
-        return EXIT_ENV;
-    }
-    return stage_inputs(orig, *run, *dir, *suite, *systems, err);
-}
-
-static void stored_run_release(struct stored_run *sr)
-{
-    free(sr->suite_path);
-    free(sr->sha256);
-    free(sr->systems_json);
-    free(sr->judge_json);
-}
-
 static void diff_release(struct diff *d)
 {
     recs_clear(&d->a);
@@ -514,9 +233,9 @@ static int rejudge_target(struct arb_store *st, int64_t into, int64_t run,
     snprintf(id, sizeof(id), "%lld", (long long)into);
     if (arb_store_run_resolve(st, id, &found, &err) != ARB_OK)
         return EXIT_PASS; /* a new run with that id */
-    if (arb_store_runs(st, into, read_run, &t, &err) != ARB_OK || !t.found) {
+    if (arb_store_runs(st, into, replay_read_run, &t, &err) != ARB_OK || !t.found) {
         cli_error("replay", "%s", err.msg[0] ? err.msg : "cannot read the run");
-        stored_run_release(&t);
+        replay_stored_run_release(&t);
         return EXIT_ENV;
     }
     if (t.sha256 && t.systems_json && t.judge_json && t.seed == src->seed &&
@@ -527,7 +246,7 @@ static int rejudge_target(struct arb_store *st, int64_t into, int64_t run,
         same = cJSON_IsString(h) && strcmp(h->valuestring, hash) == 0;
         cJSON_Delete(j);
     }
-    stored_run_release(&t);
+    replay_stored_run_release(&t);
     if (!same || into == run) {
         cli_error("replay",
                   "--into %lld: run %lld already exists in '%s' and is not a "
@@ -544,7 +263,8 @@ static int rejudge_target(struct arb_store *st, int64_t into, int64_t run,
  * --rejudge: a new run from the stored inputs with another judge, into the
  * same database; its deterministic records must equal the run's.
  */
-static int rejudge_cmd(const char *db, const char *run_spec, int64_t into, struct cli_judge *judge)
+static int rejudge_cmd(const char *db, const char *run_spec, int64_t into, struct cli_judge *judge,
+                       double max_cost, struct cli_progress *prog)
 {
     struct arb_store *st = NULL;
     struct stored_run sr = {0};
@@ -568,7 +288,7 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into, struc
         code = EXIT_ENV;
         goto out;
     }
-    code = prepare(st, run_spec, &run, &sr, &suite, &systems, tmpl, &dir, &err);
+    code = replay_prepare(st, run_spec, &run, &sr, &suite, &systems, tmpl, &dir, &err);
     if (!code)
         code = cli_judge_setup(judge, "replay", NULL, NULL);
     if (!code && into)
@@ -581,9 +301,28 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into, struc
     opts.new_run_id = opts.resume_run ? 0 : into;
     opts.systems_json = sr.systems_json; /* where the outputs came from, not the staging */
     opts.version = ARBITER_VERSION;
+    if (max_cost > 0 && !judge->cfg.price.set) {
+        cli_error("replay", "--max-cost needs the judge's price: add \"price\": {\"input\": USD, "
+                            "\"output\": USD} (per million tokens) to %s",
+                  judge->file);
+        code = EXIT_USAGE;
+        goto out;
+    }
+    opts.max_cost = max_cost;
     fprintf(stderr, "arbiter replay: run %lld re-judged by %s (config %.12s)\n", (long long)run,
             judge->cfg.model, judge->cfg.hash);
+    cli_progress_start(prog, "arbiter replay");
+    prog->show_cost = judge->cfg.price.set;
+    opts.progress = cli_progress_run;
+    opts.progress_ctx = prog;
     rs = arb_run_execute(st, suite, &opts, &sum, &err);
+    cli_progress_end(prog);
+    if (!rs && sum.held)
+        fprintf(stderr,
+                "arbiter replay: the judge's cost reached --max-cost %.4g: %zu requests were not "
+                "sent and their cases stay pending_judge; continue with 'arbiter replay %lld "
+                "--rejudge %s --into %lld --db %s --max-cost HIGHER'\n",
+                max_cost, sum.held, (long long)run, judge->file, (long long)sum.run_id, db);
     if (rs) {
         cli_error("replay", "%s", err.msg);
         if (sum.run_id)
@@ -637,7 +376,7 @@ out:
     arb_store_close(st);
     if (dir)
         cli_remove_tree(dir);
-    stored_run_release(&sr);
+    replay_stored_run_release(&sr);
     cli_judge_release(judge);
     return code;
 }
@@ -660,9 +399,12 @@ static int replay_cmd(int argc, char **argv)
     int a, used, code = EXIT_PASS, have_judge = 0;
     enum arb_status rs;
     struct cli_judge rejudge;
+    struct cli_progress prog;
     const char *into_spec = NULL;
+    double max_cost = 0.0;
 
     memset(&rejudge, 0, sizeof(rejudge));
+    memset(&prog, 0, sizeof(prog));
     memset(&judge, 0, sizeof(judge));
     memset(&sum, 0, sizeof(sum));
     memset(&d, 0, sizeof(d));
@@ -676,6 +418,18 @@ static int replay_cmd(int argc, char **argv)
             rejudge.file = argv[++a];
         } else if (strcmp(argv[a], "--into") == 0 && a + 1 < argc) {
             into_spec = argv[++a];
+        } else if (cli_progress_option(&prog, argv[a])) {
+            /* taken */
+        } else if (strcmp(argv[a], "--max-cost") == 0 && a + 1 < argc) {
+            char *end;
+            const char *v = argv[++a];
+
+            max_cost = strtod(v, &end);
+            if (!v[0] || *end || !(max_cost > 0 && max_cost < 1e9)) {
+                cli_error("replay", "--max-cost: expected US dollars, a number above 0, got '%s'",
+                          v);
+                return EXIT_USAGE;
+            }
         } else if (strcmp(argv[a], "--judge") != 0 && strcmp(argv[a], "--no-judge") != 0 &&
                    (used = cli_judge_option(&rejudge, "replay", argc, argv, &a)) != 0) {
             if (used < 0)
@@ -695,9 +449,11 @@ static int replay_cmd(int argc, char **argv)
         cli_error("replay", "missing RUN (an id or 'latest'; see 'arbiter runs')");
         return EXIT_USAGE;
     }
-    if ((into_spec || rejudge.url || rejudge.model || rejudge.concurrency || rejudge.no_cache) &&
+    if ((into_spec || rejudge.url || rejudge.model || rejudge.concurrency || rejudge.no_cache ||
+         max_cost > 0) &&
         !rejudge.file) {
-        cli_error("replay", "--into and the judge overrides go with --rejudge JUDGE.json");
+        cli_error("replay", "--into, --max-cost and the judge overrides go with --rejudge "
+                            "JUDGE.json");
         return EXIT_USAGE;
     }
     if (into_spec && strcmp(into_spec, "new") != 0) {
@@ -713,11 +469,11 @@ static int replay_cmd(int argc, char **argv)
         }
     }
     if (rejudge.file)
-        return rejudge_cmd(db, run_spec, into, &rejudge);
+        return rejudge_cmd(db, run_spec, into, &rejudge, max_cost, &prog);
     rs = cli_open_for_reading("replay", db, &orig);
     if (rs)
         return cli_exit_for(rs);
-    code = prepare(orig, run_spec, &run, &sr, &suite, &systems, tmpl, &dir, &err);
+    code = replay_prepare(orig, run_spec, &run, &sr, &suite, &systems, tmpl, &dir, &err);
     if (code)
         goto out;
     if (sr.judge_json) {
@@ -780,7 +536,7 @@ out:
     arb_store_close(orig);
     if (dir)
         cli_remove_tree(dir);
-    stored_run_release(&sr);
+    replay_stored_run_release(&sr);
     return code;
 }
 

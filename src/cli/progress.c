@@ -131,15 +131,12 @@ void cli_progress_judge(void *ctx, const struct arb_judge_progress *jp)
     if (!p->on)
         return;
     t = now_s();
-    if (t - p->last < REDRAW_S && !(p->total && finished >= p->total))
+    if (t - p->last < REDRAW_S && finished < jp->planned)
         return;
     p->last = t;
     judge_text(p, jp, judge, sizeof(judge));
     clock_text(t - p->start, el, sizeof(el));
-    if (p->total)
-        snprintf(line, sizeof(line), "%zu/%zu requests, %s | %s", finished, p->total, el, judge);
-    else
-        snprintf(line, sizeof(line), "%s | %s", el, judge);
+    snprintf(line, sizeof(line), "%zu/%zu requests, %s | %s", finished, jp->planned, el, judge);
     draw(p, line);
 }
 

@@ -25,7 +25,6 @@ struct cli_progress {
     int phase;        /* the run's phase when the rate's clock started, or -1 */
     double start;     /* when the current phase started (monotonic seconds) */
     double last;      /* when the line was last drawn */
-    size_t total;     /* calibrate: the items to judge */
 };
 
 /* The lines of --help for the two options. */

@@ -16,56 +16,7 @@
 #include "arbiter/http.h"
 #include "arbiter/json.h"
 #include "arbiter/schema.h"
-#include "judge_int.h"
-
-struct question;
-
-struct call {
-    struct question *qn;
-    int swapped, sample, attempt;
-    int held;        /* not sent (yet): over the spending cap */
-    int sent;        /* handed to the transport or the command */
-    double estimate; /* its reserved cost while in flight */
-    char key[65];
-    char *body;
-    char *user_msg;
-};
-
-struct question {
-    struct arb_judge_question q;
-    void (*done)(void *ctx, const struct arb_judge_question *q, const struct arb_judge_answer *a);
-    void *ctx;
-    cJSON *schema;
-    struct arb_schema *compiled;
-    cJSON **slots; /* per (order, sample): the valid answer, or NULL */
-    int *slot_done;
-    int n_slots, n_done, n_cached;
-    int held; /* a request of it stayed under the spending cap: not answered */
-    char error[256];
-};
-
-struct arb_judge {
-    const struct arb_judge_config *cfg;
-    char *key_header; /* holds the API key: wiped and freed, never logged */
-    const char *headers[3];
-    char url[1024];
-    struct arb_store *st;
-    int64_t run;
-    int use_cache;
-    struct arb_transport *t;
-    struct question **qs;
-    size_t n_qs, cap_qs;
-    struct call **calls; /* every call made, freed at the end */
-    size_t n_calls, cap_calls;
-    size_t unreachable;
-    struct judge_budget budget;
-    struct arb_judge_progress prog;
-    void (*progress)(void *ctx, const struct arb_judge_progress *p);
-    void *progress_ctx;
-    int auth_failed;
-    enum arb_status fatal;
-    struct arb_err *err;
-};
+#include "engine.h"
 
 static void wipe_free(char *s)
 {
@@ -190,7 +141,7 @@ static void notify(struct arb_judge *j)
 /* ---- building calls ------------------------------------------------------------------ */
 
 /* A single-output question has one order, whatever swap says. */
-static int orders_of(const struct arb_judge *j, const struct arb_judge_question *q)
+int judge_orders(const struct arb_judge *j, const struct arb_judge_question *q)
 {
     return j->cfg->swap && !judge_is_single(q) ? 2 : 1;
 }
@@ -252,7 +203,7 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
                               void *ctx, struct arb_err *err)
 {
     struct question *qn;
-    int orders = orders_of(j, q), o, s;
+    int orders = judge_orders(j, q), o, s;
     enum arb_status st = ARB_OK;
 
     if (judge_is_single(q)) {
@@ -297,6 +248,7 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
         j->cap_qs = cap;
     }
     j->qs[j->n_qs++] = qn;
+    j->prog.planned += (size_t)qn->n_slots;
     for (o = 0; !st && o < orders; o++)
         for (s = 0; !st && s < j->cfg->samples; s++)
             st = first_call(j, qn, o, s, err);
@@ -310,7 +262,7 @@ static int slot_of(const struct arb_judge *j, const struct call *c)
     return c->swapped * j->cfg->samples + c->sample;
 }
 
-static void fatal(struct arb_judge *j, enum arb_status st)
+void judge_fatal(struct arb_judge *j, enum arb_status st)
 {
     if (!j->fatal)
         j->fatal = st;
@@ -366,7 +318,7 @@ static void handle_reply(struct arb_judge *j, struct call *c, const char *reply,
     arb_buf_init(&why, 4096);
     st = judge_parse_reply(j->cfg, reply, &answer, &text, &pt, &ct, &perr);
     if (st == ARB_ENOMEM) {
-        fatal(j, st);
+        judge_fatal(j, st);
         goto out;
     }
     if (st) {
@@ -385,7 +337,7 @@ static void handle_reply(struct arb_judge *j, struct call *c, const char *reply,
     else
         arb_store_rollback(j->st);
     if (st) {
-        fatal(j, st);
+        judge_fatal(j, st);
         goto out;
     }
     if (valid) {
@@ -399,7 +351,7 @@ static void handle_reply(struct arb_judge *j, struct call *c, const char *reply,
             judge_build_request_as(j->cfg, judge_is_single(&c->qn->q), c->user_msg, c->qn->schema,
                                    c->sample, text ? text : reply,
                                    why.ptr ? why.ptr : "invalid reply", &r->body, r->key, j->err)) {
-            fatal(j, ARB_ENOMEM);
+            judge_fatal(j, ARB_ENOMEM);
             goto out;
         }
         r->user_msg = NULL;
@@ -483,7 +435,7 @@ static void send_call(struct arb_judge *j, struct call *c)
     req.body_len = strlen(c->body);
     req.user = c;
     if (arb_transport_submit(j->t, &req, j->err))
-        fatal(j, ARB_ENOMEM);
+        judge_fatal(j, ARB_ENOMEM);
 }
 
 /* Answer from the cache, or send. */
@@ -498,12 +450,12 @@ static void dispatch(struct arb_judge *j, struct call *c)
     }
     if (j->use_cache &&
         arb_store_get_judge_call(j->st, c->key, read_cached, &cc, &found, j->err) != ARB_OK) {
-        fatal(j, ARB_EDB);
+        judge_fatal(j, ARB_EDB);
         return;
     }
     if (found && cc.ok) {
         if (!cc.reply) {
-            fatal(j, ARB_ENOMEM);
+            judge_fatal(j, ARB_ENOMEM);
             return;
         }
         c->qn->n_cached++;
@@ -518,7 +470,7 @@ static void dispatch(struct arb_judge *j, struct call *c)
                     "case '%s': the judge request is not in the cache (replay never calls the "
                     "judge)",
                     c->qn->q.case_id);
-        fatal(j, ARB_EUSAGE);
+        judge_fatal(j, ARB_EUSAGE);
         return;
     }
     c->estimate = judge_estimate(j->cfg, strlen(c->body));
@@ -583,7 +535,7 @@ static void on_done(void *ctx, const struct arb_http_result *r)
     else
         arb_store_rollback(j->st);
     if (st) {
-        fatal(j, st);
+        judge_fatal(j, st);
         return;
     }
     if (r->st == ARB_OK) {
@@ -605,160 +557,8 @@ static void on_done(void *ctx, const struct arb_http_result *r)
     else
         arb_store_rollback(j->st);
     if (st)
-        fatal(j, st);
+        judge_fatal(j, st);
     finish_slot(j, c, NULL);
-}
-
-/* ---- combining ----------------------------------------------------------------------- */
-
-static const cJSON *pick(const cJSON *answer, const char *group, const char *item, const char *side)
-{
-    return cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(answer, group), item),
-        side);
-}
-
-/* Which system a slot's winner names: 0 = A, 1 = B, 2 = tie, -1 = none. */
-static int slot_winner(const cJSON *answer, int swapped)
-{
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(answer, "winner");
-
-    if (!cJSON_IsString(w))
-        return -1;
-    if (strcmp(w->valuestring, "TIE") == 0)
-        return 2;
-    if (strcmp(w->valuestring, "A") == 0)
-        return swapped ? 1 : 0;
-    if (strcmp(w->valuestring, "B") == 0)
-        return swapped ? 0 : 1;
-    return -1;
-}
-
-static int majority(const int *votes, int n)
-{
-    int count[3] = {0, 0, 0}, i, best = -1, best_n = 0, tie = 0;
-
-    for (i = 0; i < n; i++)
-        if (votes[i] >= 0)
-            count[votes[i]]++;
-    for (i = 0; i < 3; i++) {
-        if (count[i] > best_n) {
-            best = i;
-            best_n = count[i];
-            tie = 0;
-        } else if (count[i] == best_n && best_n) {
-            tie = 1;
-        }
-    }
-    return tie ? 2 : best;
-}
-
-static void answer_question(struct arb_judge *j, struct question *qn)
-{
-    const struct arb_judge_question *q = &qn->q;
-    struct arb_judge_answer a;
-    int samples = j->cfg->samples, orders = orders_of(j, q), k, o;
-    size_t n = q->n_items ? q->n_items : 1, i;
-    int votes[2 * 99 * 2], order_w[2];
-    double *mem = calloc(2 * n, sizeof(double));
-    int *imem = calloc(3 * n, sizeof(int));
-
-    memset(&a, 0, sizeof(a));
-    a.order_winner[0] = a.order_winner[1] = -1;
-    if (!mem || !imem) {
-        fatal(j, ARB_ENOMEM);
-        free(mem);
-        free(imem);
-        return;
-    }
-    a.score_a = mem;
-    a.score_b = mem + n;
-    a.pass_a = imem;
-    a.pass_b = imem + n;
-    a.item_inconsistent = imem + 2 * n;
-    a.n_judgments = qn->n_slots;
-    a.n_cached = qn->n_cached;
-    a.held = qn->held;
-    for (k = 0; k < qn->n_slots; k++)
-        if (!qn->slots[k])
-            a.failed = 1;
-    for (i = 0; i < q->n_items; i++) {
-        a.score_a[i] = a.score_b[i] = NAN;
-        a.pass_a[i] = a.pass_b[i] = -1;
-    }
-    if (a.failed || judge_is_single(q)) {
-        if (a.failed)
-            a.error = qn->error[0] ? qn->error : "the judge gave no valid reply";
-        else
-            judge_single_combine(q, qn->slots, samples, &a);
-        qn->done(qn->ctx, q, &a);
-        free(mem);
-        free(imem);
-        return;
-    }
-    for (i = 0; i < q->n_items; i++) {
-        const struct arb_judge_item *it = &q->items[i];
-        double sa = 0, sb = 0;
-        int order_pass[2][2] = {{0, 0}, {0, 0}};
-
-        for (o = 0; o < orders; o++) {
-            int yes[2] = {0, 0};
-
-            for (k = 0; k < samples; k++) {
-                const cJSON *ans = qn->slots[o * samples + k];
-                const char *first = o ? "B" : "A", *second = o ? "A" : "B";
-
-                if (it->kind == ARB_ITEM_CRITERION) {
-                    const cJSON *x = pick(ans, "criteria", it->name, first);
-                    const cJSON *y = pick(ans, "criteria", it->name, second);
-
-                    sa += cJSON_IsNumber(x) ? x->valuedouble : NAN;
-                    sb += cJSON_IsNumber(y) ? y->valuedouble : NAN;
-                } else {
-                    yes[0] += cJSON_IsTrue(pick(ans, "expectations", it->name, first));
-                    yes[1] += cJSON_IsTrue(pick(ans, "expectations", it->name, second));
-                }
-            }
-            /* Majority of samples within one order (a tie of votes is a fail). */
-            order_pass[o][0] = 2 * yes[0] > samples;
-            order_pass[o][1] = 2 * yes[1] > samples;
-        }
-        if (it->kind == ARB_ITEM_CRITERION) {
-            a.score_a[i] = sa / (double)(orders * samples);
-            a.score_b[i] = sb / (double)(orders * samples);
-        } else {
-            /* Pass only if every order passes; disagreement between orders is recorded. */
-            a.pass_a[i] = order_pass[0][0] && (orders < 2 || order_pass[1][0]);
-            a.pass_b[i] = order_pass[0][1] && (orders < 2 || order_pass[1][1]);
-            a.item_inconsistent[i] = orders == 2 && (order_pass[0][0] != order_pass[1][0] ||
-                                                     order_pass[0][1] != order_pass[1][1]);
-        }
-    }
-    for (o = 0; o < orders; o++) {
-        for (k = 0; k < samples; k++)
-            votes[o * samples + k] = slot_winner(qn->slots[o * samples + k], o);
-        order_w[o] = majority(votes + o * samples, samples);
-    }
-    a.position_inconsistent = orders == 2 && order_w[0] != order_w[1];
-    a.order_winner[0] = order_w[0];
-    a.order_winner[1] = orders == 2 ? order_w[1] : -1;
-    k = majority(votes, qn->n_slots);
-    a.winner = k == 0 ? q->system_a : k == 1 ? q->system_b : k == 2 ? "TIE" : NULL;
-    {
-        int agree = 0;
-
-        for (o = 0; o < qn->n_slots; o++)
-            agree += votes[o] == k;
-        a.sample_agreement = (double)agree / (double)qn->n_slots;
-    }
-    {
-        const cJSON *r = cJSON_GetObjectItemCaseSensitive(qn->slots[0], "reasoning");
-
-        a.reasoning = cJSON_IsString(r) ? r->valuestring : NULL;
-    }
-    qn->done(qn->ctx, q, &a);
-    free(mem);
-    free(imem);
 }
 
 /*
@@ -826,7 +626,7 @@ enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct
                          j->auth_failed, j->cfg->api_key_env);
     if (!st)
         for (i = 0; i < j->n_qs; i++)
-            answer_question(j, j->qs[i]);
+            judge_answer_question(j, j->qs[i]);
     if (!st && j->fatal)
         st = j->fatal;
     if (unreachable)

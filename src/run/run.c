@@ -15,7 +15,8 @@
  * again in pass 3; outputs of suite cases outside it are skipped silently.
  * Without a judge the writes (transactions included) are executed in order
  * by a writer thread (store_writer.c) while this one reads, checks and
- * decides, and pass 3 reads through a second connection (open_writer).
+ * decides, and pass 3 reads through a second connection (run_open_writer).
+ * Passes 1 and 2 are in load.c, the run's row and its selection in setup.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,265 +28,16 @@
 #include "arbiter/json.h"
 #include "arbiter/run.h"
 #include "arbiter/strset.h"
-#include "run_int.h"
+#include "runner.h"
 
 #define DEFAULT_BATCH 256
-#define OUTPUT_BATCH  1000
-
-/* One system's stored output files for the current case: files[0..n) are the compared
- * (lowest-numbered) trial, files[n..n_all) the other trials, ordered by trial then file. */
-struct sysout {
-    struct file_row *files;
-    size_t n, n_all, cap;
-};
-
-struct runner {
-    const struct arb_run_opts *opts;
-    struct arb_run_progress prog;
-    struct run_scope scope;
-    struct arb_strset ids; /* every case id of the suite -> 1 when the run keeps it */
-    struct arb_store *st;
-    struct arb_store *rd;        /* pass 3 reads: st, or a second connection with a writer */
-    struct arb_store_writer *w;  /* pass 3 writes */
-    int resuming;                /* the run existed: some cases may be decided already */
-    struct arb_blinder *blinder; /* the suite's seed, keyed once */
-    struct arb_suite *s;
-    int64_t run;
-    struct arb_err *err;
-    struct arb_strset systems; /* name -> index */
-    struct sysout *outs;       /* per system, current case */
-    int *has_trials;           /* per system: several outputs of some case in this run */
-    struct side *sides;        /* per system, current case */
-    size_t exp_cap;
-    struct arb_result res;
-    struct arb_buf rec;
-    struct escalation *esc; /* NULL without a judge */
-    size_t unreachable;     /* judge calls that got no reply */
-    struct arb_case *batch; /* the cases of the batch in flight (the judge needs them) */
-    struct items *batch_items;
-    size_t n_batch;
-    struct arb_buf text[2]; /* output texts for the judge */
-};
-
-static void moved(struct runner *r)
-{
-    if (r->opts->progress)
-        r->opts->progress(r->opts->progress_ctx, &r->prog);
-}
 
 static void on_judge_progress(void *ctx, const struct arb_judge_progress *p)
 {
     struct runner *r = ctx;
 
     r->prog.judge = p;
-    moved(r);
-}
-
-/* ---- pass 1 and 2: cases and outputs --------------------------------------------------- */
-
-/*
- * The run's connections.  Without a judge, the writes go to a writer thread
- * on st and pass 3 reads through a second, read-only connection (it reads
- * only what passes 1 and 2 committed, and the writer is synced in between),
- * so SQLite's work overlaps the reading, checking and deciding.  With a
- * judge, st does both at once: the judge's session uses the connection
- * between batches, and the pairs it answers must be committed first.
- */
-static enum arb_status open_writer(struct runner *r, int threaded)
-{
-    struct arb_err ignored = {{0}};
-    enum arb_status st;
-
-    r->rd = r->st;
-    if (threaded && arb_store_open(arb_store_path(r->st), ARB_STORE_READONLY, &r->rd, &ignored))
-        r->rd = r->st; /* no second connection: no thread either */
-    st = arb_store_writer_start(r->st, r->rd != r->st, &r->w, r->err);
-    if (r->rd != r->st && (st || !arb_store_writer_threaded(r->w))) {
-        arb_store_close(r->rd);
-        r->rd = r->st;
-    }
-    return st;
-}
-
-/* Wait for the writer, free it and close the reading connection; st is the status so far. */
-static enum arb_status close_writer(struct runner *r, enum arb_status st)
-{
-    struct arb_err werr = {{0}};
-    enum arb_status ws = arb_store_writer_finish(r->w, &werr);
-
-    r->w = NULL;
-    if (r->rd && r->rd != r->st)
-        arb_store_close(r->rd);
-    r->rd = NULL;
-    if (ws && !st) {
-        *r->err = werr;
-        st = ws;
-    }
-    return st;
-}
-
-/* After a failure: let the writer stop, and undo the transaction in flight. */
-static void abort_writes(struct runner *r)
-{
-    struct arb_err ignored = {{0}};
-
-    arb_store_writer_sync(r->w, &ignored);
-    arb_store_rollback(r->st);
-}
-
-static enum arb_status load_cases(struct runner *r, size_t batch)
-{
-    struct arb_case_reader *cr = NULL;
-    struct arb_case c;
-    enum arb_status st;
-    size_t seq = 0;
-    int got, added;
-
-    st = arb_case_reader_open(r->s, &cr, r->err);
-    if (st)
-        return st;
-    memset(&c, 0, sizeof(c));
-    st = arb_store_writer_begin(r->w, r->err);
-    r->prog.phase = ARB_RUN_LOADING_CASES;
-    r->prog.done = 0;
-    while (!st && (got = arb_case_reader_next(cr, &c, r->err)) == 1) {
-        char *expected = NULL, *raw = NULL;
-        int keep = run_scope_pick(&r->scope, c.id);
-
-        st = arb_strset_add(&r->ids, c.id, (size_t)keep, &added, NULL);
-        if (st || !keep) {
-            arb_case_release(&c);
-            seq++;
-            continue;
-        }
-        if (!st && c.expected)
-            st = arb_jcs_string(c.expected, &expected, NULL, r->err);
-        if (!st)
-            st = arb_jcs_string(c.raw, &raw, NULL, r->err);
-        if (!st)
-            st = arb_store_writer_put_case(r->w, r->run, c.id, (int64_t)seq, c.prompt, expected,
-                                           raw, r->err);
-        free(expected);
-        free(raw);
-        arb_case_release(&c);
-        seq++;
-        r->prog.done++;
-        moved(r);
-        if (!st && r->prog.done % batch == 0) {
-            st = arb_store_writer_commit(r->w, r->err);
-            if (!st)
-                st = arb_store_writer_begin(r->w, r->err);
-        }
-    }
-    if (!st && got < 0)
-        st = (enum arb_status) - got;
-    if (!st)
-        st = run_scope_check(&r->scope, &r->ids, r->s->path, r->err);
-    if (!st)
-        st = arb_store_writer_commit(r->w, r->err);
-    else
-        abort_writes(r);
-    r->prog.total = r->prog.done;
-    arb_case_reader_free(cr);
-    return st;
-}
-
-static enum arb_status problem(struct runner *r, const char *kind, const char *case_id,
-                               const char *system, const char *fmt, const char *arg)
-{
-    char msg[512];
-
-    snprintf(msg, sizeof(msg), fmt, arg);
-    return arb_store_writer_put_problem(r->w, r->run, kind, case_id, system, msg, r->err);
-}
-
-static enum arb_status load_outputs(struct runner *r, const struct arb_system *sys)
-{
-    struct arb_output_reader *rd = NULL;
-    struct arb_output o;
-    struct arb_strset seen, trial_of; /* case -> the trial of its first stored output */
-    struct arb_buf key;
-    size_t n = 0, isys = (size_t)(sys - r->s->systems), first;
-    int got, added;
-    enum arb_status st;
-
-    st = arb_output_reader_open(sys->path, r->s->max_output_bytes, &rd, r->err);
-    if (st)
-        return arb_err_prefix(r->err, st, "system '%s'", sys->name);
-    arb_strset_init(&seen);
-    arb_strset_init(&trial_of);
-    arb_buf_init(&key, 0);
-    memset(&o, 0, sizeof(o));
-    r->prog.phase = ARB_RUN_LOADING_OUTPUTS;
-    r->prog.system = sys->name;
-    r->prog.done = 0;
-    st = arb_store_writer_begin(r->w, r->err);
-    while (!st && (got = arb_output_reader_next(rd, &o, r->err)) == 1) {
-        size_t keep = 1;
-
-        if (arb_strset_get(&r->ids, o.case_id, &keep) && !keep) {
-            arb_output_release(&o); /* a case of the suite the run does not keep */
-            continue;
-        }
-        arb_buf_reset(&key);
-        st = arb_buf_printf(&key, "%s/%s", o.case_id, o.file ? o.file : "");
-        if (!st && o.trial)
-            st = arb_buf_printf(&key, " (trial %lld)", (long long)o.trial);
-        if (!st)
-            st = arb_strset_add(&seen, key.ptr, 0, &added, NULL);
-        if (st) {
-            /* fall through to cleanup */
-        } else if (!arb_strset_get(&r->ids, o.case_id, NULL)) {
-            st = problem(r, "unknown_case", o.case_id, sys->name,
-                         "output for case '%s', which the suite does not have", o.case_id);
-        } else if (!added) {
-            char what[600];
-
-            snprintf(what, sizeof(what), "'%s'%s%s%s", o.case_id, o.file ? ", file '" : "",
-                     o.file ? o.file : "", o.file ? "'" : "");
-            if (o.trial)
-                snprintf(what + strlen(what), sizeof(what) - strlen(what), ", trial %lld",
-                         (long long)o.trial);
-            st = problem(r, "duplicate_output", o.case_id, sys->name,
-                         "a second output for case %s was ignored", what);
-        } else {
-            struct arb_output_row row = {o.case_id, sys->name, o.file ? o.file : "",
-                                         o.text,    o.len,     o.binary,
-                                         o.sha256,  NULL,      o.trial};
-            char *meta = NULL;
-
-            if (o.meta)
-                st = arb_jcs_string(o.meta, &meta, NULL, r->err);
-            row.meta_json = meta;
-            if (!st)
-                st = arb_store_writer_put_output(r->w, r->run, &row, r->err);
-            /* Two trials of one case: the system has trials (has_trials, new runs). */
-            if (!st)
-                st = arb_strset_add(&trial_of, o.case_id, (size_t)o.trial, &added, &first);
-            if (!st && !added && first != (size_t)o.trial)
-                r->has_trials[isys] = 1;
-            free(meta);
-        }
-        arb_output_release(&o);
-        r->prog.done++;
-        moved(r);
-        if (!st && ++n % OUTPUT_BATCH == 0) {
-            st = arb_store_writer_commit(r->w, r->err);
-            if (!st)
-                st = arb_store_writer_begin(r->w, r->err);
-        }
-    }
-    if (!st && got < 0)
-        st = arb_err_prefix(r->err, (enum arb_status) - got, "system '%s'", sys->name);
-    if (!st)
-        st = arb_store_writer_commit(r->w, r->err);
-    else
-        abort_writes(r);
-    arb_output_reader_free(rd);
-    arb_strset_release(&seen);
-    arb_strset_release(&trial_of);
-    arb_buf_release(&key);
-    return st;
+    run_moved(r);
 }
 
 /* ---- pass 3: evaluate and decide ------------------------------------------------------ */
@@ -608,7 +360,7 @@ static enum arb_status evaluate_cases(struct runner *r, size_t batch)
     r->prog.phase = ARB_RUN_CHECKING;
     r->prog.system = NULL;
     r->prog.done = 0;
-    moved(r);
+    run_moved(r);
     st = arb_store_writer_begin(r->w, r->err);
     while (!st && (got = arb_case_reader_next(cr, &r->batch[r->n_batch], r->err)) == 1) {
         struct arb_case *kc = &r->batch[r->n_batch];
@@ -635,7 +387,7 @@ static enum arb_status evaluate_cases(struct runner *r, size_t batch)
         if (!st && (!done || need))
             st = decide_case(r, it, 1);
         r->prog.done++;
-        moved(r);
+        run_moved(r);
         if (!st && r->n_batch == batch)
             st = flush_batch(r);
     }
@@ -648,9 +400,9 @@ static enum arb_status evaluate_cases(struct runner *r, size_t batch)
     if (!st)
         st = arb_store_writer_sync(r->w, r->err);
     if (st)
-        abort_writes(r);
+        run_abort_writes(r);
     batch_release(r);
-    moved(r);
+    run_moved(r);
     arb_case_reader_free(cr);
     return st;
 }
@@ -782,11 +534,11 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
             rc = run_create(st, suite, opts, &r.run, err);
     }
     if (!rc)
-        rc = open_writer(&r, !opts->judge);
+        rc = run_open_writer(&r, !opts->judge);
     if (!rc)
-        rc = load_cases(&r, batch);
+        rc = run_load_cases(&r, batch);
     for (i = 0; !rc && i < suite->n_systems; i++)
-        rc = load_outputs(&r, &suite->systems[i]);
+        rc = run_load_outputs(&r, &suite->systems[i]);
     if (!rc) /* passes 1 and 2 committed before pass 3 reads them */
         rc = arb_store_writer_sync(r.w, err);
     if (!r.scope.on) /* pass 3 needs the ids only to keep to a selection */
@@ -813,7 +565,7 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
         rc = judge_hooks(&r);
     if (!rc)
         rc = evaluate_cases(&r, batch);
-    rc = close_writer(&r, rc);
+    rc = run_close_writer(&r, rc);
     if (!rc)
         rc = arb_store_run_set_status(st, r.run, "complete", err);
     if (!rc)

@@ -1,0 +1,71 @@
+/*
+ * runner.h - the state of one run's execution, shared by run.c (pass 3 and
+ * the run as a whole) and load.c (passes 1 and 2 and the connections they
+ * write through).  Internal to src/run/.
+ */
+#ifndef ARBITER_RUN_RUNNER_H
+#define ARBITER_RUN_RUNNER_H
+
+#include "arbiter/blind.h"
+#include "arbiter/buf.h"
+#include "arbiter/run.h"
+#include "arbiter/strset.h"
+#include "run_int.h"
+
+/* One system's stored output files for the current case: files[0..n) are the compared
+ * (lowest-numbered) trial, files[n..n_all) the other trials, ordered by trial then file. */
+struct sysout {
+    struct file_row *files;
+    size_t n, n_all, cap;
+};
+
+struct runner {
+    const struct arb_run_opts *opts;
+    struct arb_run_progress prog;
+    struct run_scope scope;
+    struct arb_strset ids; /* every case id of the suite -> 1 when the run keeps it */
+    struct arb_store *st;
+    struct arb_store *rd;        /* pass 3 reads: st, or a second connection with a writer */
+    struct arb_store_writer *w;  /* pass 3 writes */
+    int resuming;                /* the run existed: some cases may be decided already */
+    struct arb_blinder *blinder; /* the suite's seed, keyed once */
+    struct arb_suite *s;
+    int64_t run;
+    struct arb_err *err;
+    struct arb_strset systems; /* name -> index */
+    struct sysout *outs;       /* per system, current case */
+    int *has_trials;           /* per system: several outputs of some case in this run */
+    struct side *sides;        /* per system, current case */
+    size_t exp_cap;
+    struct arb_result res;
+    struct arb_buf rec;
+    struct escalation *esc; /* NULL without a judge */
+    size_t unreachable;     /* judge calls that got no reply */
+    struct arb_case *batch; /* the cases of the batch in flight (the judge needs them) */
+    struct items *batch_items;
+    size_t n_batch;
+    struct arb_buf text[2]; /* output texts for the judge */
+};
+
+/* Report the run's progress to the caller's callback, when it gave one. */
+void run_moved(struct runner *r);
+
+/*
+ * The run's connections (load.c): without a judge the writes go to a writer
+ * thread and pass 3 reads through a second, read-only connection.
+ */
+enum arb_status run_open_writer(struct runner *r, int threaded);
+
+/* Wait for the writer, free it and close the reading connection; st is the status so far. */
+enum arb_status run_close_writer(struct runner *r, enum arb_status st);
+
+/* After a failure: let the writer stop, and undo the transaction in flight. */
+void run_abort_writes(struct runner *r);
+
+/* Pass 1: store the suite's cases (those the selection keeps), batch cases a transaction. */
+enum arb_status run_load_cases(struct runner *r, size_t batch);
+
+/* Pass 2: store one system's outputs, recording duplicates and unknown cases as problems. */
+enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys);
+
+#endif
