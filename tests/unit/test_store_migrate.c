@@ -71,7 +71,8 @@ Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_t
     /* A database at version 1 (before the judge and calibration tables) gains them. */
     arb_store_close(fx_open_store(0));
     fx_raw_exec("DROP TABLE calibrations; DROP TABLE judgments; DROP TABLE judge_calls; "
-                "DROP VIEW v_case_trials; DROP TABLE trials; PRAGMA user_version = 1");
+                "DROP VIEW v_case_trials; DROP TABLE trials; ALTER TABLE runs DROP COLUMN "
+                "scope_json; PRAGMA user_version = 1");
     arb_store_close(fx_open_store(0));
     cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
