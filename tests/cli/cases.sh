@@ -212,15 +212,17 @@ t "calibrate help" 0 "usage: arbiter calibrate LABELS" "" -- calibrate --help
 t "run --require-calibrated needs a judge" 2 "" "--require-calibrated needs a judge" -- run examples/invoice/suite.json --db "$T/cal.db" --no-judge --require-calibrated 0.5
 t "run --require-calibrated range" 2 "" "--require-calibrated: expected a kappa from -1 to 1" -- run examples/invoice/suite.json --db "$T/cal.db" --require-calibrated 2
 
-# A database of the previous schema (3: cases_by_seq, before migration 4): readers refuse it
+# A database of an older schema (3: cases_by_seq, before migrations 4 and 5): readers refuse it
 # and say how to migrate; `arbiter migrate` brings it to the current schema with its records.
 $ARB report 1 --db "$DB" --format json -o "$T/rep-current.json" >/dev/null 2>&1
 cp "$DB" "$T/v3.db"
 sqlite3 "$T/v3.db" "DROP INDEX cases_by_seq_id; CREATE INDEX cases_by_seq ON cases (run, seq);
+                    ALTER TABLE runs DROP COLUMN scope_json;
+                    ALTER TABLE judge_calls DROP COLUMN cached_tokens;
                     PRAGMA user_version = 3" || fail=$((fail + 1))
-t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 4: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
-t "migrate an older schema" 0 "v3.db: migrated to schema version 4" "" -- migrate --db "$T/v3.db"
-t "migrate a current one" 0 "v3.db: already at schema version 4" "" -- migrate --db "$T/v3.db"
+t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 5: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
+t "migrate an older schema" 0 "v3.db: migrated to schema version 5" "" -- migrate --db "$T/v3.db"
+t "migrate a current one" 0 "v3.db: already at schema version 5" "" -- migrate --db "$T/v3.db"
 t "report after migrate" 0 "" "" -- report 1 --db "$T/v3.db" --format json -o "$T/rep-migrated.json"
 cmp -s "$T/rep-current.json" "$T/rep-migrated.json" && pass=$((pass + 1)) ||
     { fail=$((fail + 1)); echo "FAIL: the migrated database reports differently"; }
@@ -231,6 +233,6 @@ printf 'not a database at all, just text........................................
 t "migrate not a database" 4 "" "is not an Arbiter database" -- migrate --db "$T/junk.db"
 cp "$DB" "$T/v99.db"
 sqlite3 "$T/v99.db" "PRAGMA user_version = 99" || fail=$((fail + 1))
-t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (4)" -- migrate --db "$T/v99.db"
+t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (5)" -- migrate --db "$T/v99.db"
 t "migrate help" 0 "usage: arbiter migrate [--db FILE]" "" -- migrate --help
 t "migrate bad argument" 2 "" "unexpected argument '--fast'" -- migrate --fast
