@@ -134,7 +134,7 @@ test-cli:
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/budget.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/calibrate_expect.sh $(BUILD)/arbiter $(BUILD)/judge_sim
-	@sh tests/report/html.sh $(BUILD)/arbiter
+	@sh tests/report/html.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/replay.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/rejudge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/faults.sh $(BUILD)/arbiter $(BUILD)/judge_sim

@@ -45,18 +45,30 @@ static int on_output(void *ctx, const struct arb_output_row *o)
         s = cJSON_CreateString(copy);
         free(copy);
     }
+    if (!s)
+        return 1;
     prev = cJSON_GetObjectItemCaseSensitive(outs, o->system);
-    if (prev && cJSON_IsString(prev) && o->file && o->file[0]) {
-        /* A directory output: files one after another under their names. */
-        size_t len = strlen(prev->valuestring) + strlen(o->file) + strlen(s->valuestring) + 32;
+    if (o->file && o->file[0] && (!prev || cJSON_IsString(prev))) {
+        /* A directory output: its files one after another, each under its name, the first
+         * too (the header the judge sees, run.c). */
+        const char *before = prev ? prev->valuestring : "";
+        size_t len = strlen(before) + strlen(o->file) + strlen(s->valuestring) + 32;
         char *joined = malloc(len);
+        cJSON *j;
 
-        if (joined) {
-            snprintf(joined, len, "%s\n=== %s ===\n%s", prev->valuestring, o->file, s->valuestring);
-            cJSON_ReplaceItemInObject(outs, o->system, cJSON_CreateString(joined));
-            free(joined);
-        }
+        if (joined)
+            snprintf(joined, len, "%s%s=== file: %s ===\n%s", before, prev ? "\n" : "", o->file,
+                     s->valuestring);
         cJSON_Delete(s);
+        j = joined ? cJSON_CreateString(joined) : NULL;
+        free(joined);
+        if (!j)
+            return 1;
+        if (prev ? !cJSON_ReplaceItemInObjectCaseSensitive(outs, o->system, j)
+                 : !cJSON_AddItemToObject(outs, o->system, j)) {
+            cJSON_Delete(j);
+            return 1;
+        }
     } else if (!prev) {
         cJSON_AddItemToObject(outs, o->system, s);
     } else {

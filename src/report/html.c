@@ -248,8 +248,7 @@ static const char *const style_lines[] = {
     ".tile{border:1px solid var(--line);border-radius:10px;padding:10px 14px;background:#fbfcfe;"
     "border-top:3px solid var(--tile,#cbd2d9)}",
     ".tile .v{display:block;font-size:1.45rem;font-weight:650;font-variant-numeric:tabular-nums}",
-    ".tile .k{display:block;color:var(--muted);font-size:.78rem;text-transform:uppercase;"
-    "letter-spacing:.04em}",
+    ".tile .k{display:block;color:var(--muted);font-size:.78rem}",
     ".tile .d{display:block;color:var(--muted);font-size:.8rem}",
     ".tile.na .v{color:#9aa5b1}",
     ".tile .v.t{font-size:1.05rem;line-height:2.1rem;white-space:nowrap;overflow:hidden;"
@@ -258,8 +257,8 @@ static const char *const style_lines[] = {
     "table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums;font-size:.92rem}",
     "th,td{padding:7px 10px;border-bottom:1px solid var(--line);text-align:left;"
     "vertical-align:top}",
-    "th{font-size:.75rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);"
-    "font-weight:600;white-space:nowrap}",
+    /* Headers read as written: upper-casing would turn "pass@k" into "PASS@K". */
+    "th{font-size:.8rem;color:var(--muted);font-weight:600;white-space:nowrap}",
     "tbody tr:hover{background:#f8fafc}",
     ".n{text-align:right;white-space:nowrap}",
     ".ci{color:var(--muted);font-size:.8rem}",

@@ -115,8 +115,7 @@ void html_win_matrix(struct html *h, const cJSON *report)
                 "<div class=\"table-wrap\"><table id=\"matrix-table\">\n<thead><tr><th></th>");
     cJSON_ArrayForEach(n, names)
     {
-        /* Names as written: the table's headers are otherwise upper-cased. */
-        html_raw(h, "<th class=\"n\" style=\"text-transform:none\">");
+        html_raw(h, "<th class=\"n\">");
         html_text(h, cJSON_IsString(n) ? n->valuestring : "");
         html_raw(h, "</th>");
     }

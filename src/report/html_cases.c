@@ -108,12 +108,33 @@ void html_judge_panel(struct html *h, const cJSON *report)
     const cJSON *jh = html_get(report, "judge_health"), *ju = html_get(report, "judge_usage");
 
     html_raw(h, "<section class=\"card\" id=\"judge\">\n<h2>Judge</h2>\n<p class=\"note\">");
-    if (judge) {
+    if (judge && strcmp(html_str(judge, "provider"), "command") == 0) {
+        const cJSON *arg;
+        int first = 1;
+
+        html_raw(h, "Command <code>");
+        cJSON_ArrayForEach(arg, html_get(judge, "command"))
+        {
+            if (!first)
+                html_raw(h, " ");
+            first = 0;
+            html_text(h, cJSON_IsString(arg) ? arg->valuestring : "");
+        }
+        html_raw(h, "</code>");
+    } else if (judge) {
         html_raw(h, "Model ");
         html_text(h, html_str(judge, "model"));
+    }
+    if (judge) {
         if (*html_str(judge, "hash")) {
-            html_raw(h, ", config ");
-            html_text_short(h, html_str(judge, "hash"), 12);
+            const char *hash = html_str(judge, "hash");
+
+            /* Its first 12 digits, as git abbreviates; the whole one in the tooltip. */
+            html_raw(h, ", config <code title=\"");
+            html_text(h, hash);
+            html_raw(h, "\">");
+            html_text_n(h, hash, strlen(hash) < 12 ? strlen(hash) : 12);
+            html_raw(h, "</code>");
         }
         html_raw(h, ".");
     } else {

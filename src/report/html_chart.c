@@ -269,7 +269,8 @@ static void pairs_table(struct html *h, const cJSON *pairs)
                 "<th class=\"n\">A wins</th><th class=\"n\">Ties</th><th class=\"n\">B wins</th>"
                 "<th class=\"n\">Sign test p</th><th class=\"n\">Mean score diff (A&minus;B)</th>"
                 "<th class=\"n\">Bootstrap p</th><th>Significant</th>"
-                "<th title=\"the two 95% overall-score intervals do not overlap\">CIs apart</th>"
+                "<th title=\"the two systems' 95% intervals of the overall score do not "
+                "overlap\">95% intervals do not overlap</th>"
                 "</tr></thead>\n<tbody>\n");
     cJSON_ArrayForEach(p, pairs)
     {

@@ -233,11 +233,12 @@ static enum arb_status statistics_section(const cJSON *report, struct arb_buf *o
     if (!st)
         st = arb_buf_adds(out, "\nPaired tests over cases (exact sign test on wins vs losses; "
                                "paired bootstrap of the per-case overall score difference A - B; "
-                               "significant when both give p < 0.05) and, beside them, the "
-                               "seed's rule (CIs apart: the two 95% overall-score intervals do "
-                               "not overlap):"
+                               "significant when both give p < 0.05) and, beside them, whether "
+                               "the two systems' 95% intervals of the overall score do not "
+                               "overlap:"
                                "\n\n| A | B | A wins | B wins | Ties | Sign test p | Mean diff | "
-                               "95% CI | Bootstrap p | Significant | CIs apart |\n"
+                               "95% CI | Bootstrap p | Significant | 95% intervals do not overlap "
+                               "|\n"
                                "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(report, "pairs"))
     {

@@ -627,8 +627,8 @@ enum arb_status stats_acc_emit(struct stats_acc *s, const struct arb_report_opts
         cJSON_AddStringToObject(info, "pair_tests",
                                 "exact sign test (wins vs losses); paired bootstrap of per-case "
                                 "overall score differences; significant when both give p < 0.05. "
-                                "Beside them, intervals_separate: the seed's rule, the two "
-                                "systems' 95% overall-score intervals do not overlap");
+                                "Beside them, intervals_separate: the two systems' 95% "
+                                "overall-score intervals do not overlap");
         cJSON_AddStringToObject(info, "expectation_tests", "McNemar exact, per expectation");
         if (o->baseline)
             cJSON_AddStringToObject(info, "baseline", o->baseline);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The HTML report in a real browser: Debian's chromium, headless.
-# usage: tests/report/html.sh path/to/arbiter        (CHROMIUM=... to use another binary)
+# usage: tests/report/html.sh path/to/arbiter path/to/judge_sim   (CHROMIUM=... for another
+#        browser binary)
 #
 # Runs the example suite into a temporary database, writes report.html, and checks that
 # the file is self-contained (no script, no remote reference), that chromium renders it
@@ -13,9 +14,15 @@
 # line (an uncaught exception, a Content-Security-Policy refusal, a failed load) is a
 # failure.  The detector checks itself first: a copy of the page with a throwing inline
 # script (and the CSP removed, so that it runs) must produce "Uncaught TypeError".
+#
+# What a reader sees: a copy of a page with a probe script (the CSP removed the same way)
+# writes the rendered text (innerText, after CSS) of every table header, the judge's line
+# and the first line of each output into the DOM, where the checks read it.
 set -u
 ARB="$1"
+SIM="${2:-}"
 [ -x "$ARB" ] || { echo "html: no binary at '$ARB'"; exit 2; }
+[ -x "$SIM" ] || { echo "html: no judge_sim at '$SIM' (the second argument)"; exit 2; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CHROMIUM=${CHROMIUM:-chromium}
 T=$(mktemp -d)
@@ -54,6 +61,39 @@ console_lines() {
 
 has() { grep -qF -- "$2" "$1"; }
 hasnt() { ! grep -qiF -- "$2" "$1"; }
+
+# probe PAGE NAME [CSS]: render a copy of PAGE with the probe script (and CSS added, for the
+# detector's own check); its lines go to $T/NAME.probe:
+#   th: TEXT          each table header as rendered
+#   th-differ: N      headers whose rendered text differs from their source text
+#   judge: TEXT       the judge panel's first line
+#   output: TEXT      the first line of each output shown
+probe() {
+    cat >"$T/probe.js" <<'JS'
+var o = [], th = document.querySelectorAll("th"), bad = 0, i;
+for (i = 0; i < th.length; i++) {
+    o.push("th: " + th[i].innerText.trim());
+    if (th[i].innerText.trim() !== th[i].textContent.trim()) bad++;
+}
+o.push("th-differ: " + bad);
+var j = document.querySelector("#judge .note");
+o.push("judge: " + (j ? j.innerText.trim() : ""));
+var pre = document.querySelectorAll("pre.output");
+for (i = 0; i < pre.length; i++) o.push("output: " + pre[i].textContent.split("\n")[0]);
+var p = document.createElement("pre");
+p.id = "probe";
+p.textContent = o.join("\n");
+document.body.appendChild(p);
+JS
+    awk -v css="${3:-}" -v js="$T/probe.js" '
+        /<meta http-equiv="Content-Security-Policy"/ { sub(/<meta http-equiv="Content-Security-Policy"[^>]*>/, "") }
+        /<\/head>/ { sub(/<\/head>/, "<style>" css "</style></head>") }
+        /<\/main>/ { printf "<script>\n"; while ((getline l < js) > 0) print l; printf "</script>\n" }
+        { print }' "$1" >"$T/$2.html"
+    browse "$2" --dump-dom "file://$T/$2.html" |
+        sed -n '/<pre id="probe">/,/<\/pre>/p' | sed -e 's|.*<pre id="probe">||' -e 's|</pre>.*||' \
+            -e 's/&lt;/</g' -e 's/&gt;/>/g' -e 's/&amp;/\&/g' >"$T/$2.probe"
+}
 
 # --- The example suite -------------------------------------------------------------------
 (cd "$ROOT" && "$ARB" run examples/invoice/suite.json --db "$T/run.db" >"$T/run.out" 2>&1) ||
@@ -153,6 +193,48 @@ if console_lines "$T/three.err" >"$T/console.txt"; then
 else
     ok
 fi
+
+# --- As written: headers, the judge's config, a directory output's files -------------------
+# Headers are not upper-cased by CSS ("pass@k", not "PASS@K"), the pair test's column names
+# its rule, the judge's config is a 12-digit hash and one full stop, and every file of a
+# directory output is shown under its name, the first one too.
+probe "$T/trials.html" trialsprobe
+P="$T/trialsprobe.probe"
+check "as written: the probe ran" has "$P" "th-differ: "
+check "as written: a pass@k header reads pass@k" grep -qx 'th: pass@k' "$P"
+check "as written: the pairs header names the rule" grep -qx 'th: 95% intervals do not overlap' "$P"
+check "as written: no header reads other than written" grep -qx 'th-differ: 0' "$P"
+check "as written: no CIs jargon" hasnt "$T/trials.html" "CIs apart"
+probe "$T/trials.html" upperprobe "th{text-transform:uppercase}"
+check "as written: the probe sees upper-casing" grep -qx 'th: PASS@K' "$T/upperprobe.probe"
+R="$T/dirout"
+mkdir -p "$R/d/c1" "$R/d/c2"
+for c in c1 c2; do
+    printf 'the answer for %s\n' "$c" >"$R/d/$c/answer.txt"
+    printf '# notes on %s\n' "$c" >"$R/d/$c/notes.md"
+    printf '{"id": "%s", "output": "the answer for %s"}\n' "$c" "$c" >>"$R/a.jsonl"
+done
+cat >"$R/suite.json" <<JSON
+{"name": "directory output", "task": "Answer.", "seed": 3,
+ "systems": {"jsonl": "a.jsonl", "dir": "d"},
+ "expectations": [{"id": "polite", "text": "The answer is polite"}],
+ "judge": {"provider": "command", "command": ["$SIM", "--stdio"], "timeout_s": 30},
+ "cases": [{"id": "c1"}, {"id": "c2"}]}
+JSON
+"$ARB" run "$R/suite.json" --db "$T/dirout.db" >"$T/dirout.out" 2>&1 ||
+    ko "directory-output run: $(tail -3 "$T/dirout.out")"
+check "directory output report --format html" "$ARB" report latest --db "$T/dirout.db" \
+    --format html -o "$T/dirout.html"
+probe "$T/dirout.html" dirprobe
+P="$T/dirprobe.probe"
+check "as written: the judge's command and config, one full stop" \
+    grep -Eqx 'judge: Command .*judge_sim --stdio, config [0-9a-f]{12}\.' "$P"
+check "as written: no ellipsis after the config" sh -c "! grep -q '…\|\.\.\.' '$P'"
+check "as written: a directory output's first file under its name" \
+    grep -qx 'output: === file: answer.txt ===' "$P"
+check "as written: its other file under its name" has "$T/dirout.html" "=== file: notes.md ==="
+check "as written: a JSONL output has no file header" grep -qx 'output: the answer for c1' "$P"
+check "as written: no header of the directory report upper-cased" grep -qx 'th-differ: 0' "$P"
 
 # --- Hostile ids, names and outputs ------------------------------------------------------
 S="$T/hostile"
