@@ -1,6 +1,7 @@
 /*
- * cmd_export.c - `arbiter export`: per-case comparison.json files, or every
- * check record as JSONL.
+ * cmd_export.c - `arbiter export`: per-case comparison.json files, every
+ * check record as JSONL, or one CSV table of the verdicts; of every case or
+ * of a selection (--limit, --cases: arb_store_scope).
  *
  * File names come from case ids, which are untrusted: every byte outside
  * [A-Za-z0-9._-] (and a leading '.') is written as %XX, so an id such as
@@ -14,12 +15,16 @@
 #include "arbiter/buf.h"
 #include <cjson/cJSON.h>
 
+#include "arbiter/report.h"
 #include "arbiter/store.h"
+#include "case_select.h"
 #include "cli.h"
+#include "outfile.h"
 
 static const char usage_text[] =
-    "usage: arbiter export RUN --comparisons DIR [--db FILE]\n"
-    "       arbiter export RUN --jsonl [--db FILE]\n"
+    "usage: arbiter export RUN --comparisons DIR [--db FILE] [--limit N] [--cases ID,ID|@FILE]\n"
+    "       arbiter export RUN --jsonl [--db FILE] [--limit N] [--cases ID,ID|@FILE]\n"
+    "       arbiter export RUN --csv [-o FILE] [--db FILE] [--limit N] [--cases ID,ID|@FILE]\n"
     "\n"
     "  --comparisons DIR  write one comparison.json per case into DIR (created if\n"
     "                     needed): the blind comparator's format (winner, reasoning,\n"
@@ -30,7 +35,30 @@ static const char usage_text[] =
     "  --jsonl            print every record as one JSON line: each check record with\n"
     "                     its case, system, kind and item; each trial (kind \"trial\":\n"
     "                     trial, passed, its expectation records); each verdict (kind\n"
-    "                     \"verdict\": the pair, status, winner and comparison)\n";
+    "                     \"verdict\": the pair, status, winner and comparison)\n"
+    "  --csv              print one CSV table (RFC 4180: CRLF line ends, a field with a\n"
+    "                     comma, quote, CR or LF in double quotes, quotes doubled, NULL\n"
+    "                     empty), a header row, then one row per case and pair of systems\n"
+    "                     in case order: run, case_id, seq (the case's place in the suite,\n"
+    "                     from 0), system_a, system_b (A is the one the judge sees first),\n"
+    "                     status (decided, pending_judge, missing_output, judge_failed,\n"
+    "                     position_inconsistent), winner (a system, TIE or empty),\n"
+    "                     score_a, score_b (overall rubric scores), pass_rate_a,\n"
+    "                     pass_rate_b (expectation pass rates), judged (1 when the pair\n"
+    "                     went to the judge), position_inconsistent (1 or 0 from the\n"
+    "                     judge's answer, else empty), unresolved (items neither the\n"
+    "                     checks nor the judge settled).  Numbers in the shortest form\n"
+    "                     that reads back as the same value (10, 0.5, 0.6666666666666666).\n"
+    "                     Text is written as stored: a case id starting with = + - @ is\n"
+    "                     not altered, so a spreadsheet may read it as a formula\n"
+    "  -o FILE            with --csv: write to FILE (through a temporary file beside it,\n"
+    "                     renamed when complete; never the database) instead of\n"
+    "                     standard output\n" CLI_CASE_SELECT_HELP
+    "                      (in RUN's case order): every record, comparison file or\n"
+    "                      row is then of those cases only; an id RUN lacks is an error\n"
+    "\n"
+    "exit: 0 written, 2 usage error (an unknown case, -o naming the database), 4 a failure\n"
+    "to write or of the database\n";
 
 static enum arb_status safe_name(struct arb_buf *out, const char *s)
 {
@@ -181,83 +209,154 @@ static int count_systems(void *ctx, const struct arb_run_row *r)
     return 1;
 }
 
-static int export_cmd(int argc, char **argv)
+/* Every check record, trial and verdict of run as JSON lines on standard output. */
+static enum arb_status export_jsonl(struct arb_store *st, int64_t run, struct arb_err *err)
 {
-    const char *db = "arbiter.db", *run_spec = NULL, *dir = NULL;
-    int jsonl = 0, a, n_systems = 0, code = EXIT_PASS;
-    struct arb_store *st = NULL;
-    struct arb_err err = {{0}};
+    struct case_walk w = {st, run, err, ARB_OK, ARB_OK};
+    enum arb_status rs = arb_store_checks(st, run, NULL, print_check, &w.printed, err);
+
+    if (!rs && !w.printed)
+        rs = arb_store_cases(st, run, print_case_trials, &w, err);
+    if (!rs)
+        rs = w.rc;
+    if (!rs && !w.printed)
+        rs = arb_store_verdicts(st, run, NULL, print_verdict, &w.printed, err);
+    if (!rs && !w.printed && fflush(stdout))
+        w.printed = ARB_EIO;
+    if (!rs && w.printed)
+        rs = arb_err_set(err, w.printed, "%s",
+                         w.printed == ARB_EIO ? "cannot write the export to standard output"
+                                              : "a record could not be exported");
+    return rs;
+}
+
+/* One comparison.json per verdict of run into dir. */
+static enum arb_status export_comparisons(struct arb_store *st, int64_t run, const char *dir,
+                                          struct arb_err *err)
+{
     struct exporter ex = {0};
-    int64_t run = 0;
+    int n_systems = 0;
+    enum arb_status rs = arb_store_runs(st, run, count_systems, &n_systems, err);
+
+    ex.dir = dir;
+    ex.pairs = n_systems > 2;
+    if (!rs)
+        rs = arb_store_verdicts(st, run, NULL, write_comparison, &ex, err);
+    if (!rs && ex.st)
+        rs = arb_err_set(err, ex.st, "%s", ex.msg[0] ? ex.msg : arb_strerror(ex.st));
+    if (!rs)
+        fprintf(stderr, "arbiter export: %zu comparison files in %s\n", ex.written, dir);
+    return rs;
+}
+
+/* The CSV table (report.h: arb_report_csv) to out_path or standard output; -1: not written. */
+static enum arb_status export_csv(struct arb_store *st, int64_t run, const char *out_path,
+                                  int *not_written, struct arb_err *err)
+{
+    struct arb_buf out;
     enum arb_status rs;
 
-    for (a = 1; a < argc; a++) {
-        if (cli_is_help(argv[a])) {
-            fputs(usage_text, stdout);
-            return EXIT_PASS;
-        } else if (strcmp(argv[a], "--db") == 0 && a + 1 < argc) {
-            db = argv[++a];
-        } else if (strcmp(argv[a], "--comparisons") == 0 && a + 1 < argc) {
-            dir = argv[++a];
-        } else if (strcmp(argv[a], "--jsonl") == 0) {
-            jsonl = 1;
-        } else if (argv[a][0] == '-') {
-            cli_error("export", "unknown or incomplete option '%s'", argv[a]);
-            return EXIT_USAGE;
-        } else if (!run_spec) {
-            run_spec = argv[a];
-        } else {
-            cli_error("export", "unexpected argument '%s'", argv[a]);
-            return EXIT_USAGE;
-        }
-    }
-    if (!run_spec || !dir == !jsonl) {
-        cli_error("export", "usage: arbiter export RUN (--comparisons DIR | --jsonl)");
-        return EXIT_USAGE;
-    }
-    if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("export", "cannot create '%s': %s", dir, strerror(errno));
-        return EXIT_USAGE;
-    }
-    if (cli_open_for_reading("export", db, &st))
-        return EXIT_USAGE;
-    rs = ARB_OK;
-    if (!rs)
-        rs = arb_store_run_resolve(st, run_spec, &run, &err);
-    if (!rs)
-        rs = arb_store_runs(st, run, count_systems, &n_systems, &err);
-    if (!rs && jsonl) {
-        struct case_walk w = {st, run, &err, ARB_OK, ARB_OK};
+    arb_buf_init(&out, 0);
+    rs = arb_report_csv(st, run, &out, err);
+    if (!rs && cli_outfile_write("export", out_path, out.ptr, out.len))
+        *not_written = 1;
+    arb_buf_release(&out);
+    return rs;
+}
 
-        rs = arb_store_checks(st, run, NULL, print_check, &w.printed, &err);
-        if (!rs && !w.printed)
-            rs = arb_store_cases(st, run, print_case_trials, &w, &err);
-        if (!rs)
-            rs = w.rc;
-        if (!rs && !w.printed)
-            rs = arb_store_verdicts(st, run, NULL, print_verdict, &w.printed, &err);
-        if (!rs && !w.printed && fflush(stdout))
-            w.printed = ARB_EIO;
-        if (!rs && w.printed)
-            rs = arb_err_set(&err, w.printed, "%s",
-                             w.printed == ARB_EIO ? "cannot write the export to standard output"
-                                                  : "a record could not be exported");
-    } else if (!rs) {
-        ex.dir = dir;
-        ex.pairs = n_systems > 2;
-        rs = arb_store_verdicts(st, run, NULL, write_comparison, &ex, &err);
-        if (!rs && ex.st) {
-            rs = ex.st;
-            snprintf(err.msg, sizeof(err.msg), "%s", ex.msg[0] ? ex.msg : arb_strerror(rs));
+struct export_args {
+    const char *db, *run_spec, *dir, *out_path;
+    int jsonl, csv;
+    struct cli_case_select cases;
+};
+
+/* 0: parsed; 1: --help printed; -1: a usage error (message printed). */
+static int parse_args(struct export_args *ea, int argc, char **argv)
+{
+    for (int a = 1; a < argc; a++) {
+        const char *o = argv[a];
+        int has_arg = a + 1 < argc, sel;
+
+        if (cli_is_help(o)) {
+            fputs(usage_text, stdout);
+            return 1;
         }
-        if (!rs)
-            fprintf(stderr, "arbiter export: %zu comparison files in %s\n", ex.written, dir);
+        sel = cli_case_select_option(&ea->cases, "export", argc, argv, &a);
+        if (sel < 0)
+            return -1;
+        if (sel > 0) {
+            continue;
+        } else if (strcmp(o, "--db") == 0 && has_arg) {
+            ea->db = argv[++a];
+        } else if (strcmp(o, "--comparisons") == 0 && has_arg) {
+            ea->dir = argv[++a];
+        } else if (strcmp(o, "--jsonl") == 0) {
+            ea->jsonl = 1;
+        } else if (strcmp(o, "--csv") == 0) {
+            ea->csv = 1;
+        } else if (strcmp(o, "-o") == 0 && has_arg) {
+            ea->out_path = argv[++a];
+        } else if (o[0] == '-') {
+            cli_error("export", "unknown or incomplete option '%s'", o);
+            return -1;
+        } else if (!ea->run_spec) {
+            ea->run_spec = o;
+        } else {
+            cli_error("export", "unexpected argument '%s'", o);
+            return -1;
+        }
     }
+    if (!ea->run_spec || (ea->dir != NULL) + ea->jsonl + ea->csv != 1) {
+        cli_error("export", "usage: arbiter export RUN (--comparisons DIR | --jsonl | --csv)");
+        return -1;
+    }
+    if (ea->out_path && !ea->csv) {
+        cli_error("export", "-o goes with --csv (--comparisons names a directory, --jsonl "
+                            "prints to standard output)");
+        return -1;
+    }
+    return cli_outfile_check("export", ea->out_path, ea->db);
+}
+
+static int export_cmd(int argc, char **argv)
+{
+    struct export_args ea;
+    struct arb_store *st = NULL;
+    struct arb_err err = {{0}};
+    int64_t run = 0;
+    int code = EXIT_PASS, parsed, not_written = 0;
+    enum arb_status rs;
+
+    memset(&ea, 0, sizeof(ea));
+    ea.db = "arbiter.db";
+    parsed = parse_args(&ea, argc, argv);
+    if (!parsed && ea.dir && mkdir(ea.dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("export", "cannot create '%s': %s", ea.dir, strerror(errno));
+        parsed = -1;
+    }
+    if (!parsed && cli_open_for_reading("export", ea.db, &st))
+        parsed = -1;
+    if (parsed) {
+        cli_case_select_release(&ea.cases);
+        return parsed > 0 ? EXIT_PASS : EXIT_USAGE;
+    }
+    rs = arb_store_run_resolve(st, ea.run_spec, &run, &err);
+    if (!rs)
+        rs = arb_store_scope(st, run, &ea.cases.sel, &err);
+    if (!rs && ea.jsonl)
+        rs = export_jsonl(st, run, &err);
+    else if (!rs && ea.csv)
+        rs = export_csv(st, run, ea.out_path, &not_written, &err);
+    else if (!rs)
+        rs = export_comparisons(st, run, ea.dir, &err);
     if (rs) {
         cli_error("export", "%s", err.msg);
         code = rs == ARB_EIO ? EXIT_ENV : cli_exit_for(rs);
+    } else if (not_written) {
+        code = EXIT_ENV;
     }
     arb_store_close(st);
+    cli_case_select_release(&ea.cases);
     return code;
 }
 

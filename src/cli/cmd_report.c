@@ -3,24 +3,25 @@
  * markdown, JSON or one self-contained HTML page, with optional statistics
  * and CI gates.
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arbiter/report.h"
 #include "arbiter/store.h"
+#include "case_select.h"
 #include "cli.h"
 #include "gates.h"
+#include "outfile.h"
 
 #define CASES_IN_HTML     2000
 #define CASES_IN_MARKDOWN 20 /* the worst cases by expectation pass rate */
 
 static const char usage_text[] =
-    "usage: arbiter report RUN [--db FILE] [--format md|json|html] [-o FILE]\n"
+    "usage: arbiter report RUN [--db FILE] [--format md|json|html|csv] [-o FILE]\n"
     "                      [--strategy statistical|weighted] [--fail-under METRIC=VALUE]...\n"
     "                      [--require-significant] [--candidate NAME] [--against RUN2]\n"
-    "                      [--baseline NAME]\n"
+    "                      [--baseline NAME] [--limit N] [--cases ID,ID|@FILE]\n"
     "\n"
     "The report of a run (RUN is an id or 'latest'), computed from the database only:\n"
     "per system wins, losses, ties and win rate (ties count half; also without ties),\n"
@@ -32,7 +33,11 @@ static const char usage_text[] =
     "\n"
     "  --format md|json|html    markdown (default), one JSON object (schemas/\n"
     "                           report.schema.json), or one self-contained HTML page\n"
-    "  -o FILE                  write to FILE instead of standard output\n"
+    "  --format csv             the per-case table of 'arbiter export --csv' (one row per\n"
+    "                           case and pair of systems; see its --help for the columns);\n"
+    "                           the gates still apply, the report's other parts are not in it\n"
+    "  -o FILE                  write to FILE instead of standard output (through a\n"
+    "                           temporary file renamed when complete; never the database)\n"
     "  --strategy statistical   95% percentile bootstrap intervals (1000 resamples,\n"
     "                           COMPARE_BOOTSTRAP_ITERATIONS overrides; seeded by the run, so\n"
     "                           the report is reproducible), exact sign test and paired\n"
@@ -52,6 +57,11 @@ static const char usage_text[] =
     "  --against RUN2           which verdicts changed from RUN2 to RUN (by case and pair):\n"
     "                           counts, transitions such as 'baseline -> TIE', the cases;\n"
     "                           e.g. a run against its re-judging (arbiter replay --rejudge)\n"
+    "                           (--limit, --cases: the same ids of RUN2)\n" CLI_CASE_SELECT_HELP
+    "                      (in RUN's case order); every part of the report (counts,\n"
+    "                      rates, statistics, trials, judge health, problems of a case,\n"
+    "                      matrix, --against, gates, CSV) then covers exactly those\n"
+    "                      cases; an id RUN lacks is an error (exit 2)\n"
     "\n"
     "exit: 0 written (gates passed), 1 a gate missed (one line each on stderr), 2 usage\n"
     "error, 4 database failure\n";
@@ -119,158 +129,230 @@ static int has_system(const cJSON *report, const char *name)
     return 0;
 }
 
+struct report_args {
+    const char *db, *run_spec, *format, *out_path;
+    const char *strategy, *against_spec, *baseline;
+    struct cli_gates gates;
+    struct cli_case_select cases;
+};
+
+/* 0: parsed; 1: --help printed; -1: a usage error (message printed). */
+static int parse_args(struct report_args *ra, int argc, char **argv)
+{
+    for (int a = 1; a < argc; a++) {
+        const char *o = argv[a];
+        int has_arg = a + 1 < argc, sel;
+
+        if (cli_is_help(o)) {
+            fputs(usage_text, stdout);
+            return 1;
+        }
+        sel = cli_case_select_option(&ra->cases, "report", argc, argv, &a);
+        if (sel < 0)
+            return -1;
+        if (sel > 0) {
+            continue;
+        } else if (strcmp(o, "--db") == 0 && has_arg) {
+            ra->db = argv[++a];
+        } else if (strcmp(o, "--format") == 0 && has_arg) {
+            ra->format = argv[++a];
+        } else if (strcmp(o, "-o") == 0 && has_arg) {
+            ra->out_path = argv[++a];
+        } else if (strcmp(o, "--strategy") == 0 && has_arg) {
+            ra->strategy = argv[++a];
+        } else if (strcmp(o, "--fail-under") == 0 && has_arg) {
+            if (cli_gate_parse(&ra->gates, argv[++a]))
+                return -1;
+        } else if (strcmp(o, "--require-significant") == 0) {
+            ra->gates.require_significant = 1;
+        } else if (strcmp(o, "--candidate") == 0 && has_arg) {
+            ra->gates.candidate = argv[++a];
+        } else if (strcmp(o, "--against") == 0 && has_arg) {
+            ra->against_spec = argv[++a];
+        } else if (strcmp(o, "--baseline") == 0 && has_arg) {
+            ra->baseline = argv[++a];
+        } else if (o[0] == '-') {
+            cli_error("report", "unknown or incomplete option '%s' (see 'arbiter report --help')",
+                      o);
+            return -1;
+        } else if (!ra->run_spec) {
+            ra->run_spec = o;
+        } else {
+            cli_error("report", "unexpected argument '%s'", o);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The checks that need no database; 0 or -1 (message printed). */
+static int check_args(const struct report_args *ra)
+{
+    static const char *const formats[] = {"md", "json", "html", "csv"};
+    int known = 0;
+
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+        known |= strcmp(ra->format, formats[i]) == 0;
+    if (!ra->run_spec) {
+        cli_error("report", "missing RUN (an id or 'latest'; see 'arbiter runs')");
+        return -1;
+    }
+    if (!known) {
+        cli_error("report", "--format: expected md, json, html or csv, got '%s'", ra->format);
+        return -1;
+    }
+    if (ra->baseline && !(ra->strategy && strcmp(ra->strategy, "statistical") == 0) &&
+        !ra->gates.require_significant) {
+        cli_error("report", "--baseline chooses the paired tests: add --strategy statistical or "
+                            "--require-significant");
+        return -1;
+    }
+    if (ra->strategy && strcmp(ra->strategy, "statistical") != 0 &&
+        strcmp(ra->strategy, "weighted") != 0) {
+        cli_error("report", "--strategy: expected statistical or weighted, got '%s'", ra->strategy);
+        return -1;
+    }
+    return cli_outfile_check("report", ra->out_path, ra->db);
+}
+
+/* "scope": the selection the report was limited to, for its readers (and markdown's note). */
+static enum arb_status add_scope(cJSON *report, const struct arb_case_select *sel)
+{
+    cJSON *o = cJSON_AddObjectToObject(report, "scope"), *ids;
+
+    if (!o || (sel->limit && !cJSON_AddNumberToObject(o, "limit", (double)sel->limit)))
+        return ARB_ENOMEM;
+    if (!sel->ids)
+        return ARB_OK;
+    ids = cJSON_AddArrayToObject(o, "cases");
+    for (size_t i = 0; ids && i < sel->n_ids; i++)
+        if (!cJSON_AddItemToArray(ids, cJSON_CreateString(sel->ids[i])))
+            ids = NULL;
+    return ids ? ARB_OK : ARB_ENOMEM;
+}
+
+/*
+ * The report object of run: every part the options ask for.  *usage is set
+ * (message printed) for a usage error found on the way; else the status.
+ */
+static enum arb_status build(struct report_args *ra, struct arb_store *st, int64_t run,
+                             cJSON **report, int *usage, struct arb_err *err)
+{
+    int want_stats = (ra->strategy && ra->strategy[0] == 's') || ra->gates.require_significant;
+    struct arb_report_opts ro = {want_stats ? resamples_from_env() : 0, 0, ra->baseline};
+    struct arb_report_parts parts = {ra->format[0] == 'j'   ? SIZE_MAX
+                                     : ra->format[0] == 'm' ? CASES_IN_MARKDOWN
+                                                            : 0,
+                                     1, want_stats ? &ro : NULL};
+    int64_t against = 0;
+    enum arb_status rs = arb_store_scope(st, run, &ra->cases.sel, err);
+
+    if (!rs && want_stats)
+        rs = arb_store_runs(st, run, run_seed, &ro.seed, err);
+    if (!rs)
+        rs = arb_report_compose(st, run, &parts, report, err);
+    /* (A baseline the run lacks only leaves the statistics without pairs: no harm done.) */
+    if (!rs && ra->baseline && !has_system(*report, ra->baseline)) {
+        cli_error("report", "--baseline: '%s' is not a system of run %lld", ra->baseline,
+                  (long long)run);
+        *usage = 1;
+        return ARB_OK;
+    }
+    if (!rs && arb_case_select_active(&ra->cases.sel))
+        rs = add_scope(*report, &ra->cases.sel);
+    if (!rs)
+        rs = arb_report_add_judge_health(st, run, *report, err);
+    if (!rs && ra->strategy && ra->strategy[0] == 'w') {
+        double w[3];
+
+        if (weights_from_env(w)) {
+            *usage = 1;
+            return ARB_OK;
+        }
+        rs = arb_report_add_weighted(st, run, *report, w, err);
+    }
+    if (!rs)
+        rs = arb_report_add_trials(st, run, *report, want_stats ? &ro : NULL, err);
+    if (!rs && ra->against_spec) {
+        rs = arb_store_run_resolve(st, ra->against_spec, &against, err);
+        if (!rs)
+            rs = arb_store_scope_add_run(st, against, err);
+        if (!rs)
+            rs = arb_report_add_against(st, run, against, *report, err);
+    }
+    if (!rs && ra->format[0] == 'h')
+        rs = arb_report_add_cases(st, run, *report, CASES_IN_HTML, err);
+    return rs;
+}
+
+static enum arb_status render(const struct report_args *ra, struct arb_store *st, int64_t run,
+                              const cJSON *report, struct arb_buf *out, struct arb_err *err)
+{
+    enum arb_status rs;
+    char *s;
+
+    if (ra->format[0] == 'm')
+        return arb_report_markdown(report, out);
+    if (ra->format[0] == 'h')
+        return arb_report_html(report, out);
+    if (ra->format[0] == 'c')
+        return arb_report_csv(st, run, out, err);
+    s = cJSON_Print(report);
+    rs = s ? arb_buf_adds(out, s) : ARB_ENOMEM;
+    if (!rs)
+        rs = arb_buf_addc(out, '\n');
+    cJSON_free(s);
+    return rs;
+}
+
 static int report_cmd(int argc, char **argv)
 {
-    const char *db = "arbiter.db", *run_spec = NULL, *format = "md", *out_path = NULL;
-    const char *strategy = NULL, *against_spec = NULL, *baseline = NULL;
-    struct cli_gates gates;
+    struct report_args ra;
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
     struct arb_buf out;
     cJSON *report = NULL;
-    int64_t run = 0, against = 0;
-    struct arb_report_opts ro = {0, 0, NULL};
-    int a, code = EXIT_PASS, missed = 0, want_stats;
+    int64_t run = 0;
+    int code = EXIT_PASS, missed = 0, usage = 0, parsed;
     enum arb_status rs;
 
-    memset(&gates, 0, sizeof(gates));
-    for (a = 1; a < argc; a++) {
-        const char *o = argv[a];
-        int has_arg = a + 1 < argc;
-
-        if (cli_is_help(o)) {
-            fputs(usage_text, stdout);
-            return EXIT_PASS;
-        } else if (strcmp(o, "--db") == 0 && has_arg) {
-            db = argv[++a];
-        } else if (strcmp(o, "--format") == 0 && has_arg) {
-            format = argv[++a];
-        } else if (strcmp(o, "-o") == 0 && has_arg) {
-            out_path = argv[++a];
-        } else if (strcmp(o, "--strategy") == 0 && has_arg) {
-            strategy = argv[++a];
-        } else if (strcmp(o, "--fail-under") == 0 && has_arg) {
-            if (cli_gate_parse(&gates, argv[++a]))
-                return EXIT_USAGE;
-        } else if (strcmp(o, "--require-significant") == 0) {
-            gates.require_significant = 1;
-        } else if (strcmp(o, "--candidate") == 0 && has_arg) {
-            gates.candidate = argv[++a];
-        } else if (strcmp(o, "--against") == 0 && has_arg) {
-            against_spec = argv[++a];
-        } else if (strcmp(o, "--baseline") == 0 && has_arg) {
-            baseline = argv[++a];
-        } else if (o[0] == '-') {
-            cli_error("report", "unknown or incomplete option '%s' (see 'arbiter report --help')",
-                      o);
-            return EXIT_USAGE;
-        } else if (!run_spec) {
-            run_spec = o;
-        } else {
-            cli_error("report", "unexpected argument '%s'", o);
-            return EXIT_USAGE;
-        }
+    memset(&ra, 0, sizeof(ra));
+    ra.db = "arbiter.db";
+    ra.format = "md";
+    parsed = parse_args(&ra, argc, argv);
+    if (parsed || check_args(&ra)) {
+        cli_case_select_release(&ra.cases);
+        return parsed > 0 ? EXIT_PASS : EXIT_USAGE;
     }
-    if (!run_spec) {
-        cli_error("report", "missing RUN (an id or 'latest'; see 'arbiter runs')");
-        return EXIT_USAGE;
-    }
-    if (strcmp(format, "md") != 0 && strcmp(format, "json") != 0 && strcmp(format, "html") != 0) {
-        cli_error("report", "--format: expected md, json or html, got '%s'", format);
-        return EXIT_USAGE;
-    }
-    if (baseline && !(strategy && strcmp(strategy, "statistical") == 0) &&
-        !gates.require_significant) {
-        cli_error("report", "--baseline chooses the paired tests: add --strategy statistical or "
-                            "--require-significant");
-        return EXIT_USAGE;
-    }
-    if (strategy && strcmp(strategy, "statistical") != 0 && strcmp(strategy, "weighted") != 0) {
-        cli_error("report", "--strategy: expected statistical or weighted, got '%s'", strategy);
-        return EXIT_USAGE;
-    }
-    want_stats = (strategy && strategy[0] == 's') || gates.require_significant;
-    ro.resamples = want_stats ? resamples_from_env() : 0;
-    ro.baseline = baseline;
-    rs = cli_open_for_reading("report", db, &st);
-    if (rs)
-        return cli_exit_for(rs);
-    arb_buf_init(&out, 0);
-    rs = arb_store_run_resolve(st, run_spec, &run, &err);
-    if (!rs && want_stats)
-        rs = arb_store_runs(st, run, run_seed, &ro.seed, &err);
-    if (!rs) {
-        struct arb_report_parts parts = {format[0] == 'j'   ? SIZE_MAX
-                                         : format[0] == 'm' ? CASES_IN_MARKDOWN
-                                                            : 0,
-                                         1, want_stats ? &ro : NULL};
-
-        rs = arb_report_compose(st, run, &parts, &report, &err);
-    }
-    /* (A baseline the run lacks only leaves the statistics without pairs: no harm done.) */
-    if (!rs && baseline && !has_system(report, baseline)) {
-        cli_error("report", "--baseline: '%s' is not a system of run %lld", baseline,
-                  (long long)run);
-        code = EXIT_USAGE;
-        goto out;
-    }
-    if (!rs)
-        rs = arb_report_add_judge_health(st, run, report, &err);
-    if (!rs && strategy && strategy[0] == 'w') {
-        double w[3];
-
-        if (weights_from_env(w)) {
-            code = EXIT_USAGE;
-            goto out;
-        }
-        rs = arb_report_add_weighted(st, run, report, w, &err);
-    }
-    if (!rs)
-        rs = arb_report_add_trials(st, run, report, want_stats ? &ro : NULL, &err);
-    if (!rs && against_spec) {
-        rs = arb_store_run_resolve(st, against_spec, &against, &err);
-        if (!rs)
-            rs = arb_report_add_against(st, run, against, report, &err);
-    }
-    if (!rs && format[0] == 'h')
-        rs = arb_report_add_cases(st, run, report, CASES_IN_HTML, &err);
-    if (!rs) {
-        missed = cli_gates_apply(&gates, report);
-        if (missed < 0) {
-            code = EXIT_USAGE;
-            goto out;
-        }
-    }
-    if (!rs && format[0] == 'm') {
-        rs = arb_report_markdown(report, &out);
-    } else if (!rs && format[0] == 'h') {
-        rs = arb_report_html(report, &out);
-    } else if (!rs) {
-        char *s = cJSON_Print(report);
-
-        rs = s ? arb_buf_adds(&out, s) : ARB_ENOMEM;
-        if (!rs)
-            rs = arb_buf_addc(&out, '\n');
-        cJSON_free(s);
-    }
+    rs = cli_open_for_reading("report", ra.db, &st);
     if (rs) {
+        cli_case_select_release(&ra.cases);
+        return cli_exit_for(rs);
+    }
+    arb_buf_init(&out, 0);
+    rs = arb_store_run_resolve(st, ra.run_spec, &run, &err);
+    if (!rs)
+        rs = build(&ra, st, run, &report, &usage, &err);
+    if (!rs && !usage) {
+        missed = cli_gates_apply(&ra.gates, report);
+        usage = missed < 0;
+    }
+    if (!rs && !usage)
+        rs = render(&ra, st, run, report, &out, &err);
+    if (usage) {
+        code = EXIT_USAGE;
+    } else if (rs) {
         cli_error("report", "%s", err.msg[0] ? err.msg : arb_strerror(rs));
         code = cli_exit_for(rs);
-    } else {
-        FILE *f = out_path ? fopen(out_path, "wb") : stdout;
-
-        if (!f || fwrite(out.ptr, 1, out.len, f) != out.len || (f != stdout && fclose(f))) {
-            cli_error("report", "cannot write '%s': %s", out_path ? out_path : "standard output",
-                      strerror(errno));
-            code = EXIT_ENV;
-        } else if (missed > 0) {
-            code = EXIT_NEGATIVE;
-        }
+    } else if (cli_outfile_write("report", ra.out_path, out.ptr, out.len)) {
+        code = EXIT_ENV;
+    } else if (missed > 0) {
+        code = EXIT_NEGATIVE;
     }
-out:
     cJSON_Delete(report);
     arb_buf_release(&out);
     arb_store_close(st);
+    cli_case_select_release(&ra.cases);
     return code;
 }
 

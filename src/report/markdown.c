@@ -563,6 +563,27 @@ static enum arb_status (*const sections[])(const cJSON *report, struct arb_buf *
     rubric_table,  expectations_table, case_rates_table, trials_section,     health_section,
 };
 
+/* Under the header: the report covers a selection of the run's cases (--limit, --cases). */
+static enum arb_status scope_note(const cJSON *report, struct arb_buf *out)
+{
+    const cJSON *scope = cJSON_GetObjectItemCaseSensitive(report, "scope");
+    const cJSON *limit = cJSON_GetObjectItemCaseSensitive(scope, "limit");
+    int named = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(scope, "cases"));
+    enum arb_status st;
+
+    if (!scope)
+        return ARB_OK;
+    st = arb_buf_printf(out, "A selection of the run's cases:");
+    if (!st && named)
+        st = arb_buf_printf(out, " %d named (--cases)%s", named, limit ? "," : "");
+    if (!st && limit)
+        st = arb_buf_printf(out, " the first %.0f (--limit)", limit->valuedouble);
+    if (!st)
+        st = arb_buf_printf(out, "; every figure below is of these %.0f cases only.\n\n",
+                            num(report, "cases"));
+    return st;
+}
+
 enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
 {
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(report, "run"), *p;
@@ -579,6 +600,8 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
                             num(run, "id"), str(run, "status"), str(run, "created_at"),
                             num(run, "seed"), num(report, "cases"), num(report, "decided"),
                             num(report, "pending_judge"), num(report, "missing_output"));
+    if (!st)
+        st = scope_note(report, out);
     if (!st && num(report, "judge_failed") > 0)
         st = arb_buf_printf(out,
                             "The judge could not answer %.0f cases (judge_failed): they "
