@@ -531,6 +531,47 @@ static enum arb_status weighted_section(const cJSON *report, struct arb_buf *out
     return st ? st : arb_buf_adds(out, "\n");
 }
 
+/* The judge's cost, when its config has a price: the total, per judged case, the costliest. */
+static enum arb_status cost_lines(const cJSON *report, struct arb_buf *out)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(report, "judge_cost"), *k;
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(c, "price_per_million_tokens");
+    const cJSON *top[5] = {NULL, NULL, NULL, NULL, NULL};
+    size_t i, n_top = 0;
+    enum arb_status st;
+
+    if (!c)
+        return ARB_OK;
+    st = arb_buf_printf(out,
+                        "Judge cost: $%.4f for %.0f requests this run sent (%.0f prompt tokens, "
+                        "%.0f of them cached, %.0f completion tokens), %.0f judged cases, $%.4f "
+                        "per judged case; at $%g / $%g / $%g per million input / cached input / "
+                        "output tokens.",
+                        num(c, "total"), num(c, "requests"), num(c, "prompt_tokens"),
+                        num(c, "cached_tokens"), num(c, "completion_tokens"),
+                        num(c, "judged_cases"), num(c, "mean_per_judged_case"), num(p, "input"),
+                        num(p, "cached_input"), num(p, "output"));
+    /* The five costliest cases, first seen first among equals. */
+    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(c, "cases"))
+    {
+        for (i = n_top; i > 0 && num(top[i - 1], "cost") < num(k, "cost"); i--)
+            if (i < 5)
+                top[i] = top[i - 1];
+        if (i < 5)
+            top[i] = k;
+        if (n_top < 5)
+            n_top++;
+    }
+    for (i = 0; !st && i < n_top; i++) {
+        st = arb_buf_adds(out, i ? ", " : " Costliest cases: ");
+        if (!st)
+            st = add_text(out, str(top[i], "case"));
+        if (!st)
+            st = arb_buf_printf(out, " $%.4f", num(top[i], "cost"));
+    }
+    return st ? st : arb_buf_adds(out, "\n\n");
+}
+
 static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
 {
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(report, "judge_health");
@@ -555,6 +596,8 @@ static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
     }
     if (!st)
         st = arb_buf_printf(out, "| calibration | %s |\n\n", str(h, "calibration"));
+    if (!st)
+        st = cost_lines(report, out);
     return st;
 }
 
