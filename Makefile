@@ -102,12 +102,14 @@ $(BUILD)/schema-suite: tests/schema_suite/run_suite.c $(BUILD)/libarbiter.a
 	@mkdir -p $(dir $@)
 	$(QUIET_LD)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libarbiter.a $(PKG_LIBS)
 
-# Every required test of draft 7 and 2020-12 from the official JSON-Schema-Test-Suite, as
-# Debian's json-schema-test-suite package installs it (that one has no 2020-12 folder: the
-# runner says so).  SCHEMA_SUITE=DIR runs another copy, a newer upstream checkout for example.
+# Every required test of draft 7 and 2020-12 from the official JSON-Schema-Test-Suite: the
+# snapshot in tests/data (both drafts; see its SOURCE.md), then the copy Debian's
+# json-schema-test-suite package installs (older: no 2020-12 folder, the runner says so).
+# SCHEMA_SUITE=DIR runs another copy instead of Debian's, a newer upstream checkout for example.
 SCHEMA_SUITE ?= /usr/share/json-schema-test-suite
 test-schema-suite: deps
 	@$(SUBMAKE) $(BUILD)/schema-suite
+	$(BUILD)/schema-suite tests/data/json-schema-test-suite
 	$(BUILD)/schema-suite $(SCHEMA_SUITE)
 
 deps:
@@ -115,8 +117,11 @@ deps:
 
 # The sub-make runs after deps, so pkg-config sees freshly installed packages.
 test: deps
-	@$(SUBMAKE) all $(BUILD)/unit-tests $(BUILD)/judge_sim
+	@$(SUBMAKE) all $(BUILD)/unit-tests $(BUILD)/judge_sim $(BUILD)/schema-suite
 	@$(SUBMAKE) test-unit test-cli
+	@$(BUILD)/schema-suite tests/data/json-schema-test-suite >$(BUILD)/schema-suite.log || \
+	    { cat $(BUILD)/schema-suite.log; exit 1; }
+	@echo "schema-suite: $$(tail -1 $(BUILD)/schema-suite.log)"
 
 check: test
 

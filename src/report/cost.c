@@ -69,6 +69,39 @@ static int on_case(void *ctx, const struct arb_judge_cost_row *c)
     return 0;
 }
 
+/* "costliest": the COSTLIEST cases that cost most, dearest first (the earlier among equals). */
+#define COSTLIEST 5
+static enum arb_status add_costliest(cJSON *o, const cJSON *cases)
+{
+    const cJSON *top[COSTLIEST], *k;
+    size_t i, n = 0;
+    cJSON *arr = cJSON_AddArrayToObject(o, "costliest");
+
+    if (!arr)
+        return ARB_ENOMEM;
+    cJSON_ArrayForEach(k, cases)
+    {
+        double cost = member(k, "cost");
+
+        for (i = n; i > 0 && member(top[i - 1], "cost") < cost; i--)
+            if (i < COSTLIEST)
+                top[i] = top[i - 1];
+        if (i < COSTLIEST)
+            top[i] = k;
+        if (n < COSTLIEST)
+            n++;
+    }
+    for (i = 0; i < n; i++) {
+        cJSON *c = cJSON_Duplicate(top[i], 1);
+
+        if (!c || !cJSON_AddItemToArray(arr, c)) {
+            cJSON_Delete(c);
+            return ARB_ENOMEM;
+        }
+    }
+    return ARB_OK;
+}
+
 enum arb_status arb_report_add_judge_cost(struct arb_store *st, int64_t run, cJSON *report,
                                           struct arb_err *err)
 {
@@ -104,6 +137,8 @@ enum arb_status arb_report_add_judge_cost(struct arb_store *st, int64_t run, cJS
                  cJSON_AddNumberToObject(o, "mean_per_judged_case",
                                          n ? co.total / (double)n : 0.0)))
         rc = ARB_ENOMEM;
+    if (!rc)
+        rc = add_costliest(o, co.cases);
     if (!rc && !cJSON_AddItemToObject(o, "cases", co.cases))
         rc = ARB_ENOMEM;
     else if (!rc)

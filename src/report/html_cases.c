@@ -14,7 +14,7 @@
 
 #include "html_int.h"
 
-enum tile_kind { TILE_COUNT, TILE_RATE, TILE_SECONDS, TILE_TEXT };
+enum tile_kind { TILE_COUNT, TILE_RATE, TILE_SECONDS, TILE_TEXT, TILE_USD };
 
 /* A whole number with thin-space thousands separators (51 234), readable in a tile. */
 static void count(struct html *h, double v)
@@ -60,6 +60,8 @@ static void tile(struct html *h, const cJSON *o, const char *key, const char *la
         html_number(h, v->valuedouble, 1, 1);
     else if (kind == TILE_SECONDS)
         html_printf(h, "%.1f s", v->valuedouble);
+    else if (kind == TILE_USD)
+        html_printf(h, "$%.4f", v->valuedouble);
     else
         count(h, v->valuedouble);
     html_printf(h, "</span><span class=\"k\">%s</span>", label);
@@ -100,6 +102,34 @@ static void health_tiles(struct html *h, const cJSON *jh)
     tile(h, jh, "calibration", "calibration", TILE_TEXT,
          cJSON_IsString(cal) && strcmp(cal->valuestring, "uncalibrated") == 0, NULL);
     html_raw(h, "</div>\n");
+}
+
+/* What the judge cost this run (when its config has a price), and the costliest cases. */
+static void cost_tiles(struct html *h, const cJSON *jc)
+{
+    const cJSON *p = html_get(jc, "price_per_million_tokens"), *k;
+    int first = 1;
+
+    if (!cJSON_IsObject(jc))
+        return;
+    html_raw(h, "<h3>Cost</h3>\n<div class=\"tiles\" id=\"judge-cost\">");
+    tile(h, jc, "total", "judge cost (USD)", TILE_USD, 0, NULL);
+    tile(h, jc, "mean_per_judged_case", "per judged case", TILE_USD, 0, NULL);
+    tile(h, jc, "requests", "requests paid", TILE_COUNT, 0, "sent by this run");
+    tile(h, jc, "cached_tokens", "cached prompt tokens", TILE_COUNT, 0, NULL);
+    html_raw(h, "</div>\n");
+    html_printf(h,
+                "<p class=\"note\">At $%g per million input tokens, $%g cached, $%g output; "
+                "a reply from the cache cost this run nothing.",
+                html_num(p, "input"), html_num(p, "cached_input"), html_num(p, "output"));
+    cJSON_ArrayForEach(k, html_get(jc, "costliest"))
+    {
+        html_raw(h, first ? " Costliest cases: " : ", ");
+        first = 0;
+        html_text(h, html_str(k, "case"));
+        html_printf(h, " $%.4f", html_num(k, "cost"));
+    }
+    html_raw(h, "</p>\n");
 }
 
 void html_judge_panel(struct html *h, const cJSON *report)
@@ -154,6 +184,7 @@ void html_judge_panel(struct html *h, const cJSON *report)
         tile(h, ju, "latency_s", "judge latency", TILE_SECONDS, 0, NULL);
         html_raw(h, "</div>\n");
     }
+    cost_tiles(h, html_get(report, "judge_cost"));
     html_raw(h, "</section>\n");
 }
 

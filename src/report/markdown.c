@@ -536,8 +536,7 @@ static enum arb_status cost_lines(const cJSON *report, struct arb_buf *out)
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(report, "judge_cost"), *k;
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(c, "price_per_million_tokens");
-    const cJSON *top[5] = {NULL, NULL, NULL, NULL, NULL};
-    size_t i, n_top = 0;
+    int first = 1;
     enum arb_status st;
 
     if (!c)
@@ -551,23 +550,15 @@ static enum arb_status cost_lines(const cJSON *report, struct arb_buf *out)
                         num(c, "cached_tokens"), num(c, "completion_tokens"),
                         num(c, "judged_cases"), num(c, "mean_per_judged_case"), num(p, "input"),
                         num(p, "cached_input"), num(p, "output"));
-    /* The five costliest cases, first seen first among equals. */
-    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(c, "cases"))
+    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(c, "costliest"))
     {
-        for (i = n_top; i > 0 && num(top[i - 1], "cost") < num(k, "cost"); i--)
-            if (i < 5)
-                top[i] = top[i - 1];
-        if (i < 5)
-            top[i] = k;
-        if (n_top < 5)
-            n_top++;
-    }
-    for (i = 0; !st && i < n_top; i++) {
-        st = arb_buf_adds(out, i ? ", " : " Costliest cases: ");
         if (!st)
-            st = add_text(out, str(top[i], "case"));
+            st = arb_buf_adds(out, first ? " Costliest cases: " : ", ");
+        first = 0;
         if (!st)
-            st = arb_buf_printf(out, " $%.4f", num(top[i], "cost"));
+            st = add_text(out, str(k, "case"));
+        if (!st)
+            st = arb_buf_printf(out, " $%.4f", num(k, "cost"));
     }
     return st ? st : arb_buf_adds(out, "\n\n");
 }
