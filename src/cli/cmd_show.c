@@ -3,6 +3,8 @@
  * record, the judge's answers in each order, the verdicts.  Nothing is
  * printed before the case is found, so an unknown case is one error line.
  */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -11,15 +13,20 @@
 #include "cli.h"
 
 static const char usage_text[] =
-    "usage: arbiter show RUN CASE [--db FILE] [--json]\n"
+    "usage: arbiter show RUN CASE [--db FILE] [--records | --json]\n"
     "\n"
-    "One case of a run (RUN is an id or 'latest'): both outputs, every check record\n"
-    "with its verdict, the judge's answer in each order it was asked (blind: it saw\n"
-    "Response A and Response B), and each pair's verdict with its reasoning.  --json\n"
-    "prints one object with the full records.\n";
+    "One case of a run (RUN is an id or 'latest'): both outputs, every check with its\n"
+    "verdict, score and notes, the judge's answer in each order it was asked (blind: it\n"
+    "saw Response A and Response B: its winner, reasoning and scores), and each pair's\n"
+    "verdict with its scores and reasoning.\n"
+    "\n"
+    "  --records  print every record in full as well (check records, the judge's answers,\n"
+    "             comparison.json)\n"
+    "  --json     one object with the full records\n";
 
 struct show {
     int json;
+    int records; /* text: the full records too */
     cJSON *doc; /* --json: the object being built */
     const char *case_id;
     int n;
@@ -90,6 +97,72 @@ static int on_trial(void *ctx, const struct arb_trial_row *t)
     return 0;
 }
 
+/* "    notes: a; b" from a record's notes, when it has any. */
+static void print_notes(const char *record_json)
+{
+    cJSON *rec = cJSON_Parse(record_json);
+    const cJSON *n;
+    int first = 1;
+
+    cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(rec, "notes"))
+    {
+        if (!cJSON_IsString(n))
+            continue;
+        printf("%s%s", first ? "    notes: " : "; ", n->valuestring);
+        first = 0;
+    }
+    if (!first)
+        putchar('\n');
+    cJSON_Delete(rec);
+}
+
+/* "    LABEL: text" cut at about 400 bytes (on a UTF-8 boundary), newlines as spaces. */
+static void print_text(const char *label, const char *text)
+{
+    size_t n = strlen(text), i;
+
+    if (n > 400) {
+        n = 400;
+        while (n && ((unsigned char)text[n] & 0xC0) == 0x80)
+            n--;
+    }
+    printf("    %s: ", label);
+    for (i = 0; i < n; i++)
+        putchar(text[i] == '\n' || text[i] == '\r' ? ' ' : text[i]);
+    printf("%s\n", n < strlen(text) ? " [...]" : "");
+}
+
+/* The judge's per-item answers: "    scores: correctness A 4, B 2; ..." and expectations. */
+static void print_items(const cJSON *ans, const char *a, const char *b)
+{
+    const cJSON *it;
+    int first = 1;
+
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(ans, "criteria"))
+    {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(it, "A");
+        const cJSON *y = cJSON_GetObjectItemCaseSensitive(it, "B");
+
+        printf("%s%s %s %g, %s %g", first ? "    scores (1-5): " : "; ", it->string, a,
+               cJSON_IsNumber(x) ? x->valuedouble : 0, b, cJSON_IsNumber(y) ? y->valuedouble : 0);
+        first = 0;
+    }
+    if (!first)
+        putchar('\n');
+    first = 1;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(ans, "expectations"))
+    {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(it, "A");
+        const cJSON *y = cJSON_GetObjectItemCaseSensitive(it, "B");
+
+        printf("%s%s %s %s, %s %s", first ? "    expectations: " : "; ", it->string, a,
+               cJSON_IsTrue(x) ? "pass" : "fail", b, cJSON_IsTrue(y) ? "pass" : "fail");
+        first = 0;
+    }
+    if (!first)
+        putchar('\n');
+}
+
 static int on_check(void *ctx, const struct arb_check_row *c)
 {
     struct show *sh = ctx;
@@ -107,8 +180,12 @@ static int on_check(void *ctx, const struct arb_check_row *c)
     }
     if (!sh->checks_shown++)
         printf("--- checks\n");
-    printf("%-12s %-11s %-22s %-10s score %.3g\n    %s\n", c->system, c->kind, c->item, c->verdict,
-           c->score, c->record_json);
+    printf("%-12s %-11s %-22s %-10s score %.3g\n", c->system, c->kind, c->item, c->verdict,
+           c->score);
+    if (sh->records)
+        printf("    %s\n", c->record_json);
+    else
+        print_notes(c->record_json);
     return 0;
 }
 
@@ -183,10 +260,22 @@ static int on_judgment(void *ctx, const struct arb_judgment_row *j)
     len = j->answer_json ? strlen(j->answer_json) : 0;
     while (len && (j->answer_json[len - 1] == '\n' || j->answer_json[len - 1] == '\r'))
         len--;
-    if (len)
-        printf("\n    %.*s\n", (int)len, j->answer_json);
-    else
+    if (!len) {
         printf("\n    (no answer)\n");
+    } else if (sh->records) {
+        printf("\n    %.*s\n", (int)len, j->answer_json);
+    } else {
+        cJSON *ans = cJSON_Parse(j->answer_json);
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(ans, "reasoning");
+
+        putchar('\n');
+        if (cJSON_IsString(r))
+            print_text("reasoning", r->valuestring);
+        else if (!ans)
+            print_text("answer (not JSON)", j->answer_json);
+        print_items(ans, a, b);
+        cJSON_Delete(ans);
+    }
     return 0;
 }
 
@@ -209,8 +298,24 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
         cJSON_AddItemToObject(x, "comparison", cJSON_Parse(v->comparison_json));
         return 0;
     }
-    printf("--- verdict: A = %s, B = %s: %s, winner %s\n    %s\n", v->system_a, v->system_b,
-           v->status, v->winner ? v->winner : "(none)", v->comparison_json);
+    printf("--- verdict: A = %s, B = %s: %s, winner %s\n", v->system_a, v->system_b, v->status,
+           v->winner ? v->winner : "(none)");
+    if (sh->records) {
+        printf("    %s\n", v->comparison_json ? v->comparison_json : "");
+    } else {
+        cJSON *cmp = v->comparison_json ? cJSON_Parse(v->comparison_json) : NULL;
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(cmp, "reasoning");
+
+        if (!isnan(v->score_a) || !isnan(v->score_b))
+            printf("    overall score (2-10): %s %.3g, %s %.3g\n", v->system_a, v->score_a,
+                   v->system_b, v->score_b);
+        if (!isnan(v->pass_rate_a) || !isnan(v->pass_rate_b))
+            printf("    expectation pass rate: %s %.3g, %s %.3g\n", v->system_a, v->pass_rate_a,
+                   v->system_b, v->pass_rate_b);
+        if (cJSON_IsString(r) && r->valuestring[0])
+            print_text("reasoning", r->valuestring);
+        cJSON_Delete(cmp);
+    }
     return 0;
 }
 
@@ -232,6 +337,8 @@ static int show_cmd(int argc, char **argv)
             db = argv[++a];
         } else if (strcmp(argv[a], "--json") == 0) {
             sh.json = 1;
+        } else if (strcmp(argv[a], "--records") == 0) {
+            sh.records = 1;
         } else if (argv[a][0] == '-' && argv[a][1] == '-') {
             cli_error("show", "unknown or incomplete option '%s'", argv[a]);
             return EXIT_USAGE;

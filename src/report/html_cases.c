@@ -77,7 +77,8 @@ static int outside(const cJSON *o, const char *key, double lo, double hi)
     return !isnan(v) && (v < lo || v > hi);
 }
 
-static void health_tiles(struct html *h, const cJSON *jh)
+/* no_tokens: a command judge, which reports none (its token tiles would read 0). */
+static void health_tiles(struct html *h, const cJSON *jh, int no_tokens)
 {
     const cJSON *cal = html_get(jh, "calibration");
 
@@ -96,8 +97,10 @@ static void health_tiles(struct html *h, const cJSON *jh)
     tile(h, jh, "sample_agreement", "sample agreement", TILE_RATE,
          outside(jh, "sample_agreement", 0.7, 1.0), "samples that agree");
     tile(h, jh, "judge_failed", "judge failed", TILE_COUNT, html_num(jh, "judge_failed") > 0, NULL);
-    tile(h, jh, "prompt_tokens", "prompt tokens", TILE_COUNT, 0, NULL);
-    tile(h, jh, "completion_tokens", "completion tokens", TILE_COUNT, 0, NULL);
+    if (!no_tokens) {
+        tile(h, jh, "prompt_tokens", "prompt tokens", TILE_COUNT, 0, NULL);
+        tile(h, jh, "completion_tokens", "completion tokens", TILE_COUNT, 0, NULL);
+    }
     tile(h, jh, "config_hash", "config", TILE_TEXT, 0, NULL);
     tile(h, jh, "calibration", "calibration", TILE_TEXT,
          cJSON_IsString(cal) && strcmp(cal->valuestring, "uncalibrated") == 0, NULL);
@@ -137,8 +140,10 @@ void html_judge_panel(struct html *h, const cJSON *report)
     const cJSON *judge = html_get(html_get(report, "run"), "judge");
     const cJSON *jh = html_get(report, "judge_health"), *ju = html_get(report, "judge_usage");
 
+    int is_command = judge && strcmp(html_str(judge, "provider"), "command") == 0;
+
     html_raw(h, "<section class=\"card\" id=\"judge\">\n<h2>Judge</h2>\n<p class=\"note\">");
-    if (judge && strcmp(html_str(judge, "provider"), "command") == 0) {
+    if (is_command) {
         const cJSON *arg;
         int first = 1;
 
@@ -172,15 +177,17 @@ void html_judge_panel(struct html *h, const cJSON *report)
     }
     html_raw(h, "</p>\n");
     if (cJSON_IsObject(jh))
-        health_tiles(h, jh);
+        health_tiles(h, jh, is_command);
     if (cJSON_IsObject(ju)) {
         html_raw(h, "<h3>Usage</h3>\n<div class=\"tiles\" id=\"judge-usage\">");
         tile(h, ju, "judgments", "judgments", TILE_COUNT, 0, NULL);
         tile(h, ju, "cached", "from the cache", TILE_COUNT, 0, NULL);
         tile(h, ju, "invalid_replies", "invalid replies", TILE_COUNT,
              html_num(ju, "invalid_replies") > 0, NULL);
-        tile(h, ju, "prompt_tokens", "prompt tokens", TILE_COUNT, 0, NULL);
-        tile(h, ju, "completion_tokens", "completion tokens", TILE_COUNT, 0, NULL);
+        if (!is_command) {
+            tile(h, ju, "prompt_tokens", "prompt tokens", TILE_COUNT, 0, NULL);
+            tile(h, ju, "completion_tokens", "completion tokens", TILE_COUNT, 0, NULL);
+        }
         tile(h, ju, "latency_s", "judge latency", TILE_SECONDS, 0, NULL);
         html_raw(h, "</div>\n");
     }

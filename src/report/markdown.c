@@ -648,11 +648,16 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
         if (jc)
             st = arb_buf_printf(out,
                                 "Judge: %s (config %.12s): %.0f judgments, %.0f from the "
-                                "cache, %.0f invalid replies, %.0f + %.0f tokens.\n\n",
+                                "cache, %.0f invalid replies, ",
                                 str(jc, "model"), str(jc, "hash"), num(ju, "judgments"),
-                                num(ju, "cached"), num(ju, "invalid_replies"),
-                                num(ju, "prompt_tokens"), num(ju, "completion_tokens"));
-        else
+                                num(ju, "cached"), num(ju, "invalid_replies"));
+        /* A command judge is a program, not a metered API: it reports no tokens. */
+        if (jc && !st && strcmp(str(jc, "provider"), "command") == 0)
+            st = arb_buf_adds(out, "tokens not reported (a command judge).\n\n");
+        else if (jc && !st)
+            st = arb_buf_printf(out, "%.0f + %.0f tokens.\n\n", num(ju, "prompt_tokens"),
+                                num(ju, "completion_tokens"));
+        else if (!jc && !st)
             st = arb_buf_adds(out, "No judge: unresolved cases stay pending.\n\n");
     }
     /* The sections in page order; each writes nothing when the report lacks its part. */

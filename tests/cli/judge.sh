@@ -85,7 +85,7 @@ $ARB run "$T/s/suite.json" --db "$T/a.db" --no-cache >/dev/null 2>&1 || bad "--n
 $ARB report 2 --db "$T/a.db" --format json >"$T/rep" && ok || bad "report after judging"
 grep -q '"cached":	72' "$T/rep" && ok || bad "report: the second run's 72 cached judgments are not counted"
 $ARB report 1 --db "$T/a.db" | grep -q "Judge: sim-1 (config " && ok || bad "markdown report lacks the judge line"
-$ARB show latest k001 --db "$T/a.db" | grep -q '"judge":' && ok || bad "show lacks the judge's record"
+$ARB show latest k001 --db "$T/a.db" --records | grep -q '"judge":' && ok || bad "show --records lacks the judge's record"
 
 # 2. No judge: --no-judge, and a missing key.
 $ARB run "$T/s/suite.json" --db "$T/b.db" --no-judge --json >"$T/out" 2>&1 || bad "--no-judge run failed"
@@ -191,13 +191,17 @@ sed -e "s|\"provider\": \"openai\", \"base_url\": \"http://127.0.0.1:$PORT/v1\"|
 env -u ARB_TEST_JUDGE_KEY $ARB run "$T/s/cmd.json" --db "$T/i.db" --json >"$T/out" 2>"$T/err" || bad "command judge: $(cat "$T/err")"
 grep -q '"pending_judge":0,"missing_output":0,"judge_failed":0' "$T/out" && ok || bad "command judge: $(cat "$T/out") $(cat "$T/err")"
 # show: the judge's answer in each order, naming which system it saw as Response A.
-$ARB show latest k001 --db "$T/i.db" >"$T/show.txt" 2>"$T/err" || bad "show k001: $(cat "$T/err")"
+$ARB show latest k001 --db "$T/i.db" --records >"$T/show.txt" 2>"$T/err" || bad "show k001: $(cat "$T/err")"
 ab=$(sed -n 's/^order AB: Response A = \([^,]*\), Response B = \([^,]*\),.*/\1 \2/p' "$T/show.txt")
 ba=$(sed -n 's/^order BA: Response A = \([^,]*\), Response B = \([^,]*\),.*/\2 \1/p' "$T/show.txt")
 [ -n "$ab" ] && [ "$ab" = "$ba" ] && ok || bad "show: both orders, swapped, expected: $(grep '^order' "$T/show.txt")"
 [ "$(grep -c '^    {.*"winner":' "$T/show.txt")" -ge 3 ] && ok || bad "show: each order's answer and the verdict"
 sed -n '/^--- judge/,/^--- verdict/p' "$T/show.txt" | grep -q '^--- verdict' && ok || bad "show: the judge's answers before the verdict"
 $ARB show latest k001 --db "$T/i.db" --json | grep -c '"order":' | grep -qx 2 && ok || bad "show --json: two judgments"
+$ARB show latest k001 --db "$T/i.db" >"$T/show2.txt" 2>&1
+[ "$(grep -c '^    reasoning: ' "$T/show2.txt")" -ge 2 ] && ok || bad "show: each order's reasoning: $(cat "$T/show2.txt")"
+grep -q '^    expectations: polite ' "$T/show2.txt" && ok || bad "show: the judge's expectation verdicts"
+grep -q '^    {' "$T/show2.txt" && bad "show without --records printed whole records" || ok
 sed -e 's/"--stdio"\]/"--stdio", "--invalid"]/' "$T/s/cmd.json" >"$T/s/cmdbad.json"
 $ARB run "$T/s/cmdbad.json" --db "$T/j.db" --json >"$T/out" 2>"$T/err"
 grep -q '"judge_failed":18' "$T/out" && ok || bad "invalid command answers: $(cat "$T/out") $(cat "$T/err")"
