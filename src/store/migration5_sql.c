@@ -10,17 +10,32 @@
 #include "schema_sql.h"
 
 const char *const store_migration5_sql_parts[] = {
-    "-- Migration 5: the cases a run was limited to, and prompt tokens served from a cache.\n"
+    "-- Migration 5: the cases a run was limited to and the inputs it read; prompt tokens served\n"
+    "-- from a cache; whether a stored judge reply is valid; the fence a judgment's request used.\n"
     "--\n"
     "-- runs.scope_json: {\"limit\": N, \"cases\": [\"id\", ...]} when the run was started with\n"
     "-- `arbiter run --limit N` or `--cases ...` (either member may be absent), NULL for a run of\n"
     "-- every case.  --resume applies the same selection.\n"
     "--\n"
+    "-- runs.inputs_json: the identity (size and SHA-256) of every input file the run read (cases\n"
+    "-- file, each system's outputs), so that --resume can refuse inputs that changed; NULL for\n"
+    "-- runs made before this migration (their inputs cannot be checked).\n"
+    "--\n"
     "-- judge_calls.cached_tokens: of prompt_tokens, how many the provider served from its prompt\n"
     "-- cache (OpenAI usage.prompt_tokens_details.cached_tokens, Anthropic\n"
     "-- usage.cache_read_input_tokens), billed at the judge's cached-input price; NULL when the\n"
     "-- reply did not say (and for calls stored before this migration).\n"
+    "--\n"
+    "-- judge_calls.valid: 1 when the stored reply passed validation against the request's schema,\n"
+    "-- 0 when it did not (kept for audit, never used to answer again), NULL when unknown (calls\n"
+    "-- stored before this migration).\n"
+    "--\n"
+    "-- judgments.fence: the fence code the judgment's request wrapped the outputs in (drawn at\n"
+    "-- random per request), so that a replay renders the very same request; NULL before.\n"
     "ALTER TABLE runs ADD COLUMN scope_json TEXT;\n"
-    "ALTER TABLE judge_calls ADD COLUMN cached_tokens INTEGER;\n",
+    "ALTER TABLE runs ADD COLUMN inputs_json TEXT;\n"
+    "ALTER TABLE judge_calls ADD COLUMN cached_tokens INTEGER;\n"
+    "ALTER TABLE judge_calls ADD COLUMN valid INTEGER;\n"
+    "ALTER TABLE judgments ADD COLUMN fence TEXT;\n",
     NULL,
 };

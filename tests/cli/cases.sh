@@ -218,7 +218,10 @@ $ARB report 1 --db "$DB" --format json -o "$T/rep-current.json" >/dev/null 2>&1
 cp "$DB" "$T/v3.db"
 sqlite3 "$T/v3.db" "DROP INDEX cases_by_seq_id; CREATE INDEX cases_by_seq ON cases (run, seq);
                     ALTER TABLE runs DROP COLUMN scope_json;
+                    ALTER TABLE runs DROP COLUMN inputs_json;
                     ALTER TABLE judge_calls DROP COLUMN cached_tokens;
+                    ALTER TABLE judge_calls DROP COLUMN valid;
+                    ALTER TABLE judgments DROP COLUMN fence;
                     PRAGMA user_version = 3" || fail=$((fail + 1))
 t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 5: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
 t "migrate an older schema" 0 "v3.db: migrated to schema version 5" "" -- migrate --db "$T/v3.db"

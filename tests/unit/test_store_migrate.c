@@ -72,7 +72,7 @@ Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_t
     arb_store_close(fx_open_store(0));
     fx_raw_exec("DROP TABLE calibrations; DROP TABLE judgments; DROP TABLE judge_calls; "
                 "DROP VIEW v_case_trials; DROP TABLE trials; ALTER TABLE runs DROP COLUMN "
-                "scope_json; PRAGMA user_version = 1");
+                "scope_json; ALTER TABLE runs DROP COLUMN inputs_json; PRAGMA user_version = 1");
     arb_store_close(fx_open_store(0));
     cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
