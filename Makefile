@@ -144,6 +144,7 @@ test-cli:
 	@sh tests/cli/rejudge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/faults.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/kill_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/promises.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/bad-input/run.sh $(BUILD)/arbiter
 
 # The bundled bake-off, offline, with tests/judge_sim as a command judge (examples/demo.sh).

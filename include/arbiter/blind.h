@@ -9,7 +9,11 @@
  *
  * Redaction replaces every configured identifying string (and the system
  * names) in text a judge will see, ignoring ASCII case, by "[REDACTED]",
- * where it stands as a whole word (not inside a longer word).
+ * where it stands as a whole word (not inside a longer word), in any
+ * spelling JSON allows: any of its characters may be a \uXXXX escape (hex
+ * digits in either case; a surrogate pair for a character past U+FFFF) or a
+ * short escape (\/, \n, ...), after any number of backslashes, so text
+ * escaped twice ("gpt\\u002d4o" in a JSON output) is found too.
  */
 #ifndef ARBITER_BLIND_H
 #define ARBITER_BLIND_H
@@ -44,8 +48,8 @@ void arb_blinder_free(struct arb_blinder *b);
 
 /*
  * Append text with every occurrence of each of the n strings (ASCII
- * case-insensitive; empty strings ignored; longest first where they overlap)
- * replaced by ARB_REDACTED.  *count, when given, receives the number of
+ * case-insensitive, plain or JSON-escaped as above; empty strings ignored;
+ * longest first where they overlap) replaced by ARB_REDACTED.  *count, when given, receives the number of
  * replacements.
  */
 enum arb_status arb_redact(const char *text, size_t len, const char *const *strings, size_t n,

@@ -1,17 +1,17 @@
 /*
  * blind.c - position assignment by HMAC-SHA256 and redaction of identifying
- * strings (see include/arbiter/blind.h).
+ * strings, in any spelling JSON allows (see include/arbiter/blind.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
 #include "arbiter/blind.h"
+#include "arbiter/unicode.h"
 
 /* The key is the seed as 8 big-endian bytes, so seed 7 means the same everywhere. */
 static void seed_key(uint64_t seed, unsigned char key[8])
@@ -104,6 +104,133 @@ static int word_char(char c)
            (unsigned char)c >= 0x80;
 }
 
+static int word_cp(uint32_t cp)
+{
+    return cp >= 0x80 ? 1 : word_char((char)cp);
+}
+
+static int hex4(const char *t, size_t len, size_t i, uint32_t *v)
+{
+    size_t k;
+
+    *v = 0;
+    if (len - i < 4)
+        return 0;
+    for (k = 0; k < 4; k++) {
+        char c = t[i + k];
+        uint32_t d = c >= '0' && c <= '9'   ? (uint32_t)(c - '0')
+                     : c >= 'a' && c <= 'f' ? (uint32_t)(c - 'a' + 10)
+                     : c >= 'A' && c <= 'F' ? (uint32_t)(c - 'A' + 10)
+                                            : 16;
+
+        if (d == 16)
+            return 0;
+        *v = *v << 4 | d;
+    }
+    return 1;
+}
+
+/*
+ * The character one JSON escape at t[i] stands for, and its length, or 0 when
+ * none starts there.  Any run of backslashes counts as one escape, so a text
+ * escaped twice (a JSON string inside a JSON output: "gpt\\u002d4o") spells
+ * the same name; a \u escape of a high surrogate takes the low one after it.
+ */
+static size_t escape_at(const char *t, size_t len, size_t i, uint32_t *cp)
+{
+    static const char shorts[] = "\"\"//bbf\fn\nr\rt\t";
+    size_t j = i, k;
+    uint32_t lo;
+
+    while (j < len && t[j] == '\\')
+        j++;
+    if (j == i || j >= len)
+        return 0;
+    if (t[j] != 'u') {
+        for (k = 0; shorts[k]; k += 2)
+            if (t[j] == shorts[k]) {
+                *cp = (unsigned char)shorts[k + 1];
+                return j + 1 - i;
+            }
+        return 0;
+    }
+    if (!hex4(t, len, j + 1, cp))
+        return 0;
+    j += 5;
+    if (*cp >= 0xD800 && *cp < 0xDC00 && j < len && t[j] == '\\') {
+        size_t m = escape_at(t, len, j, &lo);
+
+        if (m && lo >= 0xDC00 && lo < 0xE000 && t[j + m - 5] == 'u') {
+            *cp = 0x10000 + ((*cp - 0xD800) << 10) + (lo - 0xDC00);
+            j += m;
+        }
+    }
+    return j - i;
+}
+
+static int same_char(uint32_t a, uint32_t b)
+{
+    if (a < 0x80 && b < 0x80 && a >= 'A' && a <= 'Z')
+        a += 'a' - 'A';
+    if (a < 0x80 && b < 0x80 && b >= 'A' && b <= 'Z')
+        b += 'a' - 'A';
+    return a == b;
+}
+
+/*
+ * Length of the spelling of w at text[i], or 0: each character of w as itself
+ * (ASCII case ignored) or as a JSON escape of itself (\u002d, \/, ...).
+ */
+static size_t spelled_at(const char *text, size_t len, size_t i, const char *w, size_t wl)
+{
+    size_t j = i, p = 0;
+
+    while (p < wl) {
+        size_t q = p, k = 0;
+        uint32_t c = arb_utf8_next(w, wl, &q), e = 0;
+
+        if (j < len && text[j] == '\\')
+            k = escape_at(text, len, j, &e);
+        if (k && same_char(e, c)) {
+            j += k;
+        } else if (q - p <= len - j &&
+                   (q - p == 1 ? same_char((unsigned char)text[j], (unsigned char)w[p])
+                               : memcmp(text + j, w + p, q - p) == 0)) {
+            j += q - p;
+        } else {
+            return 0;
+        }
+        p = q;
+    }
+    return j - i;
+}
+
+/* Whether the character before text[i] (perhaps an escape: "\n" or "\u0041") is a word's. */
+static int word_before(const char *text, size_t i)
+{
+    uint32_t cp;
+
+    if (i == 0)
+        return 0;
+    if (i >= 6 && text[i - 6] == '\\' && text[i - 5] == 'u' && hex4(text, i, i - 4, &cp))
+        return word_cp(cp);
+    if (i >= 2 && text[i - 2] == '\\' && text[i - 1] && strchr("\"/bfnrt", text[i - 1]))
+        return 0;
+    return word_char(text[i - 1]);
+}
+
+/* Whether the character at text[j] (perhaps an escape) continues a word. */
+static int word_after(const char *text, size_t len, size_t j)
+{
+    uint32_t cp;
+
+    if (j >= len)
+        return 0;
+    if (text[j] == '\\' && escape_at(text, len, j, &cp))
+        return word_cp(cp);
+    return word_char(text[j]);
+}
+
 /*
  * Length of the longest string matching at text[i] as a whole word, or 0: a
  * match may not continue a word on either side, so "baseline" is not found
@@ -115,13 +242,16 @@ static size_t match_at(const char *text, size_t len, size_t i, const char *const
 
     for (k = 0; k < n; k++) {
         const char *w = strings[k];
-        size_t m = strlen(w);
+        size_t wl = strlen(w), m;
 
-        if (!m || m > len - i || m <= best || strncasecmp(text + i, w, m) != 0)
+        if (!wl || (text[i] != '\\' && !same_char((unsigned char)text[i], (unsigned char)w[0])))
             continue;
-        if (word_char(w[0]) && i > 0 && word_char(text[i - 1]))
+        m = spelled_at(text, len, i, w, wl);
+        if (!m || m <= best)
             continue;
-        if (word_char(w[m - 1]) && i + m < len && word_char(text[i + m]))
+        if (word_char(w[0]) && word_before(text, i))
+            continue;
+        if (word_char(w[wl - 1]) && word_after(text, len, i + m))
             continue;
         best = m;
     }

@@ -23,6 +23,7 @@ struct asked {
     const struct items *it;
     struct side a, b;
     char *text_a, *text_b;
+    char *prompt, **exp_text; /* redacted: the case prompt, per item the expectation text */
     struct arb_judge_item *items;
     size_t *index; /* per judge item: criterion or expectation index */
     size_t n_items;
@@ -35,11 +36,14 @@ struct escalation {
     struct arb_judge *judge;
     const char **redact; /* the suite's strings and the system names */
     size_t n_redact;
+    char *task; /* the suite's task, redacted */
     struct asked **asked;
     size_t n_asked, cap_asked;
     enum arb_status st_cb; /* first failure inside a callback */
     struct arb_err *err;
 };
+
+static char *redacted(const struct escalation *e, const char *text);
 
 enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct arb_suite *s,
                                const struct arb_judge_config *cfg, const char *api_key,
@@ -66,6 +70,11 @@ enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct a
     for (i = 0; i < s->n_systems; i++)
         if (strlen(s->systems[i].name) >= 3)
             e->redact[e->n_redact++] = s->systems[i].name;
+    e->task = redacted(e, s->task);
+    if (s->task && !e->task) {
+        escalation_free(e);
+        return ARB_ENOMEM;
+    }
     rc = arb_judge_new(cfg, api_key, st, run, use_cache, &e->judge, err);
     if (rc) {
         escalation_free(e);
@@ -82,6 +91,8 @@ struct arb_judge *escalation_judge(struct escalation *e)
 
 static void asked_free(struct asked *x)
 {
+    size_t i;
+
     if (!x)
         return;
     free(x->a.crit);
@@ -90,6 +101,10 @@ static void asked_free(struct asked *x)
     free(x->b.exp);
     free(x->text_a);
     free(x->text_b);
+    free(x->prompt);
+    for (i = 0; x->exp_text && i < x->n_items; i++)
+        free(x->exp_text[i]);
+    free(x->exp_text);
     free(x->items);
     free(x->index);
     free(x);
@@ -106,6 +121,7 @@ void escalation_free(struct escalation *e)
     free(e->asked);
     arb_judge_free(e->judge);
     free(e->redact);
+    free(e->task);
     free(e);
 }
 
@@ -129,6 +145,8 @@ static char *redacted(const struct escalation *e, const char *text)
 {
     struct arb_buf b;
 
+    if (!text)
+        return NULL;
     arb_buf_init(&b, 0);
     if (arb_redact(text, strlen(text), e->redact, e->n_redact, &b, NULL)) {
         arb_buf_release(&b);
@@ -255,9 +273,14 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
     x->it = it;
     x->items = calloc(cap ? cap : 1, sizeof(*x->items));
     x->index = calloc(cap ? cap : 1, sizeof(*x->index));
+    x->exp_text = calloc(cap ? cap : 1, sizeof(*x->exp_text));
     x->text_a = redacted(e, text_a);
     x->text_b = redacted(e, text_b);
-    st = x->items && x->index && x->text_a && x->text_b ? ARB_OK : ARB_ENOMEM;
+    x->prompt = redacted(e, it->kase->prompt);
+    st = x->items && x->index && x->exp_text && x->text_a && x->text_b &&
+                 (x->prompt || !it->kase->prompt)
+             ? ARB_OK
+             : ARB_ENOMEM;
     if (!st)
         st = copy_side(&x->a, a, s->n_criteria, it->n_exp);
     if (!st)
@@ -276,7 +299,10 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
             continue;
         x->items[n].kind = ARB_ITEM_EXPECTATION;
         x->items[n].name = ex->id;
-        x->items[n].text = ex->text;
+        x->exp_text[n] = redacted(e, ex->text);
+        if (ex->text && !x->exp_text[n])
+            st = ARB_ENOMEM;
+        x->items[n].text = x->exp_text[n];
         x->index[n++] = i;
     }
     x->n_items = n;
@@ -300,8 +326,8 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
     q.case_id = it->kase->id;
     q.system_a = a->system;
     q.system_b = b->system;
-    q.task = s->task;
-    q.prompt = it->kase->prompt;
+    q.task = e->task;
+    q.prompt = x->prompt;
     q.output_a = x->text_a;
     q.output_b = x->text_b;
     q.items = x->items;

@@ -154,3 +154,22 @@ Test(blind, should_decide_as_arb_blind_assign_when_keyed_once)
         arb_blinder_free(b);
     }
 }
+
+/* Issue 15: a name spelled with JSON escapes is the same name to a judge. */
+Test(blind, should_redact_json_escaped_spellings)
+{
+    const char *names[] = {"gpt-4o", "caf\xc3\xa9-bot", "a/b-model", "\xf0\x9f\x98\x80x"};
+    const char *text = "m=gpt\\u002d4o; n=gpt\\\\u002D4O; \\u0067pt-4o; caf\\u00e9-bot; "
+                       "a\\/b-model; \\ud83d\\ude00x; line\\ngpt-4o; \\u0041gpt-4o; "
+                       "gpt\\u002d4oo; gpt\\u002d4o\\u0062";
+    struct arb_buf out;
+    size_t n = 0;
+
+    arb_buf_init(&out, 0);
+    cr_assert_eq(arb_redact(text, strlen(text), names, 4, &out, &n), ARB_OK);
+    cr_assert_str_eq(out.ptr, "m=[REDACTED]; n=[REDACTED]; [REDACTED]; [REDACTED]; "
+                              "[REDACTED]; [REDACTED]; line\\n[REDACTED]; \\u0041gpt-4o; "
+                              "gpt\\u002d4oo; gpt\\u002d4o\\u0062");
+    cr_assert_eq(n, 7);
+    arb_buf_release(&out);
+}

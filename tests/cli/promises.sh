@@ -1,0 +1,59 @@
+#!/bin/sh
+# Issue 15's smaller promises and limits: redaction of every text the judge sees (plain and
+# JSON-escaped names), terminal control bytes escaped on a terminal, a regex resource limit
+# never a verdict, a tournament of 30 systems, and range errors for numeric options.
+# usage: tests/cli/promises.sh path/to/arbiter path/to/judge_sim
+set -u
+ARB="$1"
+SIM="$2"
+T=$(mktemp -d)
+SIM_PID=
+trap '[ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null; rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+q() { sqlite3 "$@" 2>&1; }
+
+# ---- 1. redaction covers the task, the prompt, expectation texts and escaped spellings ----
+"$SIM" --port 0 --port-file "$T/port" --log "$T/sim.log" >/dev/null 2>"$T/sim.err" &
+SIM_PID=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+PORT=$(cat "$T/port" 2>/dev/null)
+[ -n "$PORT" ] || { echo "FAIL: judge_sim did not start: $(cat "$T/sim.err")"; exit 1; }
+mkdir -p "$T/r"
+# The names: the configured "Ghostwriter-9x" and the system "quokka-seven". Every spelling below
+# keeps "hostwriter" or "okka" literal, so one grep of those finds any that got through (in the
+# log, the request body is JSON inside JSON: an escape there has three or more backslashes).
+cat >"$T/r/cases.jsonl" <<'EOF'
+{"id": "c1", "prompt": "Ask Ghostwriter-9x (or G\\u0068ostwriter\\u002d9x) about quokka-seven", "expectations": [{"id": "e1", "text": "Says it is not Ghostwriter-9x nor quokka\\u002dseven"}]}
+EOF
+cat >"$T/r/a.jsonl" <<'EOF'
+{"id": "c1", "output": "I am Ghostwriter\\u002d9x; {\"by\": \"ghostwriter\\\\u002D9X\"} and \\u0071uokka-seven"}
+EOF
+cat >"$T/r/b.jsonl" <<'EOF'
+{"id": "c1", "output": "{\"model\": \"QUOKKA-SEVEN\", \"alias\": \"\\\\u0047hostwriter-9x\"}"}
+EOF
+cat >"$T/r/suite.json" <<JSON
+{"name": "redact", "seed": 3, "task": "Compare what Ghostwriter-9x and quokka-seven say",
+ "systems": {"quokka-seven": "a.jsonl", "other-sys": "b.jsonl"},
+ "redact": ["Ghostwriter-9x"],
+ "judge": {"provider": "openai", "base_url": "http://127.0.0.1:$PORT/v1", "model": "sim-1",
+           "api_key_env": "ARB_TEST_JUDGE_KEY", "timeout_s": 5},
+ "cases": "cases.jsonl"}
+JSON
+ARB_TEST_JUDGE_KEY=k $ARB run "$T/r/suite.json" --db "$T/r.db" >"$T/out" 2>"$T/err" \
+    && ok || bad "redaction run failed: $(cat "$T/err")"
+[ "$(wc -l <"$T/sim.log")" -eq 2 ] && ok || bad "expected 2 judge requests, got $(wc -l <"$T/sim.log")"
+if grep -qi 'hostwriter\|okka' "$T/sim.log"; then
+    bad "a name reached the judge: $(grep -io '.\{40\}\(hostwriter\|okka\).\{20\}' "$T/sim.log" | head -3)"
+else ok; fi
+[ "$(grep -o 'REDACTED' "$T/sim.log" | wc -l)" -ge 18 ] && ok \
+    || bad "redactions in the requests: $(grep -o 'REDACTED' "$T/sim.log" | wc -l), want 9 per order"
+kill "$SIM_PID" 2>/dev/null
+wait "$SIM_PID" 2>/dev/null
+SIM_PID=
+
+echo "promises: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
