@@ -14,9 +14,10 @@
  * < threshold when there is no grey band), else unresolved.  A negated check
  * ("not": true) reports 1 - score and the inverse verdict (unresolved stays).
  * Problems with the observed text (not JSON, not a number, invalid UTF-8)
- * are notes on a failing record, never errors; problems with the check itself
- * (unknown operator or parameter, wrong types) are compile errors naming the
- * JSON path.  Comparators never fetch state: everything comes in through the
+ * are notes on a failing record, never errors; a resource limit (a regex
+ * that reaches PCRE2's match or depth limit) is a note on an unresolved
+ * record, never a verdict.  Problems with the check itself (unknown operator
+ * or parameter, wrong types) are compile errors naming the JSON path.  Comparators never fetch state: everything comes in through the
  * check, the observed text and the optional expected value of the case.
  *
  * Threads: a compiled check keeps scratch space (PCRE2 match data), so one
@@ -62,6 +63,8 @@ struct arb_result {
     double fail_below;
     int has_fail_below;
     int negated;
+    int limited; /* a resource limit (a regex's match or depth limit) stopped the operator:
+                    the verdict is unresolved whatever the score, and a note names the limit */
     enum arb_verdict verdict;
     cJSON *details; /* owned; operator-specific (per-path leaves, violations); may be NULL */
     struct arb_result *children; /* aggregates: one per child check */

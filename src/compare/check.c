@@ -539,6 +539,9 @@ static enum arb_status run_extract(struct arb_check *c, struct op_input *in, str
 
         if (m <= 0) {
             *failed = 1;
+            res->limited = m == -2;
+            if (m == -2)
+                return result_notef(res, "%s (in extract)", msg);
             if (m < 0)
                 return result_notef(res, "extract_failed: %s", msg);
             return result_note(res, "extract_failed: the regex did not match");
@@ -593,7 +596,7 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
             res->observed = NULL;
             res->observed_len = 0;
             res->score = 0.0;
-            res->verdict = ARB_FAIL;
+            res->verdict = res->limited ? ARB_UNRESOLVED : ARB_FAIL;
             return ARB_OK;
         }
     }
@@ -609,6 +612,8 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
         return st;
     if (!(c->op->flags & OP_SETS_VERDICT))
         res->verdict = verdict_of(res->score, c->threshold, c->fail_below, c->has_fail_below);
+    if (res->limited)
+        res->verdict = ARB_UNRESOLVED;
     if (c->negate) {
         res->score = 1.0 - res->score;
         if (res->verdict == ARB_PASS)

@@ -116,7 +116,10 @@ struct regex_prog;
 enum arb_status regex_compile(const char *pattern, size_t len, const char *flags,
                               unsigned mode, struct regex_prog **out, char *errbuf,
                               size_t errlen);
-/* 1 match, 0 no match, -1 error (message in errbuf).  Group 1 span when want_group. */
+/*
+ * 1 match, 0 no match, -1 error, -2 a resource limit stopped the match (neither: the message
+ * in errbuf names the limit).  Group 1 span when want_group.
+ */
 int regex_exec(struct regex_prog *p, const char *s, size_t len, int want_group, size_t *gstart,
                size_t *glen, char *errbuf, size_t errlen);
 size_t regex_groups(const struct regex_prog *p);

@@ -7,8 +7,12 @@
  * final newline.  Modes: search (default, re.search), match (anchored at the
  * start, re.match), fullmatch (anchored at both ends, re.fullmatch).  Flags:
  * any of "imsx".  Patterns are JIT-compiled where PCRE2 can, and matching has
- * a backtracking limit so a pathological pattern ends with a note
- * (regex_match_limit) instead of hanging.  Only this file and src/schema/
+ * backtracking limits so a pathological pattern ends instead of hanging: a
+ * match that reaches PCRE2's match or depth limit (or, under JIT, its stack
+ * limit, where the interpreter is tried first) is neither a match nor a
+ * miss, so the record is unresolved with a note naming the limit
+ * (regex_match_limit, regex_depth_limit, regex_heap_limit): Python's re
+ * has no limit and may well match.  Only this file and src/schema/
  * include pcre2.h.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -112,12 +116,32 @@ int regex_exec(struct regex_prog *p, const char *s, size_t len, int want_group, 
     int rc = pcre2_match(p->code, (PCRE2_SPTR)s, len, 0, 0, p->md, p->mctx);
     PCRE2_UCHAR msg[160];
 
+    /* JIT's stack is small and fixed; the interpreter has the limits below. */
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
+        rc = pcre2_match(p->code, (PCRE2_SPTR)s, len, 0, PCRE2_NO_JIT, p->md, p->mctx);
     if (rc == PCRE2_ERROR_NOMATCH)
         return 0;
+    if (rc == PCRE2_ERROR_MATCHLIMIT) {
+        snprintf(errbuf, errlen,
+                 "regex_match_limit: PCRE2's match limit (%u) was reached before the pattern "
+                 "matched or failed",
+                 MATCH_LIMIT);
+        return -2;
+    }
+    if (rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT) {
+        if (rc == PCRE2_ERROR_DEPTHLIMIT)
+            snprintf(errbuf, errlen,
+                     "regex_depth_limit: PCRE2's depth limit (%u) was reached before the pattern "
+                     "matched or failed",
+                     DEPTH_LIMIT);
+        else
+            snprintf(errbuf, errlen,
+                     "regex_heap_limit: PCRE2's heap limit was reached before the pattern "
+                     "matched or failed");
+        return -2;
+    }
     if (rc < 0) {
-        if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT)
-            snprintf(errbuf, errlen, "regex_match_limit: backtracking limit reached");
-        else if (rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21)
+        if (rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21)
             snprintf(errbuf, errlen, "invalid_utf8");
         else {
             pcre2_get_error_message(rc, msg, sizeof(msg));
@@ -270,6 +294,8 @@ OP_RUN(op_regex_run)
     if (!in->utf8_ok)
         return ARB_OK; /* already noted invalid_utf8; PCRE2 cannot match it in UTF mode */
     m = regex_exec(prog, in->text, in->len, 0, NULL, NULL, msg, sizeof(msg));
+    if (m == -2)
+        res->limited = 1;
     if (m < 0)
         return result_note(res, msg);
     res->score = m ? 1.0 : 0.0;

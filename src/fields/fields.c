@@ -335,6 +335,7 @@ static enum arb_status leaf(struct run *x, const struct node *nd, const cJSON *e
         st = arb_check_run(nd->check, s, n, e, &x->scratch, x->err);
         if (st)
             return arb_err_prefix(x->err, st, "%s", nd->cfg_path);
+        x->res->limited |= x->scratch.limited; /* a limit is never a score: see below */
         t->sum += x->scratch.score;
         t->n++;
         return ARB_OK;
@@ -347,8 +348,15 @@ static enum arb_status leaf(struct run *x, const struct node *nd, const cJSON *e
     }
     t->sum += r.score;
     t->n++;
-    rec = arb_result_to_cjson(&r);
-    st = rec ? emit(x, NULL, r.score, rec) : ARB_ENOMEM;
+    if (r.limited) {
+        /* A leaf a resource limit stopped has no score: the whole map is unresolved. */
+        x->res->limited = 1;
+        st = note(x, "unresolved: a resource limit stopped the leaf at '%s'", path_shown(x));
+    }
+    if (!st) {
+        rec = arb_result_to_cjson(&r);
+        st = rec ? emit(x, NULL, r.score, rec) : ARB_ENOMEM;
+    }
     arb_result_release(&r);
     return st;
 }

@@ -55,5 +55,29 @@ kill "$SIM_PID" 2>/dev/null
 wait "$SIM_PID" 2>/dev/null
 SIM_PID=
 
+# ---- 3. a regex that reaches PCRE2's limit is unresolved, never a verdict ----
+# Python's re.fullmatch matches "a"*26+"c" (after 2^26 steps); PCRE2 stops at its match limit.
+# The other system's "ac" matches at once: the case used to be decided against the first.
+mkdir -p "$T/x"
+A=aaaaaaaaaaaaaaaaaaaaaaaaaac
+printf '{"id": "c1"}\n' >"$T/x/cases.jsonl"
+printf '{"id": "c1", "output": "%s"}\n' "$A" >"$T/x/a.jsonl"
+printf '{"id": "c1", "output": "ac"}\n' >"$T/x/b.jsonl"
+cat >"$T/x/suite.json" <<'JSON'
+{"name": "limit", "systems": {"matches": "a.jsonl", "other": "b.jsonl"},
+ "rubric": {"content": [{"name": "correctness", "check": {"op": "contains", "expected": "c"}}],
+            "structure": [{"name": "formatting", "check": {"op": "contains", "expected": "a"}}]},
+ "expectations": [{"id": "code", "text": "a's then c",
+                   "check": {"op": "regex", "mode": "fullmatch", "expected": "^(?:(a+)+b|a+c)$"}}],
+ "cases": "cases.jsonl"}
+JSON
+$ARB run "$T/x/suite.json" --db "$T/x.db" >/dev/null 2>"$T/err" && ok || bad "limit run: $(cat "$T/err")"
+[ "$(q "$T/x.db" "select status || ',' || coalesce(winner, '') from verdicts")" = "pending_judge," ] && ok \
+    || bad "a regex limit decided the case: $(q "$T/x.db" "select status, winner from verdicts")"
+q "$T/x.db" "select record_json from checks where system = 'matches' and item = 'code'" | grep -q '"verdict":"unresolved"' \
+    && ok || bad "the limited check is not unresolved: $(q "$T/x.db" "select record_json from checks")"
+q "$T/x.db" "select record_json from checks where system = 'matches' and item = 'code'" | grep -q 'regex_match_limit: PCRE2' \
+    && ok || bad "the limited check does not name the limit"
+
 echo "promises: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -232,3 +232,22 @@ Test(compare, should_report_problem_of_invalid_pattern_at_compile_time)
     arb_check_free(c);
     arb_check_free(ok);
 }
+
+/* Issue 15: Python's re matches ^(a|b)*$ on 200,000 a's; PCRE2 stops at its depth limit. */
+Test(compare, should_leave_a_regex_depth_limit_unresolved)
+{
+    struct arb_check *c = compile("{\"op\": \"regex\", \"expected\": \"^(a|b)*$\"}");
+    struct arb_result r;
+    size_t n = 200000;
+    char *obs = malloc(n);
+
+    cr_assert_not_null(obs);
+    memset(obs, 'a', n);
+    arb_result_init(&r);
+    cr_assert_eq(arb_check_run(c, obs, n, NULL, &r, NULL), ARB_OK);
+    cr_assert_eq(r.verdict, ARB_UNRESOLVED);
+    cr_assert(has_note(&r, "regex_depth_limit: PCRE2's depth limit (100000)"));
+    arb_result_release(&r);
+    arb_check_free(c);
+    free(obs);
+}
