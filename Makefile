@@ -138,6 +138,7 @@ test-cli:
 	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/budget.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/canary.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/calibrate_expect.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/report/html.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/replay.sh $(BUILD)/arbiter $(BUILD)/judge_sim

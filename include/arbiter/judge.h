@@ -85,12 +85,23 @@ struct arb_judge_config {
 enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config *cfg,
                                        struct arb_err *err);
 
+/*
+ * url without its user-info ("https://user:secret@host/v1" -> "https://host/v1"),
+ * as a new string the caller frees; NULL when it has none (or memory ran out:
+ * *oom is then set).
+ */
+char *arb_judge_url_without_credentials(const char *url, int *oom);
+
 /* Recompute cfg->hash after changing fields (overrides from the command line). */
 enum arb_status arb_judge_config_rehash(struct arb_judge_config *cfg, struct arb_err *err);
 
 void arb_judge_config_release(struct arb_judge_config *cfg);
 
-/* The config as JSON without secrets (for the runs table). Caller frees with cJSON_Delete. */
+/*
+ * The config as JSON without secrets (for the runs table): no key, and a
+ * base_url without its user-info (then "base_url_credentials": true says it
+ * had some).  Caller frees with cJSON_Delete.
+ */
 cJSON *arb_judge_config_json(const struct arb_judge_config *cfg);
 
 enum arb_judge_item_kind { ARB_ITEM_CRITERION = 0, ARB_ITEM_EXPECTATION };

@@ -479,7 +479,9 @@ static int replay_cmd(int argc, char **argv)
     if (sr.judge_json) {
         cJSON *jo = cJSON_Parse(sr.judge_json);
 
+        /* Offline: no request is sent, so credentials the URL had (never stored) are moot. */
         cJSON_DeleteItemFromObjectCaseSensitive(jo, "hash");
+        cJSON_DeleteItemFromObjectCaseSensitive(jo, "base_url_credentials");
         rs = jo ? arb_judge_config_parse(jo, &judge, &err) : ARB_ENOMEM;
         cJSON_Delete(jo);
         if (rs) {

@@ -84,6 +84,13 @@ int cli_judge_setup(struct cli_judge *j, const char *cmd, const cJSON *suite_jud
     } else if (stored_json) {
         doc = cJSON_Parse(stored_json);
         cJSON_DeleteItemFromObjectCaseSensitive(doc, "hash");
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "base_url_credentials"))) {
+            cli_error(cmd, "the judge's base_url carried credentials, which are never stored: "
+                           "give the judge config again with --judge FILE");
+            cJSON_Delete(doc);
+            arb_buf_release(&text);
+            return EXIT_USAGE;
+        }
         obj = doc;
     }
     if (!obj) {

@@ -243,14 +243,57 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
     return st;
 }
 
+/* Where base_url's user-info (user:password@) starts and ends, when it has one. */
+static int userinfo(const char *url, const char **from, const char **to)
+{
+    const char *rest = url ? strstr(url, "://") : NULL, *at, *slash;
+
+    if (!rest)
+        return 0;
+    rest += 3;
+    at = strchr(rest, '@');
+    slash = strchr(rest, '/');
+    if (!at || (slash && slash < at))
+        return 0;
+    *from = rest;
+    *to = at + 1;
+    return 1;
+}
+
+char *arb_judge_url_without_credentials(const char *url, int *oom)
+{
+    const char *from, *to;
+    size_t n;
+    char *bare;
+
+    *oom = 0;
+    if (!userinfo(url, &from, &to))
+        return NULL;
+    n = strlen(url);
+    bare = malloc(n + 1);
+    if (!bare) {
+        *oom = 1;
+        return NULL;
+    }
+    memcpy(bare, url, (size_t)(from - url));
+    memcpy(bare + (from - url), to, n - (size_t)(to - url) + 1);
+    return bare;
+}
+
 cJSON *arb_judge_config_json(const struct arb_judge_config *cfg)
 {
     cJSON *o = cJSON_CreateObject();
-    int ok = o != NULL;
+    int ok = o != NULL, oom = 0;
+    char *bare = cfg->base_url ? arb_judge_url_without_credentials(cfg->base_url, &oom) : NULL;
 
-    ok = ok && cJSON_AddStringToObject(o, "provider", provider_name(cfg->provider));
-    if (ok && cfg->base_url)
+    ok = ok && !oom && cJSON_AddStringToObject(o, "provider", provider_name(cfg->provider));
+    if (ok && bare) {
+        /* Credentials in the URL are secrets: stored without them, and said so. */
+        ok = cJSON_AddStringToObject(o, "base_url", bare) &&
+             cJSON_AddTrueToObject(o, "base_url_credentials");
+    } else if (ok && cfg->base_url) {
         ok = cJSON_AddStringToObject(o, "base_url", cfg->base_url) != NULL;
+    }
     ok = ok && cJSON_AddStringToObject(o, "model", cfg->model);
     if (ok && cfg->api_key_env)
         ok = cJSON_AddStringToObject(o, "api_key_env", cfg->api_key_env) != NULL;
@@ -278,6 +321,7 @@ cJSON *arb_judge_config_json(const struct arb_judge_config *cfg)
              cJSON_AddNumberToObject(p, "output", cfg->price.output) &&
              cJSON_AddNumberToObject(p, "cached_input", cfg->price.cached_input);
     }
+    free(bare);
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

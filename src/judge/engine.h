@@ -56,6 +56,7 @@ struct arb_judge {
     size_t n_calls, cap_calls;
     size_t unreachable;
     struct judge_budget budget;
+    struct judge_secrets secrets; /* scrubbed from every reply before it is used (scrub.c) */
     struct arb_judge_progress prog;
     void (*progress)(void *ctx, const struct arb_judge_progress *p);
     void *progress_ctx;

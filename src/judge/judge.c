@@ -61,6 +61,7 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
         snprintf(j->url, sizeof(j->url), "%s/chat/completions", cfg->base_url ? cfg->base_url : "");
     }
     j->headers[0] = j->key_header;
+    judge_secrets_init(&j->secrets, api_key, cfg->base_url);
     j->headers[2] = "Content-Type: application/json";
     memset(&to, 0, sizeof(to));
     to.concurrency = cfg->concurrency;
@@ -109,6 +110,7 @@ void arb_judge_free(struct arb_judge *j)
     free(j->calls);
     arb_transport_free(j->t);
     wipe_free(j->key_header);
+    judge_secrets_release(&j->secrets);
     free(j);
 }
 
@@ -498,6 +500,30 @@ static void settle(struct arb_judge *j, struct call *c, const struct arb_http_re
     notify(j);
 }
 
+/*
+ * What the transport hands over, scrubbed first: no byte a server sends back
+ * (an error body quoting the key, a reply repeating it) reaches the store,
+ * the answer or a message with a secret in it.
+ */
+static void on_done_scrubbed(void *ctx, const struct arb_http_result *r)
+{
+    struct arb_judge *j = ctx;
+    struct arb_http_result clean = *r;
+    char *body = NULL;
+    size_t len = 0;
+
+    if (judge_scrub(&j->secrets, r->body, r->body_len, &body, &len) != ARB_OK) {
+        judge_fatal(j, ARB_ENOMEM);
+        clean.body = "";
+        clean.body_len = 0;
+    } else if (body) {
+        clean.body = body;
+        clean.body_len = len;
+    }
+    on_done(ctx, &clean);
+    free(body);
+}
+
 static void on_done(void *ctx, const struct arb_http_result *r)
 {
     struct arb_judge *j = ctx;
@@ -615,7 +641,7 @@ enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct
         if (j->calls[i]->attempt == 0)
             dispatch(j, j->calls[i]);
     do
-        st = arb_transport_run(j->t, on_done, j, err);
+        st = arb_transport_run(j->t, on_done_scrubbed, j, err);
     while (!st && !j->fatal && !j->auth_failed && send_held(j));
     hold_the_rest(j);
     if (!st && j->fatal)

@@ -104,6 +104,31 @@ enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char
                                   cJSON **answer, char **text, long long *prompt_tokens,
                                   long long *completion_tokens, struct arb_err *err);
 
+/* ---- secrets in replies (scrub.c) ---- */
+
+#define JUDGE_SECRETS_MAX 4
+
+/* The strings no reply may carry into storage: the API key, base_url's user-info. */
+struct judge_secrets {
+    char *v[JUDGE_SECRETS_MAX]; /* owned, wiped on release */
+    size_t n;
+};
+
+/* Collect the secrets of a judge: key (may be NULL) and the credentials in base_url. */
+void judge_secrets_init(struct judge_secrets *s, const char *key, const char *base_url);
+
+/* Wipe and free them. */
+void judge_secrets_release(struct judge_secrets *s);
+
+/*
+ * *out: a copy of text[0..len) with every secret replaced by "[REDACTED]"
+ * (*out_len its length; the caller frees), or NULL when no secret occurs in
+ * it.  ARB_ENOMEM (and *out NULL) when memory ran out: then text must not be
+ * used either.
+ */
+enum arb_status judge_scrub(const struct judge_secrets *s, const char *text, size_t len,
+                            char **out, size_t *out_len);
+
 /* ---- the spending cap (budget.c) ---- */
 
 struct judge_budget {

@@ -140,6 +140,36 @@ static enum arb_status scope_json(const struct arb_case_select *sel, char **out,
     return st;
 }
 
+/*
+ * The suite as stored with the run (RFC 8785 text), without the credentials a
+ * judge's base_url may carry (user:secret@): they are secrets, and the stored
+ * judge config says it had some (arb_judge_config_json).
+ */
+static enum arb_status suite_text(const cJSON *doc, char **out, struct arb_err *err)
+{
+    const cJSON *url = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(doc, "judge"), "base_url");
+    int oom = 0;
+    char *bare = cJSON_IsString(url) ? arb_judge_url_without_credentials(url->valuestring, &oom)
+                                     : NULL;
+    cJSON *copy;
+    enum arb_status rc;
+
+    if (oom)
+        return ARB_ENOMEM;
+    if (!bare)
+        return arb_jcs_string(doc, out, NULL, err);
+    copy = cJSON_Duplicate(doc, 1);
+    rc = copy && cJSON_ReplaceItemInObjectCaseSensitive(
+                     cJSON_GetObjectItemCaseSensitive(copy, "judge"), "base_url",
+                     cJSON_CreateString(bare))
+             ? arb_jcs_string(copy, out, NULL, err)
+             : ARB_ENOMEM;
+    free(bare);
+    cJSON_Delete(copy);
+    return rc;
+}
+
 enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
                            const struct arb_run_opts *opts, int64_t *run, struct arb_err *err)
 {
@@ -162,7 +192,7 @@ enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
         free(sys_abs);
     }
     if (!rc)
-        rc = arb_jcs_string(s->doc, &suite_json, NULL, err);
+        rc = suite_text(s->doc, &suite_json, err);
     if (!rc)
         rc = arb_jcs_string(systems, &systems_json, NULL, err);
     if (!rc && opts->judge) {

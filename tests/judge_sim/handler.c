@@ -35,6 +35,7 @@ struct reply {
     size_t len;
     const char *fault; /* for the log; NULL for none */
     bool hang;
+    const char *echo; /* --echo-key: the credentials to repeat in a header, or NULL */
 };
 
 static int append(struct conn *c, const char *data, size_t n)
@@ -438,6 +439,32 @@ static void decide(struct sim_state *st, struct MHD_Connection *mc, enum proto p
     cJSON_Delete(req);
 }
 
+/*
+ * --echo-key: put what the client authenticated with right after the first marker in the
+ * body (an error's "message", the judgment's "reasoning"), as a hostile or careless server
+ * might.  The key is inserted as is: keys are printable ASCII without quotes.
+ */
+static void echo_into(struct reply *r, const char *marker, const char *key)
+{
+    char *at = r->text ? strstr(r->text, marker) : NULL, *t;
+    size_t k = strlen(key), head;
+
+    if (!at || strpbrk(key, "\"\\"))
+        return;
+    head = (size_t)(at - r->text) + strlen(marker);
+    t = malloc(r->len + k + 2);
+    if (!t)
+        return;
+    memcpy(t, r->text, head);
+    memcpy(t + head, key, k);
+    t[head + k] = ' ';
+    memcpy(t + head + k + 1, r->text + head, r->len - head);
+    t[r->len + k + 1] = '\0';
+    free(r->text);
+    r->text = t;
+    r->len += k + 1;
+}
+
 static enum MHD_Result send_reply(struct sim_state *st, struct MHD_Connection *mc, struct reply *r,
                                   unsigned long attempt)
 {
@@ -459,6 +486,8 @@ static enum MHD_Result send_reply(struct sim_state *st, struct MHD_Connection *m
         snprintf(buf, sizeof(buf), "%ld", st->cfg->retry_after);
         ok = ok && MHD_add_response_header(resp, "Retry-After", buf) == MHD_YES;
     }
+    if (r->echo)
+        ok = ok && MHD_add_response_header(resp, "x-echo-authorization", r->echo) == MHD_YES;
     ret = ok ? MHD_queue_response(mc, (unsigned)r->status, resp) : MHD_NO;
     MHD_destroy_response(resp);
     return ret;
@@ -504,6 +533,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     }
     decide(st, mc, p, c, &attempt, &r);
     auth = header(mc, "Authorization") || header(mc, "x-api-key");
+    if (st->cfg->echo_key && api_key(mc, p)) {
+        r.echo = header(mc, p == PROTO_ANTHROPIC ? "x-api-key" : "Authorization");
+        echo_into(&r, "\"message\":\"", api_key(mc, p));     /* an error body */
+        echo_into(&r, "reasoning\\\":\\\"", api_key(mc, p)); /* OpenAI: inside content */
+        echo_into(&r, "\"reasoning\":\"", api_key(mc, p));   /* Anthropic: the tool input */
+    }
     /* Log before sleeping, so a test that gave up on a hang still sees the request. */
     snprintf(fault, sizeof(fault), "%s%s%s", r.hang ? "hang" : "", r.hang && r.fault ? "+" : "",
              r.fault ? r.fault : "");

@@ -22,7 +22,7 @@ static const char usage[] =
     "usage: judge_sim [--port N] [--port-file FILE] [--latency-ms N] [--rate-429 P]\n"
     "                 [--retry-after S] [--rate-500 P] [--rate-malformed P] [--rate-invalid P]\n"
     "                 [--rate-hang P] [--hang-ms N] [--prefer-a P] [--log FILE] [--seed N]\n"
-    "                 [--fail-first N] [--status-always CODE]\n"
+    "                 [--fail-first N] [--status-always CODE] [--echo-key on|off]\n"
     "                 [--reply-format schema|promptfoo-rubric]\n"
     "       judge_sim --stdio [--invalid]   (a command judge: request on stdin, answer on stdout)\n"
     "Rates P are probabilities in [0, 1]; --port 0 (the default) binds an ephemeral port.\n";
@@ -117,6 +117,11 @@ static int parse_args(int argc, char **argv, struct sim_config *cfg)
                 fprintf(stderr, "judge_sim: --seed wants an unsigned integer, not '%s'\n", a);
         } else if (!strcmp(f, "--fail-first")) {
             ok = parse_long(f, a, 0, 1000000000L, &cfg->fail_first);
+        } else if (!strcmp(f, "--echo-key")) {
+            ok = !strcmp(a, "on") || !strcmp(a, "off");
+            cfg->echo_key = !strcmp(a, "on");
+            if (!ok)
+                fprintf(stderr, "judge_sim: --echo-key wants 'on' or 'off', not '%s'\n", a);
         } else if (!strcmp(f, "--status-always")) {
             ok = parse_long(f, a, 100, 599, &v);
             cfg->status_always = (int)v;

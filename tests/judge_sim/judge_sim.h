@@ -42,6 +42,7 @@ struct sim_config {
     unsigned long long seed;
     long fail_first;
     int status_always; /* 0: off */
+    bool echo_key;     /* --echo-key on: a hostile server that repeats the key it was sent */
     /* --reply-format promptfoo-rubric: every reply is built from this schema instead of the
      * request's; NULL builds from the request's (the default). Owned by main. */
     cJSON *reply_schema;
