@@ -5,7 +5,9 @@
  * the run's seed over the case id: reproducible, independent of case order,
  * and balanced over many cases (each bit of an HMAC is a fair coin).  With
  * more than two systems, pair k (in the order i < j over the suite's systems)
- * uses bit k of the same HMAC.
+ * uses bit k % 256 of the HMAC of block k / 256: block 0 is the HMAC of the
+ * case id, block b > 0 that of the case id, a NUL byte and b as 8 big-endian
+ * bytes (a tournament of N systems has N(N-1)/2 pairs: 24 systems pass 256).
  *
  * Redaction replaces every configured identifying string (and the system
  * names) in text a judge will see, ignoring ASCII case, by "[REDACTED]",
@@ -27,8 +29,8 @@
 /*
  * Decide pair k for case_id: *first_is_a is 1 when the pair's first system
  * (the one listed first in the suite) is shown as A.  hmac_hex, when given,
- * receives the 64 hex digits and a NUL.  ARB_EINTERNAL if OpenSSL fails;
- * ARB_EUSAGE for k >= 256.
+ * receives the 64 hex digits (of pair k's block) and a NUL.  ARB_EINTERNAL
+ * if OpenSSL fails, ARB_ENOMEM.
  */
 enum arb_status arb_blind_assign(uint64_t seed, const char *case_id, size_t k, int *first_is_a,
                                  char *hmac_hex);

@@ -20,29 +20,41 @@ static void seed_key(uint64_t seed, unsigned char key[8])
         key[i] = (unsigned char)(seed >> (56 - 8 * i));
 }
 
-/* The decision and the hex digest from a MAC. */
+/* The decision and the hex digest from a MAC (of block k / 256). */
 static void decide(const unsigned char *mac, size_t k, int *first_is_a, char *hmac_hex)
 {
+    k %= 256;
     *first_is_a = (mac[k / 8] >> (k % 8)) & 1;
     if (hmac_hex)
         arb_hex(mac, 32, hmac_hex);
 }
 
+/*
+ * What is MACed for pair k: the case id for the first 256 pairs (as always),
+ * then the case id, a NUL (never in a case id) and the block number k / 256
+ * as 8 big-endian bytes, so no two blocks or cases share a message.
+ */
+static size_t block_suffix(size_t k, unsigned char suffix[9])
+{
+    uint64_t block = (uint64_t)(k / 256);
+
+    if (!block)
+        return 0;
+    suffix[0] = 0;
+    seed_key(block, suffix + 1);
+    return 9;
+}
+
 enum arb_status arb_blind_assign(uint64_t seed, const char *case_id, size_t k, int *first_is_a,
                                  char *hmac_hex)
 {
-    unsigned char key[8], mac[EVP_MAX_MD_SIZE];
-    unsigned int mac_len = 0;
+    struct arb_blinder *b = NULL;
+    enum arb_status st = arb_blinder_new(seed, &b);
 
-    if (k >= 256)
-        return ARB_EUSAGE;
-    seed_key(seed, key);
-    if (!HMAC(EVP_sha256(), key, sizeof(key), (const unsigned char *)case_id, strlen(case_id), mac,
-              &mac_len) ||
-        mac_len != 32)
-        return ARB_EINTERNAL;
-    decide(mac, k, first_is_a, hmac_hex);
-    return ARB_OK;
+    if (!st)
+        st = arb_blinder_assign(b, case_id, k, first_is_a, hmac_hex);
+    arb_blinder_free(b);
+    return st;
 }
 
 /* The same with the HMAC fetched and keyed once (a run blinds every pair of every case). */
@@ -84,14 +96,13 @@ enum arb_status arb_blinder_new(uint64_t seed, struct arb_blinder **out)
 enum arb_status arb_blinder_assign(struct arb_blinder *b, const char *case_id, size_t k,
                                    int *first_is_a, char *hmac_hex)
 {
-    unsigned char mac[EVP_MAX_MD_SIZE];
-    size_t mac_len = 0;
+    unsigned char mac[EVP_MAX_MD_SIZE], suffix[9];
+    size_t mac_len = 0, n_suffix = block_suffix(k, suffix);
 
-    if (k >= 256)
-        return ARB_EUSAGE;
     /* A NULL key restarts with the key already set. */
     if (!EVP_MAC_init(b->ctx, NULL, 0, NULL) ||
         !EVP_MAC_update(b->ctx, (const unsigned char *)case_id, strlen(case_id)) ||
+        (n_suffix && !EVP_MAC_update(b->ctx, suffix, n_suffix)) ||
         !EVP_MAC_final(b->ctx, mac, &mac_len, sizeof(mac)) || mac_len != 32)
         return ARB_EINTERNAL;
     decide(mac, k, first_is_a, hmac_hex);

@@ -79,5 +79,29 @@ q "$T/x.db" "select record_json from checks where system = 'matches' and item = 
 q "$T/x.db" "select record_json from checks where system = 'matches' and item = 'code'" | grep -q 'regex_match_limit: PCRE2' \
     && ok || bad "the limited check does not name the limit"
 
+# ---- 4a. a tournament of 30 systems: 435 pairs, past the 256 bits of one HMAC ----
+mkdir -p "$T/t"
+printf '{"id": "c1", "expected": "answer 1"}\n{"id": "c2", "expected": "answer 2"}\n' >"$T/t/cases.jsonl"
+systems=
+i=1
+while [ $i -le 30 ]; do
+    printf '{"id": "c1", "output": "answer %d"}\n{"id": "c2", "output": "answer 2"}\n' $i >"$T/t/s$i.jsonl"
+    systems="$systems${systems:+, }\"sys$i\": \"s$i.jsonl\""
+    i=$((i + 1))
+done
+cat >"$T/t/suite.json" <<JSON
+{"name": "thirty", "systems": {$systems},
+ "rubric": {"content": [{"name": "correctness", "check": {"op": "exact"}}],
+            "structure": [{"name": "formatting", "check": {"op": "starts_with", "expected": "answer"}}]},
+ "cases": "cases.jsonl"}
+JSON
+$ARB run "$T/t/suite.json" --db "$T/t.db" >"$T/out" 2>"$T/err" && ok || bad "30 systems: $(cat "$T/err")"
+[ "$(q "$T/t.db" "select status from runs")" = complete ] && ok || bad "30 systems: run left $(q "$T/t.db" "select status from runs")"
+[ "$(q "$T/t.db" "select count(*) || ',' || count(distinct system_a || system_b) from verdicts where case_id = 'c1'")" = "435,435" ] \
+    && ok || bad "30 systems: not one verdict per pair: $(q "$T/t.db" "select count(*) from verdicts")"
+grep -q '^  sys1  *29 wins, 0 losses, 29 ties' "$T/out" && ok || bad "30 systems: summary $(head -3 "$T/out")"
+$ARB replay 1 --db "$T/t.db" >/dev/null 2>&1 && ok || bad "30 systems: replay differs"
+$ARB report 1 --db "$T/t.db" --strategy statistical >/dev/null 2>&1 && ok || bad "30 systems: report failed"
+
 echo "promises: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -150,9 +150,27 @@ Test(blind, should_decide_as_arb_blind_assign_when_keyed_once)
                 cr_assert_str_eq(h1, h2);
             }
         }
-        cr_assert_eq(arb_blinder_assign(b, "c1", 256, &(int){0}, NULL), ARB_EUSAGE);
         arb_blinder_free(b);
     }
+}
+
+/* Issue 15: 24 systems have 276 pairs; pair k >= 256 takes a bit of the HMAC of block k / 256. */
+Test(blind, should_decide_pairs_past_256_from_further_blocks)
+{
+    /* HMAC-SHA256(key 00..07, "inv-001" 00 00 00 00 00 00 00 00 01), by Python's hmac. */
+    char hex[65];
+    int a = -1, i, first = 0;
+    char id[32];
+
+    cr_assert_eq(arb_blind_assign(7, "inv-001", 300, &a, hex), ARB_OK);
+    cr_assert_str_eq(hex, "e707c9a95843c839f31efb5740523e3cdd80a9c1e3bf1a08773393fc41e07fb0");
+    cr_assert_eq(a, 0, "bit 44 of block 1");
+    for (i = 0; i < 2000; i++) {
+        snprintf(id, sizeof(id), "case-%d", i);
+        cr_assert_eq(arb_blind_assign(42, id, 434, &a, NULL), ARB_OK);
+        first += a;
+    }
+    cr_assert(first > 850 && first < 1150, "%d of 2000 shown first", first);
 }
 
 /* Issue 15: a name spelled with JSON escapes is the same name to a judge. */
