@@ -103,6 +103,23 @@ const char *arb_check_file(const struct arb_check *c);
 const char *arb_check_problem(const struct arb_check *c);
 
 /*
+ * Append to path the JSON pointer, inside the check's config, of the value
+ * arb_check_problem is about ("/checks/1/expected"); nothing without a
+ * problem.  ARB_ENOMEM.
+ */
+enum arb_status arb_check_problem_path(const struct arb_check *c, struct arb_buf *path);
+
+/*
+ * Whether c, and every check inside it, can read case_expected where it has
+ * no expected of its own (numeric and within need a number, or text that
+ * reads as one).  ARB_OK (also for NULL), or ARB_ESCHEMA with *op the
+ * operator and err saying what was expected and what was found: a loader
+ * refuses such a case up front rather than failing it on every run.
+ */
+enum arb_status arb_check_takes_expected(const struct arb_check *c, const cJSON *case_expected,
+                                         const char **op, struct arb_err *err);
+
+/*
  * Run c on observed[0..len).  case_expected is used when the check has no
  * expected of its own (may be NULL).  res must have been initialised; it is
  * released and refilled.  res->observed may point into observed, which must

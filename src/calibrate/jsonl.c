@@ -229,7 +229,10 @@ static enum arb_status read_lines(FILE *f, const char *path,
             ;
         if (i == w.len)
             continue;
-        st = arb_json_parse(w.text, w.len, lineno == 1 ? ARB_JSON_ALLOW_BOM : 0, &o, err);
+        /* A label given twice ("human": true, ..., "human": false) must not be read as one. */
+        st = arb_json_parse(w.text, w.len,
+                            ARB_JSON_NO_DUPLICATES | (lineno == 1 ? ARB_JSON_ALLOW_BOM : 0), &o,
+                            err);
         if (st) {
             const char *m = strstr(err->msg, "column ");
             char copy[sizeof(err->msg)];

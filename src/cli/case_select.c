@@ -101,13 +101,10 @@ int cli_case_select_option(struct cli_case_select *cs, const char *cmd, int argc
     }
     v = argv[++*a];
     if (o[2] == 'l') {
-        char *end;
-        unsigned long long n = strtoull(v, &end, 10);
+        unsigned long long n;
 
-        if (!v[0] || *end || v[0] == '-' || v[0] == '+' || n == 0 || n > (size_t)-1 / 2) {
-            cli_error(cmd, "--limit: expected a whole number of cases from 1, got '%s'", v);
+        if (cli_whole(cmd, "--limit", v, 1, 1000000000, &n))
             return -1;
-        }
         cs->sel.limit = (size_t)n;
         return 1;
     }

@@ -61,6 +61,14 @@ int cli_mkdirs(const char *path);
 /* Remove a private temporary tree (files, links and directories; links are not followed). */
 void cli_remove_tree(const char *path);
 
+/*
+ * Read the value v of option opt as a whole number from lo to hi (decimal digits only: no
+ * sign, no spaces).  0 and *out set; else prints "arbiter CMD: OPT: expected a whole number
+ * from LO to HI, got 'V'" and returns -1 (the caller exits 2).
+ */
+int cli_whole(const char *cmd, const char *opt, const char *v, unsigned long long lo,
+              unsigned long long hi, unsigned long long *out);
+
 /* 1 when arg is -h or --help. */
 int cli_is_help(const char *arg);
 

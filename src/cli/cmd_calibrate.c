@@ -86,6 +86,10 @@ static int parse_args(int argc, char **argv, struct cal_args *ca, struct cli_jud
             return EXIT_PASS;
         } else if (strcmp(o, "--db") == 0 && has_arg) {
             ca->db = argv[++a];
+            if (!ca->db[0]) {
+                cli_error("calibrate", "--db: expected a file name, got ''");
+                return EXIT_USAGE;
+            }
         } else if (strcmp(o, "--format") == 0 && has_arg) {
             ca->format = argv[++a];
             if (strcmp(ca->format, "json") != 0 && strcmp(ca->format, "md") != 0) {
@@ -159,7 +163,8 @@ static int judge_hash_only(const struct cli_judge *judge, char *hash)
     arb_buf_init(&text, 1 << 20);
     st = arb_file_read(judge->file, &text, &err);
     if (!st)
-        st = arb_json_parse(text.ptr, text.len, ARB_JSON_ALLOW_BOM, &doc, &err);
+        st = arb_json_parse(text.ptr, text.len, ARB_JSON_ALLOW_BOM | ARB_JSON_NO_DUPLICATES, &doc,
+                            &err);
     arb_buf_release(&text);
     if (!st)
         st = arb_judge_config_parse(doc, &cfg, &err);

@@ -47,6 +47,25 @@ static const char usage_text[] =
     "exit: 0 pass, 1 fail, 3 unresolved (score in the grey band), 2 usage or input\n"
     "error; with --batch, 0 when every line was read (bad lines are reported inline).\n";
 
+/* err = "PREFIX/expected: invalid_regex_pattern: ...", for a check with a problem. */
+static enum arb_status problem_error(const struct arb_check *c, const char *prefix,
+                                     struct arb_err *err)
+{
+    struct arb_buf path;
+    enum arb_status st;
+
+    arb_buf_init(&path, 0);
+    st = arb_buf_adds(&path, prefix);
+    if (!st)
+        st = arb_check_problem_path(c, &path);
+    if (st)
+        arb_err_set(err, st, "out of memory");
+    else
+        arb_err_set(err, ARB_ESCHEMA, "%s: %s", path.ptr, arb_check_problem(c));
+    arb_buf_release(&path);
+    return st ? st : ARB_ESCHEMA;
+}
+
 /* Parse CHECK (inline JSON or @file) and compile it. */
 static int load_check(const char *arg, struct arb_check **out)
 {
@@ -89,6 +108,12 @@ static int load_check(const char *arg, struct arb_check **out)
     opts.base_dir = dir;
     st = arb_check_compile(cfg, &opts, out, &err);
     cJSON_Delete(cfg);
+    if (!st && arb_check_problem(*out)) {
+        /* A pattern that cannot compile fails every run: refused, as a suite refuses it. */
+        st = problem_error(*out, "", &err);
+        arb_check_free(*out);
+        *out = NULL;
+    }
     if (st) {
         /* "/checks/1/op: unknown operator" becomes FILE:LINE:COL: /checks/1/op: ... */
         arb_err_locate(&err, src, text.ptr, text.len, NULL);
@@ -236,6 +261,11 @@ static enum arb_status cache_get(struct cache *k, const cJSON *cfg, struct arb_c
     }
     opts.base_dir = ".";
     st = arb_check_compile(cfg, &opts, out, err);
+    if (!st && arb_check_problem(*out)) {
+        st = problem_error(*out, "", err);
+        arb_check_free(*out);
+        *out = NULL;
+    }
     if (st) {
         free(key);
         return st;

@@ -244,6 +244,10 @@ static int parse_args(int argc, char **argv, struct compare_args *ca, struct cli
             ca->out_path = argv[++a];
         } else if (strcmp(o, "--db") == 0 && has_arg) {
             ca->db = argv[++a];
+            if (!ca->db[0]) {
+                cli_error("compare", "--db: expected a file name, got ''");
+                return EXIT_USAGE;
+            }
         } else if (o[0] == '-' && o[1]) {
             cli_error("compare", "unknown or incomplete option '%s' (see 'arbiter compare --help')",
                       o);

@@ -426,7 +426,8 @@ static int replay_cmd(int argc, char **argv)
 
             max_cost = strtod(v, &end);
             if (!v[0] || *end || !(max_cost > 0 && max_cost < 1e9)) {
-                cli_error("replay", "--max-cost: expected US dollars, a number above 0, got '%s'",
+                cli_error("replay", "--max-cost: expected US dollars, above 0 and below 1e9, "
+                                    "got '%s'",
                           v);
                 return EXIT_USAGE;
             }
@@ -462,7 +463,8 @@ static int replay_cmd(int argc, char **argv)
         errno = 0;
         into = strtoll(into_spec, &end, 10);
         /* Capped: past SQLite's largest rowid it would pick later run ids at random. */
-        if (errno || *end || into <= 0 || into > 2147483647) {
+        if (errno || *end || into_spec[0] < '0' || into_spec[0] > '9' || into <= 0 ||
+            into > 2147483647) {
             cli_error("replay", "--into: expected a run id (1 to 2147483647) or 'new', got '%s'",
                       into_spec);
             return EXIT_USAGE;

@@ -22,6 +22,7 @@
 #endif
 
 #define MAX_SYSTEM_ARGS 64
+#define MAX_BATCH 100000
 
 static const char usage_text[] =
     "usage: arbiter run SUITE [--system NAME=PATH]... [--db FILE] [--seed N] [--json]\n"
@@ -290,7 +291,8 @@ static int run_cmd(int argc, char **argv)
 
             max_cost = strtod(v, &end);
             if (!v[0] || *end || !(max_cost > 0 && max_cost < 1e9)) {
-                cli_error("run", "--max-cost: expected US dollars, a number above 0, got '%s'", v);
+                cli_error("run", "--max-cost: expected US dollars, above 0 and below 1e9, got '%s'",
+                          v);
                 code = EXIT_USAGE;
                 goto out;
             }
@@ -314,14 +316,19 @@ static int run_cmd(int argc, char **argv)
             systems[n_systems++] = argv[++a];
         } else if (strcmp(o, "--db") == 0 && has_arg) {
             db = argv[++a];
+            if (!db[0]) {
+                cli_error("run", "--db: expected a file name, got ''");
+                code = EXIT_USAGE;
+                goto out;
+            }
         } else if (strcmp(o, "--resume") == 0 && has_arg) {
             resume = argv[++a];
         } else if ((strcmp(o, "--seed") == 0 || strcmp(o, "--batch") == 0) && has_arg) {
-            char *end;
-            unsigned long long v = strtoull(argv[a + 1], &end, 10);
+            unsigned long long v;
 
-            if (!argv[a + 1][0] || *end || argv[a + 1][0] == '-') {
-                cli_error("run", "%s: expected a whole number >= 0, got '%s'", o, argv[a + 1]);
+            /* A seed is 64 bits; a batch is held in memory whole (MAX_BATCH cases). */
+            if (cli_whole("run", o, argv[a + 1], o[2] == 's' ? 0 : 1,
+                          o[2] == 's' ? UINT64_MAX : MAX_BATCH, &v)) {
                 code = EXIT_USAGE;
                 goto out;
             }

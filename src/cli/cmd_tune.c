@@ -98,6 +98,10 @@ static int parse_args(int argc, char **argv, struct tune_args *ta)
                 return code;
         } else if (strcmp(o, "--db") == 0 && has_arg) {
             ta->db = argv[++a];
+            if (!ta->db[0]) {
+                cli_error(CMD, "--db: expected a file name, got ''");
+                return EXIT_USAGE;
+            }
         } else if (strcmp(o, "--format") == 0 && has_arg) {
             ta->format = argv[++a];
             if (strcmp(ta->format, "json") != 0 && strcmp(ta->format, "md") != 0) {

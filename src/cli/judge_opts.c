@@ -30,14 +30,10 @@ int cli_judge_option(struct cli_judge *j, const char *cmd, int argc, char **argv
     } else if (strcmp(o, "--judge-model") == 0 && has_arg) {
         j->model = argv[++*a];
     } else if (strcmp(o, "--concurrency") == 0 && has_arg) {
-        char *end;
-        long v = strtol(argv[*a + 1], &end, 10);
+        unsigned long long v;
 
-        if (*end || v < 1 || v > 1024) {
-            cli_error(cmd, "--concurrency: expected a whole number from 1 to 1024, got '%s'",
-                      argv[*a + 1]);
+        if (cli_whole(cmd, "--concurrency", argv[*a + 1], 1, 1024, &v))
             return -1;
-        }
         j->concurrency = (size_t)v;
         ++*a;
     } else {

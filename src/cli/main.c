@@ -2,6 +2,7 @@
  * main.c - `arbiter COMMAND [options]`: finds the command in the table and
  * runs it.  Each command lives in its own cmd_*.c file.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,6 +70,28 @@ enum arb_status cli_open_for_reading(const char *cmd, const char *db, struct arb
     if (rs)
         cli_error(cmd, "%s", err.msg);
     return rs;
+}
+
+int cli_whole(const char *cmd, const char *opt, const char *v, unsigned long long lo,
+              unsigned long long hi, unsigned long long *out)
+{
+    unsigned long long n = 0;
+    const char *p;
+
+    /* By hand, not strtoull: no sign, no spaces, and no silent saturation past 2^64. */
+    for (p = v; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+
+        if (n > (ULLONG_MAX - d) / 10)
+            break;
+        n = n * 10 + d;
+    }
+    if (!v[0] || *p || n < lo || n > hi) {
+        cli_error(cmd, "%s: expected a whole number from %llu to %llu, got '%s'", opt, lo, hi, v);
+        return -1;
+    }
+    *out = n;
+    return 0;
 }
 
 int cli_is_help(const char *arg)

@@ -496,6 +496,42 @@ const char *arb_check_problem(const struct arb_check *c)
     return NULL;
 }
 
+enum arb_status arb_check_problem_path(const struct arb_check *c, struct arb_buf *path)
+{
+    char step[40];
+    size_t i;
+    enum arb_status st;
+
+    if (c->problem)
+        return arb_buf_adds(path, "/expected");
+    for (i = 0; i < c->n_children; i++) {
+        if (!arb_check_problem(c->children[i]))
+            continue;
+        snprintf(step, sizeof(step), "/checks/%zu", i);
+        st = arb_buf_adds(path, step);
+        return st ? st : arb_check_problem_path(c->children[i], path);
+    }
+    return ARB_OK;
+}
+
+enum arb_status arb_check_takes_expected(const struct arb_check *c, const cJSON *case_expected,
+                                         const char **op, struct arb_err *err)
+{
+    size_t i;
+    enum arb_status st;
+
+    for (i = 0; i < c->n_children; i++) {
+        st = arb_check_takes_expected(c->children[i], case_expected, op, err);
+        if (st)
+            return st;
+    }
+    if (!case_expected || c->expected || !(c->op->flags & OP_NUMBER_EXPECTED) ||
+        numeric_expected_ok(case_expected))
+        return ARB_OK;
+    *op = c->op->name;
+    return numeric_expected_error(case_expected, "", err);
+}
+
 /* ---- run ----------------------------------------------------------------------------- */
 
 /* Apply extract; on failure the record is a failing one with a note. */

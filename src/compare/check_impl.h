@@ -28,7 +28,8 @@ struct op_input {
 enum op_flags {
     OP_NEEDS_EXPECTED = 1 << 0, /* a run without expected is an error */
     OP_SETS_VERDICT = 1 << 1,   /* the operator decides the verdict itself (aggregates) */
-    OP_NO_EXPECTED = 1 << 2     /* "expected" is not a parameter at all */
+    OP_NO_EXPECTED = 1 << 2,    /* "expected" is not a parameter at all */
+    OP_NUMBER_EXPECTED = 1 << 3 /* expected must pass numeric_expected_ok (numeric, within) */
 };
 
 struct op_def {
@@ -110,6 +111,11 @@ enum arb_status observed_json(const struct op_input *in, struct arb_result *r, c
 /* Compile a child check at path (aggregates). */
 enum arb_status check_compile_at(const cJSON *config, const struct arb_check_opts *opts,
                                  const char *path, struct arb_check **out, struct arb_err *err);
+
+/* numeric and within (ops_numeric.c): whether x is an expected value they can read, and the
+ * error naming path ("/expected: expected a number, ... got 'abc'") when it is not. */
+int numeric_expected_ok(const cJSON *x);
+enum arb_status numeric_expected_error(const cJSON *x, const char *path, struct arb_err *err);
 
 /* Regex support shared by the regex operator and regex extraction (ops_regex.c). */
 struct regex_prog;

@@ -16,6 +16,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +147,47 @@ struct num_priv {
     int percent;
 };
 
+int numeric_expected_ok(const cJSON *x)
+{
+    double e;
+
+    if (cJSON_IsNumber(x))
+        return isfinite(x->valuedouble);
+    return cJSON_IsString(x) && read_number(x->valuestring, strlen(x->valuestring), &e) == 0;
+}
+
+enum arb_status numeric_expected_error(const cJSON *x, const char *path, struct arb_err *err)
+{
+    const char *type = cJSON_IsString(x)   ? NULL
+                       : cJSON_IsNull(x)   ? "null"
+                       : cJSON_IsBool(x)   ? "a boolean"
+                       : cJSON_IsArray(x)  ? "an array"
+                       : cJSON_IsObject(x) ? "an object"
+                                           : "a number out of range";
+
+    if (type)
+        return arb_err_set(err, ARB_ESCHEMA,
+                           "%s%sexpected a number, or text that reads as one (\"$1,234.50\", "
+                           "\"12 %%\"), got %s",
+                           path, path[0] ? ": " : "", type);
+    return arb_err_set(err, ARB_ESCHEMA,
+                       "%s%sexpected a number, or text that reads as one (\"$1,234.50\", "
+                       "\"12 %%\"), got '%.60s'",
+                       path, path[0] ? ": " : "", x->valuestring);
+}
+
+/* The check's own expected is read once, here: a value no run can read is a compile error. */
+static enum arb_status own_expected(const struct arb_check *c, const char *path,
+                                    struct arb_err *err)
+{
+    char at[512];
+
+    if (!c->expected || numeric_expected_ok(c->expected))
+        return ARB_OK;
+    snprintf(at, sizeof(at), "%s/expected", path);
+    return numeric_expected_error(c->expected, at, err);
+}
+
 OP_COMPILE(op_numeric_compile)
 {
     struct num_priv *np = calloc(1, sizeof(*np));
@@ -161,7 +203,7 @@ OP_COMPILE(op_numeric_compile)
         st = param_number(cfg, "rtol", path, &np->rtol, NULL, err);
     if (!st && (np->atol < 0 || np->rtol < 0))
         st = arb_err_set(err, ARB_ESCHEMA, "%s: atol and rtol must be >= 0", path);
-    return st;
+    return st ? st : own_expected(c, path, err);
 }
 
 OP_RUN(op_numeric_run)
@@ -193,7 +235,7 @@ OP_COMPILE(op_within_compile)
         st = arb_err_set(err, ARB_ESCHEMA, "%s/tolerance: expected a number >= 0", path);
     if (!st)
         st = param_bool(cfg, "percent", path, &np->percent, err);
-    return st;
+    return st ? st : own_expected(c, path, err);
 }
 
 OP_RUN(op_within_run)

@@ -22,6 +22,7 @@ static const char *const p_agg[] = {"checks", NULL};
 static const char *const p_k_of_n[] = {"checks", "k", NULL};
 
 #define NE OP_NEEDS_EXPECTED
+#define NUM OP_NUMBER_EXPECTED
 
 static const struct op_def ops[] = {
     {"exact", p_none, NE, 1.0, NULL, op_exact_run, NULL},
@@ -34,8 +35,8 @@ static const struct op_def ops[] = {
     {"membership", p_none, NE, 1.0, NULL, op_membership_run, NULL},
     {"levenshtein", p_lev, NE, 1.0, op_levenshtein_compile, op_levenshtein_run, op_free},
     {"name", p_none, NE, 0.9, NULL, op_name_run, NULL},
-    {"numeric", p_numeric, NE, 1.0, op_numeric_compile, op_numeric_run, op_free},
-    {"within", p_within, NE, 1.0, op_within_compile, op_within_run, op_free},
+    {"numeric", p_numeric, NE | NUM, 1.0, op_numeric_compile, op_numeric_run, op_free},
+    {"within", p_within, NE | NUM, 1.0, op_within_compile, op_within_run, op_free},
     {"json_valid", p_none, OP_NO_EXPECTED, 1.0, NULL, op_json_valid_run, NULL},
     {"json_canonical", p_none, NE, 1.0, NULL, op_json_canonical_run, NULL},
     {"json_match", p_json_match, NE, 1.0, op_json_match_compile, op_json_match_run, op_free_json},

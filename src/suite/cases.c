@@ -114,6 +114,43 @@ void arb_case_reader_free(struct arb_case_reader *r)
     free(r);
 }
 
+/*
+ * The case's expected must be readable by every check that uses it (those without an expected of
+ * their own): a numeric check given "abc" is refused here, located, not failed on every run.
+ */
+static int takes(const struct arb_check *ch, const struct arb_case *c, const char **op,
+                 struct arb_err *why)
+{
+    return !ch || arb_check_takes_expected(ch, c->expected, op, why) == ARB_OK;
+}
+
+static enum arb_status expected_fits(const struct arb_case_reader *r, const struct arb_case *c,
+                                     const char *prefix, struct arb_err *err)
+{
+    const struct arb_suite *s = r->s;
+    const char *op = NULL, *kind = "expectation", *name = NULL;
+    struct arb_err why = {{0}};
+    char ptr[96];
+    size_t i;
+
+    for (i = 0; !name && i < s->n_criteria; i++)
+        if (!takes(s->criteria[i].check, c, &op, &why)) {
+            kind = "criterion";
+            name = s->criteria[i].name;
+        }
+    for (i = 0; !name && i < s->n_expectations; i++)
+        if (!takes(s->expectations[i].check, c, &op, &why))
+            name = s->expectations[i].id;
+    for (i = 0; !name && i < c->n_expectations; i++)
+        if (!takes(c->expectations[i].check, c, &op, &why))
+            name = c->expectations[i].id;
+    if (!name)
+        return ARB_OK;
+    snprintf(ptr, sizeof(ptr), "%s/expected", prefix);
+    return located(err, ARB_ESCHEMA, &r->src, ptr, 0, "%s (the '%s' check of %s '%s' reads it)",
+                   why.msg, op, kind, name);
+}
+
 /* Fill c from the (schema-valid) case object obj, found at prefix in r->src. */
 static enum arb_status fill(struct arb_case_reader *r, cJSON *obj, const char *prefix,
                             struct arb_case *c, struct arb_err *err)
@@ -121,6 +158,7 @@ static enum arb_status fill(struct arb_case_reader *r, cJSON *obj, const char *p
     const cJSON *prompt = cJSON_GetObjectItemCaseSensitive(obj, "prompt");
     const cJSON *expected = cJSON_GetObjectItemCaseSensitive(obj, "expected");
     char ptr[96];
+    enum arb_status st;
 
     c->raw = obj;
     c->id = strdup(cJSON_GetObjectItemCaseSensitive(obj, "id")->valuestring);
@@ -129,8 +167,9 @@ static enum arb_status fill(struct arb_case_reader *r, cJSON *obj, const char *p
     if (!c->id || (prompt && !c->prompt) || (expected && !c->expected))
         return arb_err_set(err, ARB_ENOMEM, "out of memory");
     snprintf(ptr, sizeof(ptr), "%s/expectations", prefix);
-    return compile_expectations(&r->env, cJSON_GetObjectItemCaseSensitive(obj, "expectations"), ptr,
-                                &c->expectations, &c->n_expectations, err);
+    st = compile_expectations(&r->env, cJSON_GetObjectItemCaseSensitive(obj, "expectations"), ptr,
+                              &c->expectations, &c->n_expectations, err);
+    return st ? st : expected_fits(r, c, prefix, err);
 }
 
 /* A new id is remembered; a repeated one is an error naming both places. */

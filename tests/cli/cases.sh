@@ -20,7 +20,8 @@ t "observed from file" 0 '"verdict":"pass"' "" -- check '{"op":"contains","expec
 t "check from @file with expected_file relative to it" 0 '"verdict":"pass"' "" -- check @$D/check_schema_file.json --observed '{"invoiceNumber":"INV-1","total":12.5}'
 t "directory output with file" 0 '"verdict":"pass"' "" -- check '{"op":"contains","expected":"hello","file":"answer.txt"}' --observed-file $D/outdir
 t "directory output without file" 2 "" "is a directory" -- check '{"op":"contains","expected":"hello"}' --observed-file $D/outdir
-t "invalid pattern is a note, not a crash" 1 'invalid_regex_pattern' "" -- check '{"op":"regex","expected":"(unclosed"}' --observed x
+t "invalid pattern is refused like a suite's (issue 15)" 2 "" "CHECK:1:26: /expected: invalid_regex_pattern: missing closing parenthesis" -- check '{"op":"regex","expected":"(unclosed"}' --observed x
+t "invalid pattern from a batch line's expected is a note" 0 'invalid_regex_pattern' "" -- check --batch $D/regex_case_pattern.jsonl
 t "not json text noted" 1 'json_parse_failed' "" -- check '{"op":"json_valid"}' --observed '{"a":'
 
 # check: usage and input errors exit 2 with a message naming the problem.
