@@ -145,6 +145,8 @@ test-cli:
 	@sh tests/cli/rejudge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/faults.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/kill_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/identity.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/judge_failures.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/promises.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/bad-input/run.sh $(BUILD)/arbiter
 

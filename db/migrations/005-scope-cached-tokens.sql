@@ -15,13 +15,43 @@
 -- reply did not say (and for calls stored before this migration).
 --
 -- judge_calls.valid: 1 when the stored reply passed validation against the request's schema,
--- 0 when it did not (kept for audit, never used to answer again), NULL when unknown (calls
--- stored before this migration).
+-- 0 when it did not: kept for audit, never used to answer again (a new run, or `run --resume
+-- RUN --retry-failed`, sends the request afresh; a plain --resume and a replay read it, to
+-- take the same retry or failure its run took).  NULL for a failed call (no reply) and for
+-- calls stored before this migration, whose validity is unknown: such a reply is validated
+-- again when it is read, and asked afresh when it fails.  In practice an older Arbiter's rows answer nothing after the
+-- upgrade: their keys were computed without the judge's endpoint (base_url, or a command's
+-- argv and directory), which this version hashes into every key, so no request finds them.
+-- They cannot prove which judge answered them; they stay for audit.
 --
--- judgments.fence: the fence code the judgment's request wrapped the outputs in (drawn at
--- random per request), so that a replay renders the very same request; NULL before.
+-- judge_calls_rejected: a stored reply that was not known to be valid, moved here (with the
+-- time, rejected_at) when a later request with its key got a reply of its own; for audit.
+--
+-- judgments.fence: the fence code the judgment's request wrapped the outputs in (16 hex
+-- digits drawn at random for each request), for audit; NULL before, and for a request that
+-- could not be fenced.  The cache key leaves the code out (it is a delimiter, not part of the
+-- question), so a second run, a --resume and a replay find the reply whatever code they draw.
 ALTER TABLE runs ADD COLUMN scope_json TEXT;
 ALTER TABLE runs ADD COLUMN inputs_json TEXT;
 ALTER TABLE judge_calls ADD COLUMN cached_tokens INTEGER;
 ALTER TABLE judge_calls ADD COLUMN valid INTEGER;
 ALTER TABLE judgments ADD COLUMN fence TEXT;
+CREATE TABLE IF NOT EXISTS judge_calls_rejected (
+    id                INTEGER PRIMARY KEY,
+    key               TEXT NOT NULL,
+    provider          TEXT NOT NULL,
+    model             TEXT NOT NULL,
+    request_json      TEXT NOT NULL,
+    reply_json        TEXT,
+    http_status       INTEGER,
+    attempts          INTEGER NOT NULL,
+    latency_s         REAL,
+    prompt_tokens     INTEGER,
+    completion_tokens INTEGER,
+    cached_tokens     INTEGER,
+    valid             INTEGER,
+    error             TEXT,
+    created_at        TEXT NOT NULL,
+    rejected_at       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS judge_calls_rejected_key ON judge_calls_rejected (key);

@@ -12,7 +12,10 @@
  * that does not conform is asked again once with the validation error, and
  * then its items are judge_failed.  Every request and reply is stored as it
  * arrives (store.h judge_calls, keyed by the SHA-256 of the canonical
- * request), and a stored reply is never requested again.
+ * request and the judge's identity: provider and endpoint), and a stored
+ * valid reply is never requested again; an invalid one is kept for audit and
+ * never answers again (arb_judge_reuse_invalid).  Outputs sit between fence
+ * lines whose code is drawn at random for each request (judgments.fence).
  *
  * A single-output question (output_b NULL) asks instead whether one output
  * meets each of its expectations (prompts/expectation.md): one order, no
@@ -62,6 +65,9 @@ struct arb_judge_config {
     char *api_key_env;  /* the NAME of the variable holding the key (never the key); NULL for
                            a command judge, which needs none */
     char **command;     /* command provider: argv, NULL-terminated */
+    char *cwd;          /* command provider: the absolute directory it runs in (the config's
+                           "cwd", relative to the working directory, which is the default);
+                           recorded with a run, so --resume and replay ask the same judge */
     int swap;           /* ask both orders (default 1) */
     int samples;        /* per order (default 1) */
     double temperature; /* default 0 */
@@ -177,6 +183,17 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
                               struct arb_store *st, int64_t run, int use_cache,
                               struct arb_judge **out, struct arb_err *err);
 void arb_judge_free(struct arb_judge *j);
+
+/*
+ * Whether a stored reply that did not validate is read again (default 0).
+ * It never answers a question: by default a request whose stored reply is
+ * invalid is sent afresh (a new run, `run --resume --retry-failed`).  With
+ * on, it is taken as it was, leading to the same retry or failure as when it
+ * arrived, so a resumed run continues exactly where it stopped and a pair
+ * that failed stays failed without a request.  An offline judge always reads
+ * it (replay re-derives its run).
+ */
+void arb_judge_reuse_invalid(struct arb_judge *j, int on);
 
 /*
  * Cap what the run spends on this judge at max_usd (0: no cap; the config

@@ -42,6 +42,10 @@ struct arb_run_opts {
     const struct arb_judge_config *judge; /* NULL: no judge, unresolved stays pending */
     const char *api_key;                  /* the judge's key (from the environment) */
     int no_cache;                         /* ask again even when a reply is stored */
+    /* With resume_run: ask the judge_failed pairs afresh.  A resumed run otherwise takes the
+     * invalid replies it stored as they were (the same retry, the same failure); a request
+     * whose call got no reply is always sent again.  A new run never reuses an invalid reply. */
+    int retry_failed;
     int64_t resume_run;                   /* continue this run; 0 starts a new one */
     int64_t new_run_id;       /* the id of the new run (it must not exist); 0: the next one */
     const char *systems_json; /* recorded as the systems instead of the suite's (replay
@@ -74,6 +78,7 @@ struct arb_run_summary {
     size_t pending;      /* cases with a pair pending the judge */
     size_t missing;      /* cases where some system has no output */
     size_t judge_failed; /* cases with a pair the judge could not answer */
+    size_t judged;       /* cases the judge was asked about (with a judgment), failed or not */
     size_t unreachable;  /* judge calls without a reply after every retry (this execution) */
     size_t held;         /* judge requests not sent: the spending cap (this execution) */
     double judge_cost;   /* USD spent on the judge by the run, at its price (NAN: no price) */

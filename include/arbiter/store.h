@@ -322,9 +322,14 @@ struct arb_judge_call_row {
     int64_t prompt_tokens, completion_tokens;
     int64_t cached_tokens; /* of prompt_tokens, served from the provider's prompt cache */
     const char *error;
+    int valid; /* the reply passed validation: 1, 0 (kept for audit, never answers again), or
+                  -1 unknown (a failed call; a reply stored before migration 5) */
 };
 
-/* Store a call; a stored "ok" reply is never replaced, a "failed" row is. */
+/*
+ * Store a call.  A stored valid reply is never replaced; a failed call is, and so is a reply
+ * whose validity is not 1 (its row first moves to judge_calls_rejected, for audit).
+ */
 enum arb_status arb_store_put_judge_call(struct arb_store *st, const struct arb_judge_call_row *c,
                                          struct arb_err *err);
 
@@ -344,6 +349,7 @@ struct arb_judgment_row {
     int cached; /* answered from the cache, not sent */
     const char *answer_json;
     const char *error;
+    const char *fence; /* the fence code of the request's prompt, or NULL */
 };
 
 /* Insert or replace the judgment of (run, case, pair, ord, sample, attempt). */
@@ -386,7 +392,7 @@ enum arb_status arb_store_cases(struct arb_store *st, int64_t run,
 enum arb_status arb_store_copy(struct arb_store *st, const char *dest, struct arb_err *err);
 
 /* Count rows of a run in one table ("cases", "outputs", "checks", "verdicts", "problems",
- * "trials"...). */
+ * "trials"...), or "judged_cases": its cases with a judgment (the judge was asked). */
 enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *table, int64_t *n,
                                 struct arb_err *err);
 

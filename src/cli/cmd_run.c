@@ -27,7 +27,7 @@
 static const char usage_text[] =
     "usage: arbiter run SUITE [--system NAME=PATH]... [--db FILE] [--seed N] [--json]\n"
     "                 [--limit N] [--cases ID,ID|@FILE] [--max-cost USD] [--[no-]progress]\n"
-    "       arbiter run --resume RUN [--db FILE] [--json] [--max-cost USD]\n"
+    "       arbiter run --resume RUN [--retry-failed] [--db FILE] [--json] [--max-cost USD]\n"
     "\n"
     "Run a suite: load the cases and each system's outputs, blind them, run every\n"
     "deterministic check, decide each case by the policy when every item is resolved,\n"
@@ -40,7 +40,12 @@ static const char usage_text[] =
     "  --seed N            blinding seed (default: the suite's \"seed\", else 0)\n"
     "  --resume RUN        continue an interrupted run (RUN is an id or 'latest'):\n"
     "                      the suite is reloaded from the path stored with the run and\n"
-    "                      must be unchanged; records already stored are kept\n"
+    "                      must be unchanged; records already stored are kept; a\n"
+    "                      judge_failed pair whose reply was invalid stays so\n"
+    "  --retry-failed      with --resume: ask the judge again, afresh, about every\n"
+    "                      judge_failed pair (valid replies still come from the cache;\n"
+    "                      a new run always asks again what got an invalid reply)\n"
+    "  --fail-on-judge-errors  exit 1 when any case is judge_failed\n"
     "  --batch N           cases per transaction (default 256)\n"
     CLI_CASE_SELECT_HELP
     "                      (a smoke run; recorded with the run, --resume keeps to it)\n"
@@ -64,8 +69,11 @@ static const char usage_text[] =
     "Prints the run id and a summary.  On a terminal, stderr shows one progress line:\n"
     "cases checked, rate, ETA, and the judge's requests (sent, in flight, answered,\n"
     "failed, cached) and cost.\n"
-    "exit: 0 the run completed, 2 usage or input error, 4 database failure, judge\n"
-    "unreachable after every retry or refusing the key (continue with --resume)\n";
+    "exit: 0 the run completed (some cases may be judge_failed), 1 a case is\n"
+    "judge_failed and --fail-on-judge-errors was given, 2 usage or input error,\n"
+    "4 database failure, judge unreachable after every retry or refusing the key\n"
+    "(continue with --resume), or every case the judge was asked about is\n"
+    "judge_failed (the judge answered nothing valid: --resume RUN --retry-failed)\n";
 
 static void print_summary(const struct arb_run_summary *s, const char *db, int json)
 {
@@ -83,6 +91,7 @@ static void print_summary(const struct arb_run_summary *s, const char *db, int j
             cJSON_AddNumberToObject(o, "judge_failed", (double)s->judge_failed) &&
             cJSON_AddNumberToObject(o, "problems", (double)s->problems) &&
             cJSON_AddNumberToObject(o, "judge_held", (double)s->held) &&
+            cJSON_AddNumberToObject(o, "judged", (double)s->judged) &&
             (isnan(s->judge_cost)
                  ? cJSON_AddNullToObject(o, "judge_cost_usd") != NULL
                  : cJSON_AddNumberToObject(o, "judge_cost_usd", s->judge_cost) != NULL) &&
@@ -204,6 +213,34 @@ out:
     return code;
 }
 
+/*
+ * The exit code for the run's judge_failed cases (0 when none): 4 when every case the judge
+ * was asked about failed, since a judge that answers nothing valid is as broken as one that
+ * cannot be reached; else 1 under --fail-on-judge-errors, a negative outcome asked about
+ * (like a --fail-under gate: the run itself worked); else 0.
+ */
+static int judge_failed_exit(const struct arb_run_summary *s, int fail_on_errors, const char *db)
+{
+    if (!s->judge_failed)
+        return EXIT_PASS;
+    if (s->judge_failed >= s->judged) {
+        cli_error("run",
+                  "every one of the %zu cases the judge was asked about is judge_failed: the "
+                  "judge answered nothing valid (see 'arbiter show %lld CASE --db %s'); ask "
+                  "again with 'arbiter run --resume %lld --retry-failed --db %s'",
+                  s->judge_failed, (long long)s->run_id, db, (long long)s->run_id, db);
+        return EXIT_ENV;
+    }
+    if (!fail_on_errors)
+        return EXIT_PASS;
+    cli_error("run",
+              "%zu of the %zu cases the judge was asked about are judge_failed "
+              "(--fail-on-judge-errors); ask again with 'arbiter run --resume %lld "
+              "--retry-failed --db %s'",
+              s->judge_failed, s->judged, (long long)s->run_id, db);
+    return EXIT_NEGATIVE;
+}
+
 /* --require-calibrated: the judge's latest stored calibration must reach min_kappa. */
 static int check_calibrated(struct arb_store *st, const struct cli_judge *judge, double min_kappa,
                             const char *db)
@@ -246,7 +283,7 @@ static int run_cmd(int argc, char **argv)
 {
     const char *suite_path = NULL, *db = "arbiter.db", *resume = NULL, *systems[MAX_SYSTEM_ARGS];
     size_t n_systems = 0, i;
-    int json = 0, code = EXIT_PASS, has_seed = 0;
+    int json = 0, code = EXIT_PASS, has_seed = 0, retry_failed = 0, fail_on_judge_errors = 0;
     unsigned long long seed = 0;
     struct arb_run_opts opts = {0};
     struct arb_run_summary sum;
@@ -285,6 +322,10 @@ static int run_cmd(int argc, char **argv)
             goto out;
         } else if (strcmp(o, "--json") == 0) {
             json = 1;
+        } else if (strcmp(o, "--retry-failed") == 0) {
+            retry_failed = 1;
+        } else if (strcmp(o, "--fail-on-judge-errors") == 0) {
+            fail_on_judge_errors = 1;
         } else if (strcmp(o, "--max-cost") == 0 && has_arg) {
             char *end;
             const char *v = argv[++a];
@@ -357,6 +398,12 @@ static int run_cmd(int argc, char **argv)
         code = EXIT_USAGE;
         goto out;
     }
+    if (retry_failed && !resume) {
+        cli_error("run", "--retry-failed goes with --resume RUN (a new run always asks again "
+                         "what got an invalid reply)");
+        code = EXIT_USAGE;
+        goto out;
+    }
     if (resume && (n_systems || has_seed || arb_case_select_active(&sel.sel))) {
         cli_error("run", "--resume continues a run as it started: no --system, --seed, --limit "
                          "or --cases");
@@ -411,6 +458,7 @@ static int run_cmd(int argc, char **argv)
         opts.judge = &judge.cfg;
         opts.api_key = judge.key;
         opts.no_cache = judge.no_cache;
+        opts.retry_failed = retry_failed;
         opts.max_cost = max_cost;
         fprintf(stderr, "arbiter run: judge %s (config %.12s)\n", judge.cfg.model, judge.cfg.hash);
     }
@@ -446,6 +494,8 @@ static int run_cmd(int argc, char **argv)
                   sum.unreachable, (long long)sum.run_id, db);
         code = EXIT_ENV;
     }
+    if (!code)
+        code = judge_failed_exit(&sum, fail_on_judge_errors, db);
 out:
     cli_case_select_release(&sel);
     cli_judge_release(&judge);

@@ -2,9 +2,11 @@
  * config.c - the judge configuration: reading it, its canonical hash (the
  * identity calibration is stored under), and its JSON without secrets.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -14,7 +16,7 @@
 static const char *const keys[] = {
     "provider",   "base_url", "model",       "api_key_env", "swap",        "samples", "temperature",
     "max_tokens", "seed",     "concurrency", "timeout_s",   "max_retries", "command", "price",
-    NULL};
+    "cwd",        NULL};
 
 static const char *provider_name(enum arb_judge_provider p)
 {
@@ -36,6 +38,7 @@ void arb_judge_config_release(struct arb_judge_config *cfg)
     for (i = 0; cfg->command && cfg->command[i]; i++)
         free(cfg->command[i]);
     free(cfg->command);
+    free(cfg->cwd);
     free(cfg->base_url);
     free(cfg->model);
     free(cfg->api_key_env);
@@ -128,6 +131,56 @@ static enum arb_status get_price(const cJSON *obj, struct arb_judge_config *cfg,
     return ARB_OK;
 }
 
+/*
+ * A command judge's directory: the config's "cwd" made absolute, or the working directory.
+ * Part of the judge's identity (endpoint.c): the same argv in another directory may run
+ * another program, and relative paths in it mean other files.
+ */
+static enum arb_status get_cwd(const cJSON *obj, struct arb_judge_config *cfg, struct arb_err *err)
+{
+    char *given = NULL, *here = NULL;
+    size_t cap = 256;
+    enum arb_status st = get_string(obj, "cwd", &given, err);
+
+    if (st)
+        return st;
+    if (given && given[0] == '/') {
+        cfg->cwd = given;
+        return ARB_OK;
+    }
+    for (;;) {
+        char *p = realloc(here, cap);
+
+        if (!p) {
+            st = ARB_ENOMEM;
+            break;
+        }
+        here = p;
+        if (getcwd(here, cap))
+            break;
+        if (errno != ERANGE || cap > (1u << 20)) {
+            st = arb_err_set(err, ARB_EIO, "/judge/cwd: cannot read the working directory: %s",
+                             strerror(errno));
+            break;
+        }
+        cap *= 2;
+    }
+    if (!st && given) {
+        size_t n = strlen(here) + strlen(given) + 2;
+
+        cfg->cwd = malloc(n);
+        if (cfg->cwd)
+            snprintf(cfg->cwd, n, "%s/%s", here, given);
+        st = cfg->cwd ? ARB_OK : ARB_ENOMEM;
+    } else if (!st) {
+        cfg->cwd = here;
+        here = NULL;
+    }
+    free(here);
+    free(given);
+    return st;
+}
+
 enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config *cfg,
                                        struct arb_err *err)
 {
@@ -154,7 +207,7 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
             return arb_err_set(err, ARB_ESCHEMA,
                                "/judge/%s: unknown key (valid: provider, base_url, model, "
                                "api_key_env, swap, samples, temperature, max_tokens, seed, "
-                               "concurrency, timeout_s, max_retries, command, price)",
+                               "concurrency, timeout_s, max_retries, command, cwd, price)",
                                k->string);
     }
     v = cJSON_GetObjectItemCaseSensitive(obj, "provider");
@@ -198,9 +251,13 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
         }
         if (!cfg->model && !(cfg->model = strdup("command")))
             st = ARB_ENOMEM;
+        if (!st)
+            st = get_cwd(obj, cfg, err);
     } else if (!st && v) {
         st = arb_err_set(err, ARB_ESCHEMA, "/judge/command: only for the \"command\" provider");
     }
+    if (!st && cfg->provider != ARB_JUDGE_COMMAND && cJSON_GetObjectItemCaseSensitive(obj, "cwd"))
+        st = arb_err_set(err, ARB_ESCHEMA, "/judge/cwd: only for the \"command\" provider");
     if (!st && !cfg->base_url && cfg->provider != ARB_JUDGE_COMMAND) {
         cfg->base_url = strdup(cfg->provider == ARB_JUDGE_OPENAI ? "https://api.openai.com/v1"
                                                                  : "https://api.anthropic.com");
@@ -305,6 +362,8 @@ cJSON *arb_judge_config_json(const struct arb_judge_config *cfg)
             ok = cJSON_AddItemToArray(argv, cJSON_CreateString(cfg->command[i]));
         ok = ok && argv;
     }
+    if (ok && cfg->cwd)
+        ok = cJSON_AddStringToObject(o, "cwd", cfg->cwd) != NULL;
     ok = ok && cJSON_AddBoolToObject(o, "swap", cfg->swap);
     ok = ok && cJSON_AddNumberToObject(o, "samples", cfg->samples);
     ok = ok && cJSON_AddNumberToObject(o, "temperature", cfg->temperature);

@@ -7,6 +7,7 @@
 #define ARBITER_JUDGE_ENGINE_H
 
 #include "arbiter/http.h"
+#include "arbiter/store.h"
 #include "judge_int.h"
 
 struct question;
@@ -20,9 +21,13 @@ struct call {
     int held;        /* not sent (yet): over the spending cap */
     int sent;        /* handed to the transport or the command */
     double estimate; /* its reserved cost while in flight */
+    int no_fence;    /* every fence code drawn occurred in an output: not sent, the
+                        question fails (its error says why) */
+    char fence[17];  /* the code its prompt's fences carry (recorded with the judgment) */
     char key[65];
     char *body;
-    char *user_msg;
+    char *user_msg; /* the prompt as sent (attempt 0 only; a retry reuses its first's) */
+    char *key_msg;  /* the same with the fence placeholder, for the key (attempt 0 only) */
 };
 
 /* One question (a case and pair, or one output) and its judgments, one slot per order and
@@ -49,6 +54,9 @@ struct arb_judge {
     struct arb_store *st;
     int64_t run;
     int use_cache;
+    int reuse_invalid; /* arb_judge_reuse_invalid, or an offline config */
+    judge_random_fn random; /* where fence codes come from (RAND_bytes; tests replace it) */
+    void *random_ctx;
     struct arb_transport *t;
     struct question **qs;
     size_t n_qs, cap_qs;
@@ -64,6 +72,61 @@ struct arb_judge {
     enum arb_status fatal;
     struct arb_err *err;
 };
+
+/* ---- building and sending calls (judge.c) ---- */
+
+/* A new call of question qn (NULL when out of memory), owned by the judge. */
+struct call *judge_new_call(struct arb_judge *j, struct question *qn, int swapped, int sample,
+                            int attempt);
+
+/* What a call asks: first is its question's attempt-0 call (which holds the prompts). */
+void judge_call_request(const struct call *first, struct judge_request *rq,
+                        const char *retry_reply, const char *retry_error);
+
+/* Answer a call from the cache, or send it. */
+void judge_dispatch(struct arb_judge *j, struct call *c);
+
+/* Send a call the cache cannot answer (unless the spending cap holds it back). */
+void judge_send(struct arb_judge *j, struct call *c);
+
+/* ---- replies (reply.c) ---- */
+
+/* What is stored of a reply that failed or did not validate, at most (bytes). */
+#define JUDGE_STORED_MAX ((size_t)64 << 10)
+
+/* How many bytes of text[0..len) to store: len, or JUDGE_STORED_MAX cut back to a UTF-8
+ * boundary. */
+size_t judge_cut_len(const char *text, size_t len);
+
+/* A slot of c's question is done: answer (owned, may be NULL for a failure) fills it. */
+void judge_finish_slot(struct arb_judge *j, struct call *c, cJSON *answer);
+
+/*
+ * A reply for c arrived (call: its judge_calls row, stored with its validity in the same
+ * transaction as the judgment) or came from the cache (cached 1, call NULL).  Records the
+ * judgment, then fills the slot, asks again once, or fails the slot.
+ */
+void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, int cached,
+                        struct arb_judge_call_row *call);
+
+/* No reply for c after every retry: store the call (its body capped) and fail the slot. */
+void judge_handle_failure(struct arb_judge *j, struct call *c, struct arb_judge_call_row *call);
+
+/* c could not be fenced (c->no_fence): record why and fail the slot. */
+void judge_fail_unfenced(struct arb_judge *j, struct call *c);
+
+/* A cached call as the lookup found it. */
+struct judge_cached {
+    char *reply; /* its reply (caller frees), when ok */
+    int ok;      /* a reply arrived */
+    int valid;   /* 1 valid, 0 invalid, -1 unknown (stored before validity was recorded) */
+};
+
+/* arb_store_get_judge_call's callback filling a struct judge_cached. */
+int judge_read_cached(void *ctx, const struct arb_judge_call_row *row);
+
+/* Draw fence codes from fn instead of RAND_bytes (unit tests: a source an output can hold). */
+void judge_set_random(struct arb_judge *j, judge_random_fn fn, void *ctx);
 
 /* Record the first fatal status and stop the transport. */
 void judge_fatal(struct arb_judge *j, enum arb_status st);

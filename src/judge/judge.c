@@ -45,6 +45,8 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     j->st = st;
     j->run = run;
     j->use_cache = use_cache;
+    j->reuse_invalid = cfg->offline;
+    j->random = judge_random_bytes;
     n = strlen(api_key ? api_key : "") + 32;
     j->key_header = malloc(n);
     if (!j->key_header) {
@@ -105,6 +107,7 @@ void arb_judge_free(struct arb_judge *j)
     for (i = 0; i < j->n_calls; i++) {
         free(j->calls[i]->body);
         free(j->calls[i]->user_msg);
+        free(j->calls[i]->key_msg);
         free(j->calls[i]);
     }
     free(j->calls);
@@ -112,6 +115,17 @@ void arb_judge_free(struct arb_judge *j)
     wipe_free(j->key_header);
     judge_secrets_release(&j->secrets);
     free(j);
+}
+
+void arb_judge_reuse_invalid(struct arb_judge *j, int on)
+{
+    j->reuse_invalid = on || j->cfg->offline;
+}
+
+void judge_set_random(struct arb_judge *j, judge_random_fn fn, void *ctx)
+{
+    j->random = fn;
+    j->random_ctx = ctx;
 }
 
 void arb_judge_set_budget(struct arb_judge *j, double max_usd, double spent_usd)
@@ -148,8 +162,8 @@ int judge_orders(const struct arb_judge *j, const struct arb_judge_question *q)
     return j->cfg->swap && !judge_is_single(q) ? 2 : 1;
 }
 
-static struct call *new_call(struct arb_judge *j, struct question *qn, int swapped, int sample,
-                             int attempt)
+struct call *judge_new_call(struct arb_judge *j, struct question *qn, int swapped, int sample,
+                            int attempt)
 {
     struct call *c;
 
@@ -173,30 +187,66 @@ static struct call *new_call(struct arb_judge *j, struct question *qn, int swapp
     return c;
 }
 
+/* A prompt for the call's question and order, its fences carrying fence; *out caller frees. */
+static enum arb_status render(const struct call *c, const char *fence, char **out)
+{
+    struct arb_buf msg;
+    enum arb_status st;
+
+    arb_buf_init(&msg, 0);
+    st = judge_render(&c->qn->q, fence, c->swapped, &msg);
+    *out = st ? NULL : arb_buf_detach(&msg, NULL);
+    if (!st && !*out)
+        st = ARB_ENOMEM;
+    arb_buf_release(&msg);
+    return st;
+}
+
+void judge_call_request(const struct call *first, struct judge_request *rq,
+                        const char *retry_reply, const char *retry_error)
+{
+    const struct arb_judge_question *q = &first->qn->q;
+
+    memset(rq, 0, sizeof(*rq));
+    rq->single = judge_is_single(q);
+    rq->user_msg = first->user_msg;
+    rq->key_msg = first->key_msg;
+    rq->fenced[0] = first->swapped && !rq->single ? q->output_b : q->output_a;
+    rq->fenced[1] = rq->single ? NULL : first->swapped ? q->output_a : q->output_b;
+    rq->schema = first->qn->schema;
+    rq->sample = first->sample;
+    rq->retry_reply = retry_reply;
+    rq->retry_error = retry_error;
+}
+
 static enum arb_status first_call(struct arb_judge *j, struct question *qn, int swapped, int sample,
                                   struct arb_err *err)
 {
-    struct call *c = new_call(j, qn, swapped, sample, 0);
-    struct arb_buf msg;
-    char fence[17];
+    struct call *c = judge_new_call(j, qn, swapped, sample, 0);
+    struct judge_request rq;
     enum arb_status st;
 
     if (!c)
         return ARB_ENOMEM;
-    st = judge_fence(&qn->q, swapped, sample, fence);
-    if (st)
-        return arb_err_set(err, st, "cannot draw a fence for case '%s'", qn->q.case_id);
-    arb_buf_init(&msg, 0);
-    st = judge_render(&qn->q, fence, swapped, &msg);
-    if (!st) {
-        c->user_msg = arb_buf_detach(&msg, NULL);
-        st = c->user_msg ? ARB_OK : ARB_ENOMEM;
+    st = judge_fence(&qn->q, j->random, j->random_ctx, c->fence);
+    if (st == ARB_ESCHEMA) {
+        /* Only this question fails: the others of the run go on. */
+        c->no_fence = 1;
+        c->fence[0] = '\0';
+        snprintf(qn->error, sizeof(qn->error),
+                 "cannot fence the outputs: each of %d random fence codes occurred in an output",
+                 JUDGE_FENCE_DRAWS);
+        return ARB_OK;
     }
-    arb_buf_release(&msg);
+    if (st)
+        return arb_err_set(err, st, "cannot draw a fence code: the random source failed");
+    st = render(c, c->fence, &c->user_msg);
     if (!st)
-        st = judge_build_request_as(j->cfg, judge_is_single(&qn->q), c->user_msg, qn->schema,
-                                    sample, NULL, NULL, &c->body, c->key, err);
-    return st;
+        st = render(c, JUDGE_FENCE_PLACEHOLDER, &c->key_msg);
+    if (st)
+        return st;
+    judge_call_request(c, &rq, NULL, NULL);
+    return judge_build(j->cfg, &rq, &c->body, c->key, err);
 }
 
 enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_question *q,
@@ -259,130 +309,11 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
 
 /* ---- replies ------------------------------------------------------------------------- */
 
-static int slot_of(const struct arb_judge *j, const struct call *c)
-{
-    return c->swapped * j->cfg->samples + c->sample;
-}
-
 void judge_fatal(struct arb_judge *j, enum arb_status st)
 {
     if (!j->fatal)
         j->fatal = st;
     arb_transport_abort(j->t);
-}
-
-static enum arb_status put_judgment(struct arb_judge *j, const struct call *c, int valid,
-                                    int cached, const char *answer, const char *error)
-{
-    struct arb_judgment_row row;
-    const struct arb_judge_question *q = &c->qn->q;
-
-    row.case_id = q->case_id;
-    row.system_a = q->system_a;
-    row.system_b = q->system_b ? q->system_b : ""; /* a single output has no B */
-    row.ord = c->swapped ? "BA" : "AB";
-    row.sample = c->sample;
-    row.attempt = c->attempt;
-    row.key = c->key;
-    row.valid = valid;
-    row.cached = cached;
-    row.answer_json = answer;
-    row.error = error;
-    return arb_store_put_judgment(j->st, j->run, &row, j->err);
-}
-
-static void finish_slot(struct arb_judge *j, struct call *c, cJSON *answer)
-{
-    struct question *qn = c->qn;
-    int k = slot_of(j, c);
-
-    if (qn->slot_done[k])
-        return;
-    qn->slot_done[k] = 1;
-    qn->slots[k] = answer;
-    qn->n_done++;
-}
-
-static void dispatch(struct arb_judge *j, struct call *c);
-
-/* A reply arrived (or came from the cache): check it, record the judgment. */
-static void handle_reply(struct arb_judge *j, struct call *c, const char *reply, int cached)
-{
-    cJSON *answer = NULL;
-    char *text = NULL;
-    long long pt, ct;
-    struct arb_err perr = {{0}};
-    struct arb_schema_errors errs;
-    struct arb_buf why;
-    enum arb_status st;
-    int valid = 0;
-
-    arb_buf_init(&why, 4096);
-    st = judge_parse_reply(j->cfg, reply, &answer, &text, &pt, &ct, &perr);
-    if (st == ARB_ENOMEM) {
-        judge_fatal(j, st);
-        goto out;
-    }
-    if (st) {
-        arb_buf_adds(&why, perr.msg);
-    } else {
-        arb_schema_errors_init(&errs);
-        valid = arb_schema_validate(c->qn->compiled, answer, &errs) == 1;
-        if (!valid)
-            arb_schema_errors_write(&errs, &why);
-    }
-    st = arb_store_begin(j->st, j->err);
-    if (!st)
-        st = put_judgment(j, c, valid, cached, text, valid ? NULL : why.ptr);
-    if (!st)
-        st = arb_store_commit(j->st, j->err);
-    else
-        arb_store_rollback(j->st);
-    if (st) {
-        judge_fatal(j, st);
-        goto out;
-    }
-    if (valid) {
-        finish_slot(j, c, answer);
-        answer = NULL;
-    } else if (c->attempt == 0) {
-        /* One more chance, with the validation error. */
-        struct call *r = new_call(j, c->qn, c->swapped, c->sample, 1);
-
-        if (!r ||
-            judge_build_request_as(j->cfg, judge_is_single(&c->qn->q), c->user_msg, c->qn->schema,
-                                   c->sample, text ? text : reply,
-                                   why.ptr ? why.ptr : "invalid reply", &r->body, r->key, j->err)) {
-            judge_fatal(j, ARB_ENOMEM);
-            goto out;
-        }
-        r->user_msg = NULL;
-        dispatch(j, r);
-    } else {
-        snprintf(c->qn->error, sizeof(c->qn->error),
-                 "the judge's reply did not follow the schema twice: %.180s",
-                 why.ptr ? why.ptr : "");
-        finish_slot(j, c, NULL);
-    }
-out:
-    cJSON_Delete(answer);
-    free(text);
-    arb_buf_release(&why);
-}
-
-struct cached {
-    char *reply;
-    int ok;
-};
-
-static int read_cached(void *ctx, const struct arb_judge_call_row *row)
-{
-    struct cached *cc = ctx;
-
-    cc->ok = row->status && strcmp(row->status, "ok") == 0 && row->reply_json;
-    if (cc->ok)
-        cc->reply = strdup(row->reply_json);
-    return 0;
 }
 
 static void on_done(void *ctx, const struct arb_http_result *r);
@@ -398,8 +329,8 @@ static void run_command(struct arb_judge *j, struct call *c)
     memset(&r, 0, sizeof(r));
     arb_buf_init(&out, 8u << 20);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    st = judge_run_command(j->cfg->command, c->body, j->cfg->timeout_s, &out, r.error,
-                           sizeof(r.error));
+    st = judge_run_command(j->cfg->command, j->cfg->cwd, c->body, j->cfg->timeout_s, &out,
+                           r.error, sizeof(r.error));
     clock_gettime(CLOCK_MONOTONIC, &t1);
     r.user = c;
     r.st = st ? ARB_EIO : ARB_OK;
@@ -440,22 +371,38 @@ static void send_call(struct arb_judge *j, struct call *c)
         judge_fatal(j, ARB_ENOMEM);
 }
 
-/* Answer from the cache, or send. */
-static void dispatch(struct arb_judge *j, struct call *c)
+void judge_send(struct arb_judge *j, struct call *c)
 {
-    struct cached cc = {NULL, 0};
+    c->estimate = judge_estimate(j->cfg, strlen(c->body));
+    send_call(j, c);
+}
+
+/*
+ * Answer from the cache, or send.  A stored reply that did not validate is
+ * kept for audit and the request sent afresh, unless the judge reuses
+ * invalid replies (a resumed run, a replay: they continue or re-derive their
+ * run, and take the same retry again).
+ */
+void judge_dispatch(struct arb_judge *j, struct call *c)
+{
+    struct judge_cached cc = {NULL, 0, -1};
     int found = 0;
 
     if (j->fatal || j->auth_failed) {
-        finish_slot(j, c, NULL);
+        judge_finish_slot(j, c, NULL);
+        return;
+    }
+    if (c->no_fence) {
+        judge_fail_unfenced(j, c);
         return;
     }
     if (j->use_cache &&
-        arb_store_get_judge_call(j->st, c->key, read_cached, &cc, &found, j->err) != ARB_OK) {
+        arb_store_get_judge_call(j->st, c->key, judge_read_cached, &cc, &found, j->err) !=
+            ARB_OK) {
         judge_fatal(j, ARB_EDB);
         return;
     }
-    if (found && cc.ok) {
+    if (found && cc.ok && (cc.valid != 0 || j->reuse_invalid)) {
         if (!cc.reply) {
             judge_fatal(j, ARB_ENOMEM);
             return;
@@ -463,10 +410,11 @@ static void dispatch(struct arb_judge *j, struct call *c)
         c->qn->n_cached++;
         j->prog.cached++;
         notify(j);
-        handle_reply(j, c, cc.reply, 1);
+        judge_handle_reply(j, c, cc.reply, 1, NULL);
         free(cc.reply);
         return;
     }
+    free(cc.reply);
     if (j->cfg->offline) {
         arb_err_set(j->err, ARB_EUSAGE,
                     "case '%s': the judge request is not in the cache (replay never calls the "
@@ -475,8 +423,7 @@ static void dispatch(struct arb_judge *j, struct call *c)
         judge_fatal(j, ARB_EUSAGE);
         return;
     }
-    c->estimate = judge_estimate(j->cfg, strlen(c->body));
-    send_call(j, c);
+    judge_send(j, c);
 }
 
 /* What a finished call cost, for the cap and the progress line. */
@@ -530,7 +477,6 @@ static void on_done(void *ctx, const struct arb_http_result *r)
     struct call *c = r->user;
     struct arb_judge_call_row row;
     struct judge_usage u;
-    enum arb_status st;
 
     judge_reply_usage(j->cfg, r->body_len ? r->body : NULL, &u);
     settle(j, c, r, &u);
@@ -550,22 +496,13 @@ static void on_done(void *ctx, const struct arb_http_result *r)
     row.prompt_tokens = u.prompt;
     row.completion_tokens = u.completion;
     row.cached_tokens = u.cached;
+    row.valid = -1;
     if (j->fatal)
         return;
-    /* Stored the moment it arrives: a reply is never requested twice, even after a crash. */
-    st = arb_store_begin(j->st, j->err);
-    if (!st)
-        st = arb_store_put_judge_call(j->st, &row, j->err);
-    if (!st)
-        st = arb_store_commit(j->st, j->err);
-    else
-        arb_store_rollback(j->st);
-    if (st) {
-        judge_fatal(j, st);
-        return;
-    }
+    /* Stored the moment it arrives, with the judgment it makes: a reply is never requested
+     * twice, even after a crash. */
     if (r->st == ARB_OK) {
-        handle_reply(j, c, r->body ? r->body : "", 0);
+        judge_handle_reply(j, c, r->body ? r->body : "", 0, &row);
         return;
     }
     if (r->status == 401 || r->status == 403) {
@@ -574,17 +511,7 @@ static void on_done(void *ctx, const struct arb_http_result *r)
     } else if (strcmp(r->error, "aborted") != 0) {
         j->unreachable++;
     }
-    snprintf(c->qn->error, sizeof(c->qn->error), "no reply from the judge: %.200s", r->error);
-    st = arb_store_begin(j->st, j->err);
-    if (!st)
-        st = put_judgment(j, c, 0, 0, NULL, c->qn->error);
-    if (!st)
-        st = arb_store_commit(j->st, j->err);
-    else
-        arb_store_rollback(j->st);
-    if (st)
-        judge_fatal(j, st);
-    finish_slot(j, c, NULL);
+    judge_handle_failure(j, c, &row);
 }
 
 /*
@@ -625,7 +552,7 @@ static void hold_the_rest(struct arb_judge *j)
         c->held = 0;
         c->qn->held = 1;
         j->prog.held++;
-        finish_slot(j, c, NULL);
+        judge_finish_slot(j, c, NULL);
     }
     notify(j);
 }
@@ -639,7 +566,7 @@ enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct
     /* The first calls of every question; retries are dispatched as replies come in. */
     for (i = 0; i < n && !j->fatal; i++)
         if (j->calls[i]->attempt == 0)
-            dispatch(j, j->calls[i]);
+            judge_dispatch(j, j->calls[i]);
     do
         st = arb_transport_run(j->t, on_done_scrubbed, j, err);
     while (!st && !j->fatal && !j->auth_failed && send_held(j));
@@ -663,6 +590,7 @@ enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct
     for (i = 0; i < j->n_calls; i++) {
         free(j->calls[i]->body);
         free(j->calls[i]->user_msg);
+        free(j->calls[i]->key_msg);
         free(j->calls[i]);
     }
     j->n_calls = 0;

@@ -36,14 +36,46 @@ static inline int judge_is_single(const struct arb_judge_question *q)
     return q->output_b == NULL;
 }
 
+/* ---- fences (fence.c) ---- */
+
+/* A random source: fill buf with n random bytes; 1 on success, 0 when it failed. */
+typedef int (*judge_random_fn)(void *ctx, unsigned char *buf, size_t n);
+
+/* OpenSSL's RAND_bytes as a judge_random_fn (ctx unused): the judge's default. */
+int judge_random_bytes(void *ctx, unsigned char *buf, size_t n);
+
+/* How many codes are drawn for one request before its question fails. */
+#define JUDGE_FENCE_DRAWS 8
+
+/* What the key is computed over in the fence's place (request.c): a code never has braces. */
+#define JUDGE_FENCE_PLACEHOLDER "{{fence}}"
+
 /*
- * The fence code for (question, order, sample): 16 hex digits of an HMAC of
- * the case id, order and sample under the question's seed, drawn again with
- * a counter while it occurs in either output, so no output can contain, and
- * so close, its own fence.  out holds 17 bytes.
+ * A fence code for one request: 16 hex digits from rnd, drawn again while
+ * either output contains it, so no output can predict, and so close, its
+ * own fence.  out holds 17 bytes.  ARB_ESCHEMA when every one of
+ * JUDGE_FENCE_DRAWS codes occurred in an output (the question fails alone),
+ * ARB_EINTERNAL when the random source failed.
  */
-enum arb_status judge_fence(const struct arb_judge_question *q, int swapped, int sample,
+enum arb_status judge_fence(const struct arb_judge_question *q, judge_random_fn rnd, void *ctx,
                             char *out);
+
+/* ---- the judge's identity (endpoint.c) ---- */
+
+/*
+ * base_url as it identifies a judge (caller frees; NULL when out of memory):
+ * scheme and host in lower case, no user-info (user:password@), no trailing
+ * slash.  A string without "://" is only stripped of trailing slashes.
+ */
+char *judge_base_url_normal(const char *url);
+
+/*
+ * Which judge answers, for the cache key (caller frees with cJSON_Delete;
+ * NULL when out of memory): {"provider", "base_url"} for an HTTP judge (the
+ * URL normalised), {"provider": "command", "command": argv, "cwd"} for a
+ * command judge.
+ */
+cJSON *judge_identity(const struct arb_judge_config *cfg);
 
 /*
  * The user message for one order (swapped: B's output shown first, as "A");
@@ -76,13 +108,34 @@ cJSON *judge_single_schema(const struct arb_judge_question *q);
 void judge_single_combine(const struct arb_judge_question *q, cJSON *const *slots, int samples,
                           struct arb_judge_answer *a);
 
+/* What one request asks (everything borrowed). */
+struct judge_request {
+    int single;            /* the single-output system message */
+    const char *user_msg;  /* the prompt as sent: its fences carry the code drawn for it */
+    const char *key_msg;   /* the same prompt with JUDGE_FENCE_PLACEHOLDER for the code, for
+                              the key; NULL: user_msg (a prompt without fences) */
+    const char *fenced[2]; /* the texts inside the fences, in the order shown (NULL: none),
+                              so two splits of one placeholder prompt never share a key */
+    const cJSON *schema;
+    int sample;
+    const char *retry_reply; /* with retry_error: the rejected reply and the validation */
+    const char *retry_error; /* error as a second turn (attempt 1), or NULL */
+};
+
 /*
- * Build the provider's request body (*body, caller frees) and the cache key
- * (SHA-256 hex of the canonical request: provider, model, parameters,
- * messages, schema, sample) for a pairwise question.  retry_reply /
- * retry_error, when given, add the rejected reply and the validation error
- * as a second turn.
+ * Build the provider's request body (*body, caller frees; a command judge's
+ * is the canonical request it reads on stdin) and the cache key: the
+ * SHA-256 hex of {"judge": judge_identity(cfg), "request": the body as it
+ * would be with key_msg for user_msg, "fenced": the fenced texts}, in RFC
+ * 8785 form.  The body holds the model, every parameter, the messages, the
+ * schema and the sample index (the OpenAI "user", the Anthropic
+ * metadata.user_id), so the key covers all of them and the endpoint; and not
+ * the random fence code, so every run of the same question finds its reply.
  */
+enum arb_status judge_build(const struct arb_judge_config *cfg, const struct judge_request *rq,
+                            char **body, char *key, struct arb_err *err);
+
+/* judge_build for a pairwise question without fences (unit tests). */
 enum arb_status judge_build_request(const struct arb_judge_config *cfg, const char *user_msg,
                                     const cJSON *schema, int sample, const char *retry_reply,
                                     const char *retry_error, char **body, char *key,
@@ -168,12 +221,15 @@ void judge_reply_usage(const struct arb_judge_config *cfg, const char *body,
                        struct judge_usage *u);
 
 /*
- * Run the command judge: argv (NULL-terminated) with input on its standard
- * input; its standard output into out (whose cap bounds it).  ARB_EIO with
- * why on a failed start, a non-zero exit or the timeout (the program is
- * killed); ARB_ETOOBIG past the cap.
+ * Run the command judge: argv (NULL-terminated) in directory cwd (NULL: the
+ * working directory), in a process group of its own, with input on its
+ * standard input; its standard output into out (whose cap bounds it).
+ * ARB_EIO with why on a failed start, a non-zero exit (why ends with the
+ * tail of its standard error) or the timeout (the group is killed);
+ * ARB_ETOOBIG past the cap.  A program that exits without reading its input
+ * never raises SIGPIPE in the caller.
  */
-enum arb_status judge_run_command(char *const *argv, const char *input, double timeout_s,
-                                  struct arb_buf *out, char *why, size_t whylen);
+enum arb_status judge_run_command(char *const *argv, const char *cwd, const char *input,
+                                  double timeout_s, struct arb_buf *out, char *why, size_t whylen);
 
 #endif

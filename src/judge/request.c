@@ -12,7 +12,6 @@
 
 #include <openssl/evp.h>
 
-#include "arbiter/blind.h"
 #include "arbiter/json.h"
 #include "judge_int.h"
 
@@ -33,25 +32,6 @@ char *judge_template_join(const char *const *lines)
 char *judge_template(void)
 {
     return judge_template_join(judge_pairwise_template);
-}
-
-enum arb_status judge_fence(const struct arb_judge_question *q, int swapped, int sample, char *out)
-{
-    char msg[600], hex[65];
-    int bit, k;
-
-    for (k = 0; k < 1000; k++) {
-        snprintf(msg, sizeof(msg), "fence\x1f%.500s\x1f%d\x1f%d\x1f%d", q->case_id, swapped, sample,
-                 k);
-        if (arb_blind_assign(q->seed, msg, 0, &bit, hex))
-            return ARB_EINTERNAL;
-        memcpy(out, hex, 16);
-        out[16] = '\0';
-        /* Drawn again on the (astronomically rare) collision with an output. */
-        if (!strstr(q->output_a, out) && (!q->output_b || !strstr(q->output_b, out)))
-            return ARB_OK;
-    }
-    return ARB_EINTERNAL;
 }
 
 /* 1-5 anchors for the criteria of the blind comparator's rubric; others get generic ones. */
@@ -249,6 +229,15 @@ static cJSON *message(const char *role, const char *content)
     return m;
 }
 
+/* Adds item to arr, or frees it: 1 on success. */
+static int push(cJSON *arr, cJSON *item)
+{
+    if (item && cJSON_AddItemToArray(arr, item))
+        return 1;
+    cJSON_Delete(item);
+    return 0;
+}
+
 static enum arb_status sha256_hex(const char *s, char *out)
 {
     unsigned char md[EVP_MAX_MD_SIZE];
@@ -258,6 +247,178 @@ static enum arb_status sha256_hex(const char *s, char *out)
         return ARB_EINTERNAL;
     arb_hex(md, n, out);
     return ARB_OK;
+}
+
+/* The messages of a request whose user message is prompt (the system message apart for
+ * Anthropic, which takes it as a member of its own). */
+static cJSON *messages(const struct arb_judge_config *cfg, const struct judge_request *rq,
+                       const char *prompt)
+{
+    const char *sys = rq->single ? single_system_msg : system_msg;
+    cJSON *msgs = cJSON_CreateArray();
+    char retry[1400];
+    int ok = msgs != NULL;
+
+    if (ok && cfg->provider != ARB_JUDGE_ANTHROPIC)
+        ok = push(msgs, message("system", sys));
+    ok = ok && push(msgs, message("user", prompt));
+    if (ok && rq->retry_error) {
+        snprintf(retry, sizeof(retry),
+                 "Your reply did not follow the schema: %.1200s. Reply again with JSON that "
+                 "follows the schema exactly.",
+                 rq->retry_error);
+        ok = push(msgs, message("assistant", rq->retry_reply ? rq->retry_reply : "")) &&
+             push(msgs, message("user", retry));
+    }
+    if (!ok) {
+        cJSON_Delete(msgs);
+        return NULL;
+    }
+    return msgs;
+}
+
+/* A command judge's request: what it reads on its standard input. */
+static cJSON *command_request(const struct arb_judge_config *cfg, const struct judge_request *rq,
+                              cJSON *msgs)
+{
+    cJSON *o = cJSON_CreateObject(), *params;
+    int ok = o && cJSON_AddStringToObject(o, "provider", "command") &&
+             cJSON_AddStringToObject(o, "model", cfg->model) &&
+             (params = cJSON_AddObjectToObject(o, "parameters")) &&
+             cJSON_AddNumberToObject(params, "temperature", cfg->temperature) &&
+             cJSON_AddNumberToObject(params, "max_tokens", (double)cfg->max_tokens) &&
+             (!cfg->has_seed || cJSON_AddNumberToObject(params, "seed", (double)cfg->seed)) &&
+             cJSON_AddItemToObject(o, "messages", msgs);
+
+    if (!ok)
+        cJSON_Delete(msgs);
+    ok = ok && cJSON_AddItemReferenceToObject(o, "schema", (cJSON *)rq->schema) &&
+         cJSON_AddNumberToObject(o, "sample", rq->sample);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Adds item to obj under name, or frees it: 1 on success. */
+static int put(cJSON *obj, const char *name, cJSON *item)
+{
+    if (item && cJSON_AddItemToObject(obj, name, item))
+        return 1;
+    cJSON_Delete(item);
+    return 0;
+}
+
+/* The provider's request body with prompt as the user message (NULL when out of memory). */
+static cJSON *request_body(const struct arb_judge_config *cfg, const struct judge_request *rq,
+                           const char *prompt)
+{
+    const char *sys = rq->single ? single_system_msg : system_msg;
+    cJSON *msgs = messages(cfg, rq, prompt), *b;
+    char tag[32];
+    int ok;
+
+    if (!msgs)
+        return NULL;
+    if (cfg->provider == ARB_JUDGE_COMMAND)
+        return command_request(cfg, rq, msgs);
+    /* The sample index reaches the provider as its end-user tag: another sample, another
+     * request (and another key). */
+    snprintf(tag, sizeof(tag), "arbiter-sample-%d", rq->sample);
+    b = cJSON_CreateObject();
+    ok = b && cJSON_AddStringToObject(b, "model", cfg->model) &&
+         cJSON_AddNumberToObject(b, "max_tokens", (double)cfg->max_tokens) &&
+         cJSON_AddNumberToObject(b, "temperature", cfg->temperature);
+    if (ok && cfg->provider == ARB_JUDGE_ANTHROPIC) {
+        cJSON *tools, *tool, *choice, *meta;
+
+        ok = cJSON_AddStringToObject(b, "system", sys) != NULL;
+        if (ok) {
+            ok = put(b, "messages", msgs);
+            msgs = NULL;
+        }
+        ok = ok && (tools = cJSON_AddArrayToObject(b, "tools")) &&
+             push(tools, tool = cJSON_CreateObject()) &&
+             cJSON_AddStringToObject(tool, "name", "record_judgment") &&
+             cJSON_AddStringToObject(tool, "description", "Record the judgment.") &&
+             cJSON_AddItemReferenceToObject(tool, "input_schema", (cJSON *)rq->schema) &&
+             (choice = cJSON_AddObjectToObject(b, "tool_choice")) &&
+             cJSON_AddStringToObject(choice, "type", "tool") &&
+             cJSON_AddStringToObject(choice, "name", "record_judgment") &&
+             (meta = cJSON_AddObjectToObject(b, "metadata")) &&
+             cJSON_AddStringToObject(meta, "user_id", tag);
+    } else if (ok) {
+        cJSON *rf, *js;
+
+        ok = put(b, "messages", msgs);
+        msgs = NULL;
+        ok = ok && (!cfg->has_seed || cJSON_AddNumberToObject(b, "seed", (double)cfg->seed)) &&
+             cJSON_AddStringToObject(b, "user", tag) &&
+             (rf = cJSON_AddObjectToObject(b, "response_format")) &&
+             cJSON_AddStringToObject(rf, "type", "json_schema") &&
+             (js = cJSON_AddObjectToObject(rf, "json_schema")) &&
+             cJSON_AddStringToObject(js, "name", "arbiter_judgment") &&
+             cJSON_AddTrueToObject(js, "strict") &&
+             cJSON_AddItemReferenceToObject(js, "schema", (cJSON *)rq->schema);
+    }
+    cJSON_Delete(msgs);
+    if (!ok) {
+        cJSON_Delete(b);
+        return NULL;
+    }
+    return b;
+}
+
+/*
+ * The key: which judge, the request as it would be with the placeholder for the fence code,
+ * and the fenced texts.  The code is left out on purpose: it is a delimiter drawn at random
+ * for every request, it does not change the question, and a key that held it would never be
+ * found again (a second run, a --resume, a replay all draw codes of their own).  The fenced
+ * texts are in because, without the code, an output could imitate a fence line and move text
+ * from one fence into the other without changing the placeholder prompt.
+ */
+static enum arb_status request_key(const struct arb_judge_config *cfg,
+                                   const struct judge_request *rq, cJSON *sent, char *key,
+                                   struct arb_err *err)
+{
+    cJSON *doc = cJSON_CreateObject(), *fenced = NULL;
+    char *text = NULL;
+    size_t i;
+    int ok = doc && put(doc, "judge", judge_identity(cfg));
+    enum arb_status st = ARB_ENOMEM;
+
+    if (ok && rq->key_msg)
+        ok = put(doc, "request", request_body(cfg, rq, rq->key_msg));
+    else if (ok)
+        ok = cJSON_AddItemReferenceToObject(doc, "request", sent);
+    ok = ok && (fenced = cJSON_AddArrayToObject(doc, "fenced")) != NULL;
+    for (i = 0; ok && i < 2; i++)
+        if (rq->fenced[i])
+            ok = push(fenced, cJSON_CreateString(rq->fenced[i]));
+    if (ok && (st = arb_jcs_string(doc, &text, NULL, err)) == ARB_OK)
+        st = sha256_hex(text, key);
+    free(text);
+    cJSON_Delete(doc);
+    return st;
+}
+
+enum arb_status judge_build(const struct arb_judge_config *cfg, const struct judge_request *rq,
+                            char **body, char *key, struct arb_err *err)
+{
+    cJSON *sent = request_body(cfg, rq, rq->user_msg);
+    enum arb_status st = sent ? ARB_OK : ARB_ENOMEM;
+
+    *body = NULL;
+    if (!st)
+        st = request_key(cfg, rq, sent, key, err);
+    /* A command judge reads the canonical form; a server, compact JSON. */
+    if (!st && cfg->provider == ARB_JUDGE_COMMAND)
+        st = arb_jcs_string(sent, body, NULL, err);
+    else if (!st && !(*body = cJSON_PrintUnformatted(sent)))
+        st = ARB_ENOMEM;
+    cJSON_Delete(sent);
+    return st;
 }
 
 enum arb_status judge_build_request(const struct arb_judge_config *cfg, const char *user_msg,
@@ -274,91 +435,16 @@ enum arb_status judge_build_request_as(const struct arb_judge_config *cfg, int s
                                        const char *retry_reply, const char *retry_error,
                                        char **body, char *key, struct arb_err *err)
 {
-    const char *sys = single ? single_system_msg : system_msg;
-    cJSON *canon = cJSON_CreateObject(), *b = cJSON_CreateObject(), *msgs = NULL, *params;
-    char *canon_text = NULL, tag[32], retry[1400];
-    int anth = cfg->provider == ARB_JUDGE_ANTHROPIC, cmd = cfg->provider == ARB_JUDGE_COMMAND, ok;
-    enum arb_status st = ARB_ENOMEM;
+    struct judge_request rq;
 
-    *body = NULL;
-    snprintf(tag, sizeof(tag), "arbiter-sample-%d", sample);
-    msgs = cJSON_CreateArray();
-    ok = canon && b && msgs;
-    if (ok && !anth)
-        ok = cJSON_AddItemToArray(msgs, message("system", sys));
-    ok = ok && cJSON_AddItemToArray(msgs, message("user", user_msg));
-    if (ok && retry_error) {
-        snprintf(retry, sizeof(retry),
-                 "Your reply did not follow the schema: %.1200s. Reply again with JSON that "
-                 "follows the schema exactly.",
-                 retry_error);
-        ok = cJSON_AddItemToArray(msgs, message("assistant", retry_reply ? retry_reply : "")) &&
-             cJSON_AddItemToArray(msgs, message("user", retry));
-    }
-    /* The canonical request: what decides the reply, and so the cache key. */
-    ok = ok &&
-         cJSON_AddStringToObject(canon, "provider",
-                                 anth  ? "anthropic"
-                                 : cmd ? "command"
-                                       : "openai") &&
-         cJSON_AddStringToObject(canon, "model", cfg->model) &&
-         (params = cJSON_AddObjectToObject(canon, "parameters")) &&
-         cJSON_AddNumberToObject(params, "temperature", cfg->temperature) &&
-         cJSON_AddNumberToObject(params, "max_tokens", (double)cfg->max_tokens) &&
-         (!cfg->has_seed || cJSON_AddNumberToObject(params, "seed", (double)cfg->seed)) &&
-         cJSON_AddItemReferenceToObject(canon, "messages", msgs) &&
-         cJSON_AddItemReferenceToObject(canon, "schema", (cJSON *)schema) &&
-         cJSON_AddNumberToObject(canon, "sample", sample);
-    if (ok && (st = arb_jcs_string(canon, &canon_text, NULL, err)) == ARB_OK)
-        st = sha256_hex(canon_text, key);
-    if (st)
-        goto out;
-    if (cmd) {
-        /* A command judge reads the canonical request itself on its standard input. */
-        *body = canon_text;
-        canon_text = NULL;
-        goto out;
-    }
-    st = ARB_ENOMEM;
-    ok = cJSON_AddStringToObject(b, "model", cfg->model) &&
-         cJSON_AddNumberToObject(b, "max_tokens", (double)cfg->max_tokens) &&
-         cJSON_AddNumberToObject(b, "temperature", cfg->temperature);
-    if (ok && anth) {
-        cJSON *tools, *tool, *choice, *meta;
-
-        ok = cJSON_AddStringToObject(b, "system", sys) &&
-             cJSON_AddItemReferenceToObject(b, "messages", msgs) &&
-             (tools = cJSON_AddArrayToObject(b, "tools")) && (tool = cJSON_CreateObject()) &&
-             cJSON_AddItemToArray(tools, tool) &&
-             cJSON_AddStringToObject(tool, "name", "record_judgment") &&
-             cJSON_AddStringToObject(tool, "description", "Record the judgment.") &&
-             cJSON_AddItemReferenceToObject(tool, "input_schema", (cJSON *)schema) &&
-             (choice = cJSON_AddObjectToObject(b, "tool_choice")) &&
-             cJSON_AddStringToObject(choice, "type", "tool") &&
-             cJSON_AddStringToObject(choice, "name", "record_judgment") &&
-             (meta = cJSON_AddObjectToObject(b, "metadata")) &&
-             cJSON_AddStringToObject(meta, "user_id", tag);
-    } else if (ok) {
-        cJSON *rf, *js;
-
-        ok = cJSON_AddItemReferenceToObject(b, "messages", msgs) &&
-             (!cfg->has_seed || cJSON_AddNumberToObject(b, "seed", (double)cfg->seed)) &&
-             cJSON_AddStringToObject(b, "user", tag) &&
-             (rf = cJSON_AddObjectToObject(b, "response_format")) &&
-             cJSON_AddStringToObject(rf, "type", "json_schema") &&
-             (js = cJSON_AddObjectToObject(rf, "json_schema")) &&
-             cJSON_AddStringToObject(js, "name", "arbiter_judgment") &&
-             cJSON_AddTrueToObject(js, "strict") &&
-             cJSON_AddItemReferenceToObject(js, "schema", (cJSON *)schema);
-    }
-    if (ok && (*body = cJSON_PrintUnformatted(b)) != NULL)
-        st = ARB_OK;
-out:
-    free(canon_text);
-    cJSON_Delete(canon);
-    cJSON_Delete(b);
-    cJSON_Delete(msgs);
-    return st;
+    memset(&rq, 0, sizeof(rq));
+    rq.single = single;
+    rq.user_msg = user_msg;
+    rq.schema = schema;
+    rq.sample = sample;
+    rq.retry_reply = retry_reply;
+    rq.retry_error = retry_error;
+    return judge_build(cfg, &rq, body, key, err);
 }
 
 /* A token count from the reply; 0 when absent or too large for a long long (the cast is UB). */

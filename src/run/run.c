@@ -498,6 +498,8 @@ static enum arb_status judge_hooks(struct runner *r)
         rc = arb_store_judge_costs(r->st, r->run, add_cost, &sp, r->err);
     if (!rc && cfg->price.set)
         arb_judge_set_budget(j, r->opts->max_cost, sp.usd);
+    /* A resumed run continues where it stopped: its invalid replies lead where they led. */
+    arb_judge_reuse_invalid(j, r->resuming && !r->opts->retry_failed);
     arb_judge_set_progress(j, on_judge_progress, r);
     r->prog.judge = arb_judge_get_progress(j);
     return rc;

@@ -161,6 +161,9 @@ enum arb_status arb_run_summarize_rows(struct arb_store *st, int64_t run,
     if (!rc)
         rc = arb_store_count(st, run, "problems", &n, err);
     sum->problems = (size_t)n;
+    if (!rc)
+        rc = arb_store_count(st, run, "judged_cases", &n, err);
+    sum->judged = (size_t)n;
     if (!rc && begin && begin(ctx, sum))
         t.stopped = 1;
     /* Without a reader of the rows, the outcomes alone: SQLite then never reads the

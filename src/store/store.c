@@ -143,6 +143,7 @@ static const char *const sql[Q_N] = {
     [Q_COUNT_VERDICTS] = "SELECT count(*) FROM verdicts WHERE run = ?1",
     [Q_COUNT_PROBLEMS] = "SELECT count(*) FROM problems WHERE run = ?1",
     [Q_COUNT_TRIALS] = "SELECT count(*) FROM trials WHERE run = ?1",
+    [Q_COUNT_JUDGED_CASES] = "SELECT count(DISTINCT case_id) FROM judgments WHERE run = ?1",
     [Q_SET_VERDICT] = "INSERT INTO verdicts (run, case_id, system_a, system_b, status, winner, "
                       "score_a, score_b, pass_rate_a, pass_rate_b, comparison_json) "
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
@@ -151,31 +152,45 @@ static const char *const sql[Q_N] = {
                       "score_a = excluded.score_a, score_b = excluded.score_b, "
                       "pass_rate_a = excluded.pass_rate_a, pass_rate_b = excluded.pass_rate_b, "
                       "comparison_json = excluded.comparison_json",
-    /* A stored reply is never replaced; a failed call is, by its next attempt. */
+    /* A stored valid reply is never replaced; a failed call is, by its next attempt, and so
+     * is a reply that is not known to be valid (moved aside first: Q_REJECT_JUDGE_CALL).  The
+     * request goes with its reply: a new attempt draws new fence codes. */
     [Q_PUT_JUDGE_CALL] = "INSERT INTO judge_calls (key, provider, model, request_json, "
                          "reply_json, status, http_status, attempts, latency_s, prompt_tokens, "
-                         "completion_tokens, error, created_at, cached_tokens) VALUES (?1, ?2, ?3, "
-                         "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                         "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13) "
-                         "ON CONFLICT (key) DO UPDATE SET reply_json = excluded.reply_json, "
+                         "completion_tokens, error, created_at, cached_tokens, valid) VALUES (?1, "
+                         "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                         "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13, ?14) "
+                         "ON CONFLICT (key) DO UPDATE SET request_json = excluded.request_json, "
+                         "reply_json = excluded.reply_json, "
                          "status = excluded.status, http_status = excluded.http_status, "
                          "attempts = excluded.attempts, latency_s = excluded.latency_s, "
                          "prompt_tokens = excluded.prompt_tokens, "
                          "completion_tokens = excluded.completion_tokens, error = excluded.error, "
-                         "created_at = excluded.created_at, cached_tokens = excluded.cached_tokens "
-                         "WHERE judge_calls.status = 'failed'",
+                         "created_at = excluded.created_at, cached_tokens = excluded.cached_tokens, "
+                         "valid = excluded.valid "
+                         "WHERE judge_calls.status = 'failed' OR judge_calls.valid IS NOT 1",
+    /* An invalid reply (or one of unknown validity) about to be replaced, kept for audit. */
+    [Q_REJECT_JUDGE_CALL] = "INSERT INTO judge_calls_rejected (key, provider, model, "
+                            "request_json, reply_json, http_status, attempts, latency_s, "
+                            "prompt_tokens, completion_tokens, cached_tokens, valid, error, "
+                            "created_at, rejected_at) SELECT key, provider, model, request_json, "
+                            "reply_json, http_status, attempts, latency_s, prompt_tokens, "
+                            "completion_tokens, cached_tokens, valid, error, created_at, "
+                            "strftime('%Y-%m-%dT%H:%M:%SZ', 'now') FROM judge_calls "
+                            "WHERE key = ?1 AND status = 'ok' AND valid IS NOT 1",
     [Q_GET_JUDGE_CALL] = "SELECT key, provider, model, request_json, reply_json, status, "
                          "http_status, attempts, latency_s, prompt_tokens, completion_tokens, "
-                         "error, cached_tokens FROM judge_calls WHERE key = ?1",
+                         "error, cached_tokens, valid FROM judge_calls WHERE key = ?1",
     [Q_PUT_JUDGMENT] = "INSERT INTO judgments (run, case_id, system_a, system_b, ord, sample, "
-                       "attempt, key, valid, cached, answer_json, error) VALUES (?1, ?2, ?3, ?4, "
-                       "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (run, case_id, system_a, "
-                       "system_b, ord, sample, attempt) DO UPDATE SET key = excluded.key, "
-                       "valid = excluded.valid, "
+                       "attempt, key, valid, cached, answer_json, error, fence) VALUES (?1, ?2, "
+                       "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT (run, "
+                       "case_id, system_a, system_b, ord, sample, attempt) DO UPDATE SET "
+                       "key = excluded.key, valid = excluded.valid, "
                        "cached = min(judgments.cached, excluded.cached), "
-                       "answer_json = excluded.answer_json, error = excluded.error",
+                       "answer_json = excluded.answer_json, error = excluded.error, "
+                       "fence = excluded.fence",
     [Q_JUDGMENTS_CASE] = "SELECT case_id, system_a, system_b, ord, sample, attempt, key, valid, "
-                         "cached, answer_json, error FROM judgments WHERE run = ?1 AND "
+                         "cached, answer_json, error, fence FROM judgments WHERE run = ?1 AND "
                          "(?2 IS NULL OR case_id = ?2) ORDER BY id",
     [Q_VACUUM_INTO] = "VACUUM INTO ?1",
     [Q_RUN_DELETE] = "DELETE FROM runs WHERE id = ?1",

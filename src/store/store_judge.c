@@ -28,6 +28,16 @@ enum arb_status arb_store_put_judge_call(struct arb_store *st, const struct arb_
     rc = store_bind_int(rc, s, 11, c->completion_tokens);
     rc = store_bind_text(rc, s, 12, c->error);
     rc = store_bind_int(rc, s, 13, c->cached_tokens);
+    if (rc == SQLITE_OK)
+        rc = c->valid < 0 ? sqlite3_bind_null(s, 14) : sqlite3_bind_int(s, 14, c->valid != 0);
+    ret = store_exec(st, st->stmt[Q_REJECT_JUDGE_CALL],
+                     store_bind_text(SQLITE_OK, st->stmt[Q_REJECT_JUDGE_CALL], 1, c->key), err,
+                     "keep a rejected judge reply");
+    if (ret != ARB_OK) {
+        sqlite3_reset(s);
+        sqlite3_clear_bindings(s);
+        return ret;
+    }
     return store_exec(st, s, rc, err, "store a judge call");
 }
 
@@ -62,6 +72,7 @@ enum arb_status arb_store_get_judge_call(struct arb_store *st, const char *key,
         c.completion_tokens = sqlite3_column_int64(s, 10);
         c.error = store_col_text(s, 11);
         c.cached_tokens = sqlite3_column_int64(s, 12);
+        c.valid = sqlite3_column_type(s, 13) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 13);
         *found = 1;
         fn(ctx, &c);
         rc = SQLITE_DONE;
@@ -93,6 +104,7 @@ enum arb_status arb_store_put_judgment(struct arb_store *st, int64_t run,
     rc = store_bind_int(rc, s, 10, j->cached);
     rc = store_bind_text(rc, s, 11, j->answer_json);
     rc = store_bind_text(rc, s, 12, j->error);
+    rc = store_bind_text(rc, s, 13, j->fence);
     return store_exec(st, s, rc, err, "store a judgment");
 }
 
@@ -125,6 +137,7 @@ enum arb_status arb_store_judgments(struct arb_store *st, int64_t run, const cha
         j.cached = sqlite3_column_int(s, 8);
         j.answer_json = store_col_text(s, 9);
         j.error = store_col_text(s, 10);
+        j.fence = store_col_text(s, 11);
         if (fn(ctx, &j)) {
             rc = SQLITE_DONE;
             break;

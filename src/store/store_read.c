@@ -357,6 +357,7 @@ static const struct {
     {"cases", Q_COUNT_CASES},       {"systems", Q_COUNT_SYSTEMS}, {"outputs", Q_COUNT_OUTPUTS},
     {"blinding", Q_COUNT_BLINDING}, {"checks", Q_COUNT_CHECKS},   {"verdicts", Q_COUNT_VERDICTS},
     {"problems", Q_COUNT_PROBLEMS}, {"trials", Q_COUNT_TRIALS},
+    {"judged_cases", Q_COUNT_JUDGED_CASES}, /* cases with a judgment: the judge was asked */
 };
 
 enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *table, int64_t *n,
@@ -370,6 +371,6 @@ enum arb_status arb_store_count(struct arb_store *st, int64_t run, const char *t
     }
     return arb_err_set(err, ARB_EUSAGE,
                        "cannot count '%s': not a table of a run (cases, systems, outputs, "
-                       "blinding, checks, verdicts, problems, trials)",
+                       "blinding, checks, verdicts, problems, trials, judged_cases)",
                        table);
 }

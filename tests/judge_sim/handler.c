@@ -26,6 +26,7 @@ struct conn {
     size_t len;
     size_t cap;
     bool too_big;
+    char *hashed; /* body with Arbiter's fence code masked (fence.c), or NULL: body */
 };
 
 /* What the handler decided to send. */
@@ -69,7 +70,7 @@ static int draw(unsigned char out[SIM_DIGEST_LEN], const struct conn *c, unsigne
 {
     char tail[96];
     int n = snprintf(tail, sizeof(tail), "\n%llu\n%s\n%lu", seed, label ? label : "", attempt);
-    const void *parts[2] = {c->body ? c->body : "", tail};
+    const void *parts[2] = {c->hashed ? c->hashed : c->body ? c->body : "", tail};
     size_t lens[2] = {c->len, (size_t)n};
 
     return n > 0 && (size_t)n < sizeof(tail) && sim_digest(out, 2, parts, lens);
@@ -375,16 +376,19 @@ static const char *api_key(struct MHD_Connection *mc, enum proto p)
 
 /* Takes every decision for one request; fills r and *attempt. */
 static void decide(struct sim_state *st, struct MHD_Connection *mc, enum proto p,
-                   const struct conn *c, unsigned long *attempt, struct reply *r)
+                   struct conn *c, unsigned long *attempt, struct reply *r)
 {
     const struct sim_config *cfg = st->cfg;
     unsigned char body_d[SIM_DIGEST_LEN];
-    const void *parts[1] = {c->body ? c->body : ""};
+    const void *parts[1];
     size_t lens[1] = {c->len};
     unsigned long long arrival = 0;
     const char *key = api_key(mc, p);
     cJSON *req;
 
+    /* One question, one reply and one attempt count, whatever fence code it came with. */
+    c->hashed = sim_mask_fence(c->body, c->len);
+    parts[0] = c->hashed ? c->hashed : c->body ? c->body : "";
     if (!sim_digest(body_d, 1, parts, lens)) {
         set_error(r, p, 500, "judge_sim: digest failed");
         return;
@@ -560,6 +564,7 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     (void)toe;
     if (c) {
         free(c->body);
+        free(c->hashed);
         free(c);
     }
     *con_cls = NULL;

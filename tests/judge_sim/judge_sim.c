@@ -24,7 +24,8 @@ static const char usage[] =
     "                 [--rate-hang P] [--hang-ms N] [--prefer-a P] [--log FILE] [--seed N]\n"
     "                 [--fail-first N] [--status-always CODE] [--echo-key on|off]\n"
     "                 [--reply-format schema|promptfoo-rubric]\n"
-    "       judge_sim --stdio [--invalid]   (a command judge: request on stdin, answer on stdout)\n"
+    "       judge_sim --stdio [--invalid] [--seed N]   (a command judge: request on stdin,\n"
+    "                 answer on stdout)\n"
     "Rates P are probabilities in [0, 1]; --port 0 (the default) binds an ephemeral port.\n";
 
 static int parse_long(const char *flag, const char *s, long lo, long hi, long *out)
@@ -180,9 +181,10 @@ static int write_port_file(const char *path, unsigned port)
 }
 
 /*
- * judge_sim --stdio [--invalid]: a judge for Arbiter's `command` provider. Reads one
- * request (JSON with a "schema" member) on standard input and writes an answer built from
- * that schema on standard output, deterministically from the input; --invalid breaks it.
+ * judge_sim --stdio [--invalid] [--seed N]: a judge for Arbiter's `command` provider. Reads
+ * one request (JSON with a "schema" member) on standard input and writes an answer built from
+ * that schema on standard output, deterministically from the input (its fence code masked)
+ * and the seed; --invalid breaks it.
  */
 static int run_stdio(int argc, char **argv)
 {
@@ -191,10 +193,22 @@ static int run_stdio(int argc, char **argv)
     cJSON *req, *value;
     struct sim_gen g = {0};
     unsigned char d[SIM_DIGEST_LEN];
-    const void *parts[1];
-    size_t lens[1];
-    char *text;
-    int invalid = argc > 2 && strcmp(argv[2], "--invalid") == 0;
+    const void *parts[2];
+    size_t lens[2];
+    char *text, *hashed, seed_text[32] = "";
+    int invalid = 0, i;
+
+    for (i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--invalid") == 0) {
+            invalid = 1;
+        } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+            /* Another seed, other answers (as the server's --seed): another judge. */
+            snprintf(seed_text, sizeof(seed_text), "\n%.20s", argv[++i]);
+        } else {
+            fprintf(stderr, "judge_sim --stdio: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
 
     for (;;) {
         if (len + 4096 + 1 > cap) {
@@ -213,13 +227,18 @@ static int run_stdio(int argc, char **argv)
         return 1;
     in[len] = '\0';
     req = cJSON_Parse(in);
-    parts[0] = in;
+    hashed = sim_mask_fence(in, len);
+    parts[0] = hashed ? hashed : in;
     lens[0] = len;
-    if (!req || !sim_digest(d, 1, parts, lens)) {
+    parts[1] = seed_text;
+    lens[1] = strlen(seed_text);
+    if (!req || !sim_digest(d, 2, parts, lens)) {
+        free(hashed);
         fprintf(stderr, "judge_sim --stdio: the request is not JSON\n");
         free(in);
         return 1;
     }
+    free(hashed);
     sim_rng_seed(&g.rng, d);
     g.root = cJSON_GetObjectItemCaseSensitive(req, "schema");
     value = sim_gen_value(&g, g.root);

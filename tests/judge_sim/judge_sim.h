@@ -92,6 +92,12 @@ void sim_log_request(struct sim_state *st, const char *path, unsigned long attem
 bool sim_sleep_ms(struct sim_state *st, long ms);
 void sim_state_stop(struct sim_state *st);
 
+/* fence.c */
+/* A copy of body[0..len) (NUL-terminated, the same length) with the fence code of Arbiter's
+ * prompt replaced by '#'s, or NULL when it has none (or memory ran out): what replies are
+ * drawn from. The caller frees it. */
+char *sim_mask_fence(const char *body, size_t len);
+
 /* gen.c */
 /* SHA-256 over the concatenation of n (pointer, length) pairs. Returns 0 on failure. */
 int sim_digest(unsigned char out[SIM_DIGEST_LEN], size_t n, const void *const *parts,

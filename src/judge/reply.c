@@ -1,0 +1,274 @@
+/*
+ * reply.c - what becomes of a judge's reply (judge.c sends and receives):
+ * it is checked against its request's schema, then stored, the call with
+ * its validity and the run's judgment in one transaction, then either
+ * answers its slot, is asked again once with the validation error, or
+ * closes the slot as failed.
+ *
+ * An invalid reply is kept for audit (judge_calls.valid 0) but never
+ * answers a request again: the cache lookup in judge.c passes over it, so
+ * a new run or `run --resume --retry-failed` sends the request afresh.  A
+ * resumed run and a replay read it (arb_judge_reuse_invalid), to take again
+ * the retry or the failure it led to.  A stored reply of unknown validity
+ * (NULL: stored before migration 5) is validated again when read, and asked
+ * afresh when it fails.
+ *
+ * What is stored of a reply that failed (no 2xx, over the size cap) or did
+ * not validate is capped at JUDGE_STORED_MAX bytes, and the error says it
+ * was cut: enough to see what went wrong, never megabytes per attempt.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/schema.h"
+#include "engine.h"
+
+static int slot_of(const struct arb_judge *j, const struct call *c)
+{
+    return c->swapped * j->cfg->samples + c->sample;
+}
+
+void judge_finish_slot(struct arb_judge *j, struct call *c, cJSON *answer)
+{
+    struct question *qn = c->qn;
+    int k = slot_of(j, c);
+
+    if (qn->slot_done[k]) {
+        cJSON_Delete(answer);
+        return;
+    }
+    qn->slot_done[k] = 1;
+    qn->slots[k] = answer;
+    qn->n_done++;
+}
+
+static enum arb_status put_judgment(struct arb_judge *j, const struct call *c, int valid,
+                                    int cached, const char *answer, const char *error)
+{
+    struct arb_judgment_row row;
+    const struct arb_judge_question *q = &c->qn->q;
+
+    memset(&row, 0, sizeof(row));
+    row.case_id = q->case_id;
+    row.system_a = q->system_a;
+    row.system_b = q->system_b ? q->system_b : ""; /* a single output has no B */
+    row.ord = c->swapped ? "BA" : "AB";
+    row.sample = c->sample;
+    row.attempt = c->attempt;
+    row.key = c->key;
+    row.valid = valid;
+    row.cached = cached;
+    row.answer_json = answer;
+    row.error = error;
+    row.fence = c->fence[0] ? c->fence : NULL;
+    return arb_store_put_judgment(j->st, j->run, &row, j->err);
+}
+
+/* Run put_judgment (and put the call first, when given) in one transaction; fatal on error. */
+static int record(struct arb_judge *j, const struct call *c, const struct arb_judge_call_row *call,
+                  int valid, int cached, const char *answer, const char *error)
+{
+    enum arb_status st = arb_store_begin(j->st, j->err);
+
+    if (!st && call)
+        st = arb_store_put_judge_call(j->st, call, j->err);
+    if (!st)
+        st = put_judgment(j, c, valid, cached, answer, error);
+    if (!st)
+        st = arb_store_commit(j->st, j->err);
+    else
+        arb_store_rollback(j->st);
+    if (st)
+        judge_fatal(j, st);
+    return st == ARB_OK;
+}
+
+size_t judge_cut_len(const char *text, size_t len)
+{
+    size_t n = len;
+
+    if (!text || len <= JUDGE_STORED_MAX)
+        return len;
+    n = JUDGE_STORED_MAX;
+    /* Never in the middle of a UTF-8 sequence: back off its continuation bytes. */
+    while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+        n--;
+    return n;
+}
+
+/*
+ * text capped for storage: *out is text itself when it fits, else a copy of its first bytes
+ * (*copy, the caller frees), and a note on what was cut is appended to note.  0 when out of
+ * memory.
+ */
+static int capped(const char *text, char **copy, const char **out, struct arb_buf *note)
+{
+    size_t len = text ? strlen(text) : 0, n = judge_cut_len(text, len);
+
+    *copy = NULL;
+    *out = text;
+    if (n == len)
+        return 1;
+    *copy = malloc(n + 1);
+    if (!*copy)
+        return 0;
+    memcpy(*copy, text, n);
+    (*copy)[n] = '\0';
+    *out = *copy;
+    return arb_buf_printf(note, "%s(cut: the first %zu of %zu bytes stored)",
+                          note->len ? "; " : "", n, len) != ARB_ENOMEM;
+}
+
+/* Parse and validate a reply: 1 valid (and *answer), else 0 with why; -1 out of memory. */
+static int check(struct arb_judge *j, const struct call *c, const char *reply, cJSON **answer,
+                 char **text, struct arb_buf *why)
+{
+    long long pt, ct;
+    struct arb_err perr = {{0}};
+    struct arb_schema_errors errs;
+    enum arb_status st = judge_parse_reply(j->cfg, reply, answer, text, &pt, &ct, &perr);
+    int valid;
+
+    if (st == ARB_ENOMEM)
+        return -1;
+    if (st) {
+        arb_buf_adds(why, perr.msg);
+        return 0;
+    }
+    arb_schema_errors_init(&errs);
+    valid = arb_schema_validate(c->qn->compiled, *answer, &errs) == 1;
+    if (!valid)
+        arb_schema_errors_write(&errs, why);
+    return valid;
+}
+
+/* Attempt 0 did not validate: ask once more, with the reply and why it was refused. */
+static void retry(struct arb_judge *j, struct call *c, const char *rejected, const char *why)
+{
+    struct call *r = judge_new_call(j, c->qn, c->swapped, c->sample, 1);
+    struct judge_request rq;
+    char *cut = NULL;
+    size_t len = strlen(rejected), n = judge_cut_len(rejected, len);
+
+    if (!r) {
+        judge_fatal(j, ARB_ENOMEM);
+        return;
+    }
+    /* A huge rejected reply goes back only as far as it is stored. */
+    if (n < len && !(cut = malloc(n + 1))) {
+        judge_fatal(j, ARB_ENOMEM);
+        return;
+    }
+    if (cut) {
+        memcpy(cut, rejected, n);
+        cut[n] = '\0';
+    }
+    memcpy(r->fence, c->fence, sizeof(r->fence));
+    judge_call_request(c, &rq, cut ? cut : rejected, why);
+    if (judge_build(j->cfg, &rq, &r->body, r->key, j->err) != ARB_OK)
+        judge_fatal(j, ARB_ENOMEM);
+    else
+        judge_dispatch(j, r);
+    free(cut);
+}
+
+void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, int cached,
+                        struct arb_judge_call_row *call)
+{
+    cJSON *answer = NULL;
+    char *text = NULL, *reply_cut = NULL, *text_cut = NULL;
+    const char *stored_text;
+    struct arb_buf why, note;
+    int valid;
+
+    arb_buf_init(&why, 4096);
+    arb_buf_init(&note, 4096);
+    valid = check(j, c, reply, &answer, &text, &why);
+    if (valid < 0) {
+        judge_fatal(j, ARB_ENOMEM);
+        goto out;
+    }
+    if (cached && !valid && !j->reuse_invalid) {
+        /* Stored without a known validity and invalid today: it answers nothing, ask. */
+        c->qn->n_cached--;
+        j->prog.cached--;
+        judge_send(j, c);
+        goto out;
+    }
+    stored_text = text;
+    if (!valid && ((call && !capped(reply, &reply_cut, &call->reply_json, &note)) ||
+                   !capped(text, &text_cut, &stored_text, &note))) {
+        judge_fatal(j, ARB_ENOMEM);
+        goto out;
+    }
+    if (!valid && arb_buf_adds(&why, note.len ? "; " : "") == ARB_ENOMEM) {
+        judge_fatal(j, ARB_ENOMEM);
+        goto out;
+    }
+    if (!valid && note.len)
+        arb_buf_add(&why, note.ptr, note.len);
+    if (call) {
+        call->valid = valid;
+        call->error = valid ? NULL : why.ptr;
+    }
+    if (!record(j, c, call, valid, cached, stored_text, valid ? NULL : why.ptr))
+        goto out;
+    if (valid) {
+        judge_finish_slot(j, c, answer);
+        answer = NULL;
+    } else if (c->attempt == 0) {
+        retry(j, c, text ? text : reply, why.ptr ? why.ptr : "invalid reply");
+    } else {
+        snprintf(c->qn->error, sizeof(c->qn->error),
+                 "the judge's reply did not follow the schema twice: %.180s",
+                 why.ptr ? why.ptr : "");
+        judge_finish_slot(j, c, NULL);
+    }
+out:
+    cJSON_Delete(answer);
+    free(text);
+    free(reply_cut);
+    free(text_cut);
+    arb_buf_release(&why);
+    arb_buf_release(&note);
+}
+
+void judge_handle_failure(struct arb_judge *j, struct call *c, struct arb_judge_call_row *call)
+{
+    struct arb_buf note;
+    char *cut = NULL;
+    char error[512];
+
+    arb_buf_init(&note, 1024);
+    if (call->reply_json && !capped(call->reply_json, &cut, &call->reply_json, &note)) {
+        judge_fatal(j, ARB_ENOMEM);
+        arb_buf_release(&note);
+        return;
+    }
+    snprintf(error, sizeof(error), "%s%s%s", call->error ? call->error : "failed",
+             note.len ? "; reply " : "", note.len ? note.ptr : "");
+    call->error = error;
+    snprintf(c->qn->error, sizeof(c->qn->error), "no reply from the judge: %.200s", error);
+    if (record(j, c, call, 0, 0, NULL, c->qn->error))
+        judge_finish_slot(j, c, NULL);
+    free(cut);
+    arb_buf_release(&note);
+}
+
+void judge_fail_unfenced(struct arb_judge *j, struct call *c)
+{
+    if (record(j, c, NULL, 0, 0, NULL, c->qn->error))
+        judge_finish_slot(j, c, NULL);
+}
+
+int judge_read_cached(void *ctx, const struct arb_judge_call_row *row)
+{
+    struct judge_cached *cc = ctx;
+
+    cc->ok = row->status && strcmp(row->status, "ok") == 0 && row->reply_json;
+    cc->valid = row->valid;
+    if (cc->ok)
+        cc->reply = strdup(row->reply_json);
+    return 0;
+}
