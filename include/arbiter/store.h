@@ -60,6 +60,9 @@ struct arb_run_row {
     int64_t n_cases;        /* cases recorded so far */
     const char *scope_json; /* {"limit": N, "cases": [...]}: the cases the run was limited to
                                (arbiter run --limit/--cases), or NULL for every case */
+    const char *inputs_json; /* the identity of every input file the run read (size, SHA-256;
+                                see db/README.md), checked by --resume; NULL in runs stored
+                                by an Arbiter that did not record it */
 };
 
 /* Create a run (status "running") with run->id, or the next id when it is 0; *id

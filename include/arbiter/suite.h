@@ -130,6 +130,8 @@ void arb_case_reader_free(struct arb_case_reader *r);
  * several outputs of the case), a file of a directory named after the case id
  * (extension ignored), or a file inside a sub-directory named after the case
  * id (then file is its relative name and there is one arb_output per file).
+ * Symbolic links to regular files are followed; every other entry that is not
+ * a regular file comes back with problem set, never silently left out.
  */
 struct arb_output {
     char *case_id;
@@ -141,6 +143,10 @@ struct arb_output {
     cJSON *meta;   /* capture fields, or NULL */
     size_t line;   /* JSONL line, 0 otherwise */
     int64_t trial; /* "trial" of a JSONL line; 0 when absent and for directories */
+    /* An entry of a directory that is not read (a FIFO, socket or device, a dangling
+     * symbolic link, a link to a directory): why, naming its path; text is then NULL
+     * and case_id (and file) name the entry.  NULL for every output that was read. */
+    char *problem;
 };
 
 void arb_output_release(struct arb_output *o);
@@ -159,6 +165,28 @@ enum arb_status arb_output_reader_open(const char *path, size_t max_bytes,
 int arb_output_reader_next(struct arb_output_reader *r, struct arb_output *o, struct arb_err *err);
 
 void arb_output_reader_free(struct arb_output_reader *r);
+
+/*
+ * What an input is (runs.inputs_json; arbiter run --resume compares it): a
+ * file's size and SHA-256, or a directory's entries, the bytes of its files
+ * and a SHA-256 over its listing and contents as the output reader sees them
+ * (identity.c describes the digest).
+ */
+struct arb_input_id {
+    int is_dir;
+    uint64_t size;    /* bytes: the file's, or those of every file in the directory */
+    uint64_t entries; /* a directory's entries, recursively (hidden ones left out); 0 */
+    char sha256[65];  /* hex */
+};
+
+/*
+ * Identify the file or directory at path (links followed), streaming every
+ * file through SHA-256 once.  ARB_EIO naming what ("outputs") and path when it
+ * cannot be read or is neither a regular file nor a directory (a FIFO is
+ * never opened); ARB_EINTERNAL when OpenSSL fails; ARB_ENOMEM.
+ */
+enum arb_status arb_input_identify(const char *path, const char *what, struct arb_input_id *id,
+                                   struct arb_err *err);
 
 /*
  * Where in text (JSON that arb_json_parse accepted) the value at pointer

@@ -114,6 +114,7 @@ int cli_case_select_option(struct cli_case_select *cs, const char *cmd, int argc
     }
     if (v[0] == '@' ? read_ids_file(cs, cmd, v + 1) : add_ids(cs, cmd, v, strlen(v), ',', v))
         return -1;
+    cs->file = v[0] == '@' ? v + 1 : NULL;
     cs->sel.ids = (const char *const *)cs->ids;
     cs->sel.n_ids = cs->n_ids;
     return 1;

@@ -14,6 +14,7 @@ struct cli_case_select {
     struct arb_case_select sel; /* sel.ids points into ids below */
     char **ids;                 /* owned: each id, and the array */
     size_t n_ids, cap_ids;
+    const char *file; /* --cases @FILE: FILE (in argv), an input no output may replace */
 };
 
 /* The lines of --help that describe the two options. */

@@ -26,6 +26,7 @@
 #include "arbiter/suite.h"
 #include "cli.h"
 #include "judge_opts.h"
+#include "outfile.h"
 
 #define CASE_ID "compare"
 
@@ -273,6 +274,41 @@ static int parse_args(int argc, char **argv, struct compare_args *ca, struct cli
     return EXIT_PASS;
 }
 
+/*
+ * -o must be neither an input nor the database, whatever it is called: `compare
+ * A.txt B.txt -o A.txt` would replace A.txt with the verdict on it.  Checked
+ * before any work, so a refused -o costs no judge request.  Returns an exit code.
+ */
+static int check_out_path(const struct compare_args *ca, const struct cli_judge *judge)
+{
+    const char *task = ca->task[0] == '@' ? ca->task + 1 : NULL;
+
+    if (cli_outfile_check_input("compare", ca->out_path, ca->a, "A_PATH") ||
+        cli_outfile_check_input("compare", ca->out_path, ca->b, "B_PATH") ||
+        cli_outfile_check_input("compare", ca->out_path, task, "--task @FILE") ||
+        cli_outfile_check_input("compare", ca->out_path, ca->exp_path, "--expectations") ||
+        cli_outfile_check_input("compare", ca->out_path, judge->file, "--judge") ||
+        (ca->db && cli_outfile_check("compare", ca->out_path, ca->db)))
+        return EXIT_USAGE;
+    return EXIT_PASS;
+}
+
+/* text and a newline to path, whole or not at all (as report's and export's -o). */
+static int write_out(const char *path, const char *text)
+{
+    struct arb_buf b;
+    int bad;
+
+    arb_buf_init(&b, 0);
+    bad = arb_buf_adds(&b, text) || arb_buf_addc(&b, '\n');
+    if (bad)
+        cli_error("compare", "out of memory");
+    else
+        bad = cli_outfile_write("compare", path, b.ptr, b.len);
+    arb_buf_release(&b);
+    return bad ? -1 : 0;
+}
+
 /* Write the one-case suite; returns an exit code. */
 static int write_suite(const struct compare_args *ca, const char *dir)
 {
@@ -340,15 +376,18 @@ static int compare_cmd(int argc, char **argv)
     struct got g = {NULL, 0};
     char tmpl[] = "/tmp/arbiter-compare-XXXXXX", path[4200], *text = NULL;
     const char *dir = NULL;
-    FILE *f;
     int code;
     enum arb_status rs;
 
     memset(&judge, 0, sizeof(judge));
     memset(&sum, 0, sizeof(sum));
     code = parse_args(argc, argv, &ca, &judge);
-    if (code)
+    if (!code)
+        code = check_out_path(&ca, &judge);
+    if (code) {
+        cli_judge_release(&judge);
         return code < 0 ? EXIT_PASS : code;
+    }
     dir = mkdtemp(tmpl);
     if (!dir) {
         cli_error("compare", "cannot create a temporary folder: %s", strerror(errno));
@@ -408,9 +447,12 @@ static int compare_cmd(int argc, char **argv)
         cJSON_AddStringToObject(sys, "B", ca.b);
     }
     text = cJSON_Print(g.cmp);
-    f = text ? fopen(ca.out_path, "wb") : NULL;
-    if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0 || fclose(f)) {
-        cli_error("compare", "cannot write '%s': %s", ca.out_path, strerror(errno));
+    if (!text) {
+        cli_error("compare", "out of memory");
+        code = EXIT_ENV;
+        goto out;
+    }
+    if (write_out(ca.out_path, text)) {
         code = EXIT_ENV;
         goto out;
     }

@@ -3,9 +3,11 @@
  * check record as JSONL, or one CSV table of the verdicts; of every case or
  * of a selection (--limit, --cases: arb_store_scope).
  *
- * File names come from case ids, which are untrusted: every byte outside
- * [A-Za-z0-9._-] (and a leading '.') is written as %XX, so an id such as
- * "../../etc/passwd" can never leave the directory given.
+ * File names come from case ids and system names, which are untrusted:
+ * export_names.c escapes them (an id such as "../../etc/passwd" can never
+ * leave the directory given) into names no two verdicts share.  Every file
+ * is written through outfile.c (a temporary file renamed into place) and
+ * none may be the database or the --cases file.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include "arbiter/store.h"
 #include "case_select.h"
 #include "cli.h"
+#include "export_names.h"
 #include "outfile.h"
 
 static const char usage_text[] =
@@ -30,8 +33,12 @@ static const char usage_text[] =
     "                     needed): the blind comparator's format (winner, reasoning,\n"
     "                     rubric, output_quality, expectation_results) plus \"systems\":\n"
     "                     {\"A\": name, \"B\": name}, unblinded.  Files are named after the\n"
-    "                     case id (bytes outside [A-Za-z0-9._-] as %XX); with more than\n"
-    "                     two systems, CASE.A-vs-B.json\n"
+    "                     case id, CASE.json; with more than two systems, one per pair,\n"
+    "                     CASE~A~B.json (A shown first).  Each part keeps [A-Za-z0-9._-]\n"
+    "                     (not a leading '.') and writes any other byte as %XX, so '~'\n"
+    "                     only separates and no two files share a name; a name over 200\n"
+    "                     bytes is cut and ends in ~~ and 32 hex digits of its SHA-256.\n"
+    "                     Never the database or the --cases file\n"
     "  --jsonl            print every record as one JSON line: each check record with\n"
     "                     its case, system, kind and item; each trial (kind \"trial\":\n"
     "                     trial, passed, its expectation records); each verdict (kind\n"
@@ -52,73 +59,95 @@ static const char usage_text[] =
     "                     Text is written as stored: a case id starting with = + - @ is\n"
     "                     not altered, so a spreadsheet may read it as a formula\n"
     "  -o FILE            with --csv: write to FILE (through a temporary file beside it,\n"
-    "                     renamed when complete; never the database) instead of\n"
+    "                     renamed when complete; never the database or the --cases\n"
+    "                     file) instead of\n"
     "                     standard output\n" CLI_CASE_SELECT_HELP
     "                      (in RUN's case order): every record, comparison file or\n"
     "                      row is then of those cases only; an id RUN lacks is an error\n"
     "\n"
-    "exit: 0 written, 2 usage error (an unknown case, -o naming the database), 4 a failure\n"
-    "to write or of the database\n";
-
-static enum arb_status safe_name(struct arb_buf *out, const char *s)
-{
-    enum arb_status st = ARB_OK;
-    size_t i;
-
-    for (i = 0; !st && s[i]; i++) {
-        unsigned char c = (unsigned char)s[i];
-        int plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '-' || (c == '.' && i > 0);
-
-        st = plain ? arb_buf_addc(out, (char)c) : arb_buf_printf(out, "%%%02X", c);
-    }
-    return st;
-}
+    "exit: 0 written, 2 usage error (an unknown case, -o or a comparison file naming the\n"
+    "database or the --cases file), 4 a failure to write or of the database\n";
 
 struct exporter {
-    const char *dir;
-    int pairs; /* more than one pair per case: name files by pair */
+    const char *dir, *db, *cases_file; /* cases_file: --cases @FILE, or NULL */
+    int pairs;                         /* more than one pair per case: name files by pair */
     size_t written;
+    struct cli_export_names names;
     enum arb_status st;
-    char msg[512];
+    char msg[768];
 };
+
+/* The file for one verdict must be neither the database nor the --cases file. */
+static enum arb_status refuse_inputs(struct exporter *ex, const char *path)
+{
+    struct arb_buf name;
+    const char *db;
+
+    arb_buf_init(&name, 0);
+    db = cli_outfile_database(path, ex->db, &name);
+    if (db)
+        snprintf(ex->msg, sizeof(ex->msg),
+                 "the comparison file '%s' would be the database '%s' (--db): refusing to "
+                 "write over it",
+                 path, db);
+    else if (cli_outfile_clash(path, ex->cases_file) == 1)
+        snprintf(ex->msg, sizeof(ex->msg),
+                 "the comparison file '%s' would be the --cases file '%s': refusing to write "
+                 "over it",
+                 path, ex->cases_file);
+    arb_buf_release(&name);
+    return db || ex->msg[0] ? ARB_EUSAGE : ARB_OK;
+}
+
+/* The comparison.json text of v: the stored comparison with "systems" added (malloc'd). */
+static char *comparison_text(const struct arb_verdict_row *v, size_t *len)
+{
+    cJSON *doc = cJSON_Parse(v->comparison_json ? v->comparison_json : "{}"), *sys;
+    struct arb_buf out;
+    char *text = NULL, *whole = NULL;
+
+    arb_buf_init(&out, 0);
+    sys = doc ? cJSON_AddObjectToObject(doc, "systems") : NULL;
+    if (sys && cJSON_AddStringToObject(sys, "A", v->system_a) &&
+        cJSON_AddStringToObject(sys, "B", v->system_b) && (text = cJSON_Print(doc)) &&
+        !arb_buf_adds(&out, text) && !arb_buf_addc(&out, '\n'))
+        whole = arb_buf_detach(&out, len);
+    cJSON_free(text);
+    cJSON_Delete(doc);
+    arb_buf_release(&out);
+    return whole;
+}
 
 static int write_comparison(void *ctx, const struct arb_verdict_row *v)
 {
     struct exporter *ex = ctx;
-    struct arb_buf path;
-    cJSON *doc = cJSON_Parse(v->comparison_json ? v->comparison_json : "{}"), *sys;
-    char *text = NULL;
-    FILE *f = NULL;
+    struct arb_buf file, path, why;
+    const char *b = ex->pairs ? v->system_b : NULL;
+    size_t len = 0;
+    char *text = comparison_text(v, &len);
 
+    arb_buf_init(&file, 0);
     arb_buf_init(&path, 0);
-    sys = doc ? cJSON_AddObjectToObject(doc, "systems") : NULL;
-    if (!sys || !cJSON_AddStringToObject(sys, "A", v->system_a) ||
-        !cJSON_AddStringToObject(sys, "B", v->system_b) || !(text = cJSON_Print(doc)) ||
-        arb_buf_printf(&path, "%s/", ex->dir) || safe_name(&path, v->case_id) ||
-        (ex->pairs && (arb_buf_addc(&path, '.') || safe_name(&path, v->system_a) ||
-                       arb_buf_adds(&path, "-vs-") || safe_name(&path, v->system_b))) ||
-        arb_buf_adds(&path, ".json")) {
-        ex->st = ARB_ENOMEM;
-    } else if (path.len - strlen(ex->dir) - 1 > 255) {
-        ex->st = ARB_ETOOBIG;
-        snprintf(ex->msg, sizeof(ex->msg),
-                 "a case id is too long for a file name: '%.60s...' would be %zu bytes, over "
-                 "the limit of 255",
-                 path.ptr + strlen(ex->dir) + 1, path.len - strlen(ex->dir) - 1);
-    } else if (!(f = fopen(path.ptr, "wb")) || fputs(text, f) < 0 || fputc('\n', f) < 0) {
+    arb_buf_init(&why, 0);
+    ex->st = text ? cli_export_name(&file, v->case_id, v->system_a, b) : ARB_ENOMEM;
+    if (!ex->st)
+        ex->st = arb_buf_printf(&path, "%s/%s", ex->dir, file.ptr);
+    if (!ex->st)
+        ex->st = cli_export_names_claim(&ex->names, file.ptr, v->case_id, v->system_a, b,
+                                        ex->msg, sizeof(ex->msg));
+    if (!ex->st)
+        ex->st = refuse_inputs(ex, path.ptr);
+    /* one file per case: flushed as a whole by the file system, not one by one */
+    if (!ex->st && cli_outfile_put(path.ptr, text, len, 0, &why)) {
         ex->st = ARB_EIO;
-        snprintf(ex->msg, sizeof(ex->msg), "cannot write '%s': %s", path.ptr, strerror(errno));
-    } else {
+        snprintf(ex->msg, sizeof(ex->msg), "%s", why.ptr ? why.ptr : "out of memory");
+    }
+    if (!ex->st)
         ex->written++;
-    }
-    if (f && fclose(f) && !ex->st) {
-        ex->st = ARB_EIO;
-        snprintf(ex->msg, sizeof(ex->msg), "cannot write '%s': %s", path.ptr, strerror(errno));
-    }
-    cJSON_free(text);
-    cJSON_Delete(doc);
+    free(text);
+    arb_buf_release(&file);
     arb_buf_release(&path);
+    arb_buf_release(&why);
     return ex->st != ARB_OK;
 }
 
@@ -230,22 +259,33 @@ static enum arb_status export_jsonl(struct arb_store *st, int64_t run, struct ar
     return rs;
 }
 
-/* One comparison.json per verdict of run into dir. */
-static enum arb_status export_comparisons(struct arb_store *st, int64_t run, const char *dir,
-                                          struct arb_err *err)
+struct export_args {
+    const char *db, *run_spec, *dir, *out_path;
+    int jsonl, csv;
+    struct cli_case_select cases;
+};
+
+/* One comparison.json per verdict of run into ea->dir. */
+static enum arb_status export_comparisons(struct arb_store *st, int64_t run,
+                                          const struct export_args *ea, struct arb_err *err)
 {
-    struct exporter ex = {0};
+    struct exporter ex;
     int n_systems = 0;
     enum arb_status rs = arb_store_runs(st, run, count_systems, &n_systems, err);
 
-    ex.dir = dir;
+    memset(&ex, 0, sizeof(ex));
+    ex.dir = ea->dir;
+    ex.db = ea->db;
+    ex.cases_file = ea->cases.file;
     ex.pairs = n_systems > 2;
+    cli_export_names_init(&ex.names);
     if (!rs)
         rs = arb_store_verdicts(st, run, NULL, write_comparison, &ex, err);
     if (!rs && ex.st)
         rs = arb_err_set(err, ex.st, "%s", ex.msg[0] ? ex.msg : arb_strerror(ex.st));
     if (!rs)
-        fprintf(stderr, "arbiter export: %zu comparison files in %s\n", ex.written, dir);
+        fprintf(stderr, "arbiter export: %zu comparison files in %s\n", ex.written, ea->dir);
+    cli_export_names_release(&ex.names);
     return rs;
 }
 
@@ -263,12 +303,6 @@ static enum arb_status export_csv(struct arb_store *st, int64_t run, const char 
     arb_buf_release(&out);
     return rs;
 }
-
-struct export_args {
-    const char *db, *run_spec, *dir, *out_path;
-    int jsonl, csv;
-    struct cli_case_select cases;
-};
 
 /* 0: parsed; 1: --help printed; -1: a usage error (message printed). */
 static int parse_args(struct export_args *ea, int argc, char **argv)
@@ -315,7 +349,9 @@ static int parse_args(struct export_args *ea, int argc, char **argv)
                             "prints to standard output)");
         return -1;
     }
-    return cli_outfile_check("export", ea->out_path, ea->db);
+    if (cli_outfile_check("export", ea->out_path, ea->db))
+        return -1;
+    return cli_outfile_check_input("export", ea->out_path, ea->cases.file, "--cases @FILE");
 }
 
 static int export_cmd(int argc, char **argv)
@@ -348,7 +384,7 @@ static int export_cmd(int argc, char **argv)
     else if (!rs && ea.csv)
         rs = export_csv(st, run, ea.out_path, &not_written, &err);
     else if (!rs)
-        rs = export_comparisons(st, run, ea.dir, &err);
+        rs = export_comparisons(st, run, &ea, &err);
     if (rs) {
         cli_error("export", "%s", err.msg);
         code = rs == ARB_EIO ? EXIT_ENV : cli_exit_for(rs);

@@ -212,7 +212,9 @@ static int check_args(const struct report_args *ra)
         cli_error("report", "--strategy: expected statistical or weighted, got '%s'", ra->strategy);
         return -1;
     }
-    return cli_outfile_check("report", ra->out_path, ra->db);
+    if (cli_outfile_check("report", ra->out_path, ra->db))
+        return -1;
+    return cli_outfile_check_input("report", ra->out_path, ra->cases.file, "--cases @FILE");
 }
 
 /* "scope": the selection the report was limited to, for its readers (and markdown's note). */

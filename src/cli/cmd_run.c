@@ -136,6 +136,7 @@ struct resume_ctx {
     char *judge_json;
     uint64_t seed;
     int found;
+    int unidentified; /* no inputs_json: stored by an Arbiter that did not record it */
 };
 
 static int on_run(void *ctx, const struct arb_run_row *r)
@@ -148,6 +149,7 @@ static int on_run(void *ctx, const struct arb_run_row *r)
     rc->judge_json = r->judge_json ? strdup(r->judge_json) : NULL;
     rc->seed = r->seed;
     rc->found = 1;
+    rc->unidentified = r->inputs_json == NULL;
     return 1;
 }
 
@@ -178,6 +180,12 @@ static int load_for_resume(struct arb_store *st, int64_t run, struct arb_suite *
         code = EXIT_USAGE;
         goto out;
     }
+    if (rc.unidentified)
+        fprintf(stderr,
+                "arbiter run: note: run %lld was recorded without the identity of its input "
+                "files (an older Arbiter): it resumes unchecked, so outputs changed since it "
+                "started would be mixed with the stored ones\n",
+                (long long)run);
     (*out)->seed = rc.seed;
     /* The judge the run started with, unless --judge names another. */
     code = cli_judge_setup(judge, "run", NULL, rc.judge_json);

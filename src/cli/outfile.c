@@ -1,20 +1,28 @@
 /*
- * outfile.c - `-o FILE` written whole or not at all (outfile.h).
+ * outfile.c - `-o FILE` written whole or not at all, and never over the
+ * database or an input (outfile.h).
  *
  * The temporary file is FILE.PID.N.tmp in FILE's own directory, so the
  * rename that replaces FILE stays on one file system and is atomic; it is
  * created with mode 0666 less the umask, as FILE itself would be.  A FILE
  * that exists and is no regular file (/dev/stdout, a pipe) is written in
- * place.
+ * place.  Because FILE is replaced by a rename, a FILE that is a link to
+ * something else replaces the link, never its target; what remains to refuse
+ * is FILE being the database or an input itself, compared as files (device
+ * and inode, links followed) and not only as names.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "arbiter/buf.h"
+#include "arbiter/file.h"
 #include "cli.h"
 #include "outfile.h"
 
@@ -28,28 +36,83 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-int cli_outfile_check(const char *cmd, const char *path, const char *db)
+/* 1 when path (which may not exist yet) would be created inside the directory dir. */
+static int inside_dir(const char *path, const char *dir)
+{
+    char *d = arb_is_dir(dir) ? realpath(dir, NULL) : NULL, *p = NULL, *parent;
+    size_t n;
+    int in = 0;
+
+    parent = d ? strdup(path) : NULL;
+    if (parent) {
+        char *slash = strrchr(parent, '/');
+
+        if (!slash)
+            strcpy(parent, ".");
+        else if (slash == parent)
+            parent[1] = '\0';
+        else
+            *slash = '\0';
+        p = realpath(parent, NULL);
+    }
+    if (p) {
+        n = strlen(d);
+        in = strcmp(p, d) == 0 || (strncmp(p, d, n) == 0 && (p[n] == '/' || d[n - 1] == '/'));
+    }
+    free(parent);
+    free(p);
+    free(d);
+    return in;
+}
+
+int cli_outfile_clash(const char *path, const char *input)
+{
+    if (!path || !input)
+        return 0;
+    if (strcmp(path, input) == 0 || same_file(path, input))
+        return 1;
+    return inside_dir(path, input) ? 2 : 0;
+}
+
+const char *cli_outfile_database(const char *path, const char *db, struct arb_buf *name)
 {
     static const char *const companions[] = {"", "-wal", "-shm", "-journal"};
-    struct arb_buf name;
-    int clash = 0;
 
-    if (!path)
-        return 0;
-    arb_buf_init(&name, 0);
-    for (size_t i = 0; !clash && i < sizeof(companions) / sizeof(companions[0]); i++) {
-        arb_buf_reset(&name);
-        if (arb_buf_printf(&name, "%s%s", db, companions[i])) {
-            cli_error(cmd, "out of memory");
-            arb_buf_release(&name);
-            return -1;
-        }
-        clash = strcmp(path, name.ptr) == 0 || same_file(path, name.ptr);
+    for (size_t i = 0; path && db && i < sizeof(companions) / sizeof(companions[0]); i++) {
+        arb_buf_reset(name);
+        if (arb_buf_printf(name, "%s%s", db, companions[i]))
+            return db; /* out of memory: refuse rather than risk it */
+        if (strcmp(path, name->ptr) == 0 || same_file(path, name->ptr))
+            return name->ptr;
     }
+    return NULL;
+}
+
+int cli_outfile_check(const char *cmd, const char *path, const char *db)
+{
+    struct arb_buf name;
+    const char *clash;
+
+    arb_buf_init(&name, 0);
+    clash = cli_outfile_database(path, db, &name);
     if (clash)
         cli_error(cmd, "-o '%s' is the database '%s' (--db): refusing to write over it", path,
-                  name.ptr);
+                  clash);
     arb_buf_release(&name);
+    return clash ? -1 : 0;
+}
+
+int cli_outfile_check_input(const char *cmd, const char *path, const char *input,
+                            const char *what)
+{
+    int clash = cli_outfile_clash(path, input);
+
+    if (clash == 1)
+        cli_error(cmd, "-o '%s' is the input '%s' (%s): refusing to write over it", path, input,
+                  what);
+    else if (clash == 2)
+        cli_error(cmd, "-o '%s' is inside the input directory '%s' (%s): refusing to write into it",
+                  path, input, what);
     return clash ? -1 : 0;
 }
 
@@ -87,22 +150,48 @@ static int create_tmp(const char *path, struct arb_buf *tmp)
 }
 
 /* A device or pipe (-o /dev/stdout) is written in place: it cannot be renamed over. */
-static int write_special(const char *cmd, const char *path, const void *data, size_t len)
+static int write_special(const char *path, const void *data, size_t len, struct arb_buf *why)
 {
     int fd = open(path, O_WRONLY);
     int bad = fd < 0 || write_all(fd, data, len);
 
     bad = (fd >= 0 && close(fd)) || bad;
     if (bad)
-        cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
+        arb_buf_printf(why, "cannot write '%s': %s", path, strerror(errno));
+    return bad ? -1 : 0;
+}
+
+int cli_outfile_put(const char *path, const void *data, size_t len, int sync, struct arb_buf *why)
+{
+    struct arb_buf tmp;
+    struct stat sb;
+    int fd, bad;
+
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return write_special(path, data, len, why);
+    arb_buf_init(&tmp, 0);
+    fd = create_tmp(path, &tmp);
+    if (fd < 0) {
+        arb_buf_printf(why, "cannot write '%s': cannot create a temporary file beside it: %s",
+                       path, strerror(errno));
+        arb_buf_release(&tmp);
+        return -1;
+    }
+    bad = write_all(fd, data, len) || (sync && fsync(fd));
+    bad = close(fd) || bad;
+    bad = bad || rename(tmp.ptr, path);
+    if (bad) {
+        arb_buf_printf(why, "cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp.ptr);
+    }
+    arb_buf_release(&tmp);
     return bad ? -1 : 0;
 }
 
 int cli_outfile_write(const char *cmd, const char *path, const void *data, size_t len)
 {
-    struct arb_buf tmp;
-    struct stat sb;
-    int fd, bad;
+    struct arb_buf why;
+    int bad;
 
     if (!path) {
         if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
@@ -111,23 +200,10 @@ int cli_outfile_write(const char *cmd, const char *path, const void *data, size_
         }
         return 0;
     }
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-        return write_special(cmd, path, data, len);
-    arb_buf_init(&tmp, 0);
-    fd = create_tmp(path, &tmp);
-    if (fd < 0) {
-        cli_error(cmd, "cannot write '%s': cannot create a temporary file beside it: %s", path,
-                  strerror(errno));
-        arb_buf_release(&tmp);
-        return -1;
-    }
-    bad = write_all(fd, data, len) || fsync(fd);
-    bad = close(fd) || bad;
-    bad = bad || rename(tmp.ptr, path);
-    if (bad) {
-        cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
-        unlink(tmp.ptr);
-    }
-    arb_buf_release(&tmp);
-    return bad ? -1 : 0;
+    arb_buf_init(&why, 0);
+    bad = cli_outfile_put(path, data, len, 1, &why);
+    if (bad)
+        cli_error(cmd, "%s", why.ptr ? why.ptr : "out of memory");
+    arb_buf_release(&why);
+    return bad;
 }

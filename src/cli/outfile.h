@@ -1,19 +1,44 @@
 /*
- * outfile.h - `-o FILE` of `report` and `export` (outfile.c): a whole
- * output written to a temporary file beside FILE and renamed over it only
- * once complete, so FILE is never left half-written; and never the database.
+ * outfile.h - the files commands write (outfile.c): `-o FILE` of `report`,
+ * `export` and `compare`, and the comparison files of `export
+ * --comparisons`.  Each is written whole to a temporary file beside it and
+ * renamed over it only once complete, so it is never left half-written; and
+ * none may be the database or an input of the command.
  */
 #ifndef ARBITER_CLI_OUTFILE_H
 #define ARBITER_CLI_OUTFILE_H
 
 #include <stddef.h>
 
+#include "arbiter/buf.h"
+
 /*
  * 0 when path may receive an output; -1 (message printed, naming cmd) when
  * it is the database db or one of its -wal, -shm, -journal files, under any
- * name (compared as files, not as strings).
+ * name (compared as files, not as strings).  path NULL: 0.
  */
 int cli_outfile_check(const char *cmd, const char *path, const char *db);
+
+/*
+ * The same for one input of the command (what names it in the message:
+ * "A_PATH", "--cases @FILE"): -1 (message printed) when path is that file,
+ * or would be written inside it when it is a directory.  path or input NULL: 0.
+ */
+int cli_outfile_check_input(const char *cmd, const char *path, const char *input,
+                            const char *what);
+
+/*
+ * Without printing: 1 when path is input (by device and inode, links
+ * followed, or by name), 2 when input is a directory that path would be
+ * written inside, else 0.
+ */
+int cli_outfile_clash(const char *path, const char *input);
+
+/*
+ * Without printing: the name (db, or db with -wal, -shm or -journal, built in
+ * name) of the database file that path is, or NULL when it is none of them.
+ */
+const char *cli_outfile_database(const char *path, const char *db, struct arb_buf *name);
 
 /*
  * Write data[0..len) to path (NULL: standard output): into a new file in
@@ -21,5 +46,13 @@ int cli_outfile_check(const char *cmd, const char *path, const char *db);
  * -1 with the message printed and no file left behind.
  */
 int cli_outfile_write(const char *cmd, const char *path, const void *data, size_t len);
+
+/*
+ * As cli_outfile_write to a path, without printing: -1 with the reason
+ * appended to why.  sync 0 skips the flush to disk (many small files: each
+ * is still complete or absent for any reader, only a crash of the machine can
+ * lose the latest).
+ */
+int cli_outfile_put(const char *path, const void *data, size_t len, int sync, struct arb_buf *why);
 
 #endif

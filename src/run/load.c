@@ -163,6 +163,12 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
             arb_output_release(&o); /* a case of the suite the run does not keep */
             continue;
         }
+        if (o.problem) {
+            /* an entry that is not a file: why the case may lack this output */
+            st = problem(r, "unreadable_output", o.case_id, sys->name, "%s", o.problem);
+            arb_output_release(&o);
+            continue;
+        }
         arb_buf_reset(&key);
         st = arb_buf_printf(&key, "%s/%s", o.case_id, o.file ? o.file : "");
         if (!st && o.trial)

@@ -523,6 +523,10 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
                            suite->n_systems);
     rc = runner_init(&r, st, suite, err);
     r.opts = opts;
+    /* A changed input is refused before anything is written, and before r.run is set:
+     * the caller is not told to resume a run that cannot be resumed. */
+    if (!rc && opts->resume_run)
+        rc = run_inputs_check(st, opts->resume_run, suite, err);
     if (!rc && opts->resume_run) {
         r.run = opts->resume_run;
         r.resuming = 1;

@@ -150,6 +150,24 @@ void run_scope_release(struct run_scope *sc);
 enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
                            const struct arb_run_opts *opts, int64_t *run, struct arb_err *err);
 
+/* ---- the identity of a run's inputs (inputs.c) ------------------------------------------ */
+
+/*
+ * Identify the suite's cases file (when its cases are one) and every system's
+ * outputs into *out (runs.inputs_json, RFC 8785 text; caller frees).  Errors
+ * name the input (ARB_EIO: cannot be read, or not a regular file or directory).
+ */
+enum arb_status run_inputs_json(const struct arb_suite *s, char **out, struct arb_err *err);
+
+/*
+ * Before run is resumed: identify its inputs again and compare them with its
+ * recorded inputs_json.  ARB_EUSAGE naming the first input that changed (which
+ * file, and whether its size or only its content did), or that the record
+ * lacks.  A run recorded without inputs_json is not checked: ARB_OK.
+ */
+enum arb_status run_inputs_check(struct arb_store *st, int64_t run, const struct arb_suite *s,
+                                 struct arb_err *err);
+
 /* Read back the scope_json of an existing run into *out (caller frees; NULL: none). */
 enum arb_status run_stored_scope(struct arb_store *st, int64_t run, char **out,
                                  struct arb_err *err);

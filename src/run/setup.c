@@ -3,7 +3,8 @@
  *
  * run_create records what a run is made of (the suite as loaded, the
  * systems with absolute paths so --resume works from any directory, the
- * judge config and its hash, and the selection of cases), and
+ * judge config and its hash, the selection of cases, and the identity of
+ * every input file: inputs.c), and
  * run_stored_scope reads the selection back for --resume.  The selection
  * (--limit N, --cases ...) is applied while the suite's cases stream by:
  * the named cases, in suite order, the first `limit` of them.  It is
@@ -176,6 +177,7 @@ enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
     struct arb_run_row row;
     cJSON *systems = cJSON_CreateArray();
     char *suite_json = NULL, *systems_json = NULL, *judge_json = NULL, *scope = NULL;
+    char *inputs = NULL;
     char *abs = realpath(s->path, NULL);
     size_t i;
     enum arb_status rc = systems ? ARB_OK : ARB_ENOMEM;
@@ -206,6 +208,9 @@ enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
     }
     if (!rc)
         rc = scope_json(opts->select, &scope, err);
+    /* Before the row exists: an input that cannot be identified leaves no run behind. */
+    if (!rc)
+        rc = run_inputs_json(s, &inputs, err);
     if (!rc) {
         memset(&row, 0, sizeof(row));
         row.suite_path = abs ? abs : s->path;
@@ -218,6 +223,7 @@ enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
         row.version = opts->version ? opts->version : "";
         row.judge_json = judge_json;
         row.scope_json = scope;
+        row.inputs_json = inputs;
         rc = arb_store_begin(st, err);
         if (!rc)
             rc = arb_store_run_create(st, &row, run, err);
@@ -231,6 +237,7 @@ enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
     free(systems_json);
     free(judge_json);
     free(scope);
+    free(inputs);
     cJSON_Delete(systems);
     return rc;
 }

@@ -47,7 +47,7 @@ static const struct migration migrations[] = {
 #define RUN_COLUMNS                                                                                \
     "r.id, r.created_at, r.status, r.suite_path, r.suite_name, r.suite_sha256, r.suite_json, "     \
     "r.systems_json, r.seed, r.version, r.judge_json, "                                            \
-    "(SELECT count(*) FROM cases c WHERE c.run = r.id), r.scope_json "
+    "(SELECT count(*) FROM cases c WHERE c.run = r.id), r.scope_json, r.inputs_json "
 #define CHECK_COLUMNS "case_id, system, kind, item, record_json, verdict, score FROM checks "
 #define VERDICT_COLUMNS                                                                            \
     "v.case_id, v.system_a, v.system_b, v.status, v.winner, v.score_a, v.score_b, "                \
@@ -63,9 +63,10 @@ static const char *const sql[Q_N] = {
     [Q_RELEASE] = "RELEASE arb_store",
     [Q_ROLLBACK_TO] = "ROLLBACK TO arb_store",
     [Q_RUN_CREATE] = "INSERT INTO runs (id, created_at, status, suite_path, suite_name, "
-                     "suite_sha256, suite_json, systems_json, seed, version, judge_json, scope_json) "
+                     "suite_sha256, suite_json, systems_json, seed, version, judge_json, scope_json, "
+                     "inputs_json) "
                      "VALUES (?10, coalesce(?1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), "
-                     "'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11)",
+                     "'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?12)",
     [Q_RUN_SYSTEMS] = "INSERT INTO systems (run, name, path, position) "
                       "SELECT ?1, json_extract(value, '$.name'), json_extract(value, '$.path'), "
                       "CAST(key AS INTEGER) FROM json_each(?2) WHERE true "

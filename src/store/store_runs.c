@@ -72,6 +72,7 @@ enum arb_status arb_store_run_create(struct arb_store *st, const struct arb_run_
     rc = store_bind_text(rc, s, 8, run->version);
     rc = store_bind_text(rc, s, 9, run->judge_json);
     rc = store_bind_text(rc, s, 11, run->scope_json);
+    rc = store_bind_text(rc, s, 12, run->inputs_json);
     if (run->id > 0)
         rc = store_bind_int(rc, s, 10, run->id);
     else
@@ -211,6 +212,7 @@ enum arb_status arb_store_runs(struct arb_store *st, int64_t id,
         r.judge_json = store_col_text(s, 10);
         r.n_cases = sqlite3_column_int64(s, 11);
         r.scope_json = store_col_text(s, 12);
+        r.inputs_json = store_col_text(s, 13);
         if (fn(ctx, &r)) {
             rc = SQLITE_DONE;
             break;

@@ -3,16 +3,21 @@
  *
  * arb_check_compile knows checks, not suites: its errors name a pointer
  * inside the check ("/op: unknown operator ...").  Here that pointer is put
- * behind the check's own pointer in the suite and located in the text.  Two
- * suite rules are applied before compiling: a fields check without "fields"
- * gets the suite's comparator map (also inside aggregates), and a check with a
- * problem that would fail every run (an invalid regex) is refused, so a bad
- * pattern fails at load time rather than on every case.
+ * behind the check's own pointer in the suite and located in the text.  Three
+ * suite rules are applied around compiling: a fields check without "fields"
+ * gets the suite's comparator map (also inside aggregates); an expected_file
+ * that is a FIFO, socket or device is refused before anything opens it (a
+ * FIFO would block the load); and a check with a problem that would fail
+ * every run (an invalid regex) is refused, so a bad pattern fails at load
+ * time rather than on every case.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "arbiter/file.h"
 #include "arbiter/json.h"
 #include "suite_int.h"
 
@@ -152,6 +157,79 @@ static enum arb_status refuse_problem(const struct check_env *env, const cJSON *
     return st;
 }
 
+/*
+ * Refuse an expected_file (anywhere in cfg, at ptr) that exists and is neither
+ * a regular file nor a directory: reading a FIFO would wait for a writer, a
+ * device would be read as data.  Missing files and directories are left to
+ * the compiler, which names them.  The values of "expected" are data and are
+ * not searched.
+ */
+/* The expected_file name (in the check at ptr) when it names a special file: located. */
+static enum arb_status refuse_special(const struct check_env *env, const char *name,
+                                      struct arb_buf *ptr, struct arb_err *err)
+{
+    const char *dir = env->opts.base_dir;
+    char *full = name[0] == '/' || !dir || !dir[0] ? strdup(name) : path_join(dir, name);
+    struct stat sb;
+    enum arb_status st = full ? ARB_OK : ARB_ENOMEM;
+
+    if (!st && stat(full, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+        st = arb_json_pointer_push(ptr, "expected_file");
+        if (!st)
+            st = located(err, ARB_EIO, env->src, ptr->ptr, 0,
+                         "expected_file '%s' is not a regular file (%s)", full,
+                         arb_file_type_name((unsigned)sb.st_mode));
+    }
+    free(full);
+    return st;
+}
+
+static enum arb_status special_expected_file(const struct check_env *env, const cJSON *cfg,
+                                             struct arb_buf *ptr, struct arb_err *err)
+{
+    const cJSON *m;
+    int index = 0, obj = cJSON_IsObject(cfg);
+    enum arb_status st = ARB_OK;
+
+    for (m = cfg->child; !st && m && (obj || cJSON_IsArray(cfg)); m = m->next, index++) {
+        size_t len = ptr->len;
+        char num[24];
+
+        if (obj && strcmp(m->string, "expected") == 0)
+            continue;
+        if (obj && strcmp(m->string, "expected_file") == 0) {
+            if (cJSON_IsString(m))
+                st = refuse_special(env, m->valuestring, ptr, err);
+            continue;
+        }
+        snprintf(num, sizeof(num), "%d", index);
+        st = arb_json_pointer_push(ptr, obj ? m->string : num);
+        if (!st)
+            st = special_expected_file(env, m, ptr, err);
+        ptr->len = len;
+        if (ptr->ptr)
+            ptr->ptr[len] = '\0';
+    }
+    return st == ARB_ENOMEM ? arb_err_set(err, st, "out of memory") : st;
+}
+
+/* special_expected_file over the check cfg at ptr. */
+static enum arb_status no_special_files(const struct check_env *env, const cJSON *cfg,
+                                        const char *ptr, struct arb_err *err)
+{
+    struct arb_buf p;
+    enum arb_status st;
+
+    arb_buf_init(&p, 0);
+    st = arb_buf_adds(&p, ptr);
+    if (!st)
+        st = special_expected_file(env, cfg, &p, err);
+    else
+        st = arb_err_set(err, st, "out of memory");
+    arb_buf_release(&p);
+    return st;
+}
+
 enum arb_status compile_check(const struct check_env *env, const cJSON *cfg, const char *ptr,
                               struct arb_check **out, char **json, struct arb_err *err)
 {
@@ -169,6 +247,11 @@ enum arb_status compile_check(const struct check_env *env, const cJSON *cfg, con
             return arb_err_set(err, ARB_ENOMEM, "out of memory");
         }
         eff = owned;
+    }
+    st = no_special_files(env, eff, ptr, err);
+    if (st) {
+        cJSON_Delete(owned);
+        return st;
     }
     st = arb_check_compile(eff, &env->opts, out, &cerr);
     if (st) {

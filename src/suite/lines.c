@@ -5,22 +5,29 @@
  * order mark on line 1 is dropped; blank lines (only white space) are
  * skipped but counted, so line numbers match what an editor shows.  A line
  * over the cap is consumed and reported, and reading can go on after it.
+ * The file must be a regular one (arb_file_open_regular): a FIFO or a device
+ * named as a cases or outputs file is refused before a byte is read.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arbiter/file.h"
 #include "suite_int.h"
 
 enum arb_status line_reader_open(struct line_reader *lr, const char *path, const char *what,
                                  size_t cap, struct arb_err *err)
 {
+    enum arb_status st;
+
     memset(lr, 0, sizeof(*lr));
     lr->cap = cap;
     arb_buf_init(&lr->line, cap ? cap + 1 : 0);
-    lr->f = fopen(path, "rb");
-    if (!lr->f)
-        return arb_err_set(err, ARB_EIO, "cannot open %s '%s': %s", what, path, strerror(errno));
+    st = arb_file_open_regular(path, what, &lr->f, err);
+    if (st) {
+        line_reader_close(lr);
+        return st;
+    }
     lr->name = strdup(path);
     if (!lr->name) {
         line_reader_close(lr);

@@ -12,10 +12,16 @@
  * A directory holds one entry per case: a file named CASEID or CASEID.ext
  * (the id is the name without its last extension), or a sub-directory CASEID
  * whose regular files (recursively, sorted by relative path) are the outputs
- * of that case, each with file set.  Hidden entries (".x") are skipped, and so
- * are symbolic links and special files: a link could lead outside the
- * directory, so none is followed.  Entries come sorted by name, so runs are
- * deterministic; the reader holds the names of one directory level at a time.
+ * of that case, each with file set.  Hidden entries (".x") are skipped.  A
+ * symbolic link to a regular file is followed and read like the file (a
+ * harness that links its outputs into place means them); any other entry that
+ * is not a regular file or a directory - a FIFO, socket or device, a dangling
+ * link, a link to a directory (not followed: it could loop or lead anywhere)
+ * - is returned with problem set instead of text, so the caller records why
+ * the case has no output rather than dropping it silently.  Nothing that is
+ * not a regular file is ever opened, so a FIFO cannot block the run.  Entries
+ * come sorted by name, so runs are deterministic; the reader holds the names
+ * of one directory level at a time.
  *
  * Every output is read with the cap (ARB_ETOOBIG names the file and the cap)
  * and hashed (SHA-256).  Content that is not UTF-8 or holds a NUL byte is
@@ -89,7 +95,8 @@ static int by_name(const void *a, const void *b)
 
 /*
  * Add the non-hidden names in dir to out; with files_only, descend into
- * sub-directories and add only regular files, as rel/name.
+ * sub-directories (not into links to them) and add everything else, as
+ * rel/name: what is not a regular file becomes a problem when it is read.
  */
 static enum arb_status list_dir(const char *dir, const char *rel, int files_only, int depth,
                                 struct names *out, struct arb_err *err)
@@ -120,10 +127,10 @@ static enum arb_status list_dir(const char *dir, const char *rel, int files_only
             st = ARB_ENOMEM;
         else if (lstat(full, &sb) != 0)
             st = arb_err_set(err, ARB_EIO, "cannot stat '%s': %s", full, strerror(errno));
-        else if (S_ISREG(sb.st_mode))
-            st = names_add(out, name) ? ARB_ENOMEM : ARB_OK;
         else if (S_ISDIR(sb.st_mode))
             st = list_dir(full, name, 1, depth + 1, out, err);
+        else
+            st = names_add(out, name) ? ARB_ENOMEM : ARB_OK;
         free(full);
         free(name);
     }
@@ -193,6 +200,7 @@ void arb_output_release(struct arb_output *o)
     free(o->case_id);
     free(o->file);
     free(o->text);
+    free(o->problem);
     cJSON_Delete(o->meta);
     memset(o, 0, sizeof(*o));
 }
@@ -298,20 +306,57 @@ static int next_line(struct arb_output_reader *r, struct arb_output *o, struct a
 
 /* ---- directories ----------------------------------------------------------------------- */
 
-/* Read full (shown as such) into o with the cap. */
+/*
+ * Why the entry full (not a real directory) cannot be an output: NULL for a
+ * regular file or a link to one, else a message naming it (malloc'd in
+ * *problem; ARB_ENOMEM).  Decided by stat, without opening it.
+ */
+static enum arb_status why_not_output(const char *full, char **problem)
+{
+    struct arb_buf b;
+    struct stat lsb, sb;
+    int linked = lstat(full, &lsb) == 0 && S_ISLNK(lsb.st_mode);
+    enum arb_status st = ARB_OK;
+
+    *problem = NULL;
+    arb_buf_init(&b, 0);
+    if (stat(full, &sb) != 0)
+        st = linked ? arb_buf_printf(&b, "'%s' is a symbolic link that leads nowhere (%s)", full,
+                                     strerror(errno))
+                    : arb_buf_printf(&b, "cannot stat '%s': %s", full, strerror(errno));
+    else if (S_ISDIR(sb.st_mode))
+        st = arb_buf_printf(&b, "'%s' is a symbolic link to a directory, which is not followed",
+                            full);
+    else if (!S_ISREG(sb.st_mode))
+        st = arb_buf_printf(&b, "'%s' is not a regular file (%s)", full,
+                            arb_file_type_name((unsigned)sb.st_mode));
+    if (!st && b.len && !(*problem = arb_buf_detach(&b, NULL)))
+        st = ARB_ENOMEM;
+    arb_buf_release(&b);
+    return st;
+}
+
+/* Read full (shown as such) into o with the cap; o->problem instead when it is no file. */
 static enum arb_status read_file(const struct arb_output_reader *r, const char *full,
                                  struct arb_output *o, struct arb_err *err)
 {
     struct arb_buf b;
     struct arb_err ferr = {{0}};
     struct stat sb;
-    enum arb_status st;
+    FILE *f = NULL;
+    enum arb_status st = why_not_output(full, &o->problem);
 
+    if (st || o->problem)
+        return st ? arb_err_set(err, st, "out of memory") : ARB_OK;
     if (stat(full, &sb) == 0 && (uintmax_t)sb.st_size > (uintmax_t)r->cap)
         return arb_err_set(err, ARB_ETOOBIG, "output '%s' is %jd bytes, over the cap of %zu bytes",
                            full, (intmax_t)sb.st_size, r->cap);
     arb_buf_init(&b, r->cap + 1);
-    st = arb_file_read(full, &b, &ferr);
+    st = arb_file_open_regular(full, "output", &f, &ferr);
+    if (!st) {
+        st = arb_stream_read(f, full, &b, &ferr);
+        fclose(f);
+    }
     if (st == ARB_ETOOBIG)
         st = arb_err_set(err, st, "output '%s' is over the cap of %zu bytes", full, r->cap);
     else if (st)
@@ -383,7 +428,8 @@ static int next_entry(struct arb_output_reader *r, struct arb_output *o, struct 
             r->sub_case = strdup(name);
             st = r->sub_case ? list_dir(full, "", 1, 1, &r->sub, err)
                              : arb_err_set(err, ARB_ENOMEM, "out of memory");
-        } else if (S_ISREG(sb.st_mode)) {
+        } else {
+            /* a file, a link, or something that is neither: read_file tells */
             o->case_id = case_of(name);
             st = o->case_id ? read_file(r, full, o, err)
                             : arb_err_set(err, ARB_ENOMEM, "out of memory");

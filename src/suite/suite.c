@@ -262,19 +262,17 @@ static enum arb_status read_cases(struct arb_suite *s, const struct src *src, st
     int got;
 
     if (cJSON_IsString(cases)) {
+        struct arb_err ferr = {{0}};
         FILE *f;
 
         s->cases_file = path_join(s->dir, cases->valuestring);
         if (!s->cases_file)
             return arb_err_set(err, ARB_ENOMEM, "out of memory");
-        f = fopen(s->cases_file, "rb");
-        if (!f)
-            return located(err, ARB_EIO, src, "/cases", 0, "cannot open cases file '%s': %s",
-                           s->cases_file, strerror(errno));
+        /* A FIFO or a device is refused here, located, before anything waits on it. */
+        st = arb_file_open_regular(s->cases_file, "cases file", &f, &ferr);
+        if (st)
+            return located(err, st, src, "/cases", 0, "%s", ferr.msg);
         fclose(f);
-        if (arb_is_dir(s->cases_file))
-            return located(err, ARB_EIO, src, "/cases", 0,
-                           "cannot read cases file '%s': is a directory", s->cases_file);
     }
     st = case_reader_open_text(s, src->text, src->len, &r, err);
     if (st)

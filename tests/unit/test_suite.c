@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <criterion/criterion.h>
 
@@ -615,31 +616,78 @@ Test(suite_outputs, should_refuse_a_file_over_the_cap_and_go_on)
     arb_output_reader_free(r);
 }
 
-Test(suite_outputs, should_skip_symlinks_in_a_directory)
+/* The next entry must be case_id's, not read, with a problem containing what. */
+static void expect_problem(struct arb_output_reader *r, const char *case_id, const char *what)
+{
+    struct arb_output o;
+    struct arb_err err = {""};
+
+    cr_assert_eq(arb_output_reader_next(r, &o, &err), 1, "%s", err.msg);
+    cr_assert_str_eq(o.case_id, case_id);
+    cr_assert_null(o.text);
+    cr_assert_not_null(o.problem, "case %s: no problem", case_id);
+    cr_assert(strstr(o.problem, what), "case %s: '%s' lacks '%s'", case_id, o.problem, what);
+    arb_output_release(&o);
+}
+
+Test(suite_outputs, should_follow_a_link_to_a_file_and_name_every_other_entry)
 {
     char dir[] = "/tmp/arbiter-suite-XXXXXX";
-    char path[128], target[128];
+    char path[160], cmd[400];
     struct arb_output_reader *r;
     struct arb_output o;
     struct arb_err err = {""};
     FILE *f;
 
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof(path), "%s/real.txt", dir);
+    snprintf(path, sizeof(path), "%s/a-real.txt", dir);
     f = fopen(path, "w");
     cr_assert_not_null(f);
     fputs("real", f);
     fclose(f);
-    snprintf(path, sizeof(path), "%s/link.txt", dir);
-    cr_assert_eq(symlink("/etc/hostname", path), 0);
+    snprintf(path, sizeof(path), "%s/b-link.txt", dir);
+    cr_assert_eq(symlink("a-real.txt", path), 0);
+    snprintf(path, sizeof(path), "%s/c-fifo.txt", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    snprintf(path, sizeof(path), "%s/d-dangling.txt", dir);
+    cr_assert_eq(symlink("no-such-file", path), 0);
+    snprintf(path, sizeof(path), "%s/e-dirlink", dir);
+    cr_assert_eq(symlink("/tmp", path), 0);
+    snprintf(path, sizeof(path), "%s/f-case", dir);
+    cr_assert_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/f-case/pipe", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
     r = open_outputs(dir, 0);
-    expect_output(r, &o, "real", NULL);
+    expect_output(r, &o, "a-real", NULL);
     arb_output_release(&o);
-    cr_assert_eq(arb_output_reader_next(r, &o, &err), 0, "the symlink is not followed");
+    expect_output(r, &o, "b-link", NULL);
+    cr_assert_str_eq(o.text, "real", "a link to a regular file is read");
+    cr_assert_null(o.problem);
+    arb_output_release(&o);
+    expect_problem(r, "c-fifo", "c-fifo.txt' is not a regular file (a FIFO)");
+    expect_problem(r, "d-dangling", "d-dangling.txt' is a symbolic link that leads nowhere");
+    expect_problem(r, "e-dirlink", "e-dirlink' is a symbolic link to a directory");
+    expect_problem(r, "f-case", "f-case/pipe' is not a regular file (a FIFO)");
+    cr_assert_eq(arb_output_reader_next(r, &o, &err), 0);
     arb_output_reader_free(r);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(suite_outputs, should_refuse_a_fifo_as_the_outputs_file_without_blocking)
+{
+    char dir[] = "/tmp/arbiter-suite-XXXXXX";
+    char path[160];
+    struct arb_output_reader *r = NULL;
+    struct arb_err err = {""};
+
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/out.jsonl", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    cr_assert_eq(arb_output_reader_open(path, 0, &r, &err), ARB_EIO);
+    cr_assert_null(r);
+    cr_assert(strstr(err.msg, "out.jsonl' is not a regular file (a FIFO)"), "%s", err.msg);
     unlink(path);
-    snprintf(target, sizeof(target), "%s/real.txt", dir);
-    unlink(target);
     rmdir(dir);
 }
 
