@@ -131,6 +131,7 @@ test-unit:
 test-cli:
 	@sh tests/cli/run.sh $(BUILD)/arbiter
 	@sh tests/cli/resume.sh $(BUILD)/arbiter
+	@sh tests/cli/inputs.sh $(BUILD)/arbiter
 	@sh tests/cli/tune.sh $(BUILD)/arbiter
 	@sh tests/cli/trials.sh $(BUILD)/arbiter
 	@sh tests/cli/matrix.sh $(BUILD)/arbiter

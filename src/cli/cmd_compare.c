@@ -72,7 +72,13 @@ static int copy_file(const char *from, const char *to)
     return rc;
 }
 
-/* Copy the regular files of a directory tree (no links, no dot-files). */
+/*
+ * Copy the regular files of a directory tree (not its dot-files), as the outputs
+ * reader would read it: a link to a regular file is copied as the file.  -1 on a
+ * failure (errno); -2, with the message printed, for an entry that is no regular
+ * file or directory (a FIFO, a dangling link, a link to a directory): dropping it
+ * would hide why the output lacks it, and a FIFO must not be opened.
+ */
 static int copy_tree(const char *from, const char *to, int depth)
 {
     DIR *d;
@@ -96,8 +102,16 @@ static int copy_tree(const char *from, const char *to, int depth)
             rc = -1;
         else if (S_ISDIR(sb.st_mode))
             rc = copy_tree(src, dst, depth + 1);
-        else if (S_ISREG(sb.st_mode))
+        else if (stat(src, &sb) == 0 && S_ISREG(sb.st_mode))
             rc = copy_file(src, dst);
+        else {
+            /* sb: the link itself when it leads nowhere, else what it leads to */
+            cli_error("compare", "'%s' is not a regular file (%s): refusing to compare without it",
+                      src, S_ISLNK(sb.st_mode) ? "a dangling symbolic link"
+                           : S_ISDIR(sb.st_mode) ? "a symbolic link to a directory"
+                                                 : arb_file_type_name((unsigned)sb.st_mode));
+            rc = -2;
+        }
     }
     closedir(d);
     return rc;
@@ -112,9 +126,7 @@ static int stage_output(const char *path, const char *dir, const char *name, cha
     if (arb_is_dir(path)) {
         snprintf(out, outlen, "%s/%s", dir, name);
         snprintf(sub, sizeof(sub), "%s/%s/" CASE_ID, dir, name);
-        if (mkdir(out, 0700) != 0 || copy_tree(path, sub, 0) != 0)
-            return -1;
-        return 0;
+        return mkdir(out, 0700) != 0 ? -1 : copy_tree(path, sub, 0);
     }
     snprintf(out, outlen, "%s/%s", dir, name);
     if (mkdir(out, 0700) != 0)
@@ -329,10 +341,14 @@ static int write_suite(const struct compare_args *ca, const char *dir)
     } else if (arb_buf_adds(&task, ca->task)) {
         code = EXIT_ENV;
     }
-    if (!code && (stage_output(ca->a, dir, "first", pa, sizeof(pa)) ||
-                  stage_output(ca->b, dir, "second", pb, sizeof(pb)))) {
-        cli_error("compare", "cannot copy the outputs into '%s': %s", dir, strerror(errno));
-        code = EXIT_ENV;
+    if (!code) {
+        int staged = stage_output(ca->a, dir, "first", pa, sizeof(pa));
+
+        if (!staged)
+            staged = stage_output(ca->b, dir, "second", pb, sizeof(pb));
+        if (staged == -1)
+            cli_error("compare", "cannot copy the outputs into '%s': %s", dir, strerror(errno));
+        code = staged == -2 ? EXIT_USAGE : staged ? EXIT_ENV : EXIT_PASS;
     }
     if (!code && ca->exp_path && !(exps = read_expectations(ca->exp_path)))
         code = EXIT_USAGE;
