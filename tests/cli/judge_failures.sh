@@ -12,12 +12,12 @@ ARB="$1"
 SIM="$2"
 T=$(mktemp -d)
 SIM_PID=
-MARK="31$$.4242"
+MARK="30.$$"   # a sleep of 30.PID seconds: unique to this test, and gone soon if one survives
 stop_sim() {
     [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
     SIM_PID=
 }
-trap 'stop_sim; pkill -f "sleep $MARK" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'stop_sim; rm -rf "$T"' EXIT
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
@@ -153,7 +153,7 @@ $ARB run "$T/s/suite.json" --judge "$T/hang.json" --db "$T/h.db" --limit 1 >/dev
 rc=$?
 [ $rc = 4 ] && ok || bad "a judge that hangs: exit $rc: $(cat "$T/err")"
 sleep 0.2
-if pgrep -f "sleep $MARK" >/dev/null; then bad "the judge's children survived its timeout"; else ok; fi
+if pgrep -f "sleep $MARK\$" >/dev/null; then bad "the judge's children survived its timeout"; else ok; fi
 q "$T/h.db" "SELECT json_extract(comparison_json, '\$.judge.error') FROM verdicts" | grep -q "timed out" &&
     ok || bad "the timeout is not the error"
 
