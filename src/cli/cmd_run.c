@@ -121,7 +121,8 @@ static void print_summary(const struct arb_run_summary *s, const char *db, int j
         printf("  %-20s %zu wins, %zu losses, %zu ties\n", s->systems[i].name, s->systems[i].wins,
                s->systems[i].losses, s->systems[i].ties);
     if (s->problems)
-        printf("  %zu problems while loading (duplicate outputs, unknown cases): see the report\n",
+        printf("  %zu problems while loading (duplicate outputs, unknown cases, unreadable "
+               "entries): see the report\n",
                s->problems);
     if (!isnan(s->judge_cost))
         printf("  judge cost: $%.4f\n", s->judge_cost);

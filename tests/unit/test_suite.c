@@ -691,6 +691,81 @@ Test(suite_outputs, should_refuse_a_fifo_as_the_outputs_file_without_blocking)
     rmdir(dir);
 }
 
+static void write_text(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static struct arb_input_id identify(const char *path)
+{
+    struct arb_input_id id;
+    struct arb_err err = {""};
+
+    cr_assert_eq(arb_input_identify(path, "outputs", &id, &err), ARB_OK, "%s", err.msg);
+    return id;
+}
+
+Test(suite_identity, should_identify_a_file_by_size_and_sha256)
+{
+    struct arb_input_id id = identify(D "outputs/out.jsonl");
+    char cmd[300], want[80] = "";
+    FILE *p;
+
+    snprintf(cmd, sizeof(cmd), "sha256sum '%s'", D "outputs/out.jsonl");
+    p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    cr_assert_not_null(fgets(want, sizeof(want), p));
+    pclose(p);
+    cr_assert_not(id.is_dir);
+    cr_assert_eq(strncmp(id.sha256, want, 64), 0, "%s vs %s", id.sha256, want);
+}
+
+Test(suite_identity, should_change_a_directorys_digest_with_its_listing_or_contents_only)
+{
+    char dir[] = "/tmp/arbiter-ident-XXXXXX";
+    char path[160], cmd[200];
+    struct arb_input_id a, b;
+    struct arb_err err = {""};
+
+    cr_assert_not_null(mkdtemp(dir));
+    write_text(dir, "c1.txt", "one");
+    snprintf(path, sizeof(path), "%s/c2", dir);
+    cr_assert_eq(mkdir(path, 0700), 0);
+    write_text(dir, "c2/a.txt", "two");
+    snprintf(path, sizeof(path), "%s/c3.txt", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    a = identify(dir);
+    cr_assert(a.is_dir);
+    cr_assert_eq(a.entries, 4, "c1.txt, c2, c2/a.txt and the FIFO (never opened)");
+    cr_assert_eq(a.size, 6);
+    write_text(dir, ".hidden", "skipped, as the reader skips it");
+    b = identify(dir);
+    cr_assert_str_eq(a.sha256, b.sha256, "a hidden file is no output");
+    write_text(dir, "c2/a.txt", "TWO");
+    b = identify(dir);
+    cr_assert_eq(b.size, a.size);
+    cr_assert_str_neq(a.sha256, b.sha256, "same size, other content");
+    write_text(dir, "c2/a.txt", "two");
+    cr_assert_str_eq(identify(dir).sha256, a.sha256, "put back");
+    snprintf(path, sizeof(path), "%s/c1.txt", dir);
+    snprintf(cmd, sizeof(cmd), "%s/c1.md", dir);
+    cr_assert_eq(rename(path, cmd), 0);
+    cr_assert_str_neq(identify(dir).sha256, a.sha256, "a renamed entry");
+    snprintf(path, sizeof(path), "%s/c3.txt", dir);
+    cr_assert_eq(arb_input_identify(path, "outputs", &b, &err), ARB_EIO);
+    cr_assert(strstr(err.msg, "c3.txt' is not a regular file or a directory (a FIFO)"), "%s",
+              err.msg);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 Test(suite_outputs, should_report_a_missing_outputs_path)
 {
     struct arb_output_reader *r = NULL;
