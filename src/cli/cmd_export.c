@@ -109,8 +109,9 @@ static char *comparison_text(const struct arb_verdict_row *v, size_t *len)
     arb_buf_init(&out, 0);
     sys = doc ? cJSON_AddObjectToObject(doc, "systems") : NULL;
     if (sys && cJSON_AddStringToObject(sys, "A", v->system_a) &&
-        cJSON_AddStringToObject(sys, "B", v->system_b) && (text = cJSON_Print(doc)) &&
-        !arb_buf_adds(&out, text) && !arb_buf_addc(&out, '\n'))
+        cJSON_AddStringToObject(sys, "B", v->system_b))
+        text = cJSON_Print(doc);
+    if (text && !arb_buf_adds(&out, text) && !arb_buf_addc(&out, '\n'))
         whole = arb_buf_detach(&out, len);
     cJSON_free(text);
     cJSON_Delete(doc);

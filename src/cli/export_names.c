@@ -139,7 +139,8 @@ enum arb_status cli_export_names_claim(struct cli_export_names *names, const cha
         names->owners = v;
         names->cap = ncap;
     }
-    if (!(who = owner(case_id, a, b)))
+    who = owner(case_id, a, b);
+    if (!who)
         return ARB_ENOMEM;
     st = arb_strset_add(&names->seen, name, names->n, &added, NULL);
     if (st) {

@@ -47,13 +47,11 @@ static int inside_dir(const char *path, const char *dir)
     if (parent) {
         char *slash = strrchr(parent, '/');
 
-        if (!slash)
-            strcpy(parent, ".");
-        else if (slash == parent)
-            parent[1] = '\0';
-        else
+        if (slash == parent)
+            parent[1] = '\0'; /* "/x": the root */
+        else if (slash)
             *slash = '\0';
-        p = realpath(parent, NULL);
+        p = realpath(slash ? parent : ".", NULL);
     }
     if (p) {
         n = strlen(d);

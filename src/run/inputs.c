@@ -146,8 +146,8 @@ static int on_run(void *ctx, const struct arb_run_row *r)
 {
     struct stored_inputs *si = ctx;
 
-    if (r->inputs_json && !(si->json = strdup(r->inputs_json)))
-        si->oom = 1;
+    si->json = r->inputs_json ? strdup(r->inputs_json) : NULL;
+    si->oom = r->inputs_json && !si->json;
     return 1;
 }
 

@@ -110,7 +110,8 @@ static enum arb_status list_names(struct hasher *h, const char *dir, char ***out
             v = nv;
             cap = cap ? cap * 2 : 32;
         }
-        if (!(v[*n] = strdup(e->d_name)))
+        v[*n] = strdup(e->d_name);
+        if (!v[*n])
             break;
         (*n)++;
     }

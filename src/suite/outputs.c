@@ -330,8 +330,10 @@ static enum arb_status why_not_output(const char *full, char **problem)
     else if (!S_ISREG(sb.st_mode))
         st = arb_buf_printf(&b, "'%s' is not a regular file (%s)", full,
                             arb_file_type_name((unsigned)sb.st_mode));
-    if (!st && b.len && !(*problem = arb_buf_detach(&b, NULL)))
-        st = ARB_ENOMEM;
+    if (!st && b.len) {
+        *problem = arb_buf_detach(&b, NULL);
+        st = *problem ? ARB_OK : ARB_ENOMEM;
+    }
     arb_buf_release(&b);
     return st;
 }

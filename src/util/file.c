@@ -57,8 +57,10 @@ static FILE *open_stream(const char *path, unsigned *mode)
     if (fd < 0)
         return NULL;
     flags = fcntl(fd, F_GETFL);
-    if (fstat(fd, &sb) != 0 || flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
-        !(f = fdopen(fd, "rb"))) {
+    f = fstat(fd, &sb) == 0 && flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0
+            ? fdopen(fd, "rb")
+            : NULL;
+    if (!f) {
         int saved = errno;
 
         close(fd);
