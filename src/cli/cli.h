@@ -69,6 +69,16 @@ void cli_remove_tree(const char *path);
 int cli_whole(const char *cmd, const char *opt, const char *v, unsigned long long lo,
               unsigned long long hi, unsigned long long *out);
 
+/*
+ * When standard output is a terminal, make stdout a stream that prints control bytes (ESC, CR,
+ * backspace, C1, bytes that are not UTF-8) as visible escapes (tty.c).  1 when it did, 0 when
+ * stdout is not a terminal (left as it is), -1 when it could not.  Close stdout at the end.
+ */
+int cli_tty_guard_stdout(void);
+
+/* fputs(s, f) with control bytes shown as cli_tty_guard_stdout shows them (for standard error). */
+void cli_fputs_shown(const char *s, FILE *f);
+
 /* 1 when arg is -h or --help. */
 int cli_is_help(const char *arg);
 

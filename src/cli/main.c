@@ -123,6 +123,7 @@ int main(int argc, char **argv)
 {
     size_t i;
     const char *name;
+    int guarded;
 
     if (argc < 2) {
         usage(stderr);
@@ -165,8 +166,16 @@ int main(int argc, char **argv)
                 fprintf(stderr, "arbiter: cannot initialise the HTTP library\n");
                 return EXIT_ENV;
             }
+            /* Outputs, ids and names are data: on a terminal they must not drive it. */
+            guarded = cli_tty_guard_stdout();
+            if (guarded < 0) {
+                fprintf(stderr, "arbiter: out of memory\n");
+                return EXIT_ENV;
+            }
             rc = commands[i]->run(argc - 1, argv + 1);
             arb_http_global_cleanup();
+            if (guarded == 1 && fclose(stdout) != 0 && rc == EXIT_PASS)
+                rc = EXIT_ENV;
             return rc;
         }
     }

@@ -60,7 +60,9 @@ static void clock_text(double s, char *out, size_t n)
 static void draw(struct cli_progress *p, const char *line)
 {
     /* \r to the start, the line, then erase what a longer previous line left. */
-    fprintf(stderr, "\r%s: %s\033[K", p->cmd, line);
+    fprintf(stderr, "\r%s: ", p->cmd);
+    cli_fputs_shown(line, stderr); /* a system name is data: it must not move the cursor */
+    fputs("\033[K", stderr);
     fflush(stderr);
     p->printed = 1;
 }

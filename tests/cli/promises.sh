@@ -12,7 +12,7 @@ trap '[ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null; rm -rf "$T"' EXIT
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+bad() { fail=$((fail + 1)); printf 'FAIL: %s\n' "$*"; }
 q() { sqlite3 "$@" 2>&1; }
 
 # ---- 1. redaction covers the task, the prompt, expectation texts and escaped spellings ----
@@ -54,6 +54,54 @@ else ok; fi
 kill "$SIM_PID" 2>/dev/null
 wait "$SIM_PID" 2>/dev/null
 SIM_PID=
+
+# ---- 2. on a terminal, control bytes in outputs, ids and names are shown, not obeyed ----
+# Under a pseudo-terminal (util-linux script; it turns LF into CR LF): the raw bytes printed by
+# run, runs, show and report hold no ESC, BEL, backspace, lone CR or C1 CSI, and show escapes.
+mkdir -p "$T/y"
+ID='c1\u001b]0;PWNED\u0007x'
+printf '{"id": "%s", "expected": "a"}\n{"id": "c2", "expected": "b"}\n' "$ID" >"$T/y/cases.jsonl"
+# c2's output: 9,999 two-byte characters and one three-byte one, so stdio's buffers cut some.
+long=$(awk 'BEGIN { for (i = 0; i < 9999; i++) printf "\303\251"; printf "\342\202\254" }')
+printf '{"id": "%s", "output": "evil \\u001b[2J clear\\rCR\\bBS \\u009b31m \\u00e9 end"}\n{"id": "c2", "output": "%s"}\n' \
+    "$ID" "$long" >"$T/y/a.jsonl"
+printf '{"id": "%s", "output": "a"}\n{"id": "c2", "output": "b"}\n' "$ID" >"$T/y/b.jsonl"
+cat >"$T/y/suite.json" <<'JSON'
+{"name": "tty\u001b[5m", "systems": {"sys\u001b[31mred": "a.jsonl", "b": "b.jsonl"},
+ "rubric": {"content": [{"name": "correctness", "check": {"op": "exact"}}]},
+ "cases": "cases.jsonl"}
+JSON
+raw_id=$(printf 'c1\033]0;PWNED\007x')
+script -qec "$ARB run $T/y/suite.json --db $T/y.db --no-progress" /dev/null >"$T/y/run" 2>&1 </dev/null
+script -qec "$ARB runs --db $T/y.db" /dev/null >"$T/y/runs" 2>&1 </dev/null
+script -qec "$ARB show 1 '$raw_id' --db $T/y.db" /dev/null >"$T/y/show" 2>&1 </dev/null
+script -qec "$ARB report 1 --db $T/y.db" /dev/null >"$T/y/report" 2>&1 </dev/null
+for f in run runs show report; do
+    [ -s "$T/y/$f" ] && ok || bad "$f printed nothing under a pty"
+    for b in '\033' '\007' '\010' '\302\233'; do
+        if LC_ALL=C grep -q "$(printf "$b")" "$T/y/$f"; then bad "$f printed the byte $b raw to a terminal"; else ok; fi
+    done
+    if sed 's/\r$//' "$T/y/$f" | LC_ALL=C grep -q "$(printf '\r')"; then bad "$f printed a lone CR to a terminal"; else ok; fi
+done
+grep -q 'sys\\x1b\[31mred' "$T/y/run" && ok || bad "run: the system name is not shown escaped: $(cat -v "$T/y/run")"
+grep -q 'tty\\x1b\[5m' "$T/y/runs" && ok || bad "runs: the suite name is not shown escaped: $(cat -v "$T/y/runs")"
+grep -q 'case c1\\x1b\]0;PWNED\\x07x' "$T/y/show" && ok || bad "show: the case id is not shown escaped: $(head -2 "$T/y/show" | cat -v)"
+grep -q 'evil \\x1b\[2J clear\\rCR\\bBS \\u009b31m é end' "$T/y/show" && ok || bad "show: the output is not shown escaped: $(cat -v "$T/y/show")"
+grep -q '| sys\\x1b\[31mred |' "$T/y/report" && ok || bad "report: the system name is not shown escaped"
+script -qec "$ARB show 1 c2 --db $T/y.db" /dev/null >"$T/y/long" 2>&1 </dev/null
+if grep -q '\\x[89a-f][0-9a-f]' "$T/y/long"; then bad "show: UTF-8 cut between two writes was escaped"; else ok; fi
+[ "$(LC_ALL=C grep -o "$(printf '\303\251')" "$T/y/long" | wc -l)" -eq 9999 ] && ok || bad "show: the long output lost characters"
+# The progress line (standard error) names the system escaped too; its own ESC [K stays.
+script -qec "$ARB run $T/y/suite.json --db $T/y2.db" /dev/null >"$T/y/prog" 2>&1 </dev/null
+grep -qF "loading outputs of 'sys\\x1b[31mred'" "$T/y/prog" && ok || bad "progress: the system name is not escaped"
+if sed "s/$(printf '\033')\[K//g" "$T/y/prog" | LC_ALL=C grep -q "$(printf '\033')"; then
+    bad "progress: an ESC other than the line's own erase reached the terminal"
+else ok; fi
+# Not a terminal: the bytes as stored.
+$ARB show 1 "$raw_id" --db "$T/y.db" >"$T/y/pipe" 2>&1
+LC_ALL=C grep -q "$(printf 'evil \033\[2J clear\rCR')" "$T/y/pipe" && ok || bad "show into a pipe changed the output"
+$ARB report 1 --db "$T/y.db" -o "$T/y/r.md" >/dev/null 2>&1
+LC_ALL=C grep -q "$(printf 'sys\033\[31mred')" "$T/y/r.md" && ok || bad "report -o FILE changed a name"
 
 # ---- 3. a regex that reaches PCRE2's limit is unresolved, never a verdict ----
 # Python's re.fullmatch matches "a"*26+"c" (after 2^26 steps); PCRE2 stops at its match limit.
