@@ -3,7 +3,8 @@
  * (include/arbiter/suite.h).
  *
  * A regular file is JSONL: one {"id": "...", "output": ...} per line.  A
- * non-string output becomes its RFC 8785 text.  "trial" (a non-negative
+ * non-string output becomes its RFC 8785 text, except null: "output": null
+ * is no output (returned with problem set, like an entry that is no file).  "trial" (a non-negative
  * integer) numbers one of several outputs of a case.  Every other member (the
  * agent-eval capture fields trajectory, timing, duration, toolErrors, input,
  * metadata, and whatever else a harness writes) is kept in meta: the capture
@@ -222,6 +223,19 @@ static enum arb_status finish(const struct arb_output_reader *r, struct arb_outp
 
 /* ---- JSONL ----------------------------------------------------------------------------- */
 
+static enum arb_status null_output(const struct arb_output_reader *r, struct arb_output *o)
+{
+    struct arb_buf b;
+    enum arb_status st;
+
+    arb_buf_init(&b, 0);
+    st = arb_buf_printf(&b, "%s:%zu: \"output\" is null: no output for this case", r->lr.name,
+                        r->lr.lineno);
+    o->problem = st ? NULL : arb_buf_detach(&b, NULL);
+    arb_buf_release(&b);
+    return o->problem ? ARB_OK : ARB_ENOMEM;
+}
+
 static int next_line(struct arb_output_reader *r, struct arb_output *o, struct arb_err *err)
 {
     struct arb_err perr = {{0}};
@@ -267,7 +281,11 @@ static int next_line(struct arb_output_reader *r, struct arb_output *o, struct a
     o->line = r->lr.lineno;
     o->trial = trial ? (int64_t)trial->valuedouble : 0;
     o->case_id = strdup(id->valuestring);
-    if (cJSON_IsString(output)) {
+    if (cJSON_IsNull(output)) {
+        /* No output, not the text "null": the case is missing this system's output, and the
+         * problem (recorded by the caller) says why. */
+        st = null_output(r, o);
+    } else if (cJSON_IsString(output)) {
         /* Take the parsed string rather than copy it (cJSON allocates with malloc, and
          * cJSON_Delete skips a NULL valuestring): one copy less of a large output. */
         o->len = strlen(output->valuestring);
@@ -295,7 +313,7 @@ static int next_line(struct arb_output_reader *r, struct arb_output *o, struct a
         o->meta = m;
     else
         cJSON_Delete(m);
-    if (!st)
+    if (!st && !o->problem)
         st = finish(r, o, err);
     if (st) {
         arb_output_release(o);
