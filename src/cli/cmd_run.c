@@ -23,6 +23,7 @@
 
 #define MAX_SYSTEM_ARGS 64
 #define MAX_BATCH 100000
+#define MAX_SEED 9007199254740991ull /* 2^53 - 1, as "seed" in a suite */
 
 static const char usage_text[] =
     "usage: arbiter run SUITE [--system NAME=PATH]... [--db FILE] [--seed N] [--json]\n"
@@ -37,7 +38,8 @@ static const char usage_text[] =
     "\n"
     "  --system NAME=PATH  add or replace a system; PATH: a JSONL file or a directory\n"
     "  --db FILE           the database (default ./arbiter.db)\n"
-    "  --seed N            blinding seed (default: the suite's \"seed\", else 0)\n"
+    "  --seed N            blinding seed, 0 to 2^53 - 1 (default: the suite's \"seed\",\n"
+    "                      else 0)\n"
     "  --resume RUN        continue an interrupted run (RUN is an id or 'latest'):\n"
     "                      the suite is reloaded from the path stored with the run and\n"
     "                      must be unchanged; records already stored are kept; a\n"
@@ -376,9 +378,10 @@ static int run_cmd(int argc, char **argv)
         } else if ((strcmp(o, "--seed") == 0 || strcmp(o, "--batch") == 0) && has_arg) {
             unsigned long long v;
 
-            /* A seed is 64 bits; a batch is held in memory whole (MAX_BATCH cases). */
+            /* A seed as a suite's (exact in JSON: the reports print it); a batch is held in
+             * memory whole. */
             if (cli_whole("run", o, argv[a + 1], o[2] == 's' ? 0 : 1,
-                          o[2] == 's' ? UINT64_MAX : MAX_BATCH, &v)) {
+                          o[2] == 's' ? MAX_SEED : MAX_BATCH, &v)) {
                 code = EXIT_USAGE;
                 goto out;
             }
