@@ -38,7 +38,9 @@ static const char usage_text[] =
     "                     (not a leading '.') and writes any other byte as %XX, so '~'\n"
     "                     only separates and no two files share a name; a name over 200\n"
     "                     bytes is cut and ends in ~~ and 32 hex digits of its SHA-256.\n"
-    "                     Never the database or the --cases file\n"
+    "                     Never the database, the --cases file or a file the run was\n"
+    "                     made of (its suite, cases file, outputs, or in an outputs\n"
+    "                     directory)\n"
     "  --jsonl            print every record as one JSON line: each check record with\n"
     "                     its case, system, kind and item; each trial (kind \"trial\":\n"
     "                     trial, passed, its expectation records); each verdict (kind\n"
@@ -59,8 +61,8 @@ static const char usage_text[] =
     "                     Text is written as stored: a case id starting with = + - @ is\n"
     "                     not altered, so a spreadsheet may read it as a formula\n"
     "  -o FILE            with --csv: write to FILE (through a temporary file beside it,\n"
-    "                     renamed when complete; never the database or the --cases\n"
-    "                     file) instead of\n"
+    "                     renamed when complete; never the database, the --cases\n"
+    "                     file or one the run was made of) instead of\n"
     "                     standard output\n" CLI_CASE_SELECT_HELP
     "                      (in RUN's case order): every record, comparison file or\n"
     "                      row is then of those cases only; an id RUN lacks is an error\n"
@@ -70,6 +72,7 @@ static const char usage_text[] =
 
 struct exporter {
     const char *dir, *db, *cases_file; /* cases_file: --cases @FILE, or NULL */
+    struct cli_run_inputs inputs;      /* the run's: never written over */
     int pairs;                         /* more than one pair per case: name files by pair */
     size_t written;
     struct cli_export_names names;
@@ -95,6 +98,10 @@ static enum arb_status refuse_inputs(struct exporter *ex, const char *path)
                  "the comparison file '%s' would be the --cases file '%s': refusing to write "
                  "over it",
                  path, ex->cases_file);
+    arb_buf_reset(&name);
+    if (!db && !ex->msg[0] && cli_run_inputs_clash(&ex->inputs, path, &name))
+        snprintf(ex->msg, sizeof(ex->msg), "the comparison file %s",
+                 name.ptr ? name.ptr : "is an input of the run");
     arb_buf_release(&name);
     return db || ex->msg[0] ? ARB_EUSAGE : ARB_OK;
 }
@@ -281,12 +288,15 @@ static enum arb_status export_comparisons(struct arb_store *st, int64_t run,
     ex.pairs = n_systems > 2;
     cli_export_names_init(&ex.names);
     if (!rs)
+        rs = cli_run_inputs_load(st, run, &ex.inputs, err);
+    if (!rs)
         rs = arb_store_verdicts(st, run, NULL, write_comparison, &ex, err);
     if (!rs && ex.st)
         rs = arb_err_set(err, ex.st, "%s", ex.msg[0] ? ex.msg : arb_strerror(ex.st));
     if (!rs)
         fprintf(stderr, "arbiter export: %zu comparison files in %s\n", ex.written, ea->dir);
     cli_export_names_release(&ex.names);
+    cli_run_inputs_release(&ex.inputs);
     return rs;
 }
 
@@ -361,7 +371,7 @@ static int export_cmd(int argc, char **argv)
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
     int64_t run = 0;
-    int code = EXIT_PASS, parsed, not_written = 0;
+    int code = EXIT_PASS, parsed, not_written = 0, refused;
     enum arb_status rs;
 
     memset(&ea, 0, sizeof(ea));
@@ -378,15 +388,19 @@ static int export_cmd(int argc, char **argv)
         return parsed > 0 ? EXIT_PASS : EXIT_USAGE;
     }
     rs = arb_store_run_resolve(st, ea.run_spec, &run, &err);
-    if (!rs)
+    /* -o must not replace a file the run was made of either: --resume and replay read them */
+    refused = !rs && cli_outfile_check_run("export", ea.out_path, st, run);
+    if (!rs && !refused)
         rs = arb_store_scope(st, run, &ea.cases.sel, &err);
-    if (!rs && ea.jsonl)
+    if (!rs && !refused && ea.jsonl)
         rs = export_jsonl(st, run, &err);
-    else if (!rs && ea.csv)
+    else if (!rs && !refused && ea.csv)
         rs = export_csv(st, run, ea.out_path, &not_written, &err);
-    else if (!rs)
+    else if (!rs && !refused)
         rs = export_comparisons(st, run, &ea, &err);
-    if (rs) {
+    if (refused) {
+        code = EXIT_USAGE;
+    } else if (rs) {
         cli_error("export", "%s", err.msg);
         code = rs == ARB_EIO ? EXIT_ENV : cli_exit_for(rs);
     } else if (not_written) {

@@ -37,7 +37,9 @@ static const char usage_text[] =
     "                           case and pair of systems; see its --help for the columns);\n"
     "                           the gates still apply, the report's other parts are not in it\n"
     "  -o FILE                  write to FILE instead of standard output (through a\n"
-    "                           temporary file renamed when complete; never the database)\n"
+    "                           temporary file renamed when complete; never the database,\n"
+    "                           the --cases file or a file the run was made of: its suite,\n"
+    "                           cases file or outputs)\n"
     "  --strategy statistical   95% percentile bootstrap intervals (1000 resamples,\n"
     "                           COMPARE_BOOTSTRAP_ITERATIONS overrides; seeded by the run, so\n"
     "                           the report is reproducible), exact sign test and paired\n"
@@ -333,7 +335,10 @@ static int report_cmd(int argc, char **argv)
     }
     arb_buf_init(&out, 0);
     rs = arb_store_run_resolve(st, ra.run_spec, &run, &err);
-    if (!rs)
+    /* -o must not replace a file the run was made of either: --resume and replay read them */
+    if (!rs && cli_outfile_check_run("report", ra.out_path, st, run))
+        usage = 1;
+    if (!rs && !usage)
         rs = build(&ra, st, run, &report, &usage, &err);
     if (!rs && !usage) {
         missed = cli_gates_apply(&ra.gates, report);

@@ -21,8 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "arbiter/buf.h"
 #include "arbiter/file.h"
+#include "arbiter/store.h"
 #include "cli.h"
 #include "outfile.h"
 
@@ -203,5 +206,136 @@ int cli_outfile_write(const char *cmd, const char *path, const void *data, size_
     if (bad)
         cli_error(cmd, "%s", why.ptr ? why.ptr : "out of memory");
     arb_buf_release(&why);
+    return bad;
+}
+
+/* ---- a run's recorded inputs -------------------------------------------------------------- */
+
+static int add_input(struct cli_run_inputs *ri, const char *path, const char *fmt, const char *arg)
+{
+    struct arb_buf what;
+
+    if (ri->n == ri->cap) {
+        size_t cap = ri->cap ? ri->cap * 2 : 8;
+        char **p = realloc(ri->path, cap * sizeof(*p)), **w;
+
+        if (!p)
+            return -1;
+        ri->path = p;
+        w = realloc(ri->what, cap * sizeof(*w));
+        if (!w)
+            return -1;
+        ri->what = w;
+        ri->cap = cap;
+    }
+    arb_buf_init(&what, 0);
+    if (arb_buf_printf(&what, fmt, arg)) {
+        arb_buf_release(&what);
+        return -1;
+    }
+    ri->what[ri->n] = arb_buf_detach(&what, NULL);
+    ri->path[ri->n] = strdup(path);
+    if (!ri->what[ri->n] || !ri->path[ri->n]) {
+        free(ri->what[ri->n]);
+        free(ri->path[ri->n]);
+        return -1;
+    }
+    ri->n++;
+    return 0;
+}
+
+struct run_row_inputs {
+    struct cli_run_inputs *ri;
+    int oom;
+};
+
+static int on_run(void *ctx, const struct arb_run_row *r)
+{
+    struct run_row_inputs *rr = ctx;
+    cJSON *systems = cJSON_Parse(r->systems_json ? r->systems_json : "[]");
+    cJSON *inputs = r->inputs_json ? cJSON_Parse(r->inputs_json) : NULL;
+    const cJSON *s, *cases = cJSON_GetObjectItemCaseSensitive(
+                        cJSON_GetObjectItemCaseSensitive(inputs, "cases"), "path");
+
+    if (r->suite_path && r->suite_path[0])
+        rr->oom |= add_input(rr->ri, r->suite_path, "the suite%s", "") != 0;
+    if (cJSON_IsString(cases))
+        rr->oom |= add_input(rr->ri, cases->valuestring, "the cases file%s", "") != 0;
+    cJSON_ArrayForEach(s, systems)
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(s, "name");
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "path");
+
+        if (cJSON_IsString(n) && cJSON_IsString(p))
+            rr->oom |= add_input(rr->ri, p->valuestring, "the outputs of system '%s'",
+                                 n->valuestring) != 0;
+    }
+    cJSON_Delete(systems);
+    cJSON_Delete(inputs);
+    return 1;
+}
+
+enum arb_status cli_run_inputs_load(struct arb_store *st, int64_t run, struct cli_run_inputs *ri,
+                                    struct arb_err *err)
+{
+    struct run_row_inputs rr = {ri, 0};
+    enum arb_status rs;
+
+    memset(ri, 0, sizeof(*ri));
+    ri->run = run;
+    rs = arb_store_runs(st, run, on_run, &rr, err);
+    return rs ? rs : rr.oom ? arb_err_set(err, ARB_ENOMEM, "out of memory") : ARB_OK;
+}
+
+void cli_run_inputs_release(struct cli_run_inputs *ri)
+{
+    for (size_t i = 0; i < ri->n; i++) {
+        free(ri->path[i]);
+        free(ri->what[i]);
+    }
+    free(ri->path);
+    free(ri->what);
+    memset(ri, 0, sizeof(*ri));
+}
+
+int cli_run_inputs_clash(const struct cli_run_inputs *ri, const char *path, struct arb_buf *why)
+{
+    for (size_t i = 0; path && i < ri->n; i++) {
+        int clash = cli_outfile_clash(path, ri->path[i]);
+
+        if (clash == 1)
+            arb_buf_printf(why, "'%s' is %s of run %lld, '%s': refusing to write over it", path,
+                           ri->what[i], (long long)ri->run, ri->path[i]);
+        else if (clash == 2)
+            arb_buf_printf(why,
+                           "'%s' is inside %s of run %lld, the directory '%s': refusing to "
+                           "write into it",
+                           path, ri->what[i], (long long)ri->run, ri->path[i]);
+        if (clash)
+            return -1;
+    }
+    return 0;
+}
+
+int cli_outfile_check_run(const char *cmd, const char *path, struct arb_store *st, int64_t run)
+{
+    struct cli_run_inputs ri;
+    struct arb_buf why;
+    struct arb_err err = {{0}};
+    int bad;
+
+    if (!path)
+        return 0;
+    if (cli_run_inputs_load(st, run, &ri, &err)) {
+        cli_error(cmd, "%s", err.msg);
+        cli_run_inputs_release(&ri);
+        return -1;
+    }
+    arb_buf_init(&why, 0);
+    bad = cli_run_inputs_clash(&ri, path, &why);
+    if (bad)
+        cli_error(cmd, "-o %s", why.ptr ? why.ptr : "is an input of the run");
+    arb_buf_release(&why);
+    cli_run_inputs_release(&ri);
     return bad;
 }

@@ -9,8 +9,10 @@
 #define ARBITER_CLI_OUTFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "arbiter/buf.h"
+#include "arbiter/status.h"
 
 /*
  * 0 when path may receive an output; -1 (message printed, naming cmd) when
@@ -54,5 +56,29 @@ int cli_outfile_write(const char *cmd, const char *path, const void *data, size_
  * lose the latest).
  */
 int cli_outfile_put(const char *path, const void *data, size_t len, int sync, struct arb_buf *why);
+
+/* The inputs a stored run read (its row: suite, cases file, each system's outputs). */
+struct arb_store;
+struct cli_run_inputs {
+    long long run;
+    char **path, **what; /* owned: each input, and "the outputs of system 'b'" */
+    size_t n, cap;
+};
+
+/* Read run's inputs from st into ri (release it even on failure).  ARB_ENOMEM, ARB_EDB. */
+enum arb_status cli_run_inputs_load(struct arb_store *st, int64_t run, struct cli_run_inputs *ri,
+                                    struct arb_err *err);
+
+void cli_run_inputs_release(struct cli_run_inputs *ri);
+
+/*
+ * Without printing: -1, with the reason appended to why, when path is one of
+ * ri's inputs or lies inside one that is a directory; else 0.  Writing there
+ * would lose an input that `run --resume` and `replay` read again.
+ */
+int cli_run_inputs_clash(const struct cli_run_inputs *ri, const char *path, struct arb_buf *why);
+
+/* The same for `-o path` of a command on run, message printed (naming cmd).  path NULL: 0. */
+int cli_outfile_check_run(const char *cmd, const char *path, struct arb_store *st, int64_t run);
 
 #endif
