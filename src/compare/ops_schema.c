@@ -115,6 +115,8 @@ OP_RUN(op_json_schema_run)
     if (valid < 0) {
         if (valid == -ARB_ENOMEM)
             return ARB_ENOMEM;
+        /* Not finished (a "pattern" that reached PCRE2's limits): neither valid nor invalid. */
+        res->limited = 1;
         return result_notef(res, "schema_validation_incomplete: %s", errs.err.msg);
     }
     for (i = 0; i < errs.count; i++) {
