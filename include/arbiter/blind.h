@@ -51,8 +51,8 @@ void arb_blinder_free(struct arb_blinder *b);
 /*
  * Append text with every occurrence of each of the n strings (ASCII
  * case-insensitive, plain or JSON-escaped as above; empty strings ignored;
- * longest first where they overlap) replaced by ARB_REDACTED.  *count, when given, receives the number of
- * replacements.
+ * longest first where they overlap) replaced by ARB_REDACTED.  *count, when
+ * given, receives the number of replacements.
  */
 enum arb_status arb_redact(const char *text, size_t len, const char *const *strings, size_t n,
                            struct arb_buf *out, size_t *count);

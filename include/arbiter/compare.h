@@ -17,8 +17,9 @@
  * are notes on a failing record, never errors; a resource limit (a regex
  * that reaches PCRE2's match or depth limit) is a note on an unresolved
  * record, never a verdict.  Problems with the check itself (unknown operator
- * or parameter, wrong types) are compile errors naming the JSON path.  Comparators never fetch state: everything comes in through the
- * check, the observed text and the optional expected value of the case.
+ * or parameter, wrong types) are compile errors naming the JSON path.
+ * Comparators never fetch state: everything comes in through the check, the
+ * observed text and the optional expected value of the case.
  *
  * Threads: a compiled check keeps scratch space (PCRE2 match data), so one
  * check must not run in two threads at once.  Distinct checks may.
