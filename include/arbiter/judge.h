@@ -10,8 +10,9 @@
  * criteria and expectation ids are its required members, scores are
  * integers 1-5), so a conforming reply is complete by construction; a reply
  * that does not conform is asked again once with the validation error, and
- * then its items are judge_failed.  Every request and reply is stored as it
- * arrives (store.h judge_calls, keyed by the SHA-256 of the canonical
+ * then its items are judge_failed.  Every request and reply is recorded as it
+ * arrives, through the cache the caller gives (struct arb_judge_cache; the
+ * store's is judge_calls, keyed by the SHA-256 of the canonical
  * request and the judge's identity: provider and endpoint), and a stored
  * valid reply is never requested again; an invalid one is kept for audit and
  * never answers again (arb_judge_reuse_invalid).  Outputs sit between fence
@@ -37,7 +38,6 @@
 #include <cjson/cJSON.h>
 
 #include "arbiter/status.h"
-#include "arbiter/store.h"
 
 enum arb_judge_provider { ARB_JUDGE_OPENAI = 0, ARB_JUDGE_ANTHROPIC, ARB_JUDGE_COMMAND };
 
@@ -159,6 +159,63 @@ struct arb_judge_answer {
     char *reasoning; /* the first valid reasoning, for comparison.json */
 };
 
+/*
+ * What a judge records of each request (judge_calls: shared by every run, the cache) and of
+ * each answer a run used (judgments).  The judge hands them to the cache it was given; it
+ * never opens a database.
+ */
+struct arb_judge_call_row {
+    const char *key; /* hex SHA-256 of the canonical request */
+    const char *provider;
+    const char *model;
+    const char *request_json; /* the body sent (never a key: keys travel in headers) */
+    const char *reply_json;   /* the reply body, or NULL */
+    const char *status;       /* "ok" (a reply arrived) or "failed" */
+    long http_status;
+    int attempts;
+    double latency_s;
+    int64_t prompt_tokens, completion_tokens;
+    int64_t cached_tokens; /* of prompt_tokens, served from the provider's prompt cache */
+    const char *error;
+    int valid; /* the reply passed validation: 1, 0 (kept for audit, never answers again), or
+                  -1 unknown (a failed call; a reply stored before migration 5) */
+};
+
+struct arb_judgment_row {
+    const char *case_id;
+    const char *system_a, *system_b;
+    const char *ord; /* "AB": A shown first; "BA": B shown first */
+    int sample;
+    int attempt; /* 0, or 1 for the retry with the validation error */
+    const char *key;
+    int valid;  /* the reply conformed to the request's schema */
+    int cached; /* answered from the cache, not sent */
+    const char *answer_json;
+    const char *error;
+    const char *fence; /* the fence code of the request's prompt, or NULL */
+};
+
+/*
+ * The judge's cache and record, given by the caller: run, replay and calibrate pass one
+ * backed by the store (arb_store_judge_cache, store.h); a test may pass its own.  The judge
+ * calls, from the thread that drains:
+ *   get           look key up: *found 1 and fn called once with the stored call, if any
+ *   put_call      a request's call (its reply or its failure), just before its judgment
+ *   put_judgment  a run's judgment of one question slot; once it returns, it and the call
+ *                 put just before it (if any) are durable together
+ * Each returns ARB_OK or a status with err filled; a failure stops the drain.
+ */
+struct arb_judge_cache {
+    void *ctx;
+    enum arb_status (*get)(void *ctx, const char *key,
+                           int (*fn)(void *arg, const struct arb_judge_call_row *c), void *arg,
+                           int *found, struct arb_err *err);
+    enum arb_status (*put_call)(void *ctx, const struct arb_judge_call_row *c,
+                                struct arb_err *err);
+    enum arb_status (*put_judgment)(void *ctx, const struct arb_judgment_row *j,
+                                    struct arb_err *err);
+};
+
 struct arb_judge;
 
 /* What a judge has done so far (over every drain of its life), for a progress line. */
@@ -175,12 +232,13 @@ struct arb_judge_progress {
 };
 
 /*
- * A judge bound to a run.  api_key may be NULL only for a judge that never
- * sends (every request cached).  use_cache 0 ignores stored replies (they
- * are still stored).
+ * A judge that records through cache (borrowed: it must outlive the judge;
+ * NULL: a judge that finds nothing stored and records nothing).
+ * api_key may be NULL only for a judge that never sends (every request
+ * cached).  use_cache 0 ignores stored replies (they are still recorded).
  */
 enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *api_key,
-                              struct arb_store *st, int64_t run, int use_cache,
+                              const struct arb_judge_cache *cache, int use_cache,
                               struct arb_judge **out, struct arb_err *err);
 void arb_judge_free(struct arb_judge *j);
 

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arbiter/judge.h"
 #include "arbiter/status.h"
 
 struct arb_store;
@@ -312,22 +313,6 @@ enum arb_status arb_store_set_verdict(struct arb_store *st, int64_t run,
 
 /* ---- judge calls (the cache) and judgments ------------------------------------------- */
 
-struct arb_judge_call_row {
-    const char *key; /* hex SHA-256 of the canonical request */
-    const char *provider;
-    const char *model;
-    const char *request_json; /* the body sent (never a key: keys travel in headers) */
-    const char *reply_json;   /* the reply body, or NULL */
-    const char *status;       /* "ok" (a reply arrived) or "failed" */
-    long http_status;
-    int attempts;
-    double latency_s;
-    int64_t prompt_tokens, completion_tokens;
-    int64_t cached_tokens; /* of prompt_tokens, served from the provider's prompt cache */
-    const char *error;
-    int valid; /* the reply passed validation: 1, 0 (kept for audit, never answers again), or
-                  -1 unknown (a failed call; a reply stored before migration 5) */
-};
 
 /*
  * Store a call.  A stored valid reply is never replaced; a failed call is, and so is a reply
@@ -341,23 +326,27 @@ enum arb_status arb_store_get_judge_call(struct arb_store *st, const char *key,
                                          int (*fn)(void *ctx, const struct arb_judge_call_row *c),
                                          void *ctx, int *found, struct arb_err *err);
 
-struct arb_judgment_row {
-    const char *case_id;
-    const char *system_a, *system_b;
-    const char *ord; /* "AB": A shown first; "BA": B shown first */
-    int sample;
-    int attempt; /* 0, or 1 for the retry with the validation error */
-    const char *key;
-    int valid;  /* the reply conformed to the request's schema */
-    int cached; /* answered from the cache, not sent */
-    const char *answer_json;
-    const char *error;
-    const char *fence; /* the fence code of the request's prompt, or NULL */
-};
 
 /* Insert or replace the judgment of (run, case, pair, ord, sample, attempt). */
 enum arb_status arb_store_put_judgment(struct arb_store *st, int64_t run,
                                        const struct arb_judgment_row *j, struct arb_err *err);
+
+/*
+ * The judge's cache backed by this store, for run (store_cache.c): fill sc,
+ * then pass &sc->cache to arb_judge_new.  judge_calls answers every run;
+ * judgments are run's.  A call and the judgment after it are committed in
+ * one transaction, so no transaction may be open on st while the judge
+ * drains.  sc must outlive the judge.
+ */
+struct arb_store_judge_cache {
+    struct arb_judge_cache cache; /* what the judge is given */
+    struct arb_store *st;
+    int64_t run;
+    int open; /* a put_call's transaction awaits its judgment */
+};
+
+void arb_store_judge_cache_init(struct arb_store_judge_cache *sc, struct arb_store *st,
+                                int64_t run);
 
 /* Call fn for each judgment of a run (NULL case_id: every case), in insert order. */
 enum arb_status arb_store_judgments(struct arb_store *st, int64_t run, const char *case_id,

@@ -99,6 +99,7 @@ enum arb_status arb_calib_judge_progress(
 {
     struct arb_judge_config both = *cfg;
     struct arb_judge_item *expect = NULL;
+    struct arb_store_judge_cache cache;
     struct arb_judge *j = NULL;
     enum arb_status rc;
     size_t asked = 0;
@@ -115,7 +116,8 @@ enum arb_status arb_calib_judge_progress(
      * single-output question has one order anyway); the hash (the judge's identity) is the
      * configured one. */
     both.swap = 1;
-    rc = arb_judge_new(&both, api_key, st, run, use_cache, &j, err);
+    arb_store_judge_cache_init(&cache, st, run);
+    rc = arb_judge_new(&both, api_key, &cache.cache, use_cache, &j, err);
     if (!rc)
         arb_judge_set_progress(j, progress, progress_ctx);
     for (size_t i = 0; !rc && i < set->n; i++) {

@@ -7,7 +7,6 @@
 #define ARBITER_JUDGE_ENGINE_H
 
 #include "arbiter/http.h"
-#include "arbiter/store.h"
 #include "judge_int.h"
 
 struct question;
@@ -51,8 +50,7 @@ struct arb_judge {
     char *key_header; /* holds the API key: wiped and freed, never logged */
     const char *headers[3];
     char url[1024];
-    struct arb_store *st;
-    int64_t run;
+    const struct arb_judge_cache *cache; /* where calls and judgments go, and are looked up */
     int use_cache;
     int reuse_invalid; /* arb_judge_reuse_invalid, or an offline config */
     judge_random_fn random; /* where fence codes come from (RAND_bytes; tests replace it) */
@@ -122,7 +120,7 @@ struct judge_cached {
     int valid;   /* 1 valid, 0 invalid, -1 unknown (stored before validity was recorded) */
 };
 
-/* arb_store_get_judge_call's callback filling a struct judge_cached. */
+/* The cache's get callback filling a struct judge_cached. */
 int judge_read_cached(void *ctx, const struct arb_judge_call_row *row);
 
 /* Draw fence codes from fn instead of RAND_bytes (unit tests: a source an output can hold). */

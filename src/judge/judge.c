@@ -29,12 +29,39 @@ static void wipe_free(char *s)
     }
 }
 
+/* No cache: nothing is found, and what is recorded goes nowhere. */
+static enum arb_status none_get(void *ctx, const char *key,
+                                int (*fn)(void *arg, const struct arb_judge_call_row *c),
+                                void *arg, int *found, struct arb_err *err)
+{
+    (void)ctx, (void)key, (void)fn, (void)arg, (void)err;
+    *found = 0;
+    return ARB_OK;
+}
+
+static enum arb_status none_put_call(void *ctx, const struct arb_judge_call_row *c,
+                                     struct arb_err *err)
+{
+    (void)ctx, (void)c, (void)err;
+    return ARB_OK;
+}
+
+static enum arb_status none_put_judgment(void *ctx, const struct arb_judgment_row *j,
+                                         struct arb_err *err)
+{
+    (void)ctx, (void)j, (void)err;
+    return ARB_OK;
+}
+
+static const struct arb_judge_cache no_cache = {NULL, none_get, none_put_call, none_put_judgment};
+
 enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *api_key,
-                              struct arb_store *st, int64_t run, int use_cache,
+                              const struct arb_judge_cache *cache, int use_cache,
                               struct arb_judge **out, struct arb_err *err)
 {
     struct arb_judge *j = calloc(1, sizeof(*j));
     struct arb_transport_opts to;
+    char head[17];
     size_t n;
     enum arb_status rc;
 
@@ -42,8 +69,7 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     if (!j)
         return ARB_ENOMEM;
     j->cfg = cfg;
-    j->st = st;
-    j->run = run;
+    j->cache = cache ? cache : &no_cache;
     j->use_cache = use_cache;
     j->reuse_invalid = cfg->offline;
     j->random = judge_random_bytes;
@@ -69,7 +95,10 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     to.concurrency = cfg->concurrency;
     to.timeout_ms = (long)(cfg->timeout_s * 1000.0);
     to.max_retries = cfg->max_retries ? cfg->max_retries : -1; /* 0 means none here */
-    to.jitter_seed = (uint64_t)run * 0x9E3779B97F4A7C15ull + 1;
+    /* Reproducible backoff jitter for one judge config: the head of its hash. */
+    memcpy(head, cfg->hash, 16);
+    head[16] = '\0';
+    to.jitter_seed = strtoull(head, NULL, 16) | 1;
     to.json_replies = 1; /* a reply cut short is asked again, not stored */
     rc = arb_transport_new(&to, &j->t, err);
     if (rc) {
@@ -397,7 +426,7 @@ void judge_dispatch(struct arb_judge *j, struct call *c)
         return;
     }
     if (j->use_cache &&
-        arb_store_get_judge_call(j->st, c->key, judge_read_cached, &cc, &found, j->err) !=
+        j->cache->get(j->cache->ctx, c->key, judge_read_cached, &cc, &found, j->err) !=
             ARB_OK) {
         judge_fatal(j, ARB_EDB);
         return;

@@ -62,23 +62,19 @@ static enum arb_status put_judgment(struct arb_judge *j, const struct call *c, i
     row.answer_json = answer;
     row.error = error;
     row.fence = c->fence[0] ? c->fence : NULL;
-    return arb_store_put_judgment(j->st, j->run, &row, j->err);
+    return j->cache->put_judgment(j->cache->ctx, &row, j->err);
 }
 
-/* Run put_judgment (and put the call first, when given) in one transaction; fatal on error. */
+/* Record the call (when given) and the judgment: durable together (the cache's promise). */
 static int record(struct arb_judge *j, const struct call *c, const struct arb_judge_call_row *call,
                   int valid, int cached, const char *answer, const char *error)
 {
-    enum arb_status st = arb_store_begin(j->st, j->err);
+    enum arb_status st = ARB_OK;
 
-    if (!st && call)
-        st = arb_store_put_judge_call(j->st, call, j->err);
+    if (call)
+        st = j->cache->put_call(j->cache->ctx, call, j->err);
     if (!st)
         st = put_judgment(j, c, valid, cached, answer, error);
-    if (!st)
-        st = arb_store_commit(j->st, j->err);
-    else
-        arb_store_rollback(j->st);
     if (st)
         judge_fatal(j, st);
     return st == ARB_OK;

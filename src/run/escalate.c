@@ -32,6 +32,7 @@ struct asked {
 struct escalation {
     struct arb_store *st;
     int64_t run;
+    struct arb_store_judge_cache cache; /* the judge's record, in st under run */
     const struct arb_suite *s;
     struct arb_judge *judge;
     const char **redact; /* the suite's strings and the system names */
@@ -75,7 +76,8 @@ enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct a
         escalation_free(e);
         return ARB_ENOMEM;
     }
-    rc = arb_judge_new(cfg, api_key, st, run, use_cache, &e->judge, err);
+    arb_store_judge_cache_init(&e->cache, st, run);
+    rc = arb_judge_new(cfg, api_key, &e->cache.cache, use_cache, &e->judge, err);
     if (rc) {
         escalation_free(e);
         return rc;

@@ -33,6 +33,7 @@ static char *argv_judge[] = {"/bin/sh", "-c",
 struct fixture {
     struct arb_store *st;
     int64_t run;
+    struct arb_store_judge_cache cache;
     struct arb_judge_config cfg;
 };
 
@@ -75,6 +76,7 @@ static void setup(void)
     write_file(reply_path, valid_reply);
     fx.st = fx_open_store(0);
     cr_assert_eq(arb_store_run_create(fx.st, &r, &fx.run, &err), ARB_OK, "%s", err.msg);
+    arb_store_judge_cache_init(&fx.cache, fx.st, fx.run);
     memset(&fx.cfg, 0, sizeof(fx.cfg));
     fx.cfg.provider = ARB_JUDGE_COMMAND;
     fx.cfg.command = argv_judge;
@@ -134,7 +136,7 @@ static struct seen ask(const char *case_id, const char *output, int reuse_invali
     struct seen s;
 
     memset(&s, 0, sizeof(s));
-    cr_assert_eq(arb_judge_new(&fx.cfg, NULL, fx.st, fx.run, 1, &j, &err), ARB_OK, "%s",
+    cr_assert_eq(arb_judge_new(&fx.cfg, NULL, &fx.cache.cache, 1, &j, &err), ARB_OK, "%s",
                  err.msg);
     if (random)
         judge_set_random(j, random, rctx);
@@ -164,7 +166,7 @@ Test(judge_engine, should_fail_alone_a_question_whose_output_holds_every_fence_c
 
     memset(&s1, 0, sizeof(s1));
     memset(&s2, 0, sizeof(s2));
-    cr_assert_eq(arb_judge_new(&fx.cfg, NULL, fx.st, fx.run, 1, &j, &err), ARB_OK);
+    cr_assert_eq(arb_judge_new(&fx.cfg, NULL, &fx.cache.cache, 1, &j, &err), ARB_OK);
     judge_set_random(j, constant, NULL);
     cr_assert_eq(arb_judge_ask(j, &q1, on_answer, &s1, &err), ARB_OK, "%s", err.msg);
     cr_assert_eq(arb_judge_ask(j, &q2, on_answer, &s2, &err), ARB_OK, "%s", err.msg);

@@ -347,7 +347,7 @@ Test(judge_single, should_refuse_criteria_and_empty_questions)
     cfg.samples = 1;
     cfg.concurrency = 1;
     cfg.timeout_s = 1;
-    cr_assert_eq(arb_judge_new(&cfg, NULL, NULL, 1, 1, &j, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_judge_new(&cfg, NULL, NULL, 1, &j, &err), ARB_OK, "%s", err.msg);
     q.items = crit;
     cr_assert_eq(arb_judge_ask(j, &q, never, NULL, &err), ARB_EUSAGE);
     cr_assert_not_null(strstr(err.msg, "expectations only"), "%s", err.msg);
