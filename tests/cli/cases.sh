@@ -39,14 +39,14 @@ t "two CHECKs" 2 "" "unexpected argument" -- check '{"op":"json_valid"}' '{"op":
 # check --batch: one record per line, in order; bad lines reported inline.
 t "batch records in order" 0 '"line":3,"error":"/check/op: unknown operator' "" -- check --batch $D/batch.jsonl
 t "batch counts lines" 0 "" "" -- check --batch $D/batch.jsonl
-if [ "$(wc -l <"$T/out")" -eq "$(wc -l <$D/batch.jsonl)" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: batch writes exactly one line per input line"; fi
-sed -n 1p "$T/out" | grep -q '"operator":"exact".*"verdict":"pass"' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: batch line 1"; }
-sed -n 2p "$T/out" | grep -q '"operator":"regex".*"verdict":"fail"' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: batch line 2"; }
-sed -n 4p "$T/out" | grep -q '"line":4,"error":"line 1, column' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: batch line 4 (malformed JSON)"; }
-sed -n 5p "$T/out" | grep -q '"line":5,"error":"/observed: missing"' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: batch line 5 (missing observed)"; }
-sed -n 6p "$T/out" | grep -q '"expected":"INV-1".*"verdict":"pass"' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: batch line 6 (case expected)"; }
-sed -n 7p "$T/out" | grep -q '"line":7,"error":"/extra: unknown key' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: batch line 7 (unknown key)"; }
-sed -n 8p "$T/out" | grep -q '"observed":"{\\"a\\":1}"' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: batch line 8 (non-string observed)"; }
+if [ "$(wc -l <"$T/out")" -eq "$(wc -l <$D/batch.jsonl)" ]; then ok; else bad "batch writes exactly one line per input line"; fi
+sed -n 1p "$T/out" | grep -q '"operator":"exact".*"verdict":"pass"' && ok || bad "batch line 1"
+sed -n 2p "$T/out" | grep -q '"operator":"regex".*"verdict":"fail"' && ok || bad "batch line 2"
+sed -n 4p "$T/out" | grep -q '"line":4,"error":"line 1, column' && ok || bad "batch line 4 (malformed JSON)"
+sed -n 5p "$T/out" | grep -q '"line":5,"error":"/observed: missing"' && ok || bad "batch line 5 (missing observed)"
+sed -n 6p "$T/out" | grep -q '"expected":"INV-1".*"verdict":"pass"' && ok || bad "batch line 6 (case expected)"
+sed -n 7p "$T/out" | grep -q '"line":7,"error":"/extra: unknown key' && ok || bad "batch line 7 (unknown key)"
+sed -n 8p "$T/out" | grep -q '"observed":"{\\"a\\":1}"' && ok || bad "batch line 8 (non-string observed)"
 STDIN='{"check":{"op":"contains","expected":"b"},"observed":"abc"}
 ' t "batch from stdin" 0 '"verdict":"pass"' "" -- check --batch -
 STDIN=$(printf '{"check":{"op":"exact","expected":"a"},"observed":"a"}\r\n{"check":{"op":"exact","expected":"a"},"observed":"b"}\r\n') t "batch CRLF lines" 0 '"verdict":"fail"' "" -- check --batch -
@@ -62,10 +62,9 @@ while IFS= read -r rec; do
     printf '%s' "$rec" >"$T/rec.json"
     if $ARB check '{"op":"json_schema","expected_file":"schemas/record.schema.json"}' \
         --observed-file "$T/rec.json" >"$T/v.out" 2>&1; then
-        pass=$((pass + 1))
+        ok
     else
-        fail=$((fail + 1))
-        echo "FAIL: record $n does not match schemas/record.schema.json: $(head -c 400 "$T/v.out")"
+        bad "record $n does not match schemas/record.schema.json: $(head -c 400 "$T/v.out")"
     fi
 done <"$T/records.jsonl"
 
@@ -78,31 +77,31 @@ t "runs lists them" 0 "invoice-extractor bake-off" "" -- runs --db "$DB"
 t "report md" 0 "| candidate |" "" -- report latest --db "$DB"
 t "report json" 0 '"missing_output":' "" -- report 1 --db "$DB" --format json
 t "report to a file" 0 "" "" -- report latest --db "$DB" -o "$T/report.md"
-grep -q "# Arbiter report" "$T/report.md" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: report -o wrote no report"; }
+grep -q "# Arbiter report" "$T/report.md" && ok || bad "report -o wrote no report"
 t "show a case" 0 "--- verdict: A = " "" -- show latest inv-006 --db "$DB"
 t "show json" 0 '"kind":	"criterion"' "" -- show latest inv-006 --db "$DB" --json
 t "show unknown case" 2 "" "has no case 'nope'" -- show latest nope --db "$DB"
-[ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ] && pass=$((pass + 1)) ||
-    { fail=$((fail + 1)); echo "FAIL: show unknown case: the error alone, got: $(cat "$T/out" "$T/err")"; }
+[ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ] && ok ||
+    bad "show unknown case: the error alone, got: $(cat "$T/out" "$T/err")"
 t "show unknown run" 2 "" "" -- show 999 inv-006 --db "$DB"
-[ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ] && pass=$((pass + 1)) ||
-    { fail=$((fail + 1)); echo "FAIL: show unknown run: the error alone, got: $(cat "$T/out" "$T/err")"; }
+[ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ] && ok ||
+    bad "show unknown run: the error alone, got: $(cat "$T/out" "$T/err")"
 # A command judge has no model or URL: the overrides are refused, not ignored.
 printf '{"provider": "command", "command": ["true"]}' >"$T/cmd-judge.json"
 t "judge-model refused for a command judge" 2 "" "--judge-model: a command judge has no model to override (it runs 'true')" -- run examples/invoice/suite.json --judge "$T/cmd-judge.json" --judge-model gpt-4o --db "$T/cmd.db"
 t "judge-url refused for a command judge" 2 "" "--judge-url: a command judge has no URL to override" -- run examples/invoice/suite.json --judge "$T/cmd-judge.json" --judge-url http://127.0.0.1:9/v1 --db "$T/cmd.db"
 t "export comparisons" 0 "" "30 comparison files" -- export latest --comparisons "$T/cmp" --db "$DB"
-grep -q '"systems"' "$T/cmp/inv-001.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: exported comparison lacks systems"; }
+grep -q '"systems"' "$T/cmp/inv-001.json" && ok || bad "exported comparison lacks systems"
 t "export jsonl" 0 '"kind":"expectation"' "" -- export latest --jsonl --db "$DB"
 t "same suite, same seed, same verdicts" 0 "" "" -- export 1 --comparisons "$T/cmp1" --db "$DB"
 t "" 0 "" "" -- export 2 --comparisons "$T/cmp2" --db "$DB"
-diff -r "$T/cmp1" "$T/cmp2" >/dev/null && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: two runs of one suite differ"; }
+diff -r "$T/cmp1" "$T/cmp2" >/dev/null && ok || bad "two runs of one suite differ"
 t "seed changes the blinding" 0 "" "" -- run examples/invoice/suite.json --db "$DB" --seed 8
 t "" 0 "" "" -- export latest --comparisons "$T/cmp8" --db "$DB"
-diff -r "$T/cmp1" "$T/cmp8" >/dev/null && { fail=$((fail + 1)); echo "FAIL: seed 8 blinds like seed 7"; } || pass=$((pass + 1))
+diff -r "$T/cmp1" "$T/cmp8" >/dev/null && bad "seed 8 blinds like seed 7" || ok
 t "resume a complete run changes nothing" 0 "30 cases: " "" -- run --resume 1 --db "$DB"
 t "" 0 "" "" -- export 1 --comparisons "$T/cmp1b" --db "$DB"
-diff -r "$T/cmp1" "$T/cmp1b" >/dev/null && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: resume changed records"; }
+diff -r "$T/cmp1" "$T/cmp1b" >/dev/null && ok || bad "resume changed records"
 
 # run: bad input and environment.
 t "run needs a suite" 2 "" "missing SUITE" -- run --db "$DB"
@@ -125,7 +124,7 @@ t "hostile ids reported" 0 "unknown_case" "" -- report latest --db "$T/h.db"
 t "duplicate output reported" 0 "duplicate_output" "" -- report latest --db "$T/h.db" --format json
 t "runs table survives" 0 "hostile ids" "" -- runs --db "$T/h.db"
 t "export keeps hostile ids inside" 0 "" "3 comparison files" -- export latest --comparisons "$T/hx" --db "$T/h.db"
-[ -f "$T/hx/%2E.%2F..%2Fetc%2Fpasswd.json" ] && [ "$(ls "$T/hx" | wc -l)" -eq 3 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: export file names: $(ls "$T/hx")"; }
+[ -f "$T/hx/%2E.%2F..%2Fetc%2Fpasswd.json" ] && [ "$(ls "$T/hx" | wc -l)" -eq 3 ] && ok || bad "export file names: $(ls "$T/hx")"
 
 # More than two systems: every pair is blinded and decided.
 t "three systems" 0 '"systems":[{"name":"x","wins":3,"losses":0,"ties":1},{"name":"y","wins":1,"losses":1,"ties":2},{"name":"z","wins":0,"losses":3,"ties":1}]' "" -- run tests/data/cli/three/suite.json --db "$T/three.db" --json
@@ -136,19 +135,19 @@ printf 'The capital of France is Paris.' >"$T/ca.txt"
 printf 'Paris, I believe.' >"$T/cb.txt"
 printf '[{"id": "paris", "text": "Names Paris", "check": {"op": "icontains", "expected": "paris"}}]' >"$T/ce.json"
 t "compare without a judge" 0 "winner: none (pending_judge)" "" -- compare --task "Capital of France?" --expectations "$T/ce.json" "$T/ca.txt" "$T/cb.txt" -o "$T/cmp.json"
-grep -q '"passed":	true' "$T/cmp.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: compare lost the deterministic expectation"; }
+grep -q '"passed":	true' "$T/cmp.json" && ok || bad "compare lost the deterministic expectation"
 t "compare needs a task" 2 "" "usage: arbiter compare" -- compare "$T/ca.txt" "$T/cb.txt"
 t "compare missing file" 2 "" "cannot read" -- compare --task x "$T/ca.txt" "$T/none.txt"
 
 # report: statistics, JSON schema, gates.
 t "report statistical md" 0 "## Statistics (1000 bootstrap resamples, seed 7" "" -- report 1 --db "$DB" --strategy statistical
 t "report statistical json" 0 "" "" -- report 1 --db "$DB" --strategy statistical --format json -o "$T/rep.json"
-grep -q "\"sign_test_p\":" "$T/rep.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: no sign test in the JSON report"; }
+grep -q "\"sign_test_p\":" "$T/rep.json" && ok || bad "no sign test in the JSON report"
 t "report json conforms to schemas/report.schema.json" 0 '"verdict":"pass"' "" -- check '{"op":"json_schema","expected_file":"schemas/report.schema.json"}' --observed-file "$T/rep.json"
 t "report plain json conforms too" 0 "" "" -- report 1 --db "$DB" --format json -o "$T/rep0.json"
 t "" 0 '"verdict":"pass"' "" -- check '{"op":"json_schema","expected_file":"schemas/report.schema.json"}' --observed-file "$T/rep0.json"
 t "same report twice (seeded bootstrap)" 0 "" "" -- report 1 --db "$DB" --strategy statistical --format json -o "$T/rep2.json"
-cmp -s "$T/rep.json" "$T/rep2.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: two statistical reports of one run differ"; }
+cmp -s "$T/rep.json" "$T/rep2.json" && ok || bad "two statistical reports of one run differ"
 COMPARE_BOOTSTRAP_ITERATIONS=50 t "bootstrap iterations from the environment" 0 "## Statistics (50 bootstrap resamples" "" -- report 1 --db "$DB" --strategy statistical
 t "gate passes" 0 "- win_rate>=0.6: passed" "" -- report 1 --db "$DB" --fail-under win_rate=0.6
 t "gate missed exits 1 with one line" 1 "" "gate failed: win_rate of candidate is 0.6765, below 0.9" -- report 1 --db "$DB" --fail-under win_rate=0.9
@@ -167,10 +166,9 @@ t "three systems get Bradley-Terry" 0 "Bradley-Terry ratings" "" -- report lates
 for f in "$T"/cmp/*.json "$T"/hx/*.json "$T"/three/*.json "$T/cmp.json"; do
     [ -f "$f" ] || continue
     if $ARB check '{"op":"json_schema","expected_file":"schemas/comparison.schema.json"}' --observed-file "$f" >"$T/v.out" 2>&1; then
-        pass=$((pass + 1))
+        ok
     else
-        fail=$((fail + 1))
-        echo "FAIL: $f does not match schemas/comparison.schema.json: $(head -c 400 "$T/v.out")"
+        bad "$f does not match schemas/comparison.schema.json: $(head -c 400 "$T/v.out")"
     fi
 done
 
@@ -180,25 +178,24 @@ C=tests/data/calibrate
 t "calibrate offline" 0 '"combined":{"n":6,"resolved":5,"unresolved":1,"correct":3' "" -- calibrate $C/pairs.jsonl --db "$T/cal.db"
 t "calibrate S2 and first-biased" 0 '"first_biased":1,"second_biased":0' "" -- calibrate $C/pairs.jsonl --db "$T/cal.db"
 t "calibrate net-vote" 0 '"policy":"net-vote"' "" -- calibrate $C/pairs.jsonl --db "$T/cal.db" --policy net-vote
-grep -q '"correct":4,"accuracy":0.66666666666666663' "$T/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: net-vote combined correct"; }
+grep -q '"correct":4,"accuracy":0.66666666666666663' "$T/out" && ok || bad "net-vote combined correct"
 t "calibrate unparsed as tie" 0 '"unparsed":"tie"' "" -- calibrate $C/pairs.jsonl --db "$T/cal.db" --unparsed tie
 t "calibrate annotators" 0 '"annotator_kappa":[{"pair":"1-2"' "" -- calibrate $C/annotators.jsonl --db "$T/cal.db"
 t "calibrate expectations" 0 '"kind":"expectation"' "" -- calibrate $C/expectations.jsonl --db "$T/cal.db"
 t "calibrate markdown" 0 "agreement without ties (S2, 2 items) | 1 |" "" -- calibrate $C/pairs.jsonl --db "$T/cal.db" --format md
-grep -q '^- \*\*S2\*\* (agreement without ties)' "$T/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: calibrate markdown lacks the definitions"; }
+grep -q '^- \*\*S2\*\* (agreement without ties)' "$T/out" && ok || bad "calibrate markdown lacks the definitions"
 for f in pairs annotators expectations; do
     $ARB calibrate $C/$f.jsonl --db "$T/cal.db" --bootstrap 100 >"$T/cal-$f.json" 2>"$T/err"
     if $ARB check '{"op":"json_schema","expected_file":"schemas/calibration.schema.json"}' \
         --observed-file "$T/cal-$f.json" >"$T/v.out" 2>&1; then
-        pass=$((pass + 1))
+        ok
     else
-        fail=$((fail + 1))
-        echo "FAIL: calibrate $f does not match schemas/calibration.schema.json: $(head -c 400 "$T/v.out")"
+        bad "calibrate $f does not match schemas/calibration.schema.json: $(head -c 400 "$T/v.out")"
     fi
 done
 $ARB calibrate $C/pairs.jsonl --db "$T/cal.db" >"$T/cal1.json" 2>&1
 $ARB calibrate $C/pairs.jsonl --db "$T/cal.db" >"$T/cal2.json" 2>&1
-cmp -s "$T/cal1.json" "$T/cal2.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: two calibrations of the same labels differ (seeded bootstrap)"; }
+cmp -s "$T/cal1.json" "$T/cal2.json" && ok || bad "two calibrations of the same labels differ (seeded bootstrap)"
 t "calibrate bad label located" 2 "" "bad_human.jsonl:2:56: /human: expected \"1\", \"2\", \"tie\" or a list of them" -- calibrate $C/bad_human.jsonl --db "$T/cal.db"
 t "calibrate bad annotator label" 2 "" ":1:67: /human/2: expected" -- calibrate $C/bad_annotator.jsonl --db "$T/cal.db"
 t "calibrate unknown order" 2 "" "/judge/order_13: unknown key" -- calibrate $C/bad_order.jsonl --db "$T/cal.db"
@@ -223,20 +220,20 @@ sqlite3 "$T/v3.db" "DROP INDEX cases_by_seq_id; CREATE INDEX cases_by_seq ON cas
                     ALTER TABLE judge_calls DROP COLUMN cached_tokens;
                     ALTER TABLE judge_calls DROP COLUMN valid;
                     ALTER TABLE judgments DROP COLUMN fence;
-                    PRAGMA user_version = 3" || fail=$((fail + 1))
+                    PRAGMA user_version = 3" || bad "sqlite3: cannot make a schema-3 database"
 t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 5: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
 t "migrate an older schema" 0 "v3.db: migrated to schema version 5" "" -- migrate --db "$T/v3.db"
 t "migrate a current one" 0 "v3.db: already at schema version 5" "" -- migrate --db "$T/v3.db"
 t "report after migrate" 0 "" "" -- report 1 --db "$T/v3.db" --format json -o "$T/rep-migrated.json"
-cmp -s "$T/rep-current.json" "$T/rep-migrated.json" && pass=$((pass + 1)) ||
-    { fail=$((fail + 1)); echo "FAIL: the migrated database reports differently"; }
+cmp -s "$T/rep-current.json" "$T/rep-migrated.json" && ok ||
+    bad "the migrated database reports differently"
 [ "$(sqlite3 "$T/v3.db" "SELECT count(*) FROM sqlite_master WHERE name = 'cases_by_seq_id'")" = 1 ] &&
-    pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: migrate did not apply migration 4"; }
+    ok || bad "migrate did not apply migration 4"
 t "migrate no database" 2 "" "no database at 'no/such.db'" -- migrate --db no/such.db
 printf 'not a database at all, just text...............................................' >"$T/junk.db"
 t "migrate not a database" 4 "" "is not an Arbiter database" -- migrate --db "$T/junk.db"
 cp "$DB" "$T/v99.db"
-sqlite3 "$T/v99.db" "PRAGMA user_version = 99" || fail=$((fail + 1))
+sqlite3 "$T/v99.db" "PRAGMA user_version = 99" || bad "sqlite3: cannot set user_version 99"
 t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (5)" -- migrate --db "$T/v99.db"
 t "migrate help" 0 "usage: arbiter migrate [--db FILE]" "" -- migrate --help
 t "migrate bad argument" 2 "" "unexpected argument '--fast'" -- migrate --fast

@@ -3,31 +3,17 @@
 # (tests/data/tune, hand-computed in tests/unit/test_tune.c), its schema, markdown, storage,
 # exit codes and located input errors.
 # usage: tests/cli/tune.sh path/to/arbiter
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
 [ -x "$ARB" ] || { echo "tune tests: no binary at '$ARB'"; exit 2; }
 D=tests/data/tune
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
-# expect NAME EXIT STDOUT_HAS STDERR_HAS -- ARGS...: run `arbiter calibrate ARGS` and check all three.
+# expect NAME EXIT STDOUT_HAS STDERR_HAS -- ARGS...: run `arbiter calibrate ARGS` and check all
+# three (expect_cmd; its output stays in $T/out and $T/err).
 expect() {
-    name=$1 want_rc=$2 want_out=$3 want_err=$4
+    e_name=$1 e_rc=$2 e_out=$3 e_err=$4
     shift 5
-    $ARB calibrate "$@" >"$T/out" 2>"$T/err" </dev/null
-    rc=$?
-    if [ "$rc" = "$want_rc" ] && { [ -z "$want_out" ] || grep -qF -- "$want_out" "$T/out"; } &&
-        { [ -z "$want_err" ] || grep -qF -- "$want_err" "$T/err"; }; then
-        ok
-    else
-        bad "$name (exit $rc, want $want_rc)
-  stdout: $(head -c 600 "$T/out")
-  stderr: $(head -c 600 "$T/err")"
-    fi
+    expect_cmd "$e_name" "$e_rc" "$e_out" "$e_err" -- $ARB calibrate "$@"
 }
 
 # 1. The chosen band, the best single threshold and the check to paste (target 0.95).
@@ -93,5 +79,4 @@ expect "two LABELS" 2 "" "unexpected argument 'x'" -- --tune @$D/check.json $D/l
 expect "help" 0 "usage: arbiter calibrate --tune CHECK LABELS" "" -- --tune --help
 expect "calibrate --help mentions --tune" 0 "arbiter calibrate --tune CHECK LABELS" "" -- --help
 
-echo "tune: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done
