@@ -5,14 +5,8 @@
 # --cases on report (md, json) and export (--jsonl, --comparisons, --csv), every figure checked
 # against sqlite3 queries on the run database restricted to the same cases.
 # usage: tests/cli/csv.sh path/to/arbiter
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # same WHAT GOT EXPECTED
 same() { [ "$2" = "$3" ] && ok || bad "$1: '$2', expected '$3'"; }
 # Import CSV file $1 as table t of a fresh database $2 (header row: the column names).
@@ -233,5 +227,4 @@ $ARB export 1 --csv --db "$DB" --cases @"$T/empty.txt" >/dev/null 2>"$T/err"
 $ARB report 1 --db "$DB" --format xls >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q "expected md, json, html or csv" "$T/err" && ok || bad "--format xls"
 
-echo "csv: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+test_done

@@ -3,17 +3,10 @@
 # file and of each system's outputs (a directory: a digest over its listing and contents),
 # and --resume refuses an input that changed since, naming it, before writing anything.
 # usage: tests/cli/inputs.sh path/to/arbiter
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
 case "$ARB" in /*) ;; *) ARB="$(pwd)/$ARB" ;; esac
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
 N=400
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 
 # A bake-off: N cases in a cases file, system a as JSONL, system b as a directory.
 mkdir -p "$T/b/bdir"
@@ -63,7 +56,7 @@ refused() {
     fi
 }
 
-$ARB run "$T/b/suite.json" --db "$T/ref.db" >/dev/null 2>&1 || { echo "FAIL: reference run"; exit 1; }
+$ARB run "$T/b/suite.json" --db "$T/ref.db" >/dev/null 2>&1 || die "reference run"
 dump "$T/ref.db" >"$T/ref.txt"
 
 # The record: every input with its size and SHA-256; paths absolute.
@@ -150,5 +143,4 @@ else
 fi
 dump "$T/k.db" | cmp -s - "$T/ref.txt" && ok || bad "killed: other records"
 
-echo "inputs: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done

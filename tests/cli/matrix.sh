@@ -6,14 +6,8 @@
 #   b: a 0-3-3 (0.25)   c 2-0-4 (0.6667)
 #   c: a 0-5-1 (0.0833) b 0-2-4 (0.3333)
 # usage: tests/cli/matrix.sh path/to/arbiter
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 val() { sqlite3 :memory: "SELECT json_extract(readfile('$1'), '$2')"; }
 is() { got=$(val "$T/r.json" "$1"); [ "$got" = "$2" ] && ok || bad "$1 = '$got', expected $2"; }
 near() {
@@ -106,5 +100,4 @@ $ARB report 1 --db "$T/edited.db" >"$T/r.md" || bad "markdown on the edited data
 grep -q '^| c | 0-5-1 (8.3%) | 0-2-4 (33.3%) | - |$' "$T/r.md" && ok ||
     bad "markdown matrix of the edited database: $(sed -n '/Pairwise wins/,+9p' "$T/r.md")"
 
-echo "matrix: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+test_done

@@ -2,12 +2,8 @@
 # Kill a run with SIGKILL at several points, resume it each time, and check
 # that the resumed run ends with exactly the records of an uninterrupted one.
 # usage: tests/cli/resume.sh path/to/arbiter
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
 N=3000
 
 # A generated bake-off: N cases, two systems (one JSONL, one directory with
@@ -39,13 +35,11 @@ dump() { # db -> normalized records (no run ids or timestamps)
     (cd "$2.cmp" && cat ./*) >>"$2"
 }
 
-if ! $ARB run "$T/b/suite.json" --db "$T/ref.db" --batch 20 >"$T/ref.out" 2>&1; then
-    echo "FAIL: uninterrupted run: $(cat "$T/ref.out")"
-    exit 1
-fi
+$ARB run "$T/b/suite.json" --db "$T/ref.db" --batch 20 >"$T/ref.out" 2>&1 ||
+    die "uninterrupted run: $(cat "$T/ref.out")"
 dump "$T/ref.db" "$T/ref.txt"
 lines=$(wc -l <"$T/ref.txt")
-[ "$lines" -gt "$N" ] || { echo "FAIL: reference dump has only $lines lines"; exit 1; }
+[ "$lines" -gt "$N" ] || die "reference dump has only $lines lines"
 
 for delay in 0.02 0.05 0.1 0.2 0.35; do
     db="$T/k$delay.db"
@@ -76,12 +70,11 @@ for delay in 0.02 0.05 0.1 0.2 0.35; do
     done
     dump "$db" "$T/k.txt"
     if cmp -s "$T/ref.txt" "$T/k.txt"; then
-        pass=$((pass + 1))
+        ok
     else
-        fail=$((fail + 1))
-        echo "FAIL: killed after ${delay}s (killed=$killed): records differ from the uninterrupted run"
+        bad "killed after ${delay}s (killed=$killed): records differ from the uninterrupted run"
         diff "$T/ref.txt" "$T/k.txt" | head -5
     fi
 done
-echo "resume: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+
+test_done

@@ -6,14 +6,8 @@
 #   pass@2 = (1 + 2/3)/2   = 0.8333  pass^2 = (1/3 + 0)/2 = 0.1667
 #   pass@3 = (1 + 1)/2     = 1       pass^3 = 0
 # usage: tests/cli/trials.sh path/to/arbiter
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # jq-free: SQLite's JSON functions read the report
 val() { sqlite3 :memory: "SELECT json_extract(readfile('$1'), '$2')"; }
 
@@ -160,5 +154,4 @@ grep -q '^The 6 cases (of 30) where a system failed an expectation' "$T/ex.md" &
     ok || bad "example per case: $(sed -n '/per case/,+12p' "$T/ex.md")"
 [ "$(val "$T/ex.json" '$.case_pass_rates.listed')" = 30 ] && ok || bad "json lists every case"
 
-echo "trials: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+test_done
