@@ -4,16 +4,9 @@
 # price in the report, and --max-cost: the run stops sending at the budget, resumes with a
 # higher one, and ends with exactly the records of an unlimited run.
 # usage: tests/cli/budget.sh path/to/arbiter path/to/judge_sim
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
 SIM="$2"
-T=$(mktemp -d)
-SIM_PID=
-trap '[ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null; rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 q() { sqlite3 "$@" 2>&1; }
 
 # ---- run --limit and --cases (no judge) ----
@@ -79,11 +72,7 @@ $ARB run $S --db "$T/p5.db" --progress >/dev/null 2>"$T/e5"
 grep -q '30/30 cases' "$T/e5" && ok || bad "--progress without a TTY drew nothing"
 
 # ---- the judge's price and --max-cost ----
-"$SIM" --port 0 --port-file "$T/port" --log "$T/sim.log" >/dev/null 2>&1 &
-SIM_PID=$!
-i=0
-while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-PORT=$(cat "$T/port")
+start_sim
 mkdir -p "$T/s"
 awk -v n=60 -v dir="$T/s" 'BEGIN {
     for (i = 0; i < n; i++) {
@@ -169,5 +158,4 @@ $ARB run "$T/s/suite.json" --db "$T/n.db" --judge "$T/p.json" >/dev/null 2>"$T/e
 [ $? = 2 ] && grep -q "price: missing required key 'output'" "$T/err" && ok || bad "price without output: $(cat "$T/err")"
 grep -rq budget-canary "$T"/*.db* && bad "the API key reached a database" || ok
 
-echo "budget: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done

@@ -2,36 +2,14 @@
 # arbiter calibrate on expectation labels without recorded verdicts: the judge is asked, one
 # single-output question per item, against a real HTTP server on 127.0.0.1 (tests/judge_sim).
 # usage: tests/cli/calibrate_expect.sh path/to/arbiter path/to/judge_sim
-set -u
+. "$(dirname "$0")/lib.sh"
 LC_ALL=C
 export LC_ALL
 ARB="$1"
 SIM="$2"
-T=$(mktemp -d)
-SIM_PID=
-stop_sim() {
-    [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
-    SIM_PID=
-}
-trap 'stop_sim; rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
-# start_sim ARGS...: start the test judge on an ephemeral port; sets PORT.
-start_sim() {
-    stop_sim
-    rm -f "$T/port" "$T/sim.log"
-    "$SIM" --port 0 --port-file "$T/port" --log "$T/sim.log" "$@" >/dev/null 2>"$T/sim.err" &
-    SIM_PID=$!
-    i=0
-    while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-    PORT=$(cat "$T/port" 2>/dev/null)
-    [ -n "$PORT" ] || { echo "FAIL: judge_sim did not start: $(cat "$T/sim.err")"; exit 1; }
-}
-
-requests() { [ -f "$T/sim.log" ] && wc -l <"$T/sim.log" || echo 0; }
+# The judge's requests since start_sim (each start empties its log).
+requests() { wc -l <"$T/sim.log"; }
 
 # judge_config FILE [EXTRA]: an OpenAI-protocol judge on the running server.
 judge_config() {
@@ -171,5 +149,4 @@ for f in "$T"/*.db "$T"/*.db-wal "$T"/cal*.json "$T/cal.md" "$T/err" "$T/sim.log
     if grep -q canary-key-5e1b9 "$f"; then bad "the API key reached $f"; else ok; fi
 done
 
-echo "calibrate_expect: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done

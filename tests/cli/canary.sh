@@ -5,37 +5,15 @@
 # show, runs and a .dump of the database, neither the key nor the credentials (nor their
 # Basic-auth base64) appear anywhere.
 # usage: tests/cli/canary.sh path/to/arbiter path/to/judge_sim
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
 SIM="$2"
-T=$(mktemp -d)
-SIM_PID=
-stop_sim() {
-    [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
-    SIM_PID=
-}
-trap 'stop_sim; [ -n "${KEEP:-}" ] && echo "kept $T" || rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 KEY=sk-canary-7f3a9c1e5b2d4a60
 USERPASS=canuser:CanaryPass-91f0e2
 PASS=CanaryPass-91f0e2
 B64=$(printf '%s' "$USERPASS" | base64 | tr -d '\n')
 export ARB_CANARY_KEY=$KEY
-
-start_sim() {
-    stop_sim
-    rm -f "$T/port"
-    "$SIM" --port 0 --port-file "$T/port" --echo-key on "$@" >/dev/null 2>"$T/sim.err" &
-    SIM_PID=$!
-    i=0
-    while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-    PORT=$(cat "$T/port" 2>/dev/null)
-    [ -n "$PORT" ] || { echo "FAIL: judge_sim did not start: $(cat "$T/sim.err")"; exit 1; }
-}
 
 mkdir -p "$T/s"
 awk -v n=6 -v dir="$T/s" 'BEGIN {
@@ -57,7 +35,7 @@ JSON
 }
 
 # The server works, but repeats the key in every reply's reasoning and in a header.
-start_sim
+start_sim --echo-key on
 suite ok
 $ARB run "$T/s/ok.json" --db "$T/x.db" >"$T/run-ok.out" 2>"$T/run-ok.err"
 [ $? = 0 ] && ok || bad "run against the echoing judge: $(cat "$T/run-ok.err")"
@@ -68,7 +46,7 @@ sqlite3 "$T/x.db" "select answer_json from judgments" | grep -q 'REDACTED' && ok
 # Error bodies that quote the key: 400 (a refused request), 500 (retried, then failed), 401;
 # each into a database of its own, whose cache holds no reply for the requests yet.
 for code in 400 500 401; do
-    start_sim --status-always $code
+    start_sim --echo-key on --status-always $code
     suite "s$code"
     $ARB run "$T/s/s$code.json" --db "$T/e$code.db" >"$T/run-$code.out" 2>"$T/run-$code.err"
     rc=$?
@@ -119,5 +97,4 @@ $ARB run --resume 1 --db "$T/x.db" >/dev/null 2>"$T/resume.err"
 [ $? = 2 ] && grep -q "base_url carried credentials, which are never stored" "$T/resume.err" && ok \
     || bad "resume of a run whose URL had credentials: $(cat "$T/resume.err")"
 
-echo "canary: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done

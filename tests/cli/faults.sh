@@ -2,16 +2,9 @@
 # Faults: concurrent writers on one database with a reader meanwhile; a judge
 # that is down for a while, then back, and --resume finishing the run.
 # usage: tests/cli/faults.sh path/to/arbiter path/to/judge_sim
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
 SIM="$2"
-T=$(mktemp -d)
-SIM_PID=
-trap '[ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null; rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # 1. Two runs write one database at once (WAL, busy timeout); a reader reports meanwhile.
 $ARB run examples/invoice/suite.json --db "$T/w.db" --batch 2 >"$T/o1" 2>&1 &
@@ -32,15 +25,6 @@ grep -q '"decided":	17' "$T/r1" && grep -q '"decided":	17' "$T/r2" && ok || bad 
 
 # 2. The judge is down (every request 503): the run ends with a clear status, and
 #    --resume finishes it once the judge is back.
-start_sim() {
-    [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
-    rm -f "$T/port"
-    "$SIM" --port "${PORT:-0}" --port-file "$T/port" --log "$T/sim.log" "$@" >/dev/null 2>&1 &
-    SIM_PID=$!
-    i=0
-    while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-    PORT=$(cat "$T/port")
-}
 start_sim --status-always 503
 mkdir -p "$T/j" && cp -r examples/invoice/* "$T/j/"
 sed -i "s|\"policy\"|\"judge\": {\"provider\": \"openai\", \"base_url\": \"http://127.0.0.1:$PORT/v1\", \"model\": \"sim\", \"api_key_env\": \"ARB_FAULT_KEY\", \"max_retries\": 2, \"timeout_s\": 2},\n  \"policy\"|" "$T/j/suite.json"
@@ -50,9 +34,8 @@ rc=$?
 [ $rc -eq 4 ] && ok || bad "outage: exit $rc, want 4: $(cat "$T/err")"
 grep -q "got no reply after every retry" "$T/err" && grep -q "arbiter run --resume 1" "$T/err" && ok || bad "outage message: $(cat "$T/err")"
 grep -q '"judge_failed":12' "$T/out" && ok || bad "outage: $(cat "$T/out")"
-start_sim
+start_sim -p "$PORT"    # back on the port the suite names
 $ARB run --resume 1 --db "$T/j.db" --json >"$T/out" 2>"$T/err" && ok || bad "resume after the outage: $(cat "$T/err")"
 grep -q '"pending_judge":0,"missing_output":1,"judge_failed":0' "$T/out" && ok || bad "after resume: $(cat "$T/out")"
 
-echo "faults: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done

@@ -5,20 +5,13 @@
 # judges (tests/judge_sim --stdio with different seeds; and one relative script in two
 # directories), and two HTTP judges (tests/judge_sim on two ports, the same model name).
 # usage: tests/cli/identity.sh path/to/arbiter path/to/judge_sim
-set -u
+. "$(dirname "$0")/lib.sh"
 LC_ALL=C
 export LC_ALL
 ARB="$1"
 SIM="$2"
 case "$ARB" in /*) ;; *) ARB="$PWD/$ARB" ;; esac
 case "$SIM" in /*) ;; *) SIM="$PWD/$SIM" ;; esac
-T=$(mktemp -d)
-PIDS=
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 q() { sqlite3 "$1" "$2"; }
 export ARB_ID_KEY=identity-canary-key
 
@@ -145,16 +138,12 @@ check_pair cwd "$T/cwd-3.json" "$T/cwd-4.json"
 [ "$(q "$T/cwd.db" "SELECT json_extract(judge_json, '\$.cwd') FROM runs")" = "$T/dir3" ] && ok ||
     bad "the command judge's directory is not recorded: $(q "$T/cwd.db" "SELECT judge_json FROM runs")"
 
-# 3. Two HTTP judges: two servers serving the same model name, different seeds.
+# 3. Two HTTP judges: two servers serving the same model name, different seeds (both running
+#    at once: judges sim1 and sim2, their requests in $T/sim1.log and $T/sim2.log).
 for s in 1 2; do
-    "$SIM" --port 0 --port-file "$T/port$s" --seed "$s" --log "$T/sim$s.log" >/dev/null 2>&1 &
-    PIDS="$PIDS $!"
-done
-for s in 1 2; do
-    i=0
-    while [ ! -s "$T/port$s" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    start_sim -n "sim$s" --seed "$s"
     printf '{"provider": "openai", "base_url": "http://127.0.0.1:%s/v1", "model": "same-model", "api_key_env": "ARB_ID_KEY"}' \
-        "$(cat "$T/port$s")" >"$T/http-$s.json"
+        "$PORT" >"$T/http-$s.json"
 done
 check_pair http "$T/http-1.json" "$T/http-2.json"
 # The same server reached with credentials in its URL and a trailing slash is the same judge:
@@ -166,5 +155,4 @@ $ARB run "$T/s/suite.json" --judge "$T/http-2c.json" --db "$T/http/x.db" >/dev/n
 [ "$(wc -l <"$T/sim2.log")" = "$n" ] && ok ||
     bad "the same endpoint with credentials and a trailing slash missed the cache"
 
-echo "identity: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done

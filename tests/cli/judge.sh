@@ -1,34 +1,12 @@
 #!/bin/sh
 # The judge harness against a real HTTP server on 127.0.0.1 (tests/judge_sim),
 # started and stopped here.  usage: tests/cli/judge.sh path/to/arbiter path/to/judge_sim
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
 SIM="$2"
-T=$(mktemp -d)
-SIM_PID=
-stop_sim() {
-    [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
-    SIM_PID=
-}
-trap 'stop_sim; rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
-# start_sim ARGS...: start the test judge on an ephemeral port; sets PORT.
-start_sim() {
-    stop_sim
-    rm -f "$T/port" "$T/sim.log"
-    "$SIM" --port 0 --port-file "$T/port" --log "$T/sim.log" "$@" >/dev/null 2>"$T/sim.err" &
-    SIM_PID=$!
-    i=0
-    while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-    PORT=$(cat "$T/port" 2>/dev/null)
-    [ -n "$PORT" ] || { echo "FAIL: judge_sim did not start: $(cat "$T/sim.err")"; exit 1; }
-}
-
-requests() { [ -f "$T/sim.log" ] && wc -l <"$T/sim.log" || echo 0; }
+# The judge's requests since start_sim (each start empties its log).
+requests() { wc -l <"$T/sim.log"; }
 
 # A bake-off: N cases; the free-text expectation leaves every case with an item for the judge,
 # except the cases whose id ends in 0, which have nothing unresolved (no expectations there).
@@ -242,5 +220,4 @@ sed -e "s|http://127.0.0.1:[0-9]*/v1|http://127.0.0.1:$PORT/v1|" -e 's/"sim-1"/"
 $ARB calibrate "$T/labels.jsonl" --judge "$T/cjb.json" --db "$T/kb.db" >"$T/calb.json" 2>"$T/err" || bad "biased calibrate: $(cat "$T/err")"
 grep -q '"first_biased":8,"second_biased":0' "$T/calb.json" && ok || bad "prefer-a: $(head -c 600 "$T/calb.json")"
 
-echo "judge: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done

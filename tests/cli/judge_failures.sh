@@ -5,37 +5,18 @@
 # hangs with children (its process group dies), one that pours out 50 MB (what is stored is
 # capped).
 # usage: tests/cli/judge_failures.sh path/to/arbiter path/to/judge_sim
-set -u
+. "$(dirname "$0")/lib.sh"
+TEST_NAME=judge-failures
 LC_ALL=C
 export LC_ALL
 ARB="$1"
 SIM="$2"
-T=$(mktemp -d)
-SIM_PID=
 MARK="30.$$"   # a sleep of 30.PID seconds: unique to this test, and gone soon if one survives
-stop_sim() {
-    [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
-    SIM_PID=
-}
-trap 'stop_sim; rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 q() { sqlite3 "$1" "$2"; }
 export ARB_FAIL_KEY=failures-key
 
-# start_sim ARGS...: the test judge on $PORT (a fixed port once the first start chose one).
-start_sim() {
-    stop_sim
-    rm -f "$T/port"
-    : >"$T/sim.log"
-    "$SIM" --port "${PORT:-0}" --port-file "$T/port" --log "$T/sim.log" "$@" >/dev/null 2>&1 &
-    SIM_PID=$!
-    i=0
-    while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-    PORT=$(cat "$T/port")
-}
+# The judge's requests since start_sim (each start empties its log).  After the first start
+# the judge is restarted on the port it chose (start_sim -p "$PORT"), so http.json stays valid.
 requests() { wc -l <"$T/sim.log"; }
 
 # A suite of 6 cases, each with one free-text expectation for the judge; output text $1.
@@ -75,7 +56,7 @@ grep -q "every one of the 6 cases the judge was asked about is judge_failed" "$T
 
 # 2. The judge is healthy again.  --resume takes the run's invalid replies as they were:
 #    nothing is sent, nothing changes.
-start_sim
+start_sim -p "$PORT"
 $ARB run --resume 1 --db "$T/a.db" --json >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc = 4 ] && grep -q '"judge_failed":6' "$T/out" && ok || bad "plain resume: exit $rc: $(cat "$T/out" "$T/err")"
@@ -96,9 +77,9 @@ $ARB run "$T/s/suite.json" --db "$T/a.db" --retry-failed >/dev/null 2>"$T/err"
     bad "--retry-failed without --resume: $(cat "$T/err")"
 
 # 3. A new run never takes an invalid reply: it asks again.
-start_sim --rate-invalid 1
+start_sim -p "$PORT" --rate-invalid 1
 $ARB run "$T/s/suite.json" --judge "$T/http.json" --db "$T/b.db" >/dev/null 2>&1
-start_sim
+start_sim -p "$PORT"
 $ARB run "$T/s/suite.json" --judge "$T/http.json" --db "$T/b.db" --json >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc = 0 ] && grep -q '"judge_failed":0' "$T/out" && ok || bad "new run after invalid replies: exit $rc: $(cat "$T/out" "$T/err")"
@@ -171,5 +152,4 @@ $ARB run "$T/s/suite.json" --judge "$T/big.json" --db "$T/g.db" --limit 1 >/dev/
 q "$T/g.db" "SELECT json_extract(comparison_json, '\$.judge.error') FROM verdicts" | grep -q "cut: the first" &&
     ok || bad "the verdict's error does not say the reply was cut"
 
-echo "judge-failures: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done

@@ -4,24 +4,14 @@
 # run, and no request whose reply was stored is ever sent again (only those in
 # flight at a kill may be).  Also: the API key appears in no artifact.
 # usage: tests/cli/kill_judge.sh path/to/arbiter path/to/judge_sim
-set -u
+. "$(dirname "$0")/lib.sh"
+TEST_NAME=kill-judge
 ARB="$1"
 SIM="$2"
-T=$(mktemp -d)
-SIM_PID=
-trap '[ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null; rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 KEY=canary-key-kill-4242
 export ARB_KILL_KEY=$KEY
 
-"$SIM" --port 0 --port-file "$T/port" --latency-ms 15 --log "$T/sim.log" >/dev/null 2>&1 &
-SIM_PID=$!
-i=0
-while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-PORT=$(cat "$T/port")
+start_sim --latency-ms 15
 
 mkdir -p "$T/s"
 awk -v n=500 -v dir="$T/s" 'BEGIN {
@@ -98,5 +88,4 @@ for f in "$T"/a.db* "$T"/k.db* "$T/r.md" "$T/r.json" "$T/r.html" "$T/e.jsonl" "$
     if grep -q -- "$KEY" "$f"; then bad "the API key reached $(basename "$f")"; else ok; fi
 done
 
-echo "kill-judge: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done

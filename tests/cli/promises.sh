@@ -3,25 +3,13 @@
 # JSON-escaped names), terminal control bytes escaped on a terminal, a regex resource limit
 # never a verdict, a tournament of 30 systems, and range errors for numeric options.
 # usage: tests/cli/promises.sh path/to/arbiter path/to/judge_sim
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
 SIM="$2"
-T=$(mktemp -d)
-SIM_PID=
-trap '[ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null; rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); printf 'FAIL: %s\n' "$*"; }
 q() { sqlite3 "$@" 2>&1; }
 
 # ---- 1. redaction covers the task, the prompt, expectation texts and escaped spellings ----
-"$SIM" --port 0 --port-file "$T/port" --log "$T/sim.log" >/dev/null 2>"$T/sim.err" &
-SIM_PID=$!
-i=0
-while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-PORT=$(cat "$T/port" 2>/dev/null)
-[ -n "$PORT" ] || { echo "FAIL: judge_sim did not start: $(cat "$T/sim.err")"; exit 1; }
+start_sim
 mkdir -p "$T/r"
 # The names: the configured "Ghostwriter-9x" and the system "quokka-seven". Every spelling below
 # keeps "hostwriter" or "okka" literal, so one grep of those finds any that got through (in the
@@ -51,9 +39,7 @@ if grep -qi 'hostwriter\|okka' "$T/sim.log"; then
 else ok; fi
 [ "$(grep -o 'REDACTED' "$T/sim.log" | wc -l)" -ge 18 ] && ok \
     || bad "redactions in the requests: $(grep -o 'REDACTED' "$T/sim.log" | wc -l), want 9 per order"
-kill "$SIM_PID" 2>/dev/null
-wait "$SIM_PID" 2>/dev/null
-SIM_PID=
+stop_sim
 
 # ---- 2. on a terminal, control bytes in outputs, ids and names are shown, not obeyed ----
 # Under a pseudo-terminal (util-linux script; it turns LF into CR LF): the raw bytes printed by
@@ -154,5 +140,4 @@ $ARB replay 1 --db "$T/t.db" >/dev/null 2>&1 && ok || bad "30 systems: replay di
 $ARB report 1 --db "$T/t.db" --format json >"$T/t.json" 2>&1 && ok || bad "30 systems: report failed"
 grep -q '"sys30"' "$T/t.json" && ok || bad "30 systems: the report lacks sys30"
 
-echo "promises: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+test_done

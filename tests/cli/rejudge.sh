@@ -2,34 +2,24 @@
 # arbiter replay --rejudge JUDGE --into NEWRUN and arbiter report NEWRUN --against RUN:
 # the same stored inputs judged again by another judge, and which verdicts changed.
 # usage: tests/cli/rejudge.sh path/to/arbiter path/to/judge_sim
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
 SIM="$2"
-T=$(mktemp -d)
-PIDS=
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 val() { sqlite3 :memory: "SELECT json_extract(readfile('$1'), '$2')"; }
 
-# start_sim NAME ARGS...: a test judge on an ephemeral port, its URL in $T/NAME.url
-start_sim() {
+# start_judge NAME ARGS...: a test judge named NAME (start_sim -n NAME; its requests in
+# $T/NAME.log) serving model NAME, and its judge config in $T/NAME.json.
+start_judge() {
     name=$1
     shift
-    "$SIM" --port 0 --port-file "$T/$name.port" --latency-ms 2 --log "$T/$name.log" "$@" \
-        >/dev/null 2>&1 &
-    PIDS="$PIDS $!"
-    i=0
-    while [ ! -s "$T/$name.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    start_sim -n "$name" --latency-ms 2 "$@"
     cat >"$T/$name.json" <<JSON
-{"provider": "openai", "base_url": "http://127.0.0.1:$(cat "$T/$name.port")/v1", "model": "$name",
+{"provider": "openai", "base_url": "http://127.0.0.1:$PORT/v1", "model": "$name",
  "api_key_env": "REJUDGE_KEY", "concurrency": 4, "max_retries": 1}
 JSON
 }
-start_sim fair --seed 1
-start_sim partial --seed 2 --prefer-a 0.9
+start_judge fair --seed 1
+start_judge partial --seed 2 --prefer-a 0.9
 export REJUDGE_KEY=sk-canary-rejudge-0042
 
 # 1. A run without a judge leaves 12 cases pending; re-judged into run 5, they are decided.
@@ -81,8 +71,7 @@ n=$(val "$T/b.json" '$.against.changed')
     ok || bad "run 6's judge"
 
 # 4. The re-judged run replays offline (its replies are cached), with both judges gone.
-for p in $PIDS; do kill "$p" 2>/dev/null; done
-PIDS=
+stop_all_sims
 $ARB replay 6 --db "$T/r.db" >"$T/out" 2>&1 && grep -q "all identical" "$T/out" && ok ||
     bad "replay of a re-judged run: $(cat "$T/out")"
 # Re-judging again with the same judge sends nothing: every reply is cached.
@@ -109,12 +98,8 @@ $ARB replay 1 --rejudge "$T/fair.json" --into 99999999999 --db "$T/r.db" >/dev/n
 # 5b. A re-judging whose judge fails (every request 503) says how to continue it, and that
 # command, with the judge back on the same address, finishes the same run from the stored
 # inputs (not from the files, which may have changed since).
-"$SIM" --port 0 --port-file "$T/down.port" --status-always 503 >/dev/null 2>&1 &
-DOWN=$!
-PIDS="$PIDS $DOWN"
-i=0
-while [ ! -s "$T/down.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-DOWN_PORT=$(cat "$T/down.port")
+start_sim -n down --status-always 503
+DOWN_PORT=$PORT
 cat >"$T/down.json" <<JSON
 {"provider": "openai", "base_url": "http://127.0.0.1:$DOWN_PORT/v1", "model": "down",
  "api_key_env": "REJUDGE_KEY", "concurrency": 4, "max_retries": 1}
@@ -124,12 +109,8 @@ $ARB run "$T/ex/suite.json" --db "$T/s.db" --no-judge >/dev/null 2>&1 || bad "co
 $ARB replay 1 --rejudge "$T/down.json" --into 8 --db "$T/s.db" >"$T/out" 2>"$T/err"
 [ $? -eq 4 ] && grep -q "continue with 'arbiter replay 1 --rejudge $T/down.json --into 8 --db $T/s.db'" "$T/err" &&
     ok || bad "judge down: $(cat "$T/out" "$T/err")"
-kill "$DOWN" 2>/dev/null
-wait "$DOWN" 2>/dev/null
-"$SIM" --port "$DOWN_PORT" --port-file "$T/up.port" >/dev/null 2>&1 &
-PIDS="$PIDS $!"
-i=0
-while [ ! -s "$T/up.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+stop_sim down
+start_sim -n up -p "$DOWN_PORT"
 # The files change meanwhile: a new trial line, a candidate file gone.
 echo '{"id": "inv-001", "output": "{}", "trial": 9}' >>"$T/ex/runs/baseline.jsonl"
 rm "$T/ex/runs/candidate/inv-002.json"
@@ -149,5 +130,4 @@ $ARB replay 1 --rejudge "$T/fair.json" --db "$T/r.db" >"$T/out" 2>&1
 # The key never reached the database.
 ! grep -q "sk-canary-rejudge-0042" "$T/r.db" "$T/r.db-wal" 2>/dev/null && ok || bad "API key in the database"
 
-echo "rejudge: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+test_done

@@ -1,16 +1,9 @@
 #!/bin/sh
 # arbiter replay: every record re-derived offline; an edited record is named.
 # usage: tests/cli/replay.sh path/to/arbiter path/to/judge_sim
-set -u
+. "$(dirname "$0")/lib.sh"
 ARB="$1"
 SIM="$2"
-T=$(mktemp -d)
-SIM_PID=
-trap '[ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null; rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # 1. The example bake-off replays identically, and the database is left alone.
 $ARB run examples/invoice/suite.json --db "$T/a.db" >/dev/null 2>&1 || bad "run"
@@ -39,17 +32,12 @@ $ARB replay latest --db "$T/b.db" >"$T/out" 2>&1
 [ $? -eq 2 ] && grep -q "changed since run 1" "$T/out" && ok || bad "changed suite: $(cat "$T/out")"
 
 # 5. A judged run replays offline, with the judge gone.
-rm -f "$T/port"
-"$SIM" --port 0 --port-file "$T/port" >/dev/null 2>&1 &
-SIM_PID=$!
-i=0
-while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-PORT=$(cat "$T/port")
+start_sim
 mkdir -p "$T/j"
 cp -r examples/invoice/* "$T/j/"
 sed -i "s|\"policy\"|\"judge\": {\"provider\": \"openai\", \"base_url\": \"http://127.0.0.1:$PORT/v1\", \"model\": \"sim\", \"api_key_env\": \"ARB_REPLAY_KEY\"},\n  \"policy\"|" "$T/j/suite.json"
 ARB_REPLAY_KEY=k $ARB run "$T/j/suite.json" --db "$T/c.db" >"$T/out" 2>&1 || bad "judged run: $(cat "$T/out")"
-kill "$SIM_PID"; wait "$SIM_PID" 2>/dev/null; SIM_PID=
+stop_sim
 env -u ARB_REPLAY_KEY $ARB replay latest --db "$T/c.db" >"$T/out" 2>&1 && ok || bad "offline replay of a judged run: $(cat "$T/out")"
 sqlite3 "$T/c.db" "DELETE FROM judge_calls WHERE key = (SELECT key FROM judgments WHERE case_id = 'inv-006' LIMIT 1)"
 $ARB replay latest --db "$T/c.db" >"$T/out" 2>&1
@@ -70,5 +58,4 @@ $ARB run "$T/bin/suite.json" --db "$T/bin.db" >/dev/null 2>&1 || bad "binary run
 $ARB replay 1 --db "$T/bin.db" >"$T/out" 2>&1 && grep -q "all identical" "$T/out" && ok ||
     bad "replay of a binary single-file output: $(cat "$T/out")"
 
-echo "replay: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done
