@@ -3,76 +3,39 @@
 # curl, and checks determinism, schema-shaped replies, auth, faults, latency and the log.
 # Builds nothing.
 # usage: tests/judge_sim/smoke.sh path/to/judge_sim
-set -u
+. "$(dirname "$0")/../cli/lib.sh"
+TEST_NAME="judge_sim smoke"
 SIM="${1:-}"
 [ -x "$SIM" ] || { echo "judge_sim smoke: no binary at '$SIM'"; exit 2; }
 command -v curl >/dev/null || { echo "judge_sim smoke: curl is required"; exit 2; }
-T=$(mktemp -d)
-PIDS=""
-cleanup() {
-    for p in $PIDS; do kill "$p" 2>/dev/null; done
-    rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-pass=0
-fail=0
+# A server must stop within 2 s of SIGTERM (stop_sim counts a failure otherwise).
+SIM_STOP_TIMEOUT=2
 
-ok() {
-    if [ "$2" = 0 ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: $1"
-    fi
-}
-
-# check NAME COMMAND...: passes when COMMAND succeeds.
+# check NAME COMMAND...: passes when COMMAND succeeds (its output discarded).
 check() {
     name=$1
     shift
-    if "$@" >/dev/null 2>&1; then ok "$name" 0; else ok "$name" 1; fi
+    if "$@" >/dev/null 2>&1; then ok; else bad "$name"; fi
+}
+
+# none NAME COUNT: passes when COUNT is 0.
+none() {
+    if [ "$2" = 0 ]; then ok; else bad "$1"; fi
 }
 
 now_ms() {
     echo $(($(date +%s%N) / 1000000))
 }
 
-# start NAME ARGS...: runs judge_sim with ARGS, waits for its port file; sets PORT and PID.
+# start NAME ARGS...: a server (start_sim -n NAME: port file $T/NAME.port, its log
+# $T/NAME.log); sets PORT.  stop: SIGTERM the last one started, a failure if it lingers.
 start() {
-    name=$1
+    current=$1
     shift
-    rm -f "$T/$name.port"
-    "$SIM" --port 0 --port-file "$T/$name.port" "$@" >/dev/null 2>"$T/$name.err" &
-    PID=$!
-    PIDS="$PIDS $PID"
-    i=0
-    while [ ! -s "$T/$name.port" ] && [ $i -lt 100 ]; do
-        sleep 0.05
-        i=$((i + 1))
-    done
-    PORT=$(cat "$T/$name.port" 2>/dev/null)
-    case "$PORT" in
-    '' | *[!0-9]*)
-        echo "judge_sim smoke: '$name' did not start: $(cat "$T/$name.err")"
-        exit 1
-        ;;
-    esac
+    start_sim -n "$current" "$@"
 }
-
-# stop: SIGTERM the last server; fails the run if it lingers.
 stop() {
-    kill "$PID"
-    i=0
-    while kill -0 "$PID" 2>/dev/null && [ $i -lt 40 ]; do
-        sleep 0.05
-        i=$((i + 1))
-    done
-    if kill -0 "$PID" 2>/dev/null; then
-        ok "server $PID stops on SIGTERM within 2 s" 1
-        kill -9 "$PID" 2>/dev/null
-    fi
-    wait "$PID" 2>/dev/null
+    stop_sim "$current"
 }
 
 # oa NAME BODY [CURL ARGS...]: POST to the OpenAI endpoint with key $KEY (default test-key);
@@ -134,7 +97,7 @@ conforms() { # conforms oa|an NAME
 }
 
 # --- one plain server: replies, determinism, auth, routes, log ---
-start plain --log "$T/plain.log"
+start plain
 sent=0
 
 check "OpenAI reply is 200" test "$(oa o1 "$(oa_req one)")" = 200
@@ -162,13 +125,13 @@ check "Anthropic without tools answers a text block" \
         grep -q '\"content\":\[{\"type\":\"text\",\"text\":\"{}\"}\]' '$T/a3.body'"
 sent=$((sent + 6))
 
-bad=0
+wrong=0
 for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
-    [ "$(oa v$i "$(oa_req "pair $i")")" = 200 ] && conforms oa v$i || bad=$((bad + 1))
-    [ "$(an w$i "$(an_req "pair $i")")" = 200 ] && conforms an w$i || bad=$((bad + 1))
+    [ "$(oa v$i "$(oa_req "pair $i")")" = 200 ] && conforms oa v$i || wrong=$((wrong + 1))
+    [ "$(an w$i "$(an_req "pair $i")")" = 200 ] && conforms an w$i || wrong=$((wrong + 1))
 done
 sent=$((sent + 24))
-ok "24 OpenAI and Anthropic verdicts conform to the judge schema ($bad did not)" $bad
+none "24 OpenAI and Anthropic verdicts conform to the judge schema ($wrong did not)" $wrong
 check "winners vary without --prefer-a" \
     sh -c "cat '$T'/v*.body | grep -o 'winner.....[A-Z]*' | sort -u | [ \$(wc -l) -ge 2 ]"
 
@@ -230,11 +193,11 @@ check "every successful retry gets the same reply" \
 stop
 
 start invalid --rate-invalid 1
-bad=0
+wrong=0
 for i in 1 2 3 4 5 6; do
-    [ "$(oa i$i "$(oa_req "pair $i")")" = 200 ] && ! conforms oa i$i || bad=$((bad + 1))
+    [ "$(oa i$i "$(oa_req "pair $i")")" = 200 ] && ! conforms oa i$i || wrong=$((wrong + 1))
 done
-ok "--rate-invalid 1 sends 200 with schema-invalid verdicts ($bad were not)" $bad
+none "--rate-invalid 1 sends 200 with schema-invalid verdicts ($wrong were not)" $wrong
 stop
 
 start malformed --rate-malformed 1
@@ -254,12 +217,12 @@ check "--status-always 503" test "$(an d1 "$(an_req one)")" = 503
 stop
 
 start biased --prefer-a 1
-bad=0
+wrong=0
 for i in 1 2 3 4 5 6 7 8; do
     oa b$i "$(oa_req "pair $i")" >/dev/null
-    oa_verdict b$i | grep -q '"winner":"A"' || bad=$((bad + 1))
+    oa_verdict b$i | grep -q '"winner":"A"' || wrong=$((wrong + 1))
 done
-ok "--prefer-a 1 always answers A ($bad did not)" $bad
+none "--prefer-a 1 always answers A ($wrong did not)" $wrong
 stop
 
 start hang --rate-hang 1 --hang-ms 20000
@@ -288,5 +251,4 @@ dt=$(($(now_ms) - t0))
 check "16 concurrent requests overlap their latency (took $dt ms)" test "$dt" -lt 1500
 stop
 
-echo "judge_sim smoke: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done

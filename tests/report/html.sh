@@ -18,31 +18,22 @@
 # What a reader sees: a copy of a page with a probe script (the CSP removed the same way)
 # writes the rendered text (innerText, after CSS) of every table header, the judge's line
 # and the first line of each output into the DOM, where the checks read it.
-set -u
+. "$(dirname "$0")/../cli/lib.sh"
 ARB="$1"
 SIM="${2:-}"
 [ -x "$ARB" ] || { echo "html: no binary at '$ARB'"; exit 2; }
 [ -x "$SIM" ] || { echo "html: no judge_sim at '$SIM' (the second argument)"; exit 2; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CHROMIUM=${CHROMIUM:-chromium}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
 
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
 check() { # check NAME COMMAND...: passes when COMMAND succeeds
     name=$1
     shift
-    if "$@"; then ok; else ko "$name"; fi
+    if "$@"; then ok; else bad "$name"; fi
 }
 
-if ! command -v "$CHROMIUM" >/dev/null 2>&1; then
-    echo "FAIL: '$CHROMIUM' not found (apt-get install chromium; make deps installs it)"
-    echo "html: 0 passed, 1 failed"
-    exit 1
-fi
+command -v "$CHROMIUM" >/dev/null 2>&1 ||
+    die "'$CHROMIUM' not found (apt-get install chromium; make deps installs it)"
 
 # browse PROFILE_NAME ARGS... : a fresh profile each time, stderr to $T/PROFILE_NAME.err.
 browse() {
@@ -97,12 +88,12 @@ JS
 
 # --- The example suite -------------------------------------------------------------------
 (cd "$ROOT" && "$ARB" run examples/invoice/suite.json --db "$T/run.db" >"$T/run.out" 2>&1) ||
-    ko "example run: $(tail -3 "$T/run.out")"
+    bad "example run: $(tail -3 "$T/run.out")"
 check "report --format html" "$ARB" report latest --db "$T/run.db" --format html \
     -o "$T/report.html"
 "$ARB" report latest --db "$T/run.db" --format json >"$T/report.json" 2>/dev/null
 H="$T/report.html"
-[ -s "$H" ] || { ko "no report.html"; echo "html: $pass passed, $fail failed"; exit 1; }
+[ -s "$H" ] || die "no report.html"
 
 # Self-contained: one document, no script, no remote or relative reference.
 check "one <html> element" [ "$(grep -o '<html' "$H" | wc -l)" -eq 1 ]
@@ -140,7 +131,7 @@ check "dom: link to a case" has "$D" 'href="#case-inv-001"'
 check "dom: case details anchor" has "$D" 'id="case-inv-001"'
 check "dom: check records collapsible" has "$D" '<details class="check">'
 if console_lines "$T/dom.err" >"$T/console.txt"; then
-    ko "console messages from the page:"
+    bad "console messages from the page:"
     sed 's/^/    /' "$T/console.txt"
 else
     ok
@@ -156,7 +147,7 @@ check "console detector catches an uncaught error" \
 # The example's three-trial bake-off, reported --against the first run: the trials chart
 # and table, and the changes table, rendered with no console message.
 (cd "$ROOT" && "$ARB" run examples/invoice/trials.json --db "$T/run.db" >"$T/run2.out" 2>&1) ||
-    ko "trials run: $(tail -3 "$T/run2.out")"
+    bad "trials run: $(tail -3 "$T/run2.out")"
 check "trials report --format html" "$ARB" report 2 --against 1 --db "$T/run.db" \
     --strategy statistical --format html -o "$T/trials.html"
 browse trials --screenshot="$T/trials.png" --window-size=1280,4000 "file://$T/trials.html" \
@@ -172,7 +163,7 @@ check "trials dom: a point with its tooltip" has "$TD" '<title>candidate pass@k,
 check "trials dom: against section" has "$TD" '<h2>Changes against run 1</h2>'
 check "trials dom: nav links trials" has "$TD" 'href="#trials"'
 if console_lines "$T/trialsdom.err" >"$T/console.txt"; then
-    ko "trials: console messages from the page:"
+    bad "trials: console messages from the page:"
     sed 's/^/    /' "$T/console.txt"
 else
     ok
@@ -180,7 +171,7 @@ fi
 
 # --- Three systems: the pairwise win matrix -----------------------------------------------
 (cd "$ROOT" && "$ARB" run tests/data/three/suite.json --db "$T/three.db" >/dev/null 2>&1) ||
-    ko "three systems run"
+    bad "three systems run"
 check "three systems report --format html" "$ARB" report 1 --db "$T/three.db" \
     --strategy statistical --format html -o "$T/three.html"
 browse three --dump-dom "file://$T/three.html" >"$T/three.dom"
@@ -188,7 +179,7 @@ check "three dom: win matrix table" has "$T/three.dom" 'id="matrix-table"'
 check "three dom: a cell with wins-losses-ties" has "$T/three.dom" '5–0–1'
 check "three dom: Bradley-Terry ratings table" has "$T/three.dom" 'id="bt-table"'
 if console_lines "$T/three.err" >"$T/console.txt"; then
-    ko "three: console messages from the page:"
+    bad "three: console messages from the page:"
     sed 's/^/    /' "$T/console.txt"
 else
     ok
@@ -222,7 +213,7 @@ cat >"$R/suite.json" <<JSON
  "cases": [{"id": "c1"}, {"id": "c2"}]}
 JSON
 "$ARB" run "$R/suite.json" --db "$T/dirout.db" >"$T/dirout.out" 2>&1 ||
-    ko "directory-output run: $(tail -3 "$T/dirout.out")"
+    bad "directory-output run: $(tail -3 "$T/dirout.out")"
 check "directory output report --format html" "$ARB" report latest --db "$T/dirout.db" \
     --format html -o "$T/dirout.html"
 probe "$T/dirout.html" dirprobe
@@ -265,7 +256,7 @@ cat >"$S/b.jsonl" <<'EOF'
 {"id": "plain \"1\" & 'one'", "output": "javascript:alert(6) https://example.invalid/x.js"}
 EOF
 "$ARB" run "$S/suite.json" --db "$T/hostile.db" >"$T/hostile.out" 2>&1 ||
-    ko "hostile run: $(tail -3 "$T/hostile.out")"
+    bad "hostile run: $(tail -3 "$T/hostile.out")"
 check "hostile report --format html" "$ARB" report latest --db "$T/hostile.db" --format html \
     -o "$T/hostile.html"
 browse hostile --dump-dom "file://$T/hostile.html" >"$T/hostile.dom"
@@ -284,11 +275,10 @@ if grep -q 'id="cases-table"' "$HD"; then
     check "hostile: anchor encoded" has "$HD" 'id="case-_3Cscript_3Ex_3C_2Fscript_3E"'
 fi
 if console_lines "$T/hostile.err" >"$T/console.txt"; then
-    ko "hostile: console messages from the page:"
+    bad "hostile: console messages from the page:"
     sed 's/^/    /' "$T/console.txt"
 else
     ok
 fi
 
-echo "html: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+test_done
