@@ -18,6 +18,9 @@ INCLUDEDIR ?= $(PREFIX)/include
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 
+# The one version string: `arbiter --version` prints it, every run and calibration records it.
+VERSION = 0.1.0
+
 PKGS = libcjson libpcre2-8 libcrypto libcurl sqlite3
 # Debian packages a build and its tests need: make deps installs the missing ones.
 DEB_PACKAGES = pkg-config libcjson-dev libpcre2-dev libssl-dev libcurl4-openssl-dev \
@@ -67,7 +70,7 @@ LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps test check test-unit test-cli demo bench bench-peers clean install uninstall \
+.PHONY: FORCE all deps test check test-unit test-cli demo bench bench-peers clean install uninstall \
         fmt valgrind test-schema-suite
 
 all: $(BUILD)/libarbiter.a $(BUILD)/arbiter
@@ -75,6 +78,14 @@ all: $(BUILD)/libarbiter.a $(BUILD)/arbiter
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# Only the command line knows the version (cli.h refuses to build without it).  VERSION-FILE
+# changes only when VERSION does, so a new version rebuilds src/cli/ and nothing else.
+$(CLI_OBJ): ALL_CFLAGS += -DARBITER_VERSION='"$(VERSION)"'
+$(CLI_OBJ): $(BUILD)/VERSION-FILE
+$(BUILD)/VERSION-FILE: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
 
 $(BUILD)/libarbiter.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -31,6 +31,14 @@ enum arb_store_flags {
 };
 
 /*
+ * SQLite's process-wide set-up, like curl_global_init: call it once, before any other store
+ * function and before any thread uses one (the command line's main does).  It turns SQLite's
+ * memory statistics off (a global mutex on every allocation otherwise).  ARB_OK, or
+ * ARB_EINTERNAL when SQLite was already initialised (the call came too late).
+ */
+enum arb_status arb_store_global_init(void);
+
+/*
  * Open (creating and migrating when needed) the database at path.  ARB_EIO
  * when it cannot be opened, is not a database, is read-only for a writer or
  * is locked past the busy timeout, with SQLite's message and the path;

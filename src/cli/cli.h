@@ -19,11 +19,31 @@ enum {
     EXIT_ENV = 4         /* environment: out of memory, database, judge unreachable */
 };
 
+/*
+ * The version, from the Makefile's VERSION (-DARBITER_VERSION): `arbiter --version` prints it
+ * and every run and calibration records it.  No fallback here, so there is one string.
+ */
+#ifndef ARBITER_VERSION
+#error "ARBITER_VERSION is set by the Makefile (VERSION = ...)"
+#endif
+
+/* The database every command reads or writes unless --db FILE names another. */
+#define CLI_DEFAULT_DB "arbiter.db"
+
+/*
+ * One command: its name, its help, and its function, which receives argv from the command's
+ * name on (argv[0] is "run") and parses its options with cli_parse_options (parse_options.h).
+ */
 struct arb_cmd {
     const char *name;
     const char *summary; /* one line for `arbiter --help` */
     const char *usage;   /* the full --help text */
     int (*run)(int argc, char **argv);
+};
+
+/* What a command needs set up before it runs (main.c's table, like git's RUN_SETUP). */
+enum arb_cmd_flags {
+    ARB_CMD_NEEDS_HTTP = 1 << 0 /* it may ask an HTTP judge: libcurl and OpenSSL initialised */
 };
 
 extern const struct arb_cmd arb_cmd_check;

@@ -1,26 +1,36 @@
 /*
- * main.c - `arbiter COMMAND [options]`: finds the command in the table and
- * runs it.  Each command lives in its own cmd_*.c file.
+ * main.c - `arbiter COMMAND [options]`: finds the command in the table, sets up what it needs
+ * (the table's flags, like git's RUN_SETUP) and runs it.  Each command lives in its own cmd_*.c
+ * file and parses its own options (parse_options.h).
  */
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "arbiter/http.h"
 #include "arbiter/store.h"
 #include "cli.h"
 
-#ifndef ARBITER_VERSION
-#define ARBITER_VERSION "0.1.0"
-#endif
-
-static const struct arb_cmd *const commands[] = {
-    &arb_cmd_check,  &arb_cmd_run,     &arb_cmd_runs,   &arb_cmd_show,      &arb_cmd_report,
-    &arb_cmd_export, &arb_cmd_compare, &arb_cmd_replay, &arb_cmd_calibrate, &arb_cmd_migrate,
+/*
+ * Every command, in the order `arbiter --help` lists them, with what it needs: only the
+ * commands that may ask an HTTP judge pay for libcurl's and OpenSSL's set-up (loading the TLS
+ * configuration and the system's certificates), so `arbiter runs` and `report` start fast.
+ */
+static const struct cmd_row {
+    const struct arb_cmd *cmd;
+    unsigned needs; /* enum arb_cmd_flags */
+} commands[] = {
+    {&arb_cmd_check, 0},
+    {&arb_cmd_run, ARB_CMD_NEEDS_HTTP},
+    {&arb_cmd_runs, 0},
+    {&arb_cmd_show, 0},
+    {&arb_cmd_report, 0},
+    {&arb_cmd_export, 0},
+    {&arb_cmd_compare, ARB_CMD_NEEDS_HTTP},
+    {&arb_cmd_replay, ARB_CMD_NEEDS_HTTP},
+    {&arb_cmd_calibrate, ARB_CMD_NEEDS_HTTP},
+    {&arb_cmd_migrate, 0},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -72,33 +82,6 @@ enum arb_status cli_open_for_reading(const char *cmd, const char *db, struct arb
     return rs;
 }
 
-int cli_whole(const char *cmd, const char *opt, const char *v, unsigned long long lo,
-              unsigned long long hi, unsigned long long *out)
-{
-    unsigned long long n = 0;
-    const char *p;
-
-    /* By hand, not strtoull: no sign, no spaces, and no silent saturation past 2^64. */
-    for (p = v; *p >= '0' && *p <= '9'; p++) {
-        unsigned d = (unsigned)(*p - '0');
-
-        if (n > (ULLONG_MAX - d) / 10)
-            break;
-        n = n * 10 + d;
-    }
-    if (!v[0] || *p || n < lo || n > hi) {
-        cli_error(cmd, "%s: expected a whole number from %llu to %llu, got '%s'", opt, lo, hi, v);
-        return -1;
-    }
-    *out = n;
-    return 0;
-}
-
-int cli_is_help(const char *arg)
-{
-    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
-}
-
 static void usage(FILE *out)
 {
     size_t i;
@@ -111,31 +94,64 @@ static void usage(FILE *out)
           "commands:\n",
           out);
     for (i = 0; i < N_COMMANDS; i++)
-        fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+        fprintf(out, "  %-10s %s\n", commands[i].cmd->name, commands[i].cmd->summary);
     fputs("\n"
-          "'arbiter COMMAND --help' describes one command.\n"
+          "'arbiter COMMAND --help' describes one command.  Options take their value as\n"
+          "'--opt VALUE' or '--opt=VALUE', anywhere on the line; '--' ends them.  The\n"
+          "database is ./" CLI_DEFAULT_DB " unless --db FILE names another (compare keeps\n"
+          "none without it).\n"
           "exit codes: 0 success or pass, 1 negative outcome (check failed, gate missed),\n"
           "            2 usage or input error, 3 check unresolved, 4 environment failure\n",
           out);
 }
 
-int main(int argc, char **argv)
+static const struct cmd_row *find_command(const char *name)
 {
     size_t i;
+
+    for (i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].cmd->name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+/* Set up what the command needs, run it, tear down; returns its exit code. */
+static int run_command(const struct cmd_row *row, int argc, char **argv)
+{
+    int rc, guarded;
+
+    if ((row->needs & ARB_CMD_NEEDS_HTTP) && arb_http_global_init() != ARB_OK) {
+        fprintf(stderr, "arbiter: cannot initialise the HTTP library\n");
+        return EXIT_ENV;
+    }
+    /* Outputs, ids and names are data: on a terminal they must not drive it. */
+    guarded = cli_tty_guard_stdout();
+    if (guarded < 0) {
+        fprintf(stderr, "arbiter: out of memory\n");
+        rc = EXIT_ENV;
+    } else {
+        rc = row->cmd->run(argc, argv);
+    }
+    if (row->needs & ARB_CMD_NEEDS_HTTP)
+        arb_http_global_cleanup();
+    if (guarded == 1 && fclose(stdout) != 0 && rc == EXIT_PASS)
+        rc = EXIT_ENV;
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const struct cmd_row *row;
     const char *name;
-    int guarded;
 
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
     }
-    /*
-     * Before SQLite's first use, and for the whole process: no memory statistics.  Counting
-     * them takes a global mutex on every allocation, which a run's two connections (its
-     * writer thread and its reader) contended for, a fifth of a run's time.  Arbiter never
-     * reads them (sqlite3_memory_used and the like).
-     */
-    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    if (arb_store_global_init() != ARB_OK) {
+        fprintf(stderr, "arbiter: cannot initialise the database library\n");
+        return EXIT_ENV;
+    }
     name = argv[1];
     if (cli_is_help(name)) {
         usage(stdout);
@@ -151,34 +167,15 @@ int main(int argc, char **argv)
             return EXIT_PASS;
         }
         name = argv[2];
-        for (i = 0; i < N_COMMANDS; i++) {
-            if (strcmp(commands[i]->name, name) == 0) {
-                fputs(commands[i]->usage, stdout);
-                return EXIT_PASS;
-            }
+        row = find_command(name);
+        if (row) {
+            fputs(row->cmd->usage, stdout);
+            return EXIT_PASS;
         }
     }
-    for (i = 0; i < N_COMMANDS; i++) {
-        if (strcmp(commands[i]->name, name) == 0) {
-            int rc;
-
-            if (arb_http_global_init() != ARB_OK) {
-                fprintf(stderr, "arbiter: cannot initialise the HTTP library\n");
-                return EXIT_ENV;
-            }
-            /* Outputs, ids and names are data: on a terminal they must not drive it. */
-            guarded = cli_tty_guard_stdout();
-            if (guarded < 0) {
-                fprintf(stderr, "arbiter: out of memory\n");
-                return EXIT_ENV;
-            }
-            rc = commands[i]->run(argc - 1, argv + 1);
-            arb_http_global_cleanup();
-            if (guarded == 1 && fclose(stdout) != 0 && rc == EXIT_PASS)
-                rc = EXIT_ENV;
-            return rc;
-        }
-    }
+    row = find_command(name);
+    if (row)
+        return run_command(row, argc - 1, argv + 1);
     fprintf(stderr, "arbiter: unknown command '%s' (see 'arbiter --help')\n", name);
     return EXIT_USAGE;
 }
