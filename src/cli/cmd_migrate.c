@@ -7,11 +7,12 @@
 
 #include "arbiter/store.h"
 #include "cli.h"
+#include "parse_options.h"
 
 static const char usage_text[] =
     "usage: arbiter migrate [--db FILE]\n"
     "\n"
-    "Bring a database written by an older Arbiter (default ./arbiter.db) to this build's\n"
+    "Bring a database written by an older Arbiter (default ./" CLI_DEFAULT_DB ") to this build's\n"
     "schema, in place, one transaction per step, keeping every record. Readers (report,\n"
     "show, runs, export, replay) refuse an older file until then; a command that writes\n"
     "to it (run) migrates it too. A database already current is left as it is.\n"
@@ -21,23 +22,22 @@ static const char usage_text[] =
 
 static int migrate_cmd(int argc, char **argv)
 {
-    const char *db = "arbiter.db";
+    const char *db = CLI_DEFAULT_DB;
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
     enum arb_status rs;
-    int a;
+    int n_pos, code;
+    const struct cli_option options[] = {
+        CLI_OPT_DB(&db),
+        CLI_OPT_END(),
+    };
 
-    for (a = 1; a < argc; a++) {
-        if (cli_is_help(argv[a])) {
-            fputs(usage_text, stdout);
-            return EXIT_PASS;
-        } else if (strcmp(argv[a], "--db") == 0 && a + 1 < argc) {
-            db = argv[++a];
-        } else {
-            cli_error("migrate", "unexpected argument '%s' (see 'arbiter migrate --help')",
-                      argv[a]);
-            return EXIT_USAGE;
-        }
+    code = cli_parse_options("migrate", usage_text, options, argc, argv, &n_pos);
+    if (code != CLI_PARSED)
+        return code;
+    if (n_pos) {
+        cli_error("migrate", "unexpected argument '%s' (see 'arbiter migrate --help')", argv[0]);
+        return EXIT_USAGE;
     }
     if (access(db, F_OK) != 0) {
         cli_error("migrate", "no database at '%s' (give --db FILE)", db);

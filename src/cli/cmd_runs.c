@@ -7,12 +7,15 @@
 
 #include "arbiter/store.h"
 #include "cli.h"
+#include "parse_options.h"
 
-static const char usage_text[] = "usage: arbiter runs [--db FILE] [--json]\n"
-                                 "\n"
-                                 "List the runs in a database (default ./arbiter.db), newest "
-                                 "first:\n"
-                                 "id, when it started, status, cases, suite.\n";
+static const char usage_text[] =
+    "usage: arbiter runs [--db FILE] [--json]\n"
+    "\n"
+    "List the runs in a database (default ./" CLI_DEFAULT_DB "), newest first:\n"
+    "id, when it started, status, cases, suite.\n"
+    "\n"
+    "  --json     one JSON object a line (id, created_at, status, cases, suite, suite_path)\n";
 
 static int print_run(void *ctx, const struct arb_run_row *r)
 {
@@ -43,24 +46,23 @@ static int print_run(void *ctx, const struct arb_run_row *r)
 
 static int runs_cmd(int argc, char **argv)
 {
-    const char *db = "arbiter.db";
-    int json = 0, a;
+    const char *db = CLI_DEFAULT_DB;
+    int json = 0, n_pos, code;
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
     enum arb_status rs;
+    const struct cli_option options[] = {
+        CLI_OPT_DB(&db),
+        CLI_OPT_BOOL("--json", &json),
+        CLI_OPT_END(),
+    };
 
-    for (a = 1; a < argc; a++) {
-        if (cli_is_help(argv[a])) {
-            fputs(usage_text, stdout);
-            return EXIT_PASS;
-        } else if (strcmp(argv[a], "--db") == 0 && a + 1 < argc) {
-            db = argv[++a];
-        } else if (strcmp(argv[a], "--json") == 0) {
-            json = 1;
-        } else {
-            cli_error("runs", "unexpected argument '%s' (see 'arbiter runs --help')", argv[a]);
-            return EXIT_USAGE;
-        }
+    code = cli_parse_options("runs", usage_text, options, argc, argv, &n_pos);
+    if (code != CLI_PARSED)
+        return code;
+    if (n_pos) {
+        cli_error("runs", "unexpected argument '%s' (see 'arbiter runs --help')", argv[0]);
+        return EXIT_USAGE;
     }
     rs = cli_open_for_reading("runs", db, &st);
     if (rs)

@@ -11,6 +11,7 @@
 
 #include "arbiter/store.h"
 #include "cli.h"
+#include "parse_options.h"
 
 static const char usage_text[] =
     "usage: arbiter show RUN CASE [--db FILE] [--records | --json]\n"
@@ -20,9 +21,12 @@ static const char usage_text[] =
     "saw Response A and Response B: its winner, reasoning and scores), and each pair's\n"
     "verdict with its scores and reasoning.\n"
     "\n"
+    "  --db FILE  the database (default ./" CLI_DEFAULT_DB ")\n"
     "  --records  print every record in full as well (check records, the judge's answers,\n"
     "             comparison.json)\n"
-    "  --json     one object with the full records\n";
+    "  --json     one object with the full records\n"
+    "\n"
+    "A CASE id that starts with '-' goes after '--': arbiter show 3 -- -x\n";
 
 struct show {
     int json;
@@ -321,40 +325,34 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
 
 static int show_cmd(int argc, char **argv)
 {
-    const char *db = "arbiter.db", *run_spec = NULL, *case_id = NULL;
+    const char *db = CLI_DEFAULT_DB, *run_spec, *case_id;
     struct show sh = {0};
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
     int64_t run = 0;
-    int a, code = EXIT_PASS;
+    int n_pos, code = EXIT_PASS;
     enum arb_status rs;
+    const struct cli_option options[] = {
+        CLI_OPT_DB(&db),
+        CLI_OPT_BOOL("--json", &sh.json),
+        CLI_OPT_BOOL("--records", &sh.records),
+        CLI_OPT_END(),
+    };
 
-    for (a = 1; a < argc; a++) {
-        if (cli_is_help(argv[a])) {
-            fputs(usage_text, stdout);
-            return EXIT_PASS;
-        } else if (strcmp(argv[a], "--db") == 0 && a + 1 < argc) {
-            db = argv[++a];
-        } else if (strcmp(argv[a], "--json") == 0) {
-            sh.json = 1;
-        } else if (strcmp(argv[a], "--records") == 0) {
-            sh.records = 1;
-        } else if (argv[a][0] == '-' && argv[a][1] == '-') {
-            cli_error("show", "unknown or incomplete option '%s'", argv[a]);
-            return EXIT_USAGE;
-        } else if (!run_spec) {
-            run_spec = argv[a];
-        } else if (!case_id) {
-            case_id = argv[a];
-        } else {
-            cli_error("show", "unexpected argument '%s'", argv[a]);
-            return EXIT_USAGE;
-        }
+    code = cli_parse_options("show", usage_text, options, argc, argv, &n_pos);
+    if (code != CLI_PARSED)
+        return code;
+    code = EXIT_PASS;
+    if (n_pos > 2) {
+        cli_error("show", "unexpected argument '%s'", argv[2]);
+        return EXIT_USAGE;
     }
-    if (!case_id) {
+    if (n_pos < 2) {
         cli_error("show", "usage: arbiter show RUN CASE (see 'arbiter show --help')");
         return EXIT_USAGE;
     }
+    run_spec = argv[0];
+    case_id = argv[1];
     if (sh.json) {
         sh.doc = cJSON_CreateObject();
         if (!sh.doc || !cJSON_AddStringToObject(sh.doc, "case", case_id) ||

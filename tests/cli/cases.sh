@@ -236,4 +236,4 @@ cp "$DB" "$T/v99.db"
 sqlite3 "$T/v99.db" "PRAGMA user_version = 99" || bad "sqlite3: cannot set user_version 99"
 t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (5)" -- migrate --db "$T/v99.db"
 t "migrate help" 0 "usage: arbiter migrate [--db FILE]" "" -- migrate --help
-t "migrate bad argument" 2 "" "unexpected argument '--fast'" -- migrate --fast
+t "migrate bad argument" 2 "" "unknown option '--fast' (see 'arbiter migrate --help')" -- migrate --fast
