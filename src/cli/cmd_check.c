@@ -13,6 +13,7 @@
 #include "arbiter/json.h"
 #include "arbiter/suite.h"
 #include "cli.h"
+#include "parse_options.h"
 
 #define OBSERVED_CAP ((size_t)256 << 20) /* 256 MiB */
 #define CHECK_CAP    ((size_t)64 << 20)
@@ -161,39 +162,15 @@ static int print_record(const struct arb_result *r, struct arb_buf *line)
     return fwrite(line->ptr, 1, line->len, stdout) == line->len ? 0 : -1;
 }
 
-static int run_single(int argc, char **argv)
+/* One CHECK on one observed value (--observed TEXT, --observed-file PATH, or standard input). */
+static int run_single(const char *check_arg, const char *obs_text, const char *obs_path)
 {
-    const char *check_arg = NULL, *obs_text = NULL, *obs_path = NULL;
     struct arb_check *c = NULL;
     struct arb_result r;
     struct arb_buf obs, line;
     struct arb_err err = {{0}};
-    int i, rc;
+    int rc;
 
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--observed") == 0 && i + 1 < argc) {
-            obs_text = argv[++i];
-        } else if (strcmp(argv[i], "--observed-file") == 0 && i + 1 < argc) {
-            obs_path = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            cli_error("check", "unknown or incomplete option '%s' (see 'arbiter check --help')",
-                      argv[i]);
-            return EXIT_USAGE;
-        } else if (!check_arg) {
-            check_arg = argv[i];
-        } else {
-            cli_error("check", "unexpected argument '%s': give one CHECK", argv[i]);
-            return EXIT_USAGE;
-        }
-    }
-    if (!check_arg) {
-        cli_error("check", "missing CHECK (see 'arbiter check --help')");
-        return EXIT_USAGE;
-    }
-    if (obs_text && obs_path) {
-        cli_error("check", "give either --observed or --observed-file, not both");
-        return EXIT_USAGE;
-    }
     rc = load_check(check_arg, &c);
     if (rc)
         return rc;
@@ -442,32 +419,53 @@ static int run_batch(const char *path)
     return rc;
 }
 
+static int list_operators(void)
+{
+    const char *name;
+    size_t k;
+
+    for (k = 0; (name = arb_operator_name(k)) != NULL; k++)
+        puts(name);
+    return EXIT_PASS;
+}
+
 static int run_check(int argc, char **argv)
 {
-    int i;
+    const char *obs_text = NULL, *obs_path = NULL, *batch = NULL;
+    int operators = 0, n_pos, code;
+    const struct cli_option options[] = {
+        CLI_OPT_STRING("--observed", &obs_text),
+        CLI_OPT_STRING("--observed-file", &obs_path),
+        CLI_OPT_STRING("--batch", &batch),
+        CLI_OPT_BOOL("--operators", &operators),
+        CLI_OPT_END(),
+    };
 
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            fputs(usage_text, stdout);
-            return EXIT_PASS;
+    code = cli_parse_options("check", usage_text, options, argc, argv, &n_pos);
+    if (code != CLI_PARSED)
+        return code;
+    if (operators)
+        return list_operators();
+    if (batch) {
+        if (n_pos || obs_text || obs_path) {
+            cli_error("check", "--batch takes one FILE (or -) and nothing else");
+            return EXIT_USAGE;
         }
-        if (strcmp(argv[i], "--operators") == 0) {
-            const char *name;
-            size_t k;
-
-            for (k = 0; (name = arb_operator_name(k)) != NULL; k++)
-                puts(name);
-            return EXIT_PASS;
-        }
-        if (strcmp(argv[i], "--batch") == 0) {
-            if (i + 1 >= argc || argc != 3) {
-                cli_error("check", "--batch takes one FILE (or -) and nothing else");
-                return EXIT_USAGE;
-            }
-            return run_batch(argv[i + 1]);
-        }
+        return run_batch(batch);
     }
-    return run_single(argc, argv);
+    if (n_pos > 1) {
+        cli_error("check", "unexpected argument '%s': give one CHECK", argv[1]);
+        return EXIT_USAGE;
+    }
+    if (!n_pos) {
+        cli_error("check", "missing CHECK (see 'arbiter check --help')");
+        return EXIT_USAGE;
+    }
+    if (obs_text && obs_path) {
+        cli_error("check", "give either --observed or --observed-file, not both");
+        return EXIT_USAGE;
+    }
+    return run_single(argv[0], obs_text, obs_path);
 }
 
 const struct arb_cmd arb_cmd_check = {

@@ -5,7 +5,6 @@
  * file reads the options and the check, prints the tuning and, with --db,
  * stores it.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "arbiter/store.h"
 #include "cli.h"
 #include "cmd_tune.h"
+#include "parse_options.h"
 
 #define CHECK_CAP ((size_t)64 << 20)
 #define CMD       "calibrate --tune"
@@ -56,77 +56,46 @@ struct tune_args {
 
 int cli_tune_wanted(int argc, char **argv)
 {
-    for (int a = 1; a < argc; a++)
-        if (strcmp(argv[a], "--tune") == 0)
+    for (int a = 1; a < argc && strcmp(argv[a], "--") != 0; a++)
+        if (strcmp(argv[a], "--tune") == 0 || strncmp(argv[a], "--tune=", 7) == 0)
             return 1;
     return 0;
 }
 
-/* --target X: a number in (0, 1]. */
-static int parse_target(const char *s, double *out)
-{
-    char *end;
-
-    errno = 0;
-    *out = strtod(s, &end);
-    if (errno || end == s || *end || !(*out > 0.0 && *out <= 1.0)) {
-        cli_error(CMD, "--target: expected a number in (0, 1], got '%s'", s);
-        return EXIT_USAGE;
-    }
-    return -1;
-}
-
-/* Returns an exit code, -1 to go on. */
+/* Returns an exit code, CLI_PARSED to go on. */
 static int parse_args(int argc, char **argv, struct tune_args *ta)
 {
+    static const char *const formats[] = {"json", "md", NULL};
+    const struct cli_option options[] = {
+        CLI_OPT_STRING("--tune", &ta->check),
+        CLI_OPT_DOUBLE("--target", &ta->target, "a number", 0, 1, CLI_OPT_LO_OPEN),
+        CLI_OPT_DB(&ta->db),
+        CLI_OPT_CHOICE("--format", &ta->format, formats),
+        CLI_OPT_END(),
+    };
+    int n_pos, code;
+
     /* first, so that `--tune --help` is not a check named --help */
-    for (int a = 1; a < argc; a++) {
+    for (int a = 1; a < argc && strcmp(argv[a], "--") != 0; a++) {
         if (cli_is_help(argv[a])) {
             fputs(usage_text, stdout);
             return EXIT_PASS;
         }
     }
-    for (int a = 1; a < argc; a++) {
-        const char *o = argv[a];
-        int has_arg = a + 1 < argc, code;
-
-        if (strcmp(o, "--tune") == 0 && has_arg && !ta->check) {
-            ta->check = argv[++a];
-        } else if (strcmp(o, "--target") == 0 && has_arg) {
-            code = parse_target(argv[++a], &ta->target);
-            if (code >= 0)
-                return code;
-        } else if (strcmp(o, "--db") == 0 && has_arg) {
-            ta->db = argv[++a];
-            if (!ta->db[0]) {
-                cli_error(CMD, "--db: expected a file name, got ''");
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(o, "--format") == 0 && has_arg) {
-            ta->format = argv[++a];
-            if (strcmp(ta->format, "json") != 0 && strcmp(ta->format, "md") != 0) {
-                cli_error(CMD, "--format: expected json or md, got '%s'", ta->format);
-                return EXIT_USAGE;
-            }
-        } else if (o[0] == '-' && o[1]) {
-            cli_error(CMD,
-                      "unknown or incomplete option '%s' (see 'arbiter calibrate --tune "
-                      "--help')",
-                      o);
-            return EXIT_USAGE;
-        } else if (!ta->labels) {
-            ta->labels = o;
-        } else {
-            cli_error(CMD, "unexpected argument '%s': give one CHECK and one LABELS file", o);
-            return EXIT_USAGE;
-        }
+    code = cli_parse_options(CMD, usage_text, options, argc, argv, &n_pos);
+    if (code != CLI_PARSED)
+        return code;
+    if (n_pos > 1) {
+        cli_error(CMD, "unexpected argument '%s': give one CHECK and one LABELS file", argv[1]);
+        return EXIT_USAGE;
     }
+    ta->labels = n_pos ? argv[0] : NULL;
     if (!ta->check || !ta->labels) {
         cli_error(CMD, "missing %s (see 'arbiter calibrate --tune --help')",
                   ta->check ? "LABELS" : "CHECK");
         return EXIT_USAGE;
     }
-    return -1;
+    return CLI_PARSED;
 }
 
 /* Parse CHECK (inline JSON or @FILE); *dir receives the folder expected_file is relative to. */
@@ -229,7 +198,7 @@ int cli_tune_run(int argc, char **argv)
     enum arb_status rs;
     int code = parse_args(argc, argv, &ta);
 
-    if (code >= 0)
+    if (code != CLI_PARSED)
         return code;
     code = read_check(ta.check, &cfg, dir, sizeof(dir));
     if (code)

@@ -31,7 +31,7 @@ t "unknown operator suggests" 2 "" "/op: unknown operator 'exactt' (did you mean
 t "unknown parameter" 2 "" "/tolerence: unknown parameter 'tolerence' for operator 'within'" -- check '{"op":"within","expected":1,"tolerence":2}' --observed 1
 t "no expected anywhere" 2 "" "needs an expected value" -- check '{"op":"exact"}' --observed 1
 t "both observed options" 2 "" "not both" -- check '{"op":"json_valid"}' --observed a --observed-file b
-t "unknown option" 2 "" "unknown or incomplete option '--obs'" -- check '{"op":"json_valid"}' --obs a
+t "unknown option" 2 "" "unknown option '--obs' (see 'arbiter check --help')" -- check '{"op":"json_valid"}' --obs a
 t "missing observed file" 2 "" "cannot open 'no/such/file'" -- check '{"op":"json_valid"}' --observed-file no/such/file
 t "missing check file" 2 "" "cannot open 'no/such.json'" -- check @no/such.json --observed a
 t "two CHECKs" 2 "" "unexpected argument" -- check '{"op":"json_valid"}' '{"op":"json_valid"}' --observed a

@@ -72,7 +72,7 @@ expect "malformed label line located" 2 "" "malformed.jsonl:2:46: unexpected end
 expect "duplicate id located" 2 "" "duplicate.jsonl:2:8: /id: duplicate id 'a' (first on line 1)" -- --tune @$D/check.json $D/duplicate.jsonl
 expect "unknown key located" 2 "" "unknown_key.jsonl:1:48: /judge: unknown key 'judge' (expected: id, output, expected, human (check labels))" -- --tune @$D/check.json $D/unknown_key.jsonl
 expect "no expected value" 2 "" "no_expected.jsonl:1: id 'a': operator 'levenshtein' needs an expected value" -- --tune '{"op":"levenshtein"}' $D/no_expected.jsonl
-expect "bad target" 2 "" "--target: expected a number in (0, 1], got '1.5'" -- --tune @$D/check.json $D/labels.jsonl --target 1.5
+expect "bad target" 2 "" "--target: expected a number, above 0 and at most 1, got '1.5'" -- --tune @$D/check.json $D/labels.jsonl --target 1.5
 expect "bad format" 2 "" "--format: expected json or md, got 'html'" -- --tune @$D/check.json $D/labels.jsonl --format html
 expect "missing LABELS" 2 "" "missing LABELS" -- --tune @$D/check.json
 expect "two LABELS" 2 "" "unexpected argument 'x'" -- --tune @$D/check.json $D/labels.jsonl x
