@@ -57,4 +57,18 @@ void arb_blinder_free(struct arb_blinder *b);
 enum arb_status arb_redact(const char *text, size_t len, const char *const *strings, size_t n,
                            struct arb_buf *out, size_t *count);
 
+enum arb_redact_flags {
+    /* Match anywhere, not only as whole words: for secrets, which may be glued to anything
+     * ("Bearer sk-...", "key=sk-..."), where a name must not eat part of another word. */
+    ARB_REDACT_ANYWHERE = 1 << 0
+};
+
+/*
+ * As arb_redact, with flags.  Matches that overlap or touch are replaced as
+ * one: no tail of a second string survives a first one that starts earlier.
+ * Linear in len for a fixed set of strings.
+ */
+enum arb_status arb_redact_flags(const char *text, size_t len, const char *const *strings,
+                                 size_t n, unsigned flags, struct arb_buf *out, size_t *count);
+
 #endif

@@ -247,7 +247,8 @@ static int word_after(const char *text, size_t len, size_t j)
  * match may not continue a word on either side, so "baseline" is not found
  * inside "baselines" and a short name does not eat other words.
  */
-static size_t match_at(const char *text, size_t len, size_t i, const char *const *strings, size_t n)
+static size_t match_at(const char *text, size_t len, size_t i, const char *const *strings, size_t n,
+                       unsigned flags)
 {
     size_t k, best = 0;
 
@@ -260,9 +261,10 @@ static size_t match_at(const char *text, size_t len, size_t i, const char *const
         m = spelled_at(text, len, i, w, wl);
         if (!m || m <= best)
             continue;
-        if (word_char(w[0]) && word_before(text, i))
+        if (!(flags & ARB_REDACT_ANYWHERE) && word_char(w[0]) && word_before(text, i))
             continue;
-        if (word_char(w[wl - 1]) && word_after(text, len, i + m))
+        if (!(flags & ARB_REDACT_ANYWHERE) && word_char(w[wl - 1]) &&
+            word_after(text, len, i + m))
             continue;
         best = m;
     }
@@ -272,26 +274,38 @@ static size_t match_at(const char *text, size_t len, size_t i, const char *const
 enum arb_status arb_redact(const char *text, size_t len, const char *const *strings, size_t n,
                            struct arb_buf *out, size_t *count)
 {
-    size_t i = 0, run = 0, hits = 0;
+    return arb_redact_flags(text, len, strings, n, 0, out, count);
+}
+
+enum arb_status arb_redact_flags(const char *text, size_t len, const char *const *strings,
+                                 size_t n, unsigned flags, struct arb_buf *out, size_t *count)
+{
+    size_t i = 0, start = 0, hits = 0; /* start: where the text not yet appended begins */
     enum arb_status st = arb_buf_add(out, "", 0);
 
     while (!st && i < len) {
-        size_t m = match_at(text, len, i, strings, n);
+        size_t m = match_at(text, len, i, strings, n, flags), end, j;
 
         if (!m) {
             i++;
-            run++;
             continue;
         }
-        st = arb_buf_add(out, text + i - run, run);
+        /* The covered span grows while a match starts inside it: one replacement for all. */
+        end = i + m;
+        for (j = i + 1; j < end; j++) {
+            size_t k = match_at(text, len, j, strings, n, flags);
+
+            if (j + k > end)
+                end = j + k;
+        }
+        st = arb_buf_add(out, text + start, i - start);
         if (!st)
             st = arb_buf_adds(out, ARB_REDACTED);
-        run = 0;
-        i += m;
         hits++;
+        i = start = end;
     }
-    if (!st && run)
-        st = arb_buf_add(out, text + i - run, run);
+    if (!st && start < len)
+        st = arb_buf_add(out, text + start, len - start);
     if (count)
         *count = hits;
     return st;

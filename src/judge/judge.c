@@ -346,6 +346,7 @@ void judge_fatal(struct arb_judge *j, enum arb_status st)
 }
 
 static void on_done(void *ctx, const struct arb_http_result *r);
+static void on_done_scrubbed(void *ctx, const struct arb_http_result *r);
 
 /* The command provider: run the program now and treat its output like an HTTP reply. */
 static void run_command(struct arb_judge *j, struct call *c)
@@ -368,7 +369,7 @@ static void run_command(struct arb_judge *j, struct call *c)
     r.body_len = out.len;
     r.attempts = 1;
     r.latency_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    on_done(j, &r);
+    on_done_scrubbed(j, &r); /* a command inherits the environment: it may hold the key */
     arb_buf_release(&out);
 }
 
@@ -406,6 +407,22 @@ void judge_send(struct arb_judge *j, struct call *c)
     send_call(j, c);
 }
 
+/* Replace *text (malloc'd) by its scrubbed copy when it holds a secret; NULL when out of memory. */
+static void scrub_text(struct arb_judge *j, char **text)
+{
+    char *clean = NULL;
+    size_t len;
+
+    if (judge_scrub(&j->secrets, *text, strlen(*text), &clean, &len) != ARB_OK) {
+        judge_fatal(j, ARB_ENOMEM);
+        free(*text);
+        *text = NULL;
+    } else if (clean) {
+        free(*text);
+        *text = clean;
+    }
+}
+
 /*
  * Answer from the cache, or send.  A stored reply that did not validate is
  * kept for audit and the request sent afresh, unless the judge reuses
@@ -439,7 +456,9 @@ void judge_dispatch(struct arb_judge *j, struct call *c)
         c->qn->n_cached++;
         j->prog.cached++;
         notify(j);
-        judge_handle_reply(j, c, cc.reply, 1, NULL);
+        scrub_text(j, &cc.reply); /* stored before scrubbing existed, or by another judge */
+        if (cc.reply)
+            judge_handle_reply(j, c, cc.reply, 1, NULL);
         free(cc.reply);
         return;
     }
@@ -474,6 +493,7 @@ static void settle(struct arb_judge *j, struct call *c, const struct arb_http_re
     else if (strcmp(r->error, "aborted") != 0)
         j->prog.failed++;
     notify(j);
+    return cost;
 }
 
 /*
@@ -485,10 +505,11 @@ static void on_done_scrubbed(void *ctx, const struct arb_http_result *r)
 {
     struct arb_judge *j = ctx;
     struct arb_http_result clean = *r;
-    char *body = NULL;
-    size_t len = 0;
+    char *body = NULL, *why = NULL;
+    size_t len = 0, wlen = 0;
 
-    if (judge_scrub(&j->secrets, r->body, r->body_len, &body, &len) != ARB_OK) {
+    if (judge_scrub(&j->secrets, r->body, r->body_len, &body, &len) != ARB_OK ||
+        judge_scrub(&j->secrets, r->error, strlen(r->error), &why, &wlen) != ARB_OK) {
         judge_fatal(j, ARB_ENOMEM);
         clean.body = "";
         clean.body_len = 0;
@@ -496,8 +517,12 @@ static void on_done_scrubbed(void *ctx, const struct arb_http_result *r)
         clean.body = body;
         clean.body_len = len;
     }
+    /* The error: the stderr tail of a command judge, or the transport's fixed words. */
+    if (why)
+        snprintf(clean.error, sizeof(clean.error), "%s", why);
     on_done(ctx, &clean);
     free(body);
+    free(why);
 }
 
 static void on_done(void *ctx, const struct arb_http_result *r)

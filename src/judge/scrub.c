@@ -5,17 +5,20 @@
  * credential in base_url's user-info before it is stored, printed or
  * reported.  Secrets shorter than SECRET_MIN bytes are not scrubbed: they
  * would match ordinary text ("x", "unused", as local servers take), and
- * they are not secrets worth the name.
+ * they are not secrets worth the name.  The matching is arb_redact's
+ * (blind.c), anywhere in the text: JSON-escaped spellings of a secret, in a
+ * raw body or in a model's answer, are found as well as plain ones, in one
+ * pass.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/evp.h>
 
+#include "arbiter/blind.h"
 #include "judge_int.h"
 
 #define SECRET_MIN 8
-#define REDACTED   "[REDACTED]"
 
 static void add(struct judge_secrets *s, const char *v, size_t n)
 {
@@ -71,67 +74,26 @@ void judge_secrets_release(struct judge_secrets *s)
     memset(s, 0, sizeof(*s));
 }
 
-/* The first secret in text[0..len) from pos: its offset, and which one in *which. */
-static const char *find(const struct judge_secrets *s, const char *text, size_t len,
-                        size_t *which)
-{
-    const char *best = NULL;
-    size_t i;
-
-    for (i = 0; i < s->n; i++) {
-        size_t k = strlen(s->v[i]);
-        const char *p = text, *end = text + len;
-
-        while (p + k <= end && (p = memchr(p, s->v[i][0], (size_t)(end - p))) != NULL) {
-            if ((size_t)(end - p) >= k && memcmp(p, s->v[i], k) == 0)
-                break;
-            p++;
-        }
-        if (p && p + k <= end && (!best || p < best)) {
-            best = p;
-            *which = i;
-        }
-    }
-    return best;
-}
-
 enum arb_status judge_scrub(const struct judge_secrets *s, const char *text, size_t len,
                             char **res, size_t *out_len)
 {
-    size_t which = 0, cap, at = 0;
-    const char *p = text, *end = text + len, *hit;
-    char *out;
+    struct arb_buf b;
+    size_t hits = 0;
+    enum arb_status st;
 
     *res = NULL;
-    if (!s->n || !text || !find(s, text, len, &which))
+    if (!s->n || !text || !len)
         return ARB_OK;
-    cap = len + 1 + 16 * s->n; /* grown below when needed */
-    out = malloc(cap);
-    if (!out)
-        return ARB_ENOMEM;
-    while ((hit = find(s, p, (size_t)(end - p), &which)) != NULL) {
-        size_t before = (size_t)(hit - p), need = at + before + sizeof(REDACTED) + (size_t)(end - hit);
-
-        if (need > cap) {
-            char *grown = realloc(out, need);
-
-            if (!grown) {
-                free(out);
-                return ARB_ENOMEM;
-            }
-            out = grown;
-            cap = need;
-        }
-        memcpy(out + at, p, before);
-        at += before;
-        memcpy(out + at, REDACTED, sizeof(REDACTED) - 1);
-        at += sizeof(REDACTED) - 1;
-        p = hit + strlen(s->v[which]);
-    }
-    memcpy(out + at, p, (size_t)(end - p));
-    at += (size_t)(end - p);
-    out[at] = '\0';
-    *out_len = at;
-    *res = out;
-    return ARB_OK;
+    /* Plain, or spelled with JSON escapes (sk\u002d..., a\/b: a reply's string as the wire
+     * carries it, or a model's answer escaped once more), glued to anything, overlapping
+     * secrets replaced as one: arb_redact's matching, anywhere. */
+    arb_buf_init(&b, 0);
+    st = arb_redact_flags(text, len, (const char *const *)s->v, s->n, ARB_REDACT_ANYWHERE, &b,
+                          &hits);
+    if (!st && hits)
+        *res = arb_buf_detach(&b, out_len);
+    if (!st && hits && !*res)
+        st = ARB_ENOMEM;
+    arb_buf_release(&b);
+    return st;
 }

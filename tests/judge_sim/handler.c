@@ -316,6 +316,21 @@ static char *anthropic_body(struct sim_gen *g, const cJSON *req, const cJSON *fi
     return text;
 }
 
+/* --usage off: the reply without its "usage" member (frees text); NULL when out of memory. */
+static char *without_usage(char *text)
+{
+    cJSON *root = cJSON_Parse(text);
+    char *out = NULL;
+
+    free(text);
+    if (root) {
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "usage");
+        out = cJSON_PrintUnformatted(root);
+    }
+    cJSON_Delete(root);
+    return out;
+}
+
 /* A 200 reply, possibly schema-invalid; malformed cuts the finished text in half. */
 static void answer(struct reply *r, const struct sim_config *cfg, enum proto p,
                    const struct conn *c, const cJSON *req, unsigned long attempt)
@@ -338,6 +353,8 @@ static void answer(struct reply *r, const struct sim_config *cfg, enum proto p,
         text = openai_body(&g, req, cfg->reply_schema, c->len, invalid, seed_d);
     else
         text = anthropic_body(&g, req, cfg->reply_schema, c->len, invalid, seed_d);
+    if (text && cfg->no_usage)
+        text = without_usage(text);
     if (!text) {
         set_error(r, p, 500, "judge_sim: out of memory");
         return;
@@ -448,13 +465,25 @@ static void decide(struct sim_state *st, struct MHD_Connection *mc, enum proto p
  * body (an error's "message", the judgment's "reasoning"), as a hostile or careless server
  * might.  The key is inserted as is: keys are printable ASCII without quotes.
  */
-static void echo_into(struct reply *r, const char *marker, const char *key)
+static void echo_into(struct reply *r, const char *marker, const char *plain, int escape)
 {
-    char *at = r->text ? strstr(r->text, marker) : NULL, *t;
-    size_t k = strlen(key), head;
+    char *at = r->text ? strstr(r->text, marker) : NULL, *t, key[1024];
+    size_t k = 0, head, i;
 
-    if (!at || strpbrk(key, "\"\\"))
+    if (!at || strpbrk(plain, "\"\\") || strlen(plain) > 100)
         return;
+    /* escape 1: every non-alphanumeric character as \u00XX (a server's JSON escapes); 2: the
+     * same inside a JSON string inside JSON (a model that wrote the escapes itself). */
+    for (i = 0; plain[i]; i++) {
+        unsigned char c = (unsigned char)plain[i];
+
+        if (escape && !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+            k += (size_t)snprintf(key + k, sizeof(key) - k, "%s\\u%04x", escape == 2 ? "\\" : "",
+                                  c);
+        else
+            key[k++] = (char)c;
+    }
+    key[k] = '\0';
     head = (size_t)(at - r->text) + strlen(marker);
     t = malloc(r->len + k + 2);
     if (!t)
@@ -538,10 +567,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     decide(st, mc, p, c, &attempt, &r);
     auth = header(mc, "Authorization") || header(mc, "x-api-key");
     if (st->cfg->echo_key && api_key(mc, p)) {
+        int esc = st->cfg->echo_key == 2;
+
         r.echo = header(mc, p == PROTO_ANTHROPIC ? "x-api-key" : "Authorization");
-        echo_into(&r, "\"message\":\"", api_key(mc, p));     /* an error body */
-        echo_into(&r, "reasoning\\\":\\\"", api_key(mc, p)); /* OpenAI: inside content */
-        echo_into(&r, "\"reasoning\":\"", api_key(mc, p));   /* Anthropic: the tool input */
+        echo_into(&r, "\"message\":\"", api_key(mc, p), esc);            /* an error body */
+        echo_into(&r, "reasoning\\\":\\\"", api_key(mc, p), esc ? 2 : 0); /* OpenAI content */
+        echo_into(&r, "\"reasoning\":\"", api_key(mc, p), esc);          /* Anthropic tool input */
     }
     /* Log before sleeping, so a test that gave up on a hang still sees the request. */
     snprintf(fault, sizeof(fault), "%s%s%s", r.hang ? "hang" : "", r.hang && r.fault ? "+" : "",

@@ -22,8 +22,8 @@ static const char usage[] =
     "usage: judge_sim [--port N] [--port-file FILE] [--latency-ms N] [--rate-429 P]\n"
     "                 [--retry-after S] [--rate-500 P] [--rate-malformed P] [--rate-invalid P]\n"
     "                 [--rate-hang P] [--hang-ms N] [--prefer-a P] [--log FILE] [--seed N]\n"
-    "                 [--fail-first N] [--status-always CODE] [--echo-key on|off]\n"
-    "                 [--reply-format schema|promptfoo-rubric]\n"
+    "                 [--fail-first N] [--status-always CODE] [--echo-key on|escaped|off]\n"
+    "                 [--reply-format schema|promptfoo-rubric] [--usage on|off]\n"
     "       judge_sim --stdio [--invalid] [--seed N]   (a command judge: request on stdin,\n"
     "                 answer on stdout)\n"
     "Rates P are probabilities in [0, 1]; --port 0 (the default) binds an ephemeral port.\n";
@@ -119,10 +119,16 @@ static int parse_args(int argc, char **argv, struct sim_config *cfg)
         } else if (!strcmp(f, "--fail-first")) {
             ok = parse_long(f, a, 0, 1000000000L, &cfg->fail_first);
         } else if (!strcmp(f, "--echo-key")) {
-            ok = !strcmp(a, "on") || !strcmp(a, "off");
-            cfg->echo_key = !strcmp(a, "on");
+            ok = !strcmp(a, "on") || !strcmp(a, "off") || !strcmp(a, "escaped");
+            cfg->echo_key = !strcmp(a, "on") ? 1 : !strcmp(a, "escaped") ? 2 : 0;
             if (!ok)
-                fprintf(stderr, "judge_sim: --echo-key wants 'on' or 'off', not '%s'\n", a);
+                fprintf(stderr, "judge_sim: --echo-key wants 'on', 'escaped' or 'off', not '%s'\n",
+                        a);
+        } else if (!strcmp(f, "--usage")) {
+            ok = !strcmp(a, "on") || !strcmp(a, "off");
+            cfg->no_usage = !strcmp(a, "off");
+            if (!ok)
+                fprintf(stderr, "judge_sim: --usage wants 'on' or 'off', not '%s'\n", a);
         } else if (!strcmp(f, "--status-always")) {
             ok = parse_long(f, a, 100, 599, &v);
             cfg->status_always = (int)v;

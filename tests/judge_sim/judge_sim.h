@@ -42,7 +42,9 @@ struct sim_config {
     unsigned long long seed;
     long fail_first;
     int status_always; /* 0: off */
-    bool echo_key;     /* --echo-key on: a hostile server that repeats the key it was sent */
+    bool no_usage;     /* --usage off: replies say nothing of the tokens they cost */
+    int echo_key;      /* --echo-key: 0 off; 1 on: a hostile server that repeats the key it
+                          was sent; 2 escaped: the same, spelled with JSON escapes */
     /* --reply-format promptfoo-rubric: every reply is built from this schema instead of the
      * request's; NULL builds from the request's (the default). Owned by main. */
     cJSON *reply_schema;
