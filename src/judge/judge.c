@@ -493,7 +493,6 @@ static void settle(struct arb_judge *j, struct call *c, const struct arb_http_re
     else if (strcmp(r->error, "aborted") != 0)
         j->prog.failed++;
     notify(j);
-    return cost;
 }
 
 /*
