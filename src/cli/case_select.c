@@ -88,26 +88,10 @@ static int read_ids_file(struct cli_case_select *cs, const char *cmd, const char
     return rc;
 }
 
-int cli_case_select_option(struct cli_case_select *cs, const char *cmd, int argc, char **argv,
-                           int *a)
+int cli_case_select_cases(const char *cmd, const struct cli_option *opt, const char *v)
 {
-    const char *o = argv[*a], *v;
+    struct cli_case_select *cs = opt->value;
 
-    if (strcmp(o, "--limit") != 0 && strcmp(o, "--cases") != 0)
-        return 0;
-    if (*a + 1 >= argc) {
-        cli_error(cmd, "%s needs a value (see 'arbiter %s --help')", o, cmd);
-        return -1;
-    }
-    v = argv[++*a];
-    if (o[2] == 'l') {
-        unsigned long long n;
-
-        if (cli_whole(cmd, "--limit", v, 1, 1000000000, &n))
-            return -1;
-        cs->sel.limit = (size_t)n;
-        return 1;
-    }
     if (cs->sel.ids) {
         cli_error(cmd, "--cases: give it once (ids separated by commas, or @FILE)");
         return -1;
@@ -117,7 +101,7 @@ int cli_case_select_option(struct cli_case_select *cs, const char *cmd, int argc
     cs->file = v[0] == '@' ? v + 1 : NULL;
     cs->sel.ids = (const char *const *)cs->ids;
     cs->sel.n_ids = cs->n_ids;
-    return 1;
+    return 0;
 }
 
 void cli_case_select_release(struct cli_case_select *cs)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "arbiter/select.h"
+#include "parse_options.h"
 
 struct cli_case_select {
     struct arb_case_select sel; /* sel.ids points into ids below */
@@ -23,12 +24,17 @@ struct cli_case_select {
     "  --cases ID,ID|@FILE only these cases: ids separated by commas, or @FILE with one id\n"   \
     "                      a line (blank lines ignored); with --limit, the first N of them\n"
 
+/* The two options as rows of a command's option table (parse_options.h). */
+#define CLI_CASE_SELECT_OPTIONS(cs)                                                                \
+    CLI_OPT_WHOLE("--limit", &(cs)->sel.limit, 1, 1000000000),                                     \
+        CLI_OPT_CALLBACK("--cases", (cs), cli_case_select_cases)
+
 /*
- * Consume argv[*a] (and its value) when it is --limit or --cases: 1; not
- * one of them: 0; a bad value (message printed, naming cmd): -1.
+ * The --cases callback (opt->value is the struct cli_case_select): the ids, split at commas,
+ * or read from @FILE one a line.  0, or -1 with the message printed (naming cmd): an empty id,
+ * an unreadable or empty file, --cases given twice.
  */
-int cli_case_select_option(struct cli_case_select *cs, const char *cmd, int argc, char **argv,
-                           int *a);
+int cli_case_select_cases(const char *cmd, const struct cli_option *opt, const char *v);
 
 void cli_case_select_release(struct cli_case_select *cs);
 

@@ -4,7 +4,6 @@
  * the options, settles the judge (only items without recorded verdicts need
  * one, and only they need its key), stores the study and prints it.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +17,6 @@
 #include "judge_opts.h"
 #include "progress.h"
 #include "cmd_tune.h"
-
-#ifndef ARBITER_VERSION
-#define ARBITER_VERSION "0.1.0"
-#endif
 
 static const char usage_text[] =
     "usage: arbiter calibrate LABELS [--judge FILE] [--db FILE]\n"
@@ -47,7 +42,7 @@ static const char usage_text[] =
     "  --judge-model NAME  override the judge's model\n"
     "  --concurrency N     judge requests in flight\n"
     "  --no-cache          ask the judge again even when a reply is stored\n"
-    "  --db FILE           where the study is stored (default ./arbiter.db)\n"
+    "  --db FILE           where the study is stored (default ./" CLI_DEFAULT_DB ")\n"
     "  --policy P          one verdict per item from the two orders: inconsistent-tie\n"
     "                      (default; disagreeing orders are a tie, as MT-Bench) or net-vote\n"
     "                      (each order votes, equal votes tie, as JudgeBench)\n"
@@ -68,83 +63,42 @@ struct cal_args {
     struct cli_progress progress;
 };
 
-/* Parse the non-judge options; returns an exit code, -1 to go on. */
+/* Parse the options; returns an exit code, CLI_PARSED (-1) to go on. */
 static int parse_args(int argc, char **argv, struct cal_args *ca, struct cli_judge *judge)
 {
-    for (int a = 1; a < argc; a++) {
-        const char *o = argv[a];
-        int has_arg = a + 1 < argc, used = cli_judge_option(judge, "calibrate", argc, argv, &a);
+    static const char *const formats[] = {"json", "md", NULL};
+    static const char *const policies[] = {"inconsistent-tie", "net-vote", NULL};
+    static const char *const unparsed_as[] = {"tie", "unresolved", NULL};
+    const char *policy = NULL, *unparsed = NULL;
+    const struct cli_option options[] = {
+        CLI_OPT_DB(&ca->db),
+        CLI_OPT_CHOICE("--format", &ca->format, formats),
+        CLI_OPT_CHOICE("--policy", &policy, policies),
+        CLI_OPT_CHOICE("--unparsed", &unparsed, unparsed_as),
+        CLI_OPT_WHOLE("--bootstrap", &ca->opts.bootstrap, 1, 1000000),
+        CLI_JUDGE_OPTIONS(judge),
+        CLI_PROGRESS_OPTIONS(&ca->progress),
+        CLI_OPT_END(),
+    };
+    int n_pos, code = cli_parse_options("calibrate", usage_text, options, argc, argv, &n_pos);
 
-        if (!used)
-            used = cli_progress_option(&ca->progress, o);
-        if (used < 0)
-            return EXIT_USAGE;
-        if (used)
-            continue;
-        if (cli_is_help(o)) {
-            fputs(usage_text, stdout);
-            return EXIT_PASS;
-        } else if (strcmp(o, "--db") == 0 && has_arg) {
-            ca->db = argv[++a];
-            if (!ca->db[0]) {
-                cli_error("calibrate", "--db: expected a file name, got ''");
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(o, "--format") == 0 && has_arg) {
-            ca->format = argv[++a];
-            if (strcmp(ca->format, "json") != 0 && strcmp(ca->format, "md") != 0) {
-                cli_error("calibrate", "--format: expected json or md, got '%s'", ca->format);
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(o, "--policy") == 0 && has_arg) {
-            o = argv[++a];
-            if (strcmp(o, "inconsistent-tie") == 0) {
-                ca->opts.policy = ARB_CALIB_INCONSISTENT_TIE;
-            } else if (strcmp(o, "net-vote") == 0) {
-                ca->opts.policy = ARB_CALIB_NET_VOTE;
-            } else {
-                cli_error("calibrate", "--policy: expected inconsistent-tie or net-vote, got '%s'",
-                          o);
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(o, "--unparsed") == 0 && has_arg) {
-            o = argv[++a];
-            if (strcmp(o, "tie") != 0 && strcmp(o, "unresolved") != 0) {
-                cli_error("calibrate", "--unparsed: expected tie or unresolved, got '%s'", o);
-                return EXIT_USAGE;
-            }
-            ca->opts.unparsed_tie = o[0] == 't';
-        } else if (strcmp(o, "--bootstrap") == 0 && has_arg) {
-            char *end;
-            unsigned long n;
-
-            errno = 0;
-            n = strtoul(argv[a + 1], &end, 10);
-            if (errno || *end || argv[a + 1][0] < '0' || argv[a + 1][0] > '9' || n < 1 ||
-                n > 1000000) {
-                cli_error("calibrate", "--bootstrap: expected 1 to 1000000, got '%s'", argv[a + 1]);
-                return EXIT_USAGE;
-            }
-            ca->opts.bootstrap = n;
-            a++;
-        } else if (o[0] == '-' && o[1]) {
-            cli_error("calibrate",
-                      "unknown or incomplete option '%s' (see 'arbiter calibrate "
-                      "--help')",
-                      o);
-            return EXIT_USAGE;
-        } else if (!ca->labels) {
-            ca->labels = o;
-        } else {
-            cli_error("calibrate", "unexpected argument '%s': give one LABELS file", o);
-            return EXIT_USAGE;
-        }
+    if (code != CLI_PARSED)
+        return code;
+    if (n_pos > 1) {
+        cli_error("calibrate", "unexpected argument '%s': give one LABELS file", argv[1]);
+        return EXIT_USAGE;
     }
-    if (!ca->labels) {
+    if (!n_pos) {
         cli_error("calibrate", "missing LABELS (see 'arbiter calibrate --help')");
         return EXIT_USAGE;
     }
-    return -1;
+    ca->labels = argv[0];
+    if (policy)
+        ca->opts.policy = strcmp(policy, "net-vote") == 0 ? ARB_CALIB_NET_VOTE
+                                                           : ARB_CALIB_INCONSISTENT_TIE;
+    if (unparsed)
+        ca->opts.unparsed_tie = strcmp(unparsed, "tie") == 0;
+    return CLI_PARSED;
 }
 
 /*
@@ -336,7 +290,7 @@ static int print_study(const cJSON *study, const char *format)
 
 static int calibrate_cmd(int argc, char **argv)
 {
-    struct cal_args ca = {.db = "arbiter.db", .format = "json"};
+    struct cal_args ca = {.db = CLI_DEFAULT_DB, .format = "json"};
     struct arb_calib_set *set = NULL;
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};

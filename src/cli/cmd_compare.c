@@ -235,47 +235,27 @@ struct compare_args {
     const char *task, *exp_path, *out_path, *db, *a, *b;
 };
 
+/* 0: parsed; -1: --help printed; else the exit code of a usage error (message printed). */
 static int parse_args(int argc, char **argv, struct compare_args *ca, struct cli_judge *judge)
 {
-    int a, used;
+    const struct cli_option options[] = {
+        CLI_OPT_STRING("--task", &ca->task),
+        CLI_OPT_STRING("--expectations", &ca->exp_path),
+        CLI_OPT_STRING("-o", &ca->out_path),
+        CLI_OPT_DB(&ca->db),
+        CLI_JUDGE_OPTIONS(judge),
+        CLI_OPT_END(),
+    };
+    int n_pos, code = cli_parse_options("compare", usage_text, options, argc, argv, &n_pos);
 
-    for (a = 1; a < argc; a++) {
-        const char *o = argv[a];
-        int has_arg = a + 1 < argc;
-
-        used = cli_judge_option(judge, "compare", argc, argv, &a);
-        if (used < 0)
-            return EXIT_USAGE;
-        if (used)
-            continue;
-        if (cli_is_help(o)) {
-            fputs(usage_text, stdout);
-            return -1;
-        } else if (strcmp(o, "--task") == 0 && has_arg) {
-            ca->task = argv[++a];
-        } else if (strcmp(o, "--expectations") == 0 && has_arg) {
-            ca->exp_path = argv[++a];
-        } else if (strcmp(o, "-o") == 0 && has_arg) {
-            ca->out_path = argv[++a];
-        } else if (strcmp(o, "--db") == 0 && has_arg) {
-            ca->db = argv[++a];
-            if (!ca->db[0]) {
-                cli_error("compare", "--db: expected a file name, got ''");
-                return EXIT_USAGE;
-            }
-        } else if (o[0] == '-' && o[1]) {
-            cli_error("compare", "unknown or incomplete option '%s' (see 'arbiter compare --help')",
-                      o);
-            return EXIT_USAGE;
-        } else if (!ca->a) {
-            ca->a = o;
-        } else if (!ca->b) {
-            ca->b = o;
-        } else {
-            cli_error("compare", "unexpected argument '%s': give A_PATH and B_PATH", o);
-            return EXIT_USAGE;
-        }
+    if (code != CLI_PARSED)
+        return code == EXIT_PASS ? -1 : code;
+    if (n_pos > 2) {
+        cli_error("compare", "unexpected argument '%s': give A_PATH and B_PATH", argv[2]);
+        return EXIT_USAGE;
     }
+    ca->a = n_pos > 0 ? argv[0] : NULL;
+    ca->b = n_pos > 1 ? argv[1] : NULL;
     if (!ca->task || !ca->b) {
         cli_error("compare", "usage: arbiter compare --task TEXT|@FILE A_PATH B_PATH");
         return EXIT_USAGE;

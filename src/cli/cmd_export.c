@@ -23,12 +23,14 @@
 #include "cli.h"
 #include "export_names.h"
 #include "outfile.h"
+#include "parse_options.h"
 
 static const char usage_text[] =
     "usage: arbiter export RUN --comparisons DIR [--db FILE] [--limit N] [--cases ID,ID|@FILE]\n"
     "       arbiter export RUN --jsonl [--db FILE] [--limit N] [--cases ID,ID|@FILE]\n"
     "       arbiter export RUN --csv [-o FILE] [--db FILE] [--limit N] [--cases ID,ID|@FILE]\n"
     "\n"
+    "  --db FILE          the database (default ./" CLI_DEFAULT_DB ")\n"
     "  --comparisons DIR  write one comparison.json per case into DIR (created if\n"
     "                     needed): the blind comparator's format (winner, reasoning,\n"
     "                     rubric, output_quality, expectation_results) plus \"systems\":\n"
@@ -315,54 +317,40 @@ static enum arb_status export_csv(struct arb_store *st, int64_t run, const char 
     return rs;
 }
 
-/* 0: parsed; 1: --help printed; -1: a usage error (message printed). */
+/* Returns CLI_PARSED to go on, else the exit code (--help printed, or a usage error). */
 static int parse_args(struct export_args *ea, int argc, char **argv)
 {
-    for (int a = 1; a < argc; a++) {
-        const char *o = argv[a];
-        int has_arg = a + 1 < argc, sel;
+    const struct cli_option options[] = {
+        CLI_OPT_DB(&ea->db),
+        CLI_OPT_STRING("--comparisons", &ea->dir),
+        CLI_OPT_BOOL("--jsonl", &ea->jsonl),
+        CLI_OPT_BOOL("--csv", &ea->csv),
+        CLI_OPT_STRING("-o", &ea->out_path),
+        CLI_CASE_SELECT_OPTIONS(&ea->cases),
+        CLI_OPT_END(),
+    };
+    int n_pos, code = cli_parse_options("export", usage_text, options, argc, argv, &n_pos);
 
-        if (cli_is_help(o)) {
-            fputs(usage_text, stdout);
-            return 1;
-        }
-        sel = cli_case_select_option(&ea->cases, "export", argc, argv, &a);
-        if (sel < 0)
-            return -1;
-        if (sel > 0) {
-            continue;
-        } else if (strcmp(o, "--db") == 0 && has_arg) {
-            ea->db = argv[++a];
-        } else if (strcmp(o, "--comparisons") == 0 && has_arg) {
-            ea->dir = argv[++a];
-        } else if (strcmp(o, "--jsonl") == 0) {
-            ea->jsonl = 1;
-        } else if (strcmp(o, "--csv") == 0) {
-            ea->csv = 1;
-        } else if (strcmp(o, "-o") == 0 && has_arg) {
-            ea->out_path = argv[++a];
-        } else if (o[0] == '-') {
-            cli_error("export", "unknown or incomplete option '%s'", o);
-            return -1;
-        } else if (!ea->run_spec) {
-            ea->run_spec = o;
-        } else {
-            cli_error("export", "unexpected argument '%s'", o);
-            return -1;
-        }
+    if (code != CLI_PARSED)
+        return code;
+    if (n_pos > 1) {
+        cli_error("export", "unexpected argument '%s'", argv[1]);
+        return EXIT_USAGE;
     }
+    ea->run_spec = n_pos ? argv[0] : NULL;
     if (!ea->run_spec || (ea->dir != NULL) + ea->jsonl + ea->csv != 1) {
         cli_error("export", "usage: arbiter export RUN (--comparisons DIR | --jsonl | --csv)");
-        return -1;
+        return EXIT_USAGE;
     }
     if (ea->out_path && !ea->csv) {
         cli_error("export", "-o goes with --csv (--comparisons names a directory, --jsonl "
                             "prints to standard output)");
-        return -1;
+        return EXIT_USAGE;
     }
-    if (cli_outfile_check("export", ea->out_path, ea->db))
-        return -1;
-    return cli_outfile_check_input("export", ea->out_path, ea->cases.file, "--cases @FILE");
+    if (cli_outfile_check("export", ea->out_path, ea->db) ||
+        cli_outfile_check_input("export", ea->out_path, ea->cases.file, "--cases @FILE"))
+        return EXIT_USAGE;
+    return CLI_PARSED;
 }
 
 static int export_cmd(int argc, char **argv)
@@ -375,17 +363,17 @@ static int export_cmd(int argc, char **argv)
     enum arb_status rs;
 
     memset(&ea, 0, sizeof(ea));
-    ea.db = "arbiter.db";
+    ea.db = CLI_DEFAULT_DB;
     parsed = parse_args(&ea, argc, argv);
-    if (!parsed && ea.dir && mkdir(ea.dir, 0777) != 0 && errno != EEXIST) {
+    if (parsed == CLI_PARSED && ea.dir && mkdir(ea.dir, 0777) != 0 && errno != EEXIST) {
         cli_error("export", "cannot create '%s': %s", ea.dir, strerror(errno));
-        parsed = -1;
+        parsed = EXIT_USAGE;
     }
-    if (!parsed && cli_open_for_reading("export", ea.db, &st))
-        parsed = -1;
-    if (parsed) {
+    if (parsed == CLI_PARSED && cli_open_for_reading("export", ea.db, &st))
+        parsed = EXIT_USAGE;
+    if (parsed != CLI_PARSED) {
         cli_case_select_release(&ea.cases);
-        return parsed > 0 ? EXIT_PASS : EXIT_USAGE;
+        return parsed;
     }
     rs = arb_store_run_resolve(st, ea.run_spec, &run, &err);
     /* -o must not replace a file the run was made of either: --resume and replay read them */
@@ -413,7 +401,7 @@ static int export_cmd(int argc, char **argv)
 
 const struct arb_cmd arb_cmd_export = {
     .name = "export",
-    .summary = "per-case comparison.json files, or every record as JSONL",
+    .summary = "per-case comparison.json files, every record as JSONL, or a CSV table",
     .usage = usage_text,
     .run = export_cmd,
 };

@@ -28,10 +28,6 @@
 #include "progress.h"
 #include "replay_stage.h"
 
-#ifndef ARBITER_VERSION
-#define ARBITER_VERSION "0.1.0"
-#endif
-
 #define SHOWN_DIFFERENCES 10
 
 static const char usage_text[] =
@@ -383,7 +379,7 @@ out:
 
 static int replay_cmd(int argc, char **argv)
 {
-    const char *db = "arbiter.db", *run_spec = NULL;
+    const char *db = CLI_DEFAULT_DB, *run_spec = NULL;
     struct arb_store *orig = NULL, *copy = NULL;
     struct stored_run sr = {0};
     struct arb_suite *suite = NULL;
@@ -396,7 +392,7 @@ static int replay_cmd(int argc, char **argv)
     char tmpl[] = "/tmp/arbiter-replay-XXXXXX", path[4200];
     const char *dir = NULL;
     int64_t run = 0, into = 0;
-    int a, used, code = EXIT_PASS, have_judge = 0;
+    int n_pos, code = EXIT_PASS, have_judge = 0;
     enum arb_status rs;
     struct cli_judge rejudge;
     struct cli_progress prog;
@@ -408,44 +404,26 @@ static int replay_cmd(int argc, char **argv)
     memset(&judge, 0, sizeof(judge));
     memset(&sum, 0, sizeof(sum));
     memset(&d, 0, sizeof(d));
-    for (a = 1; a < argc; a++) {
-        if (cli_is_help(argv[a])) {
-            fputs(usage_text, stdout);
-            return EXIT_PASS;
-        } else if (strcmp(argv[a], "--db") == 0 && a + 1 < argc) {
-            db = argv[++a];
-        } else if (strcmp(argv[a], "--rejudge") == 0 && a + 1 < argc) {
-            rejudge.file = argv[++a];
-        } else if (strcmp(argv[a], "--into") == 0 && a + 1 < argc) {
-            into_spec = argv[++a];
-        } else if (cli_progress_option(&prog, argv[a])) {
-            /* taken */
-        } else if (strcmp(argv[a], "--max-cost") == 0 && a + 1 < argc) {
-            char *end;
-            const char *v = argv[++a];
+    const struct cli_option options[] = {
+        CLI_OPT_DB(&db),
+        CLI_OPT_STRING("--rejudge", &rejudge.file),
+        CLI_OPT_STRING("--into", &into_spec),
+        CLI_OPT_DOUBLE("--max-cost", &max_cost, "US dollars", 0, 1e9,
+                       CLI_OPT_LO_OPEN | CLI_OPT_HI_OPEN),
+        CLI_JUDGE_OVERRIDE_OPTIONS(&rejudge), /* the judge is --rejudge's: no --judge */
+        CLI_PROGRESS_OPTIONS(&prog),
+        CLI_OPT_END(),
+    };
 
-            max_cost = strtod(v, &end);
-            if (!v[0] || *end || !(max_cost > 0 && max_cost < 1e9)) {
-                cli_error("replay", "--max-cost: expected US dollars, above 0 and below 1e9, "
-                                    "got '%s'",
-                          v);
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(argv[a], "--judge") != 0 && strcmp(argv[a], "--no-judge") != 0 &&
-                   (used = cli_judge_option(&rejudge, "replay", argc, argv, &a)) != 0) {
-            if (used < 0)
-                return EXIT_USAGE;
-        } else if (argv[a][0] == '-') {
-            cli_error("replay", "unknown or incomplete option '%s' (see 'arbiter replay --help')",
-                      argv[a]);
-            return EXIT_USAGE;
-        } else if (!run_spec) {
-            run_spec = argv[a];
-        } else {
-            cli_error("replay", "unexpected argument '%s'", argv[a]);
-            return EXIT_USAGE;
-        }
+    code = cli_parse_options("replay", usage_text, options, argc, argv, &n_pos);
+    if (code != CLI_PARSED)
+        return code;
+    code = EXIT_PASS;
+    if (n_pos > 1) {
+        cli_error("replay", "unexpected argument '%s'", argv[1]);
+        return EXIT_USAGE;
     }
+    run_spec = n_pos ? argv[0] : NULL;
     if (!run_spec) {
         cli_error("replay", "missing RUN (an id or 'latest'; see 'arbiter runs')");
         return EXIT_USAGE;

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "gates.h"
 #include "outfile.h"
+#include "parse_options.h"
 
 #define CASES_IN_HTML     2000
 #define CASES_IN_MARKDOWN 20 /* the worst cases by expectation pass rate */
@@ -31,6 +32,7 @@ static const char usage_text[] =
     "cases, and the judge's health (escalation, cache, tokens, position consistency,\n"
     "first-position and length bias).\n"
     "\n"
+    "  --db FILE                the database (default ./" CLI_DEFAULT_DB ")\n"
     "  --format md|json|html    markdown (default), one JSON object (schemas/\n"
     "                           report.schema.json), or one self-contained HTML page\n"
     "  --format csv             the per-case table of 'arbiter export --csv' (one row per\n"
@@ -138,80 +140,52 @@ struct report_args {
     struct cli_case_select cases;
 };
 
-/* 0: parsed; 1: --help printed; -1: a usage error (message printed). */
+static int fail_under_option(const char *cmd, const struct cli_option *opt, const char *v)
+{
+    return cli_gate_parse(opt->value, v);
+}
+
+/* Returns CLI_PARSED to go on, else the exit code (--help printed, or a usage error). */
 static int parse_args(struct report_args *ra, int argc, char **argv)
 {
-    for (int a = 1; a < argc; a++) {
-        const char *o = argv[a];
-        int has_arg = a + 1 < argc, sel;
+    static const char *const formats[] = {"md", "json", "html", "csv", NULL};
+    static const char *const strategies[] = {"statistical", "weighted", NULL};
+    const struct cli_option options[] = {
+        CLI_OPT_DB(&ra->db),
+        CLI_OPT_CHOICE("--format", &ra->format, formats),
+        CLI_OPT_STRING("-o", &ra->out_path),
+        CLI_OPT_CHOICE("--strategy", &ra->strategy, strategies),
+        CLI_OPT_CALLBACK("--fail-under", &ra->gates, fail_under_option),
+        CLI_OPT_BOOL("--require-significant", &ra->gates.require_significant),
+        CLI_OPT_STRING("--candidate", &ra->gates.candidate),
+        CLI_OPT_STRING("--against", &ra->against_spec),
+        CLI_OPT_STRING("--baseline", &ra->baseline),
+        CLI_CASE_SELECT_OPTIONS(&ra->cases),
+        CLI_OPT_END(),
+    };
+    int n_pos, code = cli_parse_options("report", usage_text, options, argc, argv, &n_pos);
 
-        if (cli_is_help(o)) {
-            fputs(usage_text, stdout);
-            return 1;
-        }
-        sel = cli_case_select_option(&ra->cases, "report", argc, argv, &a);
-        if (sel < 0)
-            return -1;
-        if (sel > 0) {
-            continue;
-        } else if (strcmp(o, "--db") == 0 && has_arg) {
-            ra->db = argv[++a];
-        } else if (strcmp(o, "--format") == 0 && has_arg) {
-            ra->format = argv[++a];
-        } else if (strcmp(o, "-o") == 0 && has_arg) {
-            ra->out_path = argv[++a];
-        } else if (strcmp(o, "--strategy") == 0 && has_arg) {
-            ra->strategy = argv[++a];
-        } else if (strcmp(o, "--fail-under") == 0 && has_arg) {
-            if (cli_gate_parse(&ra->gates, argv[++a]))
-                return -1;
-        } else if (strcmp(o, "--require-significant") == 0) {
-            ra->gates.require_significant = 1;
-        } else if (strcmp(o, "--candidate") == 0 && has_arg) {
-            ra->gates.candidate = argv[++a];
-        } else if (strcmp(o, "--against") == 0 && has_arg) {
-            ra->against_spec = argv[++a];
-        } else if (strcmp(o, "--baseline") == 0 && has_arg) {
-            ra->baseline = argv[++a];
-        } else if (o[0] == '-') {
-            cli_error("report", "unknown or incomplete option '%s' (see 'arbiter report --help')",
-                      o);
-            return -1;
-        } else if (!ra->run_spec) {
-            ra->run_spec = o;
-        } else {
-            cli_error("report", "unexpected argument '%s'", o);
-            return -1;
-        }
+    if (code != CLI_PARSED)
+        return code;
+    if (n_pos > 1) {
+        cli_error("report", "unexpected argument '%s'", argv[1]);
+        return EXIT_USAGE;
     }
-    return 0;
+    ra->run_spec = n_pos ? argv[0] : NULL;
+    return CLI_PARSED;
 }
 
 /* The checks that need no database; 0 or -1 (message printed). */
 static int check_args(const struct report_args *ra)
 {
-    static const char *const formats[] = {"md", "json", "html", "csv"};
-    int known = 0;
-
-    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-        known |= strcmp(ra->format, formats[i]) == 0;
     if (!ra->run_spec) {
         cli_error("report", "missing RUN (an id or 'latest'; see 'arbiter runs')");
-        return -1;
-    }
-    if (!known) {
-        cli_error("report", "--format: expected md, json, html or csv, got '%s'", ra->format);
         return -1;
     }
     if (ra->baseline && !(ra->strategy && strcmp(ra->strategy, "statistical") == 0) &&
         !ra->gates.require_significant) {
         cli_error("report", "--baseline chooses the paired tests: add --strategy statistical or "
                             "--require-significant");
-        return -1;
-    }
-    if (ra->strategy && strcmp(ra->strategy, "statistical") != 0 &&
-        strcmp(ra->strategy, "weighted") != 0) {
-        cli_error("report", "--strategy: expected statistical or weighted, got '%s'", ra->strategy);
         return -1;
     }
     if (cli_outfile_check("report", ra->out_path, ra->db))
@@ -321,12 +295,14 @@ static int report_cmd(int argc, char **argv)
     enum arb_status rs;
 
     memset(&ra, 0, sizeof(ra));
-    ra.db = "arbiter.db";
+    ra.db = CLI_DEFAULT_DB;
     ra.format = "md";
     parsed = parse_args(&ra, argc, argv);
-    if (parsed || check_args(&ra)) {
+    if (parsed == CLI_PARSED && check_args(&ra))
+        parsed = EXIT_USAGE;
+    if (parsed != CLI_PARSED) {
         cli_case_select_release(&ra.cases);
-        return parsed > 0 ? EXIT_PASS : EXIT_USAGE;
+        return parsed;
     }
     rs = cli_open_for_reading("report", ra.db, &st);
     if (rs) {

@@ -2,6 +2,7 @@
  * cmd_run.c - `arbiter run`: a suite against two or more systems' outputs,
  * into the database.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,15 +16,13 @@
 #include "case_select.h"
 #include "cli.h"
 #include "judge_opts.h"
+#include "parse_options.h"
 #include "progress.h"
-
-#ifndef ARBITER_VERSION
-#define ARBITER_VERSION "0.1.0"
-#endif
 
 #define MAX_SYSTEM_ARGS 64
 #define MAX_BATCH 100000
 #define MAX_SEED 9007199254740991ull /* 2^53 - 1, as "seed" in a suite */
+#define NO_SEED ULLONG_MAX            /* --seed not given */
 
 static const char usage_text[] =
     "usage: arbiter run SUITE [--system NAME=PATH]... [--db FILE] [--seed N] [--json]\n"
@@ -37,7 +36,7 @@ static const char usage_text[] =
     "environment variable its config names (api_key_env), never from the command line.\n"
     "\n"
     "  --system NAME=PATH  add or replace a system; PATH: a JSONL file or a directory\n"
-    "  --db FILE           the database (default ./arbiter.db)\n"
+    "  --db FILE           the database (default ./" CLI_DEFAULT_DB ")\n"
     "  --seed N            blinding seed, 0 to 2^53 - 1 (default: the suite's \"seed\",\n"
     "                      else 0)\n"
     "  --resume RUN        continue an interrupted run (RUN is an id or 'latest'):\n"
@@ -290,12 +289,30 @@ static int check_calibrated(struct arb_store *st, const struct cli_judge *judge,
     return EXIT_PASS;
 }
 
+/* --system NAME=PATH, repeated: the specs, applied to the suite in order once it is loaded. */
+struct system_args {
+    const char *spec[MAX_SYSTEM_ARGS];
+    size_t n;
+};
+
+static int system_option(const char *cmd, const struct cli_option *opt, const char *v)
+{
+    struct system_args *sa = opt->value;
+
+    if (sa->n == MAX_SYSTEM_ARGS) {
+        cli_error(cmd, "at most %d --system options", MAX_SYSTEM_ARGS);
+        return -1;
+    }
+    sa->spec[sa->n++] = v;
+    return 0;
+}
+
 static int run_cmd(int argc, char **argv)
 {
-    const char *suite_path = NULL, *db = "arbiter.db", *resume = NULL, *systems[MAX_SYSTEM_ARGS];
-    size_t n_systems = 0, i;
-    int json = 0, code = EXIT_PASS, has_seed = 0, retry_failed = 0, fail_on_judge_errors = 0;
-    unsigned long long seed = 0;
+    const char *suite_path = NULL, *db = CLI_DEFAULT_DB, *resume = NULL;
+    size_t i;
+    int json = 0, code = EXIT_PASS, retry_failed = 0, fail_on_judge_errors = 0, n_pos = 0;
+    unsigned long long seed = NO_SEED;
     struct arb_run_opts opts = {0};
     struct arb_run_summary sum;
     struct arb_suite *suite = NULL;
@@ -303,107 +320,43 @@ static int run_cmd(int argc, char **argv)
     struct arb_err err = {{0}};
     struct cli_judge judge;
     enum arb_status rs;
-    int a, used;
-    const char *require_calibrated = NULL;
-    double min_kappa = 0.0, max_cost = 0.0;
+    double min_kappa = NAN, max_cost = 0.0;
     struct cli_case_select sel;
     struct cli_progress prog;
+    struct system_args systems = {{0}, 0};
+    /* A seed as a suite's (exact in JSON: the reports print it); a batch is held in memory. */
+    const struct cli_option options[] = {
+        CLI_OPT_CALLBACK("--system", &systems, system_option),
+        CLI_OPT_DB(&db),
+        CLI_OPT_WHOLE("--seed", &seed, 0, MAX_SEED),
+        CLI_OPT_STRING("--resume", &resume),
+        CLI_OPT_BOOL("--retry-failed", &retry_failed),
+        CLI_OPT_BOOL("--fail-on-judge-errors", &fail_on_judge_errors),
+        CLI_OPT_WHOLE("--batch", &opts.batch, 1, MAX_BATCH),
+        CLI_CASE_SELECT_OPTIONS(&sel),
+        CLI_JUDGE_OPTIONS(&judge),
+        CLI_OPT_DOUBLE("--max-cost", &max_cost, "US dollars", 0, 1e9,
+                       CLI_OPT_LO_OPEN | CLI_OPT_HI_OPEN),
+        CLI_OPT_DOUBLE("--require-calibrated", &min_kappa, "a kappa", -1, 1, 0),
+        CLI_OPT_BOOL("--json", &json),
+        CLI_PROGRESS_OPTIONS(&prog),
+        CLI_OPT_END(),
+    };
 
     memset(&sum, 0, sizeof(sum));
     memset(&judge, 0, sizeof(judge));
     memset(&sel, 0, sizeof(sel));
     memset(&prog, 0, sizeof(prog));
-    for (a = 1; a < argc; a++) {
-        const char *o = argv[a];
-        int has_arg = a + 1 < argc;
-
-        used = cli_judge_option(&judge, "run", argc, argv, &a);
-        if (!used)
-            used = cli_case_select_option(&sel, "run", argc, argv, &a);
-        if (!used)
-            used = cli_progress_option(&prog, o);
-        if (used < 0) {
-            code = EXIT_USAGE;
-            goto out;
-        }
-        if (used)
-            continue;
-        if (cli_is_help(o)) {
-            fputs(usage_text, stdout);
-            goto out;
-        } else if (strcmp(o, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(o, "--retry-failed") == 0) {
-            retry_failed = 1;
-        } else if (strcmp(o, "--fail-on-judge-errors") == 0) {
-            fail_on_judge_errors = 1;
-        } else if (strcmp(o, "--max-cost") == 0 && has_arg) {
-            char *end;
-            const char *v = argv[++a];
-
-            max_cost = strtod(v, &end);
-            if (!v[0] || *end || !(max_cost > 0 && max_cost < 1e9)) {
-                cli_error("run", "--max-cost: expected US dollars, above 0 and below 1e9, got '%s'",
-                          v);
-                code = EXIT_USAGE;
-                goto out;
-            }
-        } else if (strcmp(o, "--require-calibrated") == 0 && has_arg) {
-            char *end;
-
-            require_calibrated = argv[++a];
-            min_kappa = strtod(require_calibrated, &end);
-            if (!require_calibrated[0] || *end || !(min_kappa >= -1.0 && min_kappa <= 1.0)) {
-                cli_error("run", "--require-calibrated: expected a kappa from -1 to 1, got '%s'",
-                          require_calibrated);
-                code = EXIT_USAGE;
-                goto out;
-            }
-        } else if (strcmp(o, "--system") == 0 && has_arg) {
-            if (n_systems == MAX_SYSTEM_ARGS) {
-                cli_error("run", "at most %d --system options", MAX_SYSTEM_ARGS);
-                code = EXIT_USAGE;
-                goto out;
-            }
-            systems[n_systems++] = argv[++a];
-        } else if (strcmp(o, "--db") == 0 && has_arg) {
-            db = argv[++a];
-            if (!db[0]) {
-                cli_error("run", "--db: expected a file name, got ''");
-                code = EXIT_USAGE;
-                goto out;
-            }
-        } else if (strcmp(o, "--resume") == 0 && has_arg) {
-            resume = argv[++a];
-        } else if ((strcmp(o, "--seed") == 0 || strcmp(o, "--batch") == 0) && has_arg) {
-            unsigned long long v;
-
-            /* A seed as a suite's (exact in JSON: the reports print it); a batch is held in
-             * memory whole. */
-            if (cli_whole("run", o, argv[a + 1], o[2] == 's' ? 0 : 1,
-                          o[2] == 's' ? MAX_SEED : MAX_BATCH, &v)) {
-                code = EXIT_USAGE;
-                goto out;
-            }
-            if (o[2] == 's') {
-                seed = v;
-                has_seed = 1;
-            } else {
-                opts.batch = (size_t)v;
-            }
-            a++;
-        } else if (o[0] == '-' && o[1]) {
-            cli_error("run", "unknown or incomplete option '%s' (see 'arbiter run --help')", o);
-            code = EXIT_USAGE;
-            goto out;
-        } else if (!suite_path) {
-            suite_path = o;
-        } else {
-            cli_error("run", "unexpected argument '%s': give one SUITE", o);
-            code = EXIT_USAGE;
-            goto out;
-        }
+    code = cli_parse_options("run", usage_text, options, argc, argv, &n_pos);
+    if (code != CLI_PARSED)
+        goto out;
+    code = EXIT_PASS;
+    if (n_pos > 1) {
+        cli_error("run", "unexpected argument '%s': give one SUITE", argv[1]);
+        code = EXIT_USAGE;
+        goto out;
     }
+    suite_path = n_pos ? argv[0] : NULL;
     if (!suite_path == !resume) {
         cli_error("run", resume ? "give either SUITE or --resume RUN, not both"
                                 : "missing SUITE (see 'arbiter run --help')");
@@ -416,7 +369,7 @@ static int run_cmd(int argc, char **argv)
         code = EXIT_USAGE;
         goto out;
     }
-    if (resume && (n_systems || has_seed || arb_case_select_active(&sel.sel))) {
+    if (resume && (systems.n || seed != NO_SEED || arb_case_select_active(&sel.sel))) {
         cli_error("run", "--resume continues a run as it started: no --system, --seed, --limit "
                          "or --cases");
         code = EXIT_USAGE;
@@ -440,20 +393,20 @@ static int run_cmd(int argc, char **argv)
             goto out;
     } else {
         rs = arb_suite_load(suite_path, &suite, &err);
-        for (i = 0; !rs && i < n_systems; i++)
-            rs = arb_suite_set_system(suite, systems[i], &err);
+        for (i = 0; !rs && i < systems.n; i++)
+            rs = arb_suite_set_system(suite, systems.spec[i], &err);
         if (rs) {
             cli_error("run", "%s", err.msg);
             code = cli_exit_for(rs);
             goto out;
         }
-        if (has_seed)
+        if (seed != NO_SEED)
             suite->seed = seed;
         code = cli_judge_setup(&judge, "run", suite->judge, NULL);
         if (code)
             goto out;
     }
-    if (require_calibrated) {
+    if (!isnan(min_kappa)) {
         code = check_calibrated(st, &judge, min_kappa, db);
         if (code)
             goto out;

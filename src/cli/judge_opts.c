@@ -14,34 +14,6 @@
 #include "cli.h"
 #include "judge_opts.h"
 
-int cli_judge_option(struct cli_judge *j, const char *cmd, int argc, char **argv, int *a)
-{
-    const char *o = argv[*a];
-    int has_arg = *a + 1 < argc;
-
-    if (strcmp(o, "--no-judge") == 0) {
-        j->no_judge = 1;
-    } else if (strcmp(o, "--no-cache") == 0) {
-        j->no_cache = 1;
-    } else if (strcmp(o, "--judge") == 0 && has_arg) {
-        j->file = argv[++*a];
-    } else if (strcmp(o, "--judge-url") == 0 && has_arg) {
-        j->url = argv[++*a];
-    } else if (strcmp(o, "--judge-model") == 0 && has_arg) {
-        j->model = argv[++*a];
-    } else if (strcmp(o, "--concurrency") == 0 && has_arg) {
-        unsigned long long v;
-
-        if (cli_whole(cmd, "--concurrency", argv[*a + 1], 1, 1024, &v))
-            return -1;
-        j->concurrency = (size_t)v;
-        ++*a;
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
 static int replace(char **field, const char *value)
 {
     char *copy = strdup(value);

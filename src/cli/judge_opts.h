@@ -1,5 +1,6 @@
 /*
- * judge_opts.h - judge options of `run` and `compare` (judge_opts.c).
+ * judge_opts.h - the judge options of `run`, `compare`, `calibrate` and `replay --rejudge`
+ * (judge_opts.c).
  */
 #ifndef ARBITER_CLI_JUDGE_OPTS_H
 #define ARBITER_CLI_JUDGE_OPTS_H
@@ -9,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "arbiter/judge.h"
+#include "parse_options.h"
 
 struct cli_judge {
     const char *file, *url, *model;
@@ -19,8 +21,18 @@ struct cli_judge {
     char *key;                  /* the API key, wiped on release */
 };
 
-/* Consume argv[*a] (and its value) when it is a judge option: 1; not one: 0; bad: -1. */
-int cli_judge_option(struct cli_judge *j, const char *cmd, int argc, char **argv, int *a);
+/*
+ * The judge options as rows of a command's option table (parse_options.h): the overrides
+ * (--judge-url, --judge-model, --concurrency, --no-cache), which replay --rejudge takes too, and
+ * with them --judge FILE and --no-judge for run, compare and calibrate.
+ */
+#define CLI_JUDGE_OVERRIDE_OPTIONS(j)                                                              \
+    CLI_OPT_STRING("--judge-url", &(j)->url), CLI_OPT_STRING("--judge-model", &(j)->model),        \
+        CLI_OPT_WHOLE("--concurrency", &(j)->concurrency, 1, 1024),                                \
+        CLI_OPT_BOOL("--no-cache", &(j)->no_cache)
+#define CLI_JUDGE_OPTIONS(j)                                                                       \
+    CLI_OPT_STRING("--judge", &(j)->file), CLI_OPT_BOOL("--no-judge", &(j)->no_judge),             \
+        CLI_JUDGE_OVERRIDE_OPTIONS(j)
 
 /*
  * Settle the judge: --judge FILE, else stored_json (a resumed run), else the

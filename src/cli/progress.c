@@ -6,7 +6,6 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,17 +22,6 @@ static double now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-int cli_progress_option(struct cli_progress *p, const char *arg)
-{
-    if (strcmp(arg, "--progress") == 0)
-        p->mode = CLI_PROGRESS_ALWAYS;
-    else if (strcmp(arg, "--no-progress") == 0)
-        p->mode = CLI_PROGRESS_NEVER;
-    else
-        return 0;
-    return 1;
 }
 
 void cli_progress_start(struct cli_progress *p, const char *cmd)

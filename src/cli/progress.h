@@ -10,12 +10,14 @@
 
 #include <stddef.h>
 
+#include "parse_options.h"
+
 struct arb_run_progress;
 struct arb_judge_progress;
 
 enum { CLI_PROGRESS_AUTO = 0, CLI_PROGRESS_ALWAYS, CLI_PROGRESS_NEVER };
 
-/* Zero-initialise, then set mode (cli_progress_option) and call cli_progress_start. */
+/* Zero-initialise, then set mode (CLI_PROGRESS_OPTIONS) and call cli_progress_start. */
 struct cli_progress {
     const char *cmd;
     int mode;         /* CLI_PROGRESS_AUTO (0, when stderr is a terminal), _ALWAYS, _NEVER */
@@ -32,8 +34,10 @@ struct cli_progress {
     "  --progress          show a progress line on stderr even when it is not a terminal\n"    \
     "  --no-progress       never show one (the default shows it only on a terminal)\n"
 
-/* Consume --progress / --no-progress: 1; anything else: 0. */
-int cli_progress_option(struct cli_progress *p, const char *arg);
+/* --progress and --no-progress as rows of a command's option table (parse_options.h). */
+#define CLI_PROGRESS_OPTIONS(p)                                                                    \
+    CLI_OPT_SET_INT("--progress", &(p)->mode, CLI_PROGRESS_ALWAYS),                                \
+        CLI_OPT_SET_INT("--no-progress", &(p)->mode, CLI_PROGRESS_NEVER)
 
 /* Decide whether to show the line (mode, and whether stderr is a terminal). */
 void cli_progress_start(struct cli_progress *p, const char *cmd);

@@ -8,6 +8,19 @@ t "no command is usage" 2 "" "usage: arbiter COMMAND" --
 t "unknown command" 2 "" "unknown command 'frobnicate'" -- frobnicate
 t "help check" 0 "--observed-file" "" -- help check
 
+# Every command reads its options the same way (src/cli/parse_options.c).
+t "version is the Makefile's VERSION" 0 "arbiter $(sed -n 's/^VERSION = //p' Makefile)" "" -- --version
+for c in check run runs show report export compare replay calibrate migrate; do
+    t "$c --help" 0 "usage: arbiter $c" "" -- $c --help
+done
+t "--opt=value" 0 '"verdict":"pass"' "" -- check '{"op":"exact","expected":"a"}' --observed=a
+t "a value may start with a dash" 1 '"observed":"-a"' "" -- check '{"op":"exact","expected":"a"}' --observed -a
+t "a missing value is named" 2 "" "arbiter check: --observed needs a value (see 'arbiter check --help')" -- check '{"op":"exact","expected":"a"}' --observed
+t "a flag takes no value" 2 "" "arbiter check: --operators takes no value, got '--operators=yes'" -- check --operators=yes
+t "-- ends the options" 2 "" "unexpected argument '--observed': give one CHECK" -- check '{"op":"exact","expected":"a"}' -- --observed
+t "--db= is refused" 2 "" "arbiter runs: --db: expected a file name, got ''" -- runs --db=
+t "an unknown option points at the command's help" 2 "" "arbiter report: unknown option '--formt' (see 'arbiter report --help')" -- report 1 --formt md
+
 # check: verdicts and exit codes.
 t "pass exits 0" 0 '"verdict":"pass"' "" -- check '{"op":"normalized_exact","expected":"The answer is 42."}' --observed 'the answer is  42.'
 t "record has every member in order" 0 '{"operator":"exact","expected":"a","observed":"a","normalization":[],"notes":[],"score":1,"threshold":1,"fail_below":null,"verdict":"pass"}' "" -- check '{"op":"exact","expected":"a"}' --observed a
@@ -204,7 +217,7 @@ t "calibrate malformed line" 2 "" "malformed.jsonl:2:60: " -- calibrate $C/malfo
 t "calibrate online needs a judge" 2 "" "items without recorded verdicts need a judge (--judge FILE)" -- calibrate $C/online.jsonl --db "$T/cal.db"
 t "calibrate missing labels" 2 "" "cannot open labels 'no/such.jsonl'" -- calibrate no/such.jsonl --db "$T/cal.db"
 t "calibrate bad policy" 2 "" "--policy: expected inconsistent-tie or net-vote" -- calibrate $C/pairs.jsonl --policy majority
-t "calibrate bad bootstrap" 2 "" "--bootstrap: expected 1 to 1000000" -- calibrate $C/pairs.jsonl --bootstrap 0
+t "calibrate bad bootstrap" 2 "" "--bootstrap: expected a whole number from 1 to 1000000, got '0'" -- calibrate $C/pairs.jsonl --bootstrap 0
 t "calibrate needs LABELS" 2 "" "missing LABELS" -- calibrate
 t "calibrate help" 0 "usage: arbiter calibrate LABELS" "" -- calibrate --help
 t "run --require-calibrated needs a judge" 2 "" "--require-calibrated needs a judge" -- run examples/invoice/suite.json --db "$T/cal.db" --no-judge --require-calibrated 0.5
