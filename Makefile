@@ -25,7 +25,7 @@ PKGS = libcjson libpcre2-8 libcrypto libcurl sqlite3
 # Debian packages a build and its tests need: make deps installs the missing ones.
 DEB_PACKAGES = pkg-config libcjson-dev libpcre2-dev libssl-dev libcurl4-openssl-dev \
                libsqlite3-dev libcriterion-dev libmicrohttpd-dev curl chromium sqlite3 \
-               json-schema-test-suite
+               json-schema-test-suite strace
 
 ifdef SANITIZE
 BUILD ?= build-san
@@ -158,6 +158,7 @@ test-cli:
 	@sh tests/cli/faults.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/kill_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/identity.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/nofiles.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/judge_failures.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/promises.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/bad-input/run.sh $(BUILD)/arbiter

@@ -23,6 +23,50 @@
 struct arb_judge_config;
 struct arb_judge_progress;
 
+/*
+ * Where a run's cases and outputs come from (the engine's input seam): a
+ * source opens a reader of the suite's cases and, for each system of the
+ * suite (by index), a reader of its outputs.  Three are built in (source.c):
+ * the files the suite names (the default: arb_run_opts.source NULL), one
+ * output per system for the suite's one case (`compare`), and a stored run
+ * (`replay`, re-judging).  Only a source of files has inputs whose identity
+ * --resume checks.
+ */
+struct arb_run_source {
+    enum arb_status (*open_cases)(void *ctx, const struct arb_suite *s,
+                                  struct arb_case_reader **out, struct arb_err *err);
+    enum arb_status (*open_outputs)(void *ctx, const struct arb_suite *s, size_t system,
+                                    struct arb_output_reader **out, struct arb_err *err);
+    void *ctx;
+    int files; /* its inputs are the suite's files (runs.inputs_json records them) */
+};
+
+/* The files the suite names: its cases (inline or a JSONL file) and each system's path. */
+void arb_run_source_files(struct arb_run_source *src);
+
+/*
+ * The suite's cases (one, for a comparison), and as each system's output for
+ * case_id the file or directory at the system's path (arb_output_reader_open_one).
+ * case_id is borrowed.
+ */
+void arb_run_source_one(struct arb_run_source *src, const char *case_id);
+
+/*
+ * A stored run: its cases (their stored JSON, compiled against the suite) and
+ * each system's stored outputs, the suite's systems matched by name.  st is
+ * borrowed; nothing needs releasing (each reader closes what it opened).
+ */
+struct arb_run_source_stored {
+    struct arb_run_source src;
+    struct arb_store *st;
+    int64_t run;
+    struct arb_store_cursor *cases; /* the cursor of the case reader open now */
+    char label[48];                 /* "run N", in messages */
+};
+
+void arb_run_source_stored_init(struct arb_run_source_stored *ss, struct arb_store *st,
+                                int64_t run);
+
 enum arb_run_phase {
     ARB_RUN_LOADING_CASES,   /* pass 1: storing the suite's cases */
     ARB_RUN_LOADING_OUTPUTS, /* pass 2: storing one system's outputs */
@@ -55,6 +99,11 @@ struct arb_run_opts {
     /* Only these cases (a new run; recorded with it, so --resume keeps to them).  NULL or
      * empty: every case.  An id the suite lacks is ARB_EUSAGE. */
     const struct arb_case_select *select;
+    /* Where the cases and outputs come from; NULL: the suite's files. */
+    const struct arb_run_source *source;
+    /* Where the judge looks stored replies up (replay: the database replayed, only read);
+     * NULL: the run's own store.  Its judgments are recorded with the run either way. */
+    struct arb_store *replies;
     /* Spend at most this many US dollars on the judge over the whole run (earlier
      * executions included; the config must have a price); 0: no cap.  What the cap holds
      * back stays pending_judge, for --resume. */

@@ -350,7 +350,8 @@ struct arb_store_judge_cache {
     struct arb_judge_cache cache; /* what the judge is given */
     struct arb_store *st;
     int64_t run;
-    int open; /* a put_call's transaction awaits its judgment */
+    int open;                  /* a put_call's transaction awaits its judgment */
+    struct arb_store *replies; /* where get looks (only read); NULL: st (set after init) */
 };
 
 void arb_store_judge_cache_init(struct arb_store_judge_cache *sc, struct arb_store *st,
@@ -388,8 +389,23 @@ enum arb_status arb_store_cases(struct arb_store *st, int64_t run,
                                           const char *case_json),
                                 void *ctx, struct arb_err *err);
 
-/* Write a consistent copy of the whole database to dest (VACUUM INTO; dest must not exist). */
-enum arb_status arb_store_copy(struct arb_store *st, const char *dest, struct arb_err *err);
+/*
+ * A stored run read back one row at a time (store_cursor.c), for the run
+ * engine's stored-run source.  Open a cursor, step it (1 a row, whose
+ * strings are borrowed until the next step; 0 the end; a negated status),
+ * close it.  Cases come in case order with their stored JSON; outputs of
+ * one system in case order, then trial, then file.
+ */
+struct arb_store_cursor;
+enum arb_status arb_store_cases_cursor(struct arb_store *st, int64_t run,
+                                       struct arb_store_cursor **out, struct arb_err *err);
+int arb_store_cursor_case(struct arb_store_cursor *c, const char **case_id, const char **case_json,
+                          size_t *len, struct arb_err *err);
+enum arb_status arb_store_outputs_cursor(struct arb_store *st, int64_t run, const char *system,
+                                         struct arb_store_cursor **out, struct arb_err *err);
+int arb_store_cursor_output(struct arb_store_cursor *c, struct arb_output_row *o,
+                            struct arb_err *err);
+void arb_store_cursor_close(struct arb_store_cursor *c);
 
 /* Count rows of a run in one table ("cases", "outputs", "checks", "verdicts", "problems",
  * "trials"...), or "judged_cases": its cases with a judgment (the judge was asked). */

@@ -82,6 +82,9 @@ struct arb_suite {
     char sha256[65];                  /* hex SHA-256 of the suite's RFC 8785 form */
     size_t max_output_bytes;          /* per output file; ARB_OUTPUT_CAP_DEFAULT unless set */
     struct arb_schema_cache *schemas; /* shared by every json_schema check of the suite */
+    char *text;     /* a suite parsed from memory (arb_suite_parse): its text, to locate errors
+                       in its inline cases; NULL for a file, which is read again for that */
+    size_t text_len;
 };
 
 /*
@@ -90,6 +93,14 @@ struct arb_suite {
  * check: file:line:col: /json/path: message), ARB_ENOMEM.
  */
 enum arb_status arb_suite_load(const char *path, struct arb_suite **out, struct arb_err *err);
+
+/*
+ * The same from text[0..len) in memory: name is what messages call it
+ * ("name:LINE:COL: ..."), dir the folder its relative paths resolve from.  No
+ * file is read but what the suite itself names (expected_file, a cases file).
+ */
+enum arb_status arb_suite_parse(const char *text, size_t len, const char *name, const char *dir,
+                                struct arb_suite **out, struct arb_err *err);
 
 /* Add or replace a system from "NAME=PATH" (the --system option). ARB_EUSAGE when malformed. */
 enum arb_status arb_suite_set_system(struct arb_suite *s, const char *name_eq_path,
@@ -122,6 +133,26 @@ enum arb_status arb_case_reader_open(const struct arb_suite *s, struct arb_case_
 int arb_case_reader_next(struct arb_case_reader *r, struct arb_case *c, struct arb_err *err);
 
 void arb_case_reader_free(struct arb_case_reader *r);
+
+/*
+ * Where a case reader's lines come from, instead of the suite's cases: next
+ * gives the JSON text of the next case object (*text borrowed until the next
+ * call) and returns 1, 0 at the end, or a negated status with err filled.
+ * label names the source in messages ("run 3"); each text is checked and
+ * compiled as a line of a cases file would be.
+ */
+struct arb_case_lines {
+    int (*next)(void *ctx, const char **text, size_t *len, struct arb_err *err);
+    void (*close)(void *ctx); /* when the reader is freed (may be NULL) */
+    void *ctx;
+    const char *label;
+};
+
+/* A case reader over lines (borrowed until the reader is freed, which calls lines->close,
+ * also when opening fails) for suite s. */
+enum arb_status arb_case_reader_open_lines(const struct arb_suite *s,
+                                           const struct arb_case_lines *lines,
+                                           struct arb_case_reader **out, struct arb_err *err);
 
 /*
  * One output of one system for one case.  A JSONL line {"id", "output", ...}
@@ -165,6 +196,26 @@ enum arb_status arb_output_reader_open(const char *path, size_t max_bytes,
 int arb_output_reader_next(struct arb_output_reader *r, struct arb_output *o, struct arb_err *err);
 
 void arb_output_reader_free(struct arb_output_reader *r);
+
+/*
+ * A reader of the one output at path, as case case_id's: a file is one
+ * output, a directory one output per file below it (links and special files
+ * as in a directory of outputs).  For `arbiter compare`, whose inputs are
+ * one output each.
+ */
+enum arb_status arb_output_reader_open_one(const char *path, const char *case_id, size_t max_bytes,
+                                           struct arb_output_reader **out, struct arb_err *err);
+
+/*
+ * A reader whose outputs come from next (filling o, which the caller then
+ * owns, returning 1, 0 at the end, or a negated status): outputs stored in a
+ * database, for instance.  close (may be NULL) is called with ctx when the
+ * reader is freed.
+ */
+enum arb_status arb_output_reader_open_fn(int (*next)(void *ctx, struct arb_output *o,
+                                                      struct arb_err *err),
+                                          void (*close)(void *ctx), void *ctx,
+                                          struct arb_output_reader **out, struct arb_err *err);
 
 /*
  * What an input is (runs.inputs_json; arbiter run --resume compares it): a

@@ -75,12 +75,6 @@ struct arb_store;
  */
 enum arb_status cli_open_for_reading(const char *cmd, const char *db, struct arb_store **st);
 
-/* Create a directory and its parents (0700); 0 on success. */
-int cli_mkdirs(const char *path);
-
-/* Remove a private temporary tree (files, links and directories; links are not followed). */
-void cli_remove_tree(const char *path);
-
 /*
  * Read the value v of option opt as a whole number from lo to hi (decimal digits only: no
  * sign, no spaces).  0 and *out set; else prints "arbiter CMD: OPT: expected a whole number

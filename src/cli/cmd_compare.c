@@ -4,13 +4,13 @@
  * (checks for the expectations, the judge for the rest), written as the
  * blind comparator's comparison.json.
  *
- * It builds a one-case suite in a private temporary folder (outputs copied
- * in), runs it into a database (a temporary one unless --db is given, which
- * keeps the judge's cache across comparisons), and writes the verdict with
- * "A" meaning A_PATH and "B" meaning B_PATH whatever the blinding chose: the
- * judge saw both orders anyway.
+ * It builds a one-case suite in memory, runs it through the engine with a
+ * source that reads each path as that system's one output (run.h
+ * arb_run_source_one), into a database (one in memory unless --db is given,
+ * which keeps the judge's cache across comparisons), and writes the verdict
+ * with "A" meaning A_PATH and "B" meaning B_PATH whatever the blinding chose:
+ * the judge saw both orders anyway.  Nothing is written but -o and --db.
  */
-#define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -48,93 +48,57 @@ static const char usage_text[] =
     "                        into an input directory) or the database\n"
     "  --judge FILE          the judge config (JSON); without one, what no check decides\n"
     "                        stays unresolved and the winner is null\n"
-    "  --db FILE             record into this database (default: a temporary one)\n"
+    "  --db FILE             record into this database (default: one in memory, gone\n"
+    "                        when compare ends)\n"
     "  --judge-url, --judge-model, --concurrency, --no-cache   as for `arbiter run`\n"
     "\n"
     "exit: 0 written, 2 usage or input error, 4 judge or database failure\n";
 
-static int copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
-    char buf[65536];
-    size_t n;
-    int rc = 0;
-
-    if (!in || !out)
-        rc = -1;
-    while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-        if (fwrite(buf, 1, n, out) != n)
-            rc = -1;
-    if (in && ferror(in))
-        rc = -1;
-    if (in)
-        fclose(in);
-    if (out && fclose(out))
-        rc = -1;
-    return rc;
-}
-
 /*
- * Copy the regular files of a directory tree (not its dot-files), as the outputs
- * reader would read it: a link to a regular file is copied as the file.  -1 on a
- * failure (errno); -2, with the message printed, for an entry that is no regular
- * file or directory (a FIFO, a dangling link, a link to a directory): dropping it
- * would hide why the output lacks it, and a FIFO must not be opened.
+ * Every entry of a directory output must be a regular file or a directory (a
+ * link to a regular file counts as the file), as the outputs reader reads
+ * it: a FIFO, a dangling link or a link to a directory is refused, naming it,
+ * before anything opens it (a FIFO would block; dropping it would hide why
+ * the output lacks it).  0 fine; -1 refused (message printed).
  */
-static int copy_tree(const char *from, const char *to, int depth)
+static int check_tree(const char *dir, int depth)
 {
     DIR *d;
     struct dirent *e;
     int rc = 0;
 
-    if (depth > 32 || mkdir(to, 0700) != 0)
-        return -1;
-    d = opendir(from);
+    if (depth > 32)
+        return 0; /* the reader reports the depth */
+    d = opendir(dir);
     if (!d)
-        return -1;
+        return 0; /* the reader reports why */
     while (!rc && (e = readdir(d)) != NULL) {
-        char src[4096], dst[4096];
+        char p[4096];
         struct stat sb;
 
         if (e->d_name[0] == '.')
             continue;
-        snprintf(src, sizeof(src), "%s/%s", from, e->d_name);
-        snprintf(dst, sizeof(dst), "%s/%s", to, e->d_name);
-        if (lstat(src, &sb) != 0)
-            rc = -1;
-        else if (S_ISDIR(sb.st_mode))
-            rc = copy_tree(src, dst, depth + 1);
-        else if (stat(src, &sb) == 0 && S_ISREG(sb.st_mode))
-            rc = copy_file(src, dst);
-        else {
+        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+        if (lstat(p, &sb) != 0)
+            continue;
+        if (S_ISDIR(sb.st_mode)) {
+            rc = check_tree(p, depth + 1);
+        } else if (!(stat(p, &sb) == 0 && S_ISREG(sb.st_mode))) {
             /* sb: the link itself when it leads nowhere, else what it leads to */
             cli_error("compare", "'%s' is not a regular file (%s): refusing to compare without it",
-                      src, S_ISLNK(sb.st_mode) ? "a dangling symbolic link"
-                           : S_ISDIR(sb.st_mode) ? "a symbolic link to a directory"
-                                                 : arb_file_type_name((unsigned)sb.st_mode));
-            rc = -2;
+                      p, S_ISLNK(sb.st_mode) ? "a dangling symbolic link"
+                         : S_ISDIR(sb.st_mode) ? "a symbolic link to a directory"
+                                               : arb_file_type_name((unsigned)sb.st_mode));
+            rc = -1;
         }
     }
     closedir(d);
     return rc;
 }
 
-/* Put one system's output where the suite's reader finds it; returns the path for the suite. */
-static int stage_output(const char *path, const char *dir, const char *name, char *out,
-                        size_t outlen)
+static int check_tree_if_dir(const char *path)
 {
-    char sub[4096];
-
-    if (arb_is_dir(path)) {
-        snprintf(out, outlen, "%s/%s", dir, name);
-        snprintf(sub, sizeof(sub), "%s/%s/" CASE_ID, dir, name);
-        return mkdir(out, 0700) != 0 ? -1 : copy_tree(path, sub, 0);
-    }
-    snprintf(out, outlen, "%s/%s", dir, name);
-    if (mkdir(out, 0700) != 0)
-        return -1;
-    snprintf(sub, sizeof(sub), "%s/%s/" CASE_ID, dir, name);
-    return copy_file(path, sub);
+    return arb_is_dir(path) ? check_tree(path, 0) : 0;
 }
 
 static cJSON *read_expectations(const char *path)
@@ -303,19 +267,19 @@ static int write_out(const char *path, const char *text)
     return bad ? -1 : 0;
 }
 
-/* Write the one-case suite; returns an exit code. */
-static int write_suite(const struct compare_args *ca, const char *dir)
+/* The one-case suite, as JSON text in *out (the caller frees); returns an exit code. */
+static int suite_text(const struct compare_args *ca, char **out)
 {
     cJSON *suite = cJSON_CreateObject(), *systems, *cases, *c, *exps = NULL;
-    char pa[4200], pb[4200], path[4200];
     struct arb_buf task;
     struct arb_err err = {{0}};
-    char *text = NULL;
-    FILE *f;
-    int code = EXIT_PASS;
+    int code = EXIT_PASS, ok;
 
+    *out = NULL;
     arb_buf_init(&task, 16 << 20);
-    if (ca->task[0] == '@') {
+    if (!suite) {
+        code = EXIT_ENV;
+    } else if (ca->task[0] == '@') {
         if (arb_file_read(ca->task + 1, &task, &err)) {
             cli_error("compare", "--task %s", err.msg);
             code = EXIT_USAGE;
@@ -323,39 +287,27 @@ static int write_suite(const struct compare_args *ca, const char *dir)
     } else if (arb_buf_adds(&task, ca->task)) {
         code = EXIT_ENV;
     }
-    if (!code) {
-        int staged = stage_output(ca->a, dir, "first", pa, sizeof(pa));
-
-        if (!staged)
-            staged = stage_output(ca->b, dir, "second", pb, sizeof(pb));
-        if (staged == -1)
-            cli_error("compare", "cannot copy the outputs into '%s': %s", dir, strerror(errno));
-        code = staged == -2 ? EXIT_USAGE : staged ? EXIT_ENV : EXIT_PASS;
-    }
+    if (!code && (check_tree_if_dir(ca->a) || check_tree_if_dir(ca->b)))
+        code = EXIT_USAGE;
     if (!code && ca->exp_path && !(exps = read_expectations(ca->exp_path)))
         code = EXIT_USAGE;
     if (!code) {
-        cJSON_AddStringToObject(suite, "name", "compare");
-        cJSON_AddStringToObject(suite, "task", task.ptr ? task.ptr : "");
-        systems = cJSON_AddObjectToObject(suite, "systems");
-        cJSON_AddStringToObject(systems, "first", pa);
-        cJSON_AddStringToObject(systems, "second", pb);
-        if (exps)
-            cJSON_AddItemToObject(suite, "expectations", exps);
-        exps = NULL;
-        cases = cJSON_AddArrayToObject(suite, "cases");
-        c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "id", CASE_ID);
-        cJSON_AddItemToArray(cases, c);
-        text = cJSON_Print(suite);
-        snprintf(path, sizeof(path), "%s/suite.json", dir);
-        f = text ? fopen(path, "wb") : NULL;
-        if (!f || fputs(text, f) < 0 || fclose(f)) {
-            cli_error("compare", "cannot write '%s'", path);
+        ok = cJSON_AddStringToObject(suite, "name", "compare") &&
+             cJSON_AddStringToObject(suite, "task", task.ptr ? task.ptr : "") &&
+             (systems = cJSON_AddObjectToObject(suite, "systems")) &&
+             cJSON_AddStringToObject(systems, "first", ca->a) &&
+             cJSON_AddStringToObject(systems, "second", ca->b) &&
+             (!exps || cJSON_AddItemToObject(suite, "expectations", exps));
+        if (ok)
+            exps = NULL; /* the suite's now */
+        ok = ok && (cases = cJSON_AddArrayToObject(suite, "cases")) &&
+             (c = cJSON_CreateObject()) != NULL && cJSON_AddItemToArray(cases, c) &&
+             cJSON_AddStringToObject(c, "id", CASE_ID) && (*out = cJSON_Print(suite)) != NULL;
+        if (!ok) {
+            cli_error("compare", "out of memory");
             code = EXIT_ENV;
         }
     }
-    cJSON_free(text);
     cJSON_Delete(exps);
     cJSON_Delete(suite);
     arb_buf_release(&task);
@@ -372,8 +324,8 @@ static int compare_cmd(int argc, char **argv)
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
     struct got g = {NULL, 0};
-    char tmpl[] = "/tmp/arbiter-compare-XXXXXX", path[4200], *text = NULL;
-    const char *dir = NULL;
+    struct arb_run_source source;
+    char *text = NULL, *suite_json = NULL;
     int code;
     enum arb_status rs;
 
@@ -386,16 +338,11 @@ static int compare_cmd(int argc, char **argv)
         cli_judge_release(&judge);
         return code < 0 ? EXIT_PASS : code;
     }
-    dir = mkdtemp(tmpl);
-    if (!dir) {
-        cli_error("compare", "cannot create a temporary folder: %s", strerror(errno));
-        return EXIT_ENV;
-    }
-    code = write_suite(&ca, dir);
+    code = suite_text(&ca, &suite_json);
     if (code)
         goto out;
-    snprintf(path, sizeof(path), "%s/suite.json", dir);
-    rs = arb_suite_load(path, &suite, &err);
+    /* Relative paths (A_PATH, B_PATH, expected_file) resolve from where compare runs. */
+    rs = arb_suite_parse(suite_json, strlen(suite_json), "compare", ".", &suite, &err);
     if (rs) {
         if (ca.exp_path)
             locate_in_expectations(&err, ca.exp_path);
@@ -411,8 +358,9 @@ static int compare_cmd(int argc, char **argv)
         opts.api_key = judge.key;
         opts.no_cache = judge.no_cache;
     }
-    snprintf(path, sizeof(path), "%s/compare.db", dir);
-    rs = arb_store_open(ca.db ? ca.db : path, 0, &st, &err);
+    arb_run_source_one(&source, CASE_ID);
+    opts.source = &source;
+    rs = arb_store_open(ca.db ? ca.db : ":memory:", 0, &st, &err);
     if (!rs)
         rs = arb_run_execute(st, suite, &opts, &sum, &err);
     if (!rs)
@@ -470,8 +418,7 @@ out:
     arb_suite_free(suite);
     arb_store_close(st);
     cli_judge_release(&judge);
-    if (dir)
-        cli_remove_tree(dir);
+    cJSON_free(suite_json);
     return code;
 }
 

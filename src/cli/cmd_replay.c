@@ -5,11 +5,13 @@
  * must be unchanged), and compare with the stored records.  Exit 1 on any
  * difference, listing the first few by case and item.
  *
- * It never writes to the database it replays: the run is re-derived in a
- * copy (VACUUM INTO a private temporary folder), so the judge's cache is at
- * hand and a judge request missing from it is an error naming the case.
+ * It never writes to the database it replays, nor anywhere else: the run is
+ * re-derived into a database in memory, reading the stored cases and outputs
+ * through a stored-run source and the judge's stored replies from the
+ * database replayed; a judge request missing from them is an error naming
+ * the case.  --rejudge reads the same way and writes its new run into the
+ * database.
  */
-#define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +28,7 @@
 #include "cli.h"
 #include "judge_opts.h"
 #include "progress.h"
-#include "replay_stage.h"
+#include "replay_load.h"
 
 #define SHOWN_DIFFERENCES 10
 
@@ -131,7 +133,8 @@ static int add_verdict(void *ctx, const struct arb_verdict_row *v)
 }
 
 struct diff {
-    struct arb_store *st;
+    struct arb_store *st;  /* the stored run's */
+    struct arb_store *rst; /* the re-derived run's (st, or a database in memory) */
     int64_t stored, replayed;
     int deterministic_only; /* compare checks and trials, not verdicts (rejudge) */
     size_t records, differences;
@@ -172,7 +175,7 @@ static int compare_case(void *ctx, const char *case_id, int64_t seq, const char 
     recs_clear(&d->a);
     recs_clear(&d->b);
     if (arb_store_checks(d->st, d->stored, case_id, add_check, &d->a, d->err) ||
-        arb_store_checks(d->st, d->replayed, case_id, add_check, &d->b, d->err)) {
+        arb_store_checks(d->rst, d->replayed, case_id, add_check, &d->b, d->err)) {
         d->rc = ARB_EDB;
         return 1;
     }
@@ -180,7 +183,7 @@ static int compare_case(void *ctx, const char *case_id, int64_t seq, const char 
     recs_clear(&d->a);
     recs_clear(&d->b);
     if (arb_store_trials(d->st, d->stored, case_id, add_trial, &d->a, d->err) ||
-        arb_store_trials(d->st, d->replayed, case_id, add_trial, &d->b, d->err)) {
+        arb_store_trials(d->rst, d->replayed, case_id, add_trial, &d->b, d->err)) {
         d->rc = ARB_EDB;
         return 1;
     }
@@ -190,7 +193,7 @@ static int compare_case(void *ctx, const char *case_id, int64_t seq, const char 
     if (d->deterministic_only)
         return 0;
     if (arb_store_verdicts(d->st, d->stored, case_id, add_verdict, &d->a, d->err) ||
-        arb_store_verdicts(d->st, d->replayed, case_id, add_verdict, &d->b, d->err)) {
+        arb_store_verdicts(d->rst, d->replayed, case_id, add_verdict, &d->b, d->err)) {
         d->rc = ARB_EDB;
         return 1;
     }
@@ -213,7 +216,7 @@ static void diff_release(struct diff *d)
 /*
  * --into N when run N exists: it may only be a re-judging of run by this very
  * judge (same suite, systems and seed; same config hash), which is then
- * continued (*resume = N) from the staged inputs.  Returns an exit code.
+ * continued (*resume = N) from the stored inputs.  Returns an exit code.
  */
 static int rejudge_target(struct arb_store *st, int64_t into, int64_t run,
                           const struct stored_run *src, const char *hash, int64_t *resume,
@@ -269,9 +272,7 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into, struc
     struct arb_run_summary sum;
     struct diff d;
     struct arb_err err = {{0}};
-    cJSON *systems = NULL;
-    char tmpl[] = "/tmp/arbiter-rejudge-XXXXXX";
-    const char *dir = NULL;
+    struct arb_run_source_stored source;
     int64_t run = 0;
     int code;
     enum arb_status rs;
@@ -284,7 +285,7 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into, struc
         code = EXIT_ENV;
         goto out;
     }
-    code = replay_prepare(st, run_spec, &run, &sr, &suite, &systems, tmpl, &dir, &err);
+    code = replay_load(st, run_spec, &run, &sr, &suite, &err);
     if (!code)
         code = cli_judge_setup(judge, "replay", NULL, NULL);
     if (!code && into)
@@ -295,8 +296,12 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into, struc
     opts.api_key = judge->key;
     opts.no_cache = judge->no_cache;
     opts.new_run_id = opts.resume_run ? 0 : into;
-    opts.systems_json = sr.systems_json; /* where the outputs came from, not the staging */
+    opts.systems_json = sr.systems_json; /* where the outputs came from */
     opts.version = ARBITER_VERSION;
+    /* The run's stored cases and outputs, read from this very database as the new run is
+     * written into it. */
+    arb_run_source_stored_init(&source, st, run);
+    opts.source = &source.src;
     if (max_cost > 0 && !judge->cfg.price.set) {
         cli_error("replay", "--max-cost needs the judge's price: add \"price\": {\"input\": USD, "
                             "\"output\": USD} (per million tokens) to %s",
@@ -329,7 +334,7 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into, struc
         code = cli_exit_for(rs);
         goto out;
     }
-    d.st = st;
+    d.st = d.rst = st;
     d.stored = run;
     d.replayed = sum.run_id;
     d.deterministic_only = 1;
@@ -368,10 +373,7 @@ out:
     diff_release(&d);
     arb_run_summary_release(&sum);
     arb_suite_free(suite);
-    cJSON_Delete(systems);
     arb_store_close(st);
-    if (dir)
-        cli_remove_tree(dir);
     replay_stored_run_release(&sr);
     cli_judge_release(judge);
     return code;
@@ -380,7 +382,7 @@ out:
 static int replay_cmd(int argc, char **argv)
 {
     const char *db = CLI_DEFAULT_DB, *run_spec = NULL;
-    struct arb_store *orig = NULL, *copy = NULL;
+    struct arb_store *orig = NULL, *mem = NULL;
     struct stored_run sr = {0};
     struct arb_suite *suite = NULL;
     struct arb_judge_config judge;
@@ -388,9 +390,7 @@ static int replay_cmd(int argc, char **argv)
     struct arb_run_summary sum;
     struct diff d;
     struct arb_err err = {{0}};
-    cJSON *systems = NULL;
-    char tmpl[] = "/tmp/arbiter-replay-XXXXXX", path[4200];
-    const char *dir = NULL;
+    struct arb_run_source_stored source;
     int64_t run = 0, into = 0;
     int n_pos, code = EXIT_PASS, have_judge = 0;
     enum arb_status rs;
@@ -453,7 +453,7 @@ static int replay_cmd(int argc, char **argv)
     rs = cli_open_for_reading("replay", db, &orig);
     if (rs)
         return cli_exit_for(rs);
-    code = replay_prepare(orig, run_spec, &run, &sr, &suite, &systems, tmpl, &dir, &err);
+    code = replay_load(orig, run_spec, &run, &sr, &suite, &err);
     if (code)
         goto out;
     if (sr.judge_json) {
@@ -473,23 +473,26 @@ static int replay_cmd(int argc, char **argv)
         judge.offline = 1;
         opts.judge = &judge;
     }
-    /* Re-derive into a copy of the database, which holds the judge's cache. */
-    snprintf(path, sizeof(path), "%s/replay.db", dir);
-    rs = arb_store_copy(orig, path, &err);
-    if (!rs)
-        rs = arb_store_open(path, 0, &copy, &err);
-    if (!rs)
-        rs = arb_run_execute(copy, suite, &opts, &sum, &err);
+    /* Re-derive into a database in memory from the stored inputs, the judge answering from
+     * the stored replies: the database replayed is only read, and no file is written. */
+    rs = arb_store_open(":memory:", 0, &mem, &err);
+    if (!rs) {
+        arb_run_source_stored_init(&source, orig, run);
+        opts.source = &source.src;
+        opts.replies = orig; /* the judge answers from the stored replies, offline */
+        rs = arb_run_execute(mem, suite, &opts, &sum, &err);
+    }
     if (rs) {
         cli_error("replay", "%s", err.msg);
         code = cli_exit_for(rs);
         goto out;
     }
-    d.st = copy;
+    d.st = orig;
+    d.rst = mem;
     d.stored = run;
     d.replayed = sum.run_id;
     d.err = &err;
-    rs = arb_store_cases(copy, run, compare_case, &d, &err);
+    rs = arb_store_cases(orig, run, compare_case, &d, &err);
     if (!rs)
         rs = d.rc;
     if (rs) {
@@ -513,11 +516,8 @@ out:
     if (have_judge)
         arb_judge_config_release(&judge);
     arb_suite_free(suite);
-    cJSON_Delete(systems);
-    arb_store_close(copy);
+    arb_store_close(mem);
     arb_store_close(orig);
-    if (dir)
-        cli_remove_tree(dir);
     replay_stored_run_release(&sr);
     return code;
 }

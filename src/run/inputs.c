@@ -8,8 +8,8 @@
  * directory, "entries" (arb_input_identify).  "cases" is there only when the
  * suite's cases are a file of their own; inline cases are part of the suite,
  * which --resume checks by its own SHA-256.  Paths are kept for the reader's
- * sake and not compared: a run resumed from another directory, or re-staged
- * by replay --rejudge, has the same inputs at other paths.
+ * sake and not compared: a run resumed from another directory has the same
+ * inputs at other paths.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>

@@ -77,7 +77,7 @@ enum arb_status run_load_cases(struct runner *r, size_t batch)
     size_t seq = 0;
     int got, added;
 
-    st = arb_case_reader_open(r->s, &cr, r->err);
+    st = r->source->open_cases(r->source->ctx, r->s, &cr, r->err);
     if (st)
         return st;
     memset(&c, 0, sizeof(c));
@@ -145,7 +145,7 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
     int got, added;
     enum arb_status st;
 
-    st = arb_output_reader_open(sys->path, r->s->max_output_bytes, &rd, r->err);
+    st = r->source->open_outputs(r->source->ctx, r->s, isys, &rd, r->err);
     if (st)
         return arb_err_prefix(r->err, st, "system '%s'", sys->name);
     arb_strset_init(&seen);

@@ -347,7 +347,7 @@ static enum arb_status evaluate_cases(struct runner *r, size_t batch)
 {
     struct arb_case_reader *cr = NULL;
     int got = 0, done;
-    enum arb_status st = arb_case_reader_open(r->s, &cr, r->err);
+    enum arb_status st = r->source->open_cases(r->source->ctx, r->s, &cr, r->err);
 
     if (st)
         return st;
@@ -523,9 +523,11 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
                            suite->n_systems);
     rc = runner_init(&r, st, suite, err);
     r.opts = opts;
+    arb_run_source_files(&r.files);
+    r.source = opts->source ? opts->source : &r.files;
     /* A changed input is refused before anything is written, and before r.run is set:
      * the caller is not told to resume a run that cannot be resumed. */
-    if (!rc && opts->resume_run)
+    if (!rc && opts->resume_run && r.source->files)
         rc = run_inputs_check(st, opts->resume_run, suite, err);
     if (!rc && opts->resume_run) {
         r.run = opts->resume_run;
@@ -565,8 +567,8 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
     for (i = 0; !rc && r.resuming && i < suite->n_systems; i++)
         rc = arb_store_has_trials(st, r.run, suite->systems[i].name, &r.has_trials[i], err);
     if (!rc && opts->judge)
-        rc = escalation_new(st, r.run, suite, opts->judge, opts->api_key, !opts->no_cache, &r.esc,
-                            err);
+        rc = escalation_new(st, r.run, suite, opts->judge, opts->api_key, !opts->no_cache,
+                            opts->replies, &r.esc, err);
     if (!rc && r.esc)
         rc = judge_hooks(&r);
     if (!rc)

@@ -86,9 +86,11 @@ struct arb_store;
 struct arb_store_writer;
 struct escalation;
 
+/* replies: the store whose stored replies answer the judge; NULL: st.  Judgments go to run. */
 enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct arb_suite *s,
                                const struct arb_judge_config *cfg, const char *api_key,
-                               int use_cache, struct escalation **out, struct arb_err *err);
+                               int use_cache, struct arb_store *replies,
+                               struct escalation **out, struct arb_err *err);
 void escalation_free(struct escalation *e);
 
 /*

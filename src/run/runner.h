@@ -21,6 +21,8 @@ struct sysout {
 
 struct runner {
     const struct arb_run_opts *opts;
+    const struct arb_run_source *source; /* opts->source, or the suite's files */
+    struct arb_run_source files;
     struct arb_run_progress prog;
     struct run_scope scope;
     struct arb_strset ids; /* every case id of the suite -> 1 when the run keeps it */

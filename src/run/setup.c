@@ -209,8 +209,8 @@ enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
     if (!rc)
         rc = scope_json(opts->select, &scope, err);
     /* Before the row exists: an input that cannot be identified leaves no run behind. */
-    if (!rc)
-        rc = run_inputs_json(s, &inputs, err);
+    if (!rc && (!opts->source || opts->source->files))
+        rc = run_inputs_json(s, &inputs, err); /* a stored run or one comparison: not files */
     if (!rc) {
         memset(&row, 0, sizeof(row));
         row.suite_path = abs ? abs : s->path;

@@ -193,9 +193,12 @@ static const char *const sql[Q_N] = {
     [Q_JUDGMENTS_CASE] = "SELECT case_id, system_a, system_b, ord, sample, attempt, key, valid, "
                          "cached, answer_json, error, fence FROM judgments WHERE run = ?1 AND "
                          "(?2 IS NULL OR case_id = ?2) ORDER BY id",
-    [Q_VACUUM_INTO] = "VACUUM INTO ?1",
     [Q_RUN_DELETE] = "DELETE FROM runs WHERE id = ?1",
     [Q_CASES_ALL] = "SELECT case_id, seq, case_json FROM cases WHERE run = ?1 ORDER BY seq",
+    [Q_OUTPUTS_SYSTEM] = "SELECT o.case_id, o.system, o.file, o.content, o.size, o.binary, "
+                         "o.sha256, o.meta_json, o.trial FROM outputs o "
+                         "JOIN cases c ON c.run = o.run AND c.case_id = o.case_id "
+                         "WHERE o.run = ?1 AND o.system = ?2 ORDER BY c.seq, o.trial, o.file",
     [Q_JUDGE_TOTALS] = "SELECT count(*), coalesce(sum(j.cached), 0), "
                        "coalesce(sum(c.prompt_tokens), 0), coalesce(sum(c.completion_tokens), 0), "
                        "coalesce(sum(c.latency_s), 0), coalesce(sum(1 - j.valid), 0) "

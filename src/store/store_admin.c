@@ -1,28 +1,11 @@
 /*
- * store_admin.c - whole-run and whole-database operations: listing a run's
- * cases with their stored JSON (replay), deleting a run (a new run whose
- * input failed to load), and copying the database (replay works on a copy).
+ * store_admin.c - whole-run operations: listing a run's cases with their
+ * stored JSON (replay compares case by case), deleting a run (a new run
+ * whose input failed to load).
  */
 #include <string.h>
 
 #include "store_int.h"
-
-enum arb_status arb_store_copy(struct arb_store *st, const char *dest, struct arb_err *err)
-{
-    sqlite3_stmt *s = NULL;
-    enum arb_status ret = store_acquire(st, Q_VACUUM_INTO, &s, err);
-    int rc;
-
-    if (ret != ARB_OK)
-        return ret;
-    rc = store_bind_text(SQLITE_OK, s, 1, dest);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(s);
-    if (rc != SQLITE_DONE)
-        ret = store_fail(st, rc, err, "copy the database to '%s'", dest);
-    store_release(st, Q_VACUUM_INTO, s);
-    return ret;
-}
 
 enum arb_status arb_store_cases(struct arb_store *st, int64_t run,
                                 int (*fn)(void *ctx, const char *case_id, int64_t seq,

@@ -18,7 +18,7 @@ static enum arb_status get(void *ctx, const char *key,
 {
     struct arb_store_judge_cache *sc = ctx;
 
-    return arb_store_get_judge_call(sc->st, key, fn, arg, found, err);
+    return arb_store_get_judge_call(sc->replies ? sc->replies : sc->st, key, fn, arg, found, err);
 }
 
 static enum arb_status put_call(void *ctx, const struct arb_judge_call_row *c,

@@ -29,9 +29,11 @@ struct arb_case_reader {
     char *text; /* the suite's text when read here, for locating errors */
     size_t len;
     struct src src;
-    /* a cases JSONL file */
+    /* a cases JSONL file, or lines from elsewhere (arb_case_reader_open_lines) */
     int jsonl;
     struct line_reader lr;
+    const struct arb_case_lines *lines;
+    size_t lineno;
     cJSON *schema_doc;
     struct arb_schema *schema;
 };
@@ -65,6 +67,11 @@ enum arb_status case_reader_open_text(const struct arb_suite *s, const char *tex
     r->env.suite_exps = s->expectations;
     r->env.n_suite_exps = s->n_expectations;
     r->env.src = &r->src;
+    if (s->text && !s->cases_file && !text) {
+        /* A suite parsed from memory: its own text locates errors in its inline cases. */
+        text = s->text;
+        len = s->text_len;
+    }
     if (s->cases_file) {
         r->jsonl = 1;
         st = line_reader_open(&r->lr, s->cases_file, "cases file", CASE_LINE_CAP, err);
@@ -102,10 +109,44 @@ enum arb_status arb_case_reader_open(const struct arb_suite *s, struct arb_case_
     return case_reader_open_text(s, NULL, 0, out, err);
 }
 
+enum arb_status arb_case_reader_open_lines(const struct arb_suite *s,
+                                           const struct arb_case_lines *lines,
+                                           struct arb_case_reader **out, struct arb_err *err)
+{
+    struct arb_case_reader *r;
+    enum arb_status st;
+
+    *out = NULL;
+    r = calloc(1, sizeof(*r));
+    if (!r) {
+        if (lines->close)
+            lines->close(lines->ctx);
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    }
+    r->s = s;
+    r->env.fields_map = s->fields;
+    r->env.opts.base_dir = s->dir;
+    r->env.opts.schema_cache = s->schemas;
+    r->env.suite_exps = s->expectations;
+    r->env.n_suite_exps = s->n_expectations;
+    r->env.src = &r->src;
+    r->jsonl = 1;
+    r->lines = lines;
+    st = suite_schema_load("/$defs/case", &r->schema_doc, &r->schema, err);
+    if (st) {
+        arb_case_reader_free(r); /* closes lines too */
+        return st;
+    }
+    *out = r;
+    return ARB_OK;
+}
+
 void arb_case_reader_free(struct arb_case_reader *r)
 {
     if (!r)
         return;
+    if (r->lines && r->lines->close)
+        r->lines->close(r->lines->ctx);
     idset_release(&r->ids);
     free(r->text);
     line_reader_close(&r->lr);
@@ -227,14 +268,17 @@ static int next_line(struct arb_case_reader *r, struct arb_case *c, struct arb_e
     size_t len;
     cJSON *obj = NULL;
     enum arb_status st;
-    int got = line_reader_next(&r->lr, &text, &len, err);
+    int got = r->lines ? r->lines->next(r->lines->ctx, &text, &len, err)
+                       : line_reader_next(&r->lr, &text, &len, err);
 
     if (got <= 0)
         return got;
-    r->src.file = r->lr.name;
+    if (r->lines)
+        r->lineno++;
+    r->src.file = r->lines ? r->lines->label : r->lr.name;
     r->src.text = text;
     r->src.len = len;
-    r->src.line0 = r->lr.lineno;
+    r->src.line0 = r->lines ? r->lineno : r->lr.lineno;
     st = arb_json_parse(text, len, ARB_JSON_NO_DUPLICATES, &obj, &perr);
     if (st)
         return -(int)(st == ARB_ENOMEM ? arb_err_set(err, st, "out of memory")
@@ -246,12 +290,12 @@ static int next_line(struct arb_case_reader *r, struct arb_case *c, struct arb_e
     }
     st = fill(r, obj, "", c, err);
     if (!st)
-        st = check_id(r, c->id, "", r->lr.lineno, err);
+        st = check_id(r, c->id, "", r->src.line0, err);
     if (st) {
         arb_case_release(c);
         return -(int)st;
     }
-    c->line = r->lr.lineno;
+    c->line = r->src.line0;
     return 1;
 }
 

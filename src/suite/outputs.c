@@ -57,6 +57,11 @@ struct arb_output_reader {
     struct names top; /* entries of the directory */
     struct names sub; /* files of the current case sub-directory, relative to it */
     char *sub_case;   /* the case id of that sub-directory */
+    int one;          /* arb_output_reader_open_one: root is the case's own output */
+    int one_done;     /* ... a file, already read */
+    int (*fn)(void *ctx, struct arb_output *o, struct arb_err *err); /* open_fn */
+    void (*fn_close)(void *ctx);
+    void *fn_ctx;
     EVP_MD *sha256;   /* fetched once: a fetch per output cost more than the hashing */
     EVP_MD_CTX *md;
 };
@@ -180,10 +185,62 @@ enum arb_status arb_output_reader_open(const char *path, size_t max_bytes,
     return ARB_OK;
 }
 
+enum arb_status arb_output_reader_open_one(const char *path, const char *case_id, size_t max_bytes,
+                                           struct arb_output_reader **out, struct arb_err *err)
+{
+    struct arb_output_reader *r;
+    enum arb_status st = ARB_OK;
+
+    *out = NULL;
+    r = calloc(1, sizeof(*r));
+    if (!r)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    r->one = 1;
+    r->cap = max_bytes ? max_bytes : ARB_OUTPUT_CAP_DEFAULT;
+    r->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+    r->md = EVP_MD_CTX_new();
+    r->root = strdup(path);
+    r->sub_case = strdup(case_id);
+    if (!r->sha256 || !r->md)
+        st = arb_err_set(err, ARB_EINTERNAL, "cannot set up SHA-256 in openssl");
+    else if (!r->root || !r->sub_case)
+        st = arb_err_set(err, ARB_ENOMEM, "out of memory");
+    else if ((r->is_dir = arb_is_dir(path)) != 0)
+        st = list_dir(path, "", 1, 1, &r->sub, err);
+    if (st) {
+        arb_output_reader_free(r);
+        return st;
+    }
+    *out = r;
+    return ARB_OK;
+}
+
+enum arb_status arb_output_reader_open_fn(int (*next)(void *ctx, struct arb_output *o,
+                                                      struct arb_err *err),
+                                          void (*close)(void *ctx), void *ctx,
+                                          struct arb_output_reader **out, struct arb_err *err)
+{
+    struct arb_output_reader *r = calloc(1, sizeof(*r));
+
+    *out = NULL;
+    if (!r) {
+        if (close)
+            close(ctx);
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    }
+    r->fn = next;
+    r->fn_close = close;
+    r->fn_ctx = ctx;
+    *out = r;
+    return ARB_OK;
+}
+
 void arb_output_reader_free(struct arb_output_reader *r)
 {
     if (!r)
         return;
+    if (r->fn_close)
+        r->fn_close(r->fn_ctx);
     line_reader_close(&r->lr);
     names_release(&r->top);
     names_release(&r->sub);
@@ -397,7 +454,7 @@ static int next_sub(struct arb_output_reader *r, struct arb_output *o, struct ar
 
     if (r->sub.next >= r->sub.n)
         return 0;
-    dir = path_join(r->root, r->sub_case);
+    dir = r->one ? strdup(r->root) : path_join(r->root, r->sub_case);
     full = dir ? path_join(dir, r->sub.v[r->sub.next]) : NULL;
     o->case_id = strdup(r->sub_case);
     o->file = strdup(r->sub.v[r->sub.next]);
@@ -465,8 +522,30 @@ static int next_entry(struct arb_output_reader *r, struct arb_output *o, struct 
     }
 }
 
+/* The one output of arb_output_reader_open_one that is a file. */
+static int next_one_file(struct arb_output_reader *r, struct arb_output *o, struct arb_err *err)
+{
+    enum arb_status st;
+
+    if (r->one_done)
+        return 0;
+    r->one_done = 1;
+    o->case_id = strdup(r->sub_case);
+    st = o->case_id ? read_file(r, r->root, o, err)
+                    : arb_err_set(err, ARB_ENOMEM, "out of memory");
+    if (st) {
+        arb_output_release(o);
+        return -(int)st;
+    }
+    return 1;
+}
+
 int arb_output_reader_next(struct arb_output_reader *r, struct arb_output *o, struct arb_err *err)
 {
     memset(o, 0, sizeof(*o));
+    if (r->fn)
+        return r->fn(r->fn_ctx, o, err);
+    if (r->one)
+        return r->is_dir ? next_sub(r, o, err) : next_one_file(r, o, err);
     return r->is_dir ? next_entry(r, o, err) : next_line(r, o, err);
 }

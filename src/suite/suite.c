@@ -407,6 +407,42 @@ enum arb_status arb_suite_load(const char *path, struct arb_suite **out, struct 
     return ARB_OK;
 }
 
+enum arb_status arb_suite_parse(const char *text, size_t len, const char *name, const char *dir,
+                                struct arb_suite **out, struct arb_err *err)
+{
+    struct arb_suite *s;
+    struct src src;
+    enum arb_status st;
+
+    *out = NULL;
+    s = calloc(1, sizeof(*s));
+    if (!s)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    s->path = strdup(name);
+    s->dir = strdup(dir);
+    s->text = malloc(len + 1);
+    s->text_len = len;
+    s->max_output_bytes = ARB_OUTPUT_CAP_DEFAULT;
+    if (!s->path || !s->dir || !s->text) {
+        arb_suite_free(s);
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    }
+    if (len)
+        memcpy(s->text, text, len);
+    s->text[len] = '\0';
+    src.file = name;
+    src.text = s->text;
+    src.len = len;
+    src.line0 = 1;
+    st = load_text(s, &src, err);
+    if (st) {
+        arb_suite_free(s);
+        return st;
+    }
+    *out = s;
+    return ARB_OK;
+}
+
 enum arb_status arb_suite_set_system(struct arb_suite *s, const char *name_eq_path,
                                      struct arb_err *err)
 {
@@ -477,5 +513,6 @@ void arb_suite_free(struct arb_suite *s)
     free(s->name);
     free(s->dir);
     free(s->path);
+    free(s->text);
     free(s);
 }
