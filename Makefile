@@ -11,6 +11,7 @@
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
+OBJCOPY ?= objcopy
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
@@ -87,15 +88,22 @@ $(BUILD)/VERSION-FILE: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
 
+# The library is one relocatable object whose only global symbols are its API (arb_*): the
+# modules' shared internals (judge_*, store_*, op_*, html_*...) are made local, so nothing
+# of the library's insides can clash with a program that links it (`nm -g` shows arb_* only).
+# The unit tests, which test those internals, link the objects themselves.
 $(BUILD)/libarbiter.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $(LIB_OBJ)
+	$(QUIET_AR)rm -f $@ $(BUILD)/libarbiter.o && \
+	    $(LD) -r -o $(BUILD)/libarbiter.o $(LIB_OBJ) && \
+	    $(OBJCOPY) --wildcard --keep-global-symbol='arb_*' $(BUILD)/libarbiter.o && \
+	    $(AR) rcs $@ $(BUILD)/libarbiter.o
 
 $(BUILD)/arbiter: $(CLI_OBJ) $(BUILD)/libarbiter.a
 	$(QUIET_LD)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libarbiter.a $(PKG_LIBS)
 
-$(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libarbiter.a
-	$(QUIET_LD)$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libarbiter.a $(PKG_LIBS) -lcriterion
+$(BUILD)/unit-tests: $(TEST_OBJ) $(LIB_OBJ)
+	$(QUIET_LD)$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJ) $(LIB_OBJ) $(PKG_LIBS) -lcriterion
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libarbiter.a
 	@mkdir -p $(dir $@)
@@ -133,6 +141,10 @@ test: deps
 	@$(BUILD)/schema-suite tests/data/json-schema-test-suite >$(BUILD)/schema-suite.log || \
 	    { cat $(BUILD)/schema-suite.log; exit 1; }
 	@echo "schema-suite: $$(tail -1 $(BUILD)/schema-suite.log)"
+	@bad=$$(nm -g --defined-only $(BUILD)/libarbiter.a | \
+	    awk '$$2 ~ /^[TDBRCGSVW]$$/ && $$3 !~ /^arb_/ {print $$3}'); \
+	    if [ -n "$$bad" ]; then echo "symbols: libarbiter.a exports names without arb_: $$bad"; \
+	    exit 1; else echo "symbols: libarbiter.a exports arb_* only"; fi
 
 check: test
 
