@@ -14,6 +14,13 @@
 -- usage.cache_read_input_tokens), billed at the judge's cached-input price; NULL when the
 -- reply did not say (and for calls stored before this migration).
 --
+-- judge_calls.charged_usd: what the call counted against the run's spending cap, in US
+-- dollars at the judge's price: the cost of the usage its reply reported, or the call's
+-- estimate when the reply reported none (a failed call: 0).  A resumed run (--resume) and the
+-- report's judge_cost add these up, so a provider that reports no usage costs each call its
+-- estimate once, not nothing.  NULL when the judge had no price, and for calls stored before
+-- this migration (their cost is computed from their tokens).
+--
 -- judge_calls.valid: 1 when the stored reply passed validation against the request's schema,
 -- 0 when it did not: kept for audit, never used to answer again (a new run, or `run --resume
 -- RUN --retry-failed`, sends the request afresh; a plain --resume and a replay read it, to
@@ -35,6 +42,7 @@ ALTER TABLE runs ADD COLUMN scope_json TEXT;
 ALTER TABLE runs ADD COLUMN inputs_json TEXT;
 ALTER TABLE judge_calls ADD COLUMN cached_tokens INTEGER;
 ALTER TABLE judge_calls ADD COLUMN valid INTEGER;
+ALTER TABLE judge_calls ADD COLUMN charged_usd REAL;
 ALTER TABLE judgments ADD COLUMN fence TEXT;
 CREATE TABLE IF NOT EXISTS judge_calls_rejected (
     id                INTEGER PRIMARY KEY,
@@ -50,6 +58,7 @@ CREATE TABLE IF NOT EXISTS judge_calls_rejected (
     completion_tokens INTEGER,
     cached_tokens     INTEGER,
     valid             INTEGER,
+    charged_usd       REAL,
     error             TEXT,
     created_at        TEXT NOT NULL,
     rejected_at       TEXT NOT NULL

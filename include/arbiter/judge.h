@@ -176,6 +176,9 @@ struct arb_judge_call_row {
     double latency_s;
     int64_t prompt_tokens, completion_tokens;
     int64_t cached_tokens; /* of prompt_tokens, served from the provider's prompt cache */
+    double charged_usd;    /* what the call counted against the spending cap: its reported
+                              usage at the price, or its estimate when the reply reported
+                              none (0 for a failed call); NAN when the judge has no price */
     const char *error;
     int valid; /* the reply passed validation: 1, 0 (kept for audit, never answers again), or
                   -1 unknown (a failed call; a reply stored before migration 5) */

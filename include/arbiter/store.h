@@ -376,6 +376,9 @@ struct arb_judge_cost_row {
     const char *case_id;
     int64_t calls;
     int64_t prompt_tokens, cached_tokens, completion_tokens; /* cached_tokens: of prompt_tokens */
+    double charged_usd; /* what the calls that stored a charge were charged (judge_calls) */
+    int64_t uncharged_prompt, uncharged_cached, uncharged_completion; /* the tokens of the
+                           calls stored without a charge (before migration 5), to be priced */
 };
 
 /* Call fn for each case of run with calls it sent itself, in case order. */

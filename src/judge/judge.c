@@ -474,9 +474,12 @@ void judge_dispatch(struct arb_judge *j, struct call *c)
     judge_send(j, c);
 }
 
-/* What a finished call cost, for the cap and the progress line. */
-static void settle(struct arb_judge *j, struct call *c, const struct arb_http_result *r,
-                   const struct judge_usage *u)
+/*
+ * What a finished call cost, for the cap and the progress line; returned to be stored with
+ * the call, so that a resumed run counts it again (a reply without usage: its estimate).
+ */
+static double settle(struct arb_judge *j, struct call *c, const struct arb_http_result *r,
+                     const struct judge_usage *u)
 {
     double cost = 0.0;
 
@@ -493,6 +496,7 @@ static void settle(struct arb_judge *j, struct call *c, const struct arb_http_re
     else if (strcmp(r->error, "aborted") != 0)
         j->prog.failed++;
     notify(j);
+    return cost;
 }
 
 /*
@@ -532,8 +536,10 @@ static void on_done(void *ctx, const struct arb_http_result *r)
     struct judge_usage u;
 
     judge_reply_usage(j->cfg, r->body_len ? r->body : NULL, &u);
-    settle(j, c, r, &u);
     memset(&row, 0, sizeof(row));
+    row.charged_usd = settle(j, c, r, &u);
+    if (!j->cfg->price.set)
+        row.charged_usd = NAN;
     row.key = c->key;
     row.provider = j->cfg->provider == ARB_JUDGE_ANTHROPIC ? "anthropic"
                    : j->cfg->provider == ARB_JUDGE_COMMAND ? "command"

@@ -3,7 +3,10 @@
  * at the price its judge config names (runs.judge_json "price", US dollars
  * per million input, cached-input and output tokens).  A run pays for the
  * requests it sent itself; a reply it found in the cache was paid for by
- * whichever run sent it, and costs it nothing.  Without a price there is no
+ * whichever run sent it, and costs it nothing.  A request costs what it was
+ * charged when its reply came (judge_calls.charged_usd): the usage it reported
+ * at the price, or its estimate when it reported none; a call stored before
+ * that column is priced from its tokens.  Without a price there is no
  * "judge_cost" (tokens are still in "judge_usage").
  */
 #include <stdlib.h>
@@ -47,8 +50,8 @@ static int price_of(const cJSON *report, struct arb_judge_price *p)
 static int on_case(void *ctx, const struct arb_judge_cost_row *c)
 {
     struct costs *co = ctx;
-    double usd = arb_judge_cost(&co->price, c->prompt_tokens, c->cached_tokens,
-                                c->completion_tokens);
+    double usd = c->charged_usd + arb_judge_cost(&co->price, c->uncharged_prompt,
+                                                 c->uncharged_cached, c->uncharged_completion);
     cJSON *o = cJSON_CreateObject();
 
     co->calls += c->calls;

@@ -478,7 +478,10 @@ static int add_cost(void *ctx, const struct arb_judge_cost_row *c)
 {
     struct spent *sp = ctx;
 
-    sp->usd += arb_judge_cost(sp->price, c->prompt_tokens, c->cached_tokens, c->completion_tokens);
+    /* What each call was charged when it came (a reply without usage: its estimate), not
+     * its tokens: a provider that reports none would cost nothing and the cap be spent again */
+    sp->usd += c->charged_usd + arb_judge_cost(sp->price, c->uncharged_prompt,
+                                               c->uncharged_cached, c->uncharged_completion);
     return 0;
 }
 

@@ -158,9 +158,9 @@ static const char *const sql[Q_N] = {
      * request goes with its reply: a new attempt draws new fence codes. */
     [Q_PUT_JUDGE_CALL] = "INSERT INTO judge_calls (key, provider, model, request_json, "
                          "reply_json, status, http_status, attempts, latency_s, prompt_tokens, "
-                         "completion_tokens, error, created_at, cached_tokens, valid) VALUES (?1, "
-                         "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                         "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13, ?14) "
+                         "completion_tokens, error, created_at, cached_tokens, valid, "
+                         "charged_usd) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                         "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13, ?14, ?15) "
                          "ON CONFLICT (key) DO UPDATE SET request_json = excluded.request_json, "
                          "reply_json = excluded.reply_json, "
                          "status = excluded.status, http_status = excluded.http_status, "
@@ -168,15 +168,16 @@ static const char *const sql[Q_N] = {
                          "prompt_tokens = excluded.prompt_tokens, "
                          "completion_tokens = excluded.completion_tokens, error = excluded.error, "
                          "created_at = excluded.created_at, cached_tokens = excluded.cached_tokens, "
-                         "valid = excluded.valid "
+                         "valid = excluded.valid, charged_usd = excluded.charged_usd "
                          "WHERE judge_calls.status = 'failed' OR judge_calls.valid IS NOT 1",
     /* An invalid reply (or one of unknown validity) about to be replaced, kept for audit. */
     [Q_REJECT_JUDGE_CALL] = "INSERT INTO judge_calls_rejected (key, provider, model, "
                             "request_json, reply_json, http_status, attempts, latency_s, "
-                            "prompt_tokens, completion_tokens, cached_tokens, valid, error, "
-                            "created_at, rejected_at) SELECT key, provider, model, request_json, "
-                            "reply_json, http_status, attempts, latency_s, prompt_tokens, "
-                            "completion_tokens, cached_tokens, valid, error, created_at, "
+                            "prompt_tokens, completion_tokens, cached_tokens, valid, charged_usd, "
+                            "error, created_at, rejected_at) SELECT key, provider, model, "
+                            "request_json, reply_json, http_status, attempts, latency_s, "
+                            "prompt_tokens, completion_tokens, cached_tokens, valid, charged_usd, "
+                            "error, created_at, "
                             "strftime('%Y-%m-%dT%H:%M:%SZ', 'now') FROM judge_calls "
                             "WHERE key = ?1 AND status = 'ok' AND valid IS NOT 1",
     [Q_GET_JUDGE_CALL] = "SELECT key, provider, model, request_json, reply_json, status, "
@@ -205,9 +206,15 @@ static const char *const sql[Q_N] = {
                        "FROM judgments j LEFT JOIN judge_calls c ON c.key = j.key "
                        "WHERE j.run = ?1",
     /* What a run paid for, per case: the calls it sent itself (a cached answer was paid for
-     * by whichever run sent it). */
+     * by whichever run sent it): what each was charged, and the tokens of those stored
+     * without a charge (before migration 5), for the reader to price. */
     [Q_JUDGE_COSTS] = "SELECT j.case_id, count(*), coalesce(sum(c.prompt_tokens), 0), "
-                      "coalesce(sum(c.cached_tokens), 0), coalesce(sum(c.completion_tokens), 0) "
+                      "coalesce(sum(c.cached_tokens), 0), coalesce(sum(c.completion_tokens), 0), "
+                      "coalesce(sum(c.charged_usd), 0), "
+                      "coalesce(sum(CASE WHEN c.charged_usd IS NULL THEN c.prompt_tokens END), "
+                      "0), coalesce(sum(CASE WHEN c.charged_usd IS NULL THEN c.cached_tokens "
+                      "END), 0), coalesce(sum(CASE WHEN c.charged_usd IS NULL THEN "
+                      "c.completion_tokens END), 0) "
                       "FROM judgments j LEFT JOIN judge_calls c ON c.key = j.key "
                       "LEFT JOIN cases k ON k.run = j.run AND k.case_id = j.case_id "
                       "WHERE j.run = ?1 AND j.cached = 0 GROUP BY j.case_id ORDER BY min(k.seq)",

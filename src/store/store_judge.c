@@ -2,6 +2,7 @@
  * store_judge.c - judge calls (the cache, shared by every run) and the
  * judgments a run made from them.
  */
+#include <math.h>
 #include <string.h>
 
 #include "store_int.h"
@@ -30,6 +31,9 @@ enum arb_status arb_store_put_judge_call(struct arb_store *st, const struct arb_
     rc = store_bind_int(rc, s, 13, c->cached_tokens);
     if (rc == SQLITE_OK)
         rc = c->valid < 0 ? sqlite3_bind_null(s, 14) : sqlite3_bind_int(s, 14, c->valid != 0);
+    if (rc == SQLITE_OK) /* NAN: the judge had no price */
+        rc = isnan(c->charged_usd) ? sqlite3_bind_null(s, 15)
+                                   : sqlite3_bind_double(s, 15, c->charged_usd);
     ret = store_exec(st, st->stmt[Q_REJECT_JUDGE_CALL],
                      store_bind_text(SQLITE_OK, st->stmt[Q_REJECT_JUDGE_CALL], 1, c->key), err,
                      "keep a rejected judge reply");
@@ -199,6 +203,10 @@ enum arb_status arb_store_judge_costs(struct arb_store *st, int64_t run,
         c.prompt_tokens = sqlite3_column_int64(s, 2);
         c.cached_tokens = sqlite3_column_int64(s, 3);
         c.completion_tokens = sqlite3_column_int64(s, 4);
+        c.charged_usd = sqlite3_column_double(s, 5);
+        c.uncharged_prompt = sqlite3_column_int64(s, 6);
+        c.uncharged_cached = sqlite3_column_int64(s, 7);
+        c.uncharged_completion = sqlite3_column_int64(s, 8);
         if (fn(ctx, &c)) {
             rc = SQLITE_DONE;
             break;

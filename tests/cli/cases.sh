@@ -232,6 +232,8 @@ sqlite3 "$T/v3.db" "DROP INDEX cases_by_seq_id; CREATE INDEX cases_by_seq ON cas
                     ALTER TABLE runs DROP COLUMN inputs_json;
                     ALTER TABLE judge_calls DROP COLUMN cached_tokens;
                     ALTER TABLE judge_calls DROP COLUMN valid;
+                    ALTER TABLE judge_calls DROP COLUMN charged_usd;
+                    DROP TABLE judge_calls_rejected;
                     ALTER TABLE judgments DROP COLUMN fence;
                     PRAGMA user_version = 3" || bad "sqlite3: cannot make a schema-3 database"
 t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 5: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"

@@ -71,13 +71,18 @@ Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_t
     /* A database at version 1 (before the judge and calibration tables) gains them. */
     arb_store_close(fx_open_store(0));
     fx_raw_exec("DROP TABLE calibrations; DROP TABLE judgments; DROP TABLE judge_calls; "
+                "DROP TABLE judge_calls_rejected; "
                 "DROP VIEW v_case_trials; DROP TABLE trials; ALTER TABLE runs DROP COLUMN "
                 "scope_json; ALTER TABLE runs DROP COLUMN inputs_json; PRAGMA user_version = 1");
     arb_store_close(fx_open_store(0));
     cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-                            "('judge_calls', 'judgments', 'calibrations')"),
-                 3);
+                            "('judge_calls', 'judgments', 'calibrations', "
+                            "'judge_calls_rejected')"),
+                 4);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM pragma_table_info('judge_calls') WHERE name = "
+                            "'charged_usd'"),
+                 1);
 }
 
 /* The text of a migration's literals, joined (the caller frees). */
@@ -204,4 +209,84 @@ Test(store, should_migrate_a_version_3_file_keeping_its_checks, .init = fx_setup
     fx_raw_exec(insert);
     cr_assert_eq(fx_raw_int("SELECT id > 12 FROM checks WHERE case_id = 'c9'"), 1);
     cr_assert_eq(fx_integrity_ok(), 1);
+}
+
+/* ---- judge_calls.charged_usd (migration 5) ------------------------------------------------ */
+
+struct seen_costs {
+    int n;
+    struct arb_judge_cost_row rows[2];
+    char ids[2][8]; /* rows[i].case_id is borrowed for the call only */
+};
+
+static int see_cost(void *ctx, const struct arb_judge_cost_row *c)
+{
+    struct seen_costs *s = ctx;
+
+    if (s->n < 2) {
+        s->rows[s->n] = *c;
+        snprintf(s->ids[s->n], sizeof(s->ids[0]), "%s", c->case_id);
+    }
+    s->n++;
+    return 0;
+}
+
+static void put_call(struct arb_store *st, const char *key, int64_t prompt, int64_t cached,
+                     int64_t completion, double charged)
+{
+    struct arb_judge_call_row c;
+    struct arb_err err = {{0}};
+
+    memset(&c, 0, sizeof(c));
+    c.key = key;
+    c.provider = "openai";
+    c.model = "m";
+    c.request_json = "{}";
+    c.reply_json = "{}";
+    c.status = "ok";
+    c.attempts = 1;
+    c.prompt_tokens = prompt;
+    c.cached_tokens = cached;
+    c.completion_tokens = completion;
+    c.charged_usd = charged;
+    c.valid = 1;
+    cr_assert_eq(arb_store_put_judge_call(st, &c, &err), ARB_OK, "%s", err.msg);
+}
+
+Test(store, should_cost_a_run_by_what_its_calls_were_charged, .init = fx_setup,
+     .fini = fx_teardown)
+{
+    struct arb_store *st = fx_open_store(0);
+    struct arb_err err = {{0}};
+    struct seen_costs seen;
+
+    fx_raw_exec("INSERT INTO runs (id, created_at, suite_path, suite_sha256, suite_json, "
+                "systems_json, seed, version) VALUES (1, 'now', 's', 'h', '{}', '[]', 1, 'v');"
+                "INSERT INTO cases (run, case_id, seq) VALUES (1, 'c1', 0), (1, 'c2', 1)");
+    cr_assert_eq(arb_store_begin(st, &err), ARB_OK, "%s", err.msg);
+    put_call(st, "k1", 0, 0, 0, 0.25);       /* a reply without usage: charged its estimate */
+    put_call(st, "k2", 1000, 100, 200, NAN); /* a judge without a price: no charge stored */
+    cr_assert_eq(arb_store_commit(st, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(fx_raw_int("SELECT charged_usd = 0.25 FROM judge_calls WHERE key = 'k1'"), 1);
+    cr_assert_eq(fx_raw_int("SELECT charged_usd IS NULL FROM judge_calls WHERE key = 'k2'"), 1);
+    /* c2 also read k1 from the cache: paid for by its first use, not again. */
+    fx_raw_exec("INSERT INTO judgments (run, case_id, system_a, system_b, ord, sample, attempt, "
+                "key, valid, cached) VALUES (1, 'c1', 'a', 'b', 'AB', 0, 0, 'k1', 1, 0), "
+                "(1, 'c2', 'a', 'b', 'AB', 0, 0, 'k2', 1, 0), "
+                "(1, 'c2', 'a', 'b', 'BA', 0, 0, 'k1', 1, 1)");
+    memset(&seen, 0, sizeof(seen));
+    cr_assert_eq(arb_store_judge_costs(st, 1, see_cost, &seen, &err), ARB_OK, "%s", err.msg);
+    arb_store_close(st);
+    cr_assert_eq(seen.n, 2);
+    cr_assert_str_eq(seen.ids[0], "c1");
+    cr_assert_str_eq(seen.ids[1], "c2");
+    cr_assert_eq(seen.rows[0].calls, 1);
+    cr_assert_float_eq(seen.rows[0].charged_usd, 0.25, 1e-12);
+    cr_assert_eq(seen.rows[0].uncharged_prompt + seen.rows[0].uncharged_completion, 0);
+    cr_assert_eq(seen.rows[1].calls, 1);
+    cr_assert_float_eq(seen.rows[1].charged_usd, 0.0, 1e-12);
+    cr_assert_eq(seen.rows[1].prompt_tokens, 1000);
+    cr_assert_eq(seen.rows[1].uncharged_prompt, 1000);
+    cr_assert_eq(seen.rows[1].uncharged_cached, 100);
+    cr_assert_eq(seen.rows[1].uncharged_completion, 200);
 }
