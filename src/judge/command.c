@@ -12,7 +12,8 @@
  * as git and curl do, so the process-wide disposition is never touched and
  * Arbiter is never killed by a judge.  At the timeout (or past the output
  * cap) the whole process group is killed, so whatever the program started
- * dies with it.  The last bytes of its standard error go into the error.
+ * dies with it; the timeout runs until the program exits, not only until it
+ * closes its output (one that answers, closes it and sleeps is killed too).  The last bytes of its standard error go into the error.
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -216,11 +217,11 @@ static int drain_fd(struct child *ch, int *fd, struct arb_buf *out, enum arb_sta
  * Feed input, collect the output and the stderr tail, until the program closes its output;
  * *unread set when it did not take the whole input (a write met EPIPE, or none was due).
  */
-static enum arb_status exchange(struct child *ch, const char *input, double timeout_s,
-                                struct arb_buf *out, int *unread, char *why, size_t whylen)
+static enum arb_status exchange(struct child *ch, const char *input, double deadline,
+                                double timeout_s, struct arb_buf *out, int *unread, char *why,
+                                size_t whylen)
 {
     size_t off = 0, len = strlen(input);
-    double deadline = now_s() + timeout_s;
     enum arb_status st = ARB_OK;
 
     if (len == 0)
@@ -268,6 +269,42 @@ static enum arb_status exchange(struct child *ch, const char *input, double time
     return ARB_OK;
 }
 
+/*
+ * Wait for the program to exit, until the same deadline: one that closed its output and
+ * lingers (or closed it early and hangs) is killed with its group at the timeout, never
+ * waited for without end.  Polls waitpid (from 1 ms, doubling to 32 ms): a program exits
+ * right after its output as a rule, and the wait stays short.
+ */
+static enum arb_status reap(struct child *ch, double deadline, double timeout_s, int *status,
+                            char *why, size_t whylen)
+{
+    long nap_ns = 1000000L;
+
+    for (;;) {
+        pid_t r = waitpid(ch->pid, status, WNOHANG);
+        double left = deadline - now_s();
+        struct timespec ts;
+
+        if (r == ch->pid || (r < 0 && errno != EINTR))
+            return ARB_OK;
+        if (left <= 0)
+            break;
+        if (left * 1e9 < (double)nap_ns)
+            nap_ns = (long)(left * 1e9) + 1;
+        ts.tv_sec = 0;
+        ts.tv_nsec = nap_ns;
+        nanosleep(&ts, NULL);
+        if (nap_ns < 32000000L)
+            nap_ns *= 2;
+    }
+    kill_group(ch);
+    while (waitpid(ch->pid, status, 0) < 0 && errno == EINTR)
+        ;
+    snprintf(why, whylen, "the judge command timed out after %.0f s (its output was closed)",
+             timeout_s);
+    return ARB_EIO;
+}
+
 /* Why a program that ran ended badly, into why; ARB_OK when it exited 0. */
 static enum arb_status judge_status(struct child *ch, int status, int unread, char *why,
                                     size_t whylen)
@@ -303,12 +340,17 @@ enum arb_status judge_run_command(char *const *argv, const char *cwd, const char
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
     st = spawn(argv, cwd, &old, &ch, why, whylen);
     if (!st) {
-        st = exchange(&ch, input, timeout_s, out, &unread, why, whylen);
+        double deadline = now_s() + timeout_s;
+
+        st = exchange(&ch, input, deadline, timeout_s, out, &unread, why, whylen);
         close_fd(&ch.in);
         close_fd(&ch.out);
         close_fd(&ch.err);
-        while (waitpid(ch.pid, &status, 0) < 0 && errno == EINTR)
-            ;
+        if (st) /* killed: it ends at once */
+            while (waitpid(ch.pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        else
+            st = reap(&ch, deadline, timeout_s, &status, why, whylen);
         if (!st)
             st = judge_status(&ch, status, unread, why, whylen);
     }

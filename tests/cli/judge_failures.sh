@@ -3,7 +3,7 @@
 # run and --resume --retry-failed ask afresh, a plain --resume takes it as it was); the exit
 # code when judged cases failed; a command judge that exits unread (no SIGPIPE), one that
 # hangs with children (its process group dies), one that pours out 50 MB (what is stored is
-# capped).
+# capped), one that closes its output and lingers (its timeout still applies).
 # usage: tests/cli/judge_failures.sh path/to/arbiter path/to/judge_sim
 . "$(dirname "$0")/lib.sh"
 TEST_NAME=judge-failures
@@ -151,5 +151,27 @@ $ARB run "$T/s/suite.json" --judge "$T/big.json" --db "$T/g.db" --limit 1 >/dev/
     ok || bad "the cut is not said: $(q "$T/g.db" "SELECT error FROM judge_calls")"
 q "$T/g.db" "SELECT json_extract(comparison_json, '\$.judge.error') FROM verdicts" | grep -q "cut: the first" &&
     ok || bad "the verdict's error does not say the reply was cut"
+
+# 8. A command judge that answers, closes its output and lingers: its timeout still applies
+#    (Arbiter used to wait for it with no deadline once its output closed: 30 s a call).
+cat >"$T/linger.sh" <<SH
+#!/bin/sh
+cat >/dev/null
+echo '{"reasoning": "fine", "criteria": {}, "expectations": {"polite": {"A": true, "B": false}}, "winner": "A"}'
+exec >&- 2>&-
+sleep $MARK
+SH
+chmod +x "$T/linger.sh"
+printf '{"provider": "command", "command": ["%s"], "timeout_s": 2}' "$T/linger.sh" >"$T/linger.json"
+t0=$(date +%s)
+timeout 20 $ARB run "$T/s/suite.json" --judge "$T/linger.json" --db "$T/w.db" --limit 1 >/dev/null 2>"$T/err"
+rc=$?
+t1=$(date +%s)
+[ $rc != 124 ] && [ $((t1 - t0)) -lt 15 ] && ok ||
+    bad "a judge that lingers after closing its output: exit $rc after $((t1 - t0)) s: $(cat "$T/err")"
+q "$T/w.db" "SELECT error FROM judge_calls" | grep -q "timed out after 2 s" &&
+    ok || bad "the lingering judge's calls: $(q "$T/w.db" "SELECT status, error FROM judge_calls")"
+sleep 0.2
+if pgrep -f "sleep $MARK\$" >/dev/null; then bad "the lingering judge survived its timeout"; else ok; fi
 
 test_done
