@@ -303,17 +303,11 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
 /* Where base_url's user-info (user:password@) starts and ends, when it has one. */
 static int userinfo(const char *url, const char **from, const char **to)
 {
-    const char *rest = url ? strstr(url, "://") : NULL, *at, *slash;
+    size_t n;
 
-    if (!rest)
+    if (!judge_url_userinfo(url, from, &n))
         return 0;
-    rest += 3;
-    at = strchr(rest, '@');
-    slash = strchr(rest, '/');
-    if (!at || (slash && slash < at))
-        return 0;
-    *from = rest;
-    *to = at + 1;
+    *to = *from + n + 1;
     return 1;
 }
 

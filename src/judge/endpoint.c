@@ -19,10 +19,62 @@
 
 #include "judge_int.h"
 
+int judge_url_userinfo(const char *url, const char **from, size_t *len)
+{
+    const char *auth = url ? strstr(url, "://") : NULL, *end, *at = NULL, *p;
+
+    if (!auth)
+        return 0;
+    auth += 3;
+    end = auth + strcspn(auth, "/?#");
+    for (p = auth; p < end; p++)
+        if (*p == '@')
+            at = p; /* the last '@' ends the user-info: a password may hold a raw one */
+    if (!at)
+        return 0;
+    *from = auth;
+    *len = (size_t)(at - auth);
+    return 1;
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+size_t judge_percent_decode(const char *s, size_t n, char *out)
+{
+    size_t i, k = 0;
+
+    for (i = 0; i < n; i++) {
+        int hi = -1, lo = -1;
+
+        if (s[i] == '%' && i + 2 < n) {
+            hi = hex_digit(s[i + 1]);
+            lo = hex_digit(s[i + 2]);
+        }
+        if (hi < 0 || lo < 0) { /* not an escape: kept as written, as libcurl does */
+            out[k++] = s[i];
+            continue;
+        }
+        if (hi == 0 && lo == 0)
+            return 0; /* a NUL: libcurl refuses such credentials */
+        out[k++] = (char)(hi * 16 + lo);
+        i += 2;
+    }
+    return k;
+}
+
 char *judge_base_url_normal(const char *url)
 {
-    const char *scheme_end, *auth, *host_end, *at;
-    size_t n, i, len;
+    const char *scheme_end, *auth, *host_end, *ui;
+    size_t n, i, len, ui_len;
     char *out;
 
     if (!url)
@@ -37,14 +89,12 @@ char *judge_base_url_normal(const char *url)
     } else {
         auth = scheme_end + 3;
         host_end = auth + strcspn(auth, "/?#");
-        at = NULL;
-        for (const char *p = auth; p < host_end; p++)
-            if (*p == '@')
-                at = p; /* the last '@' ends the user-info: a password may hold one */
+        if (judge_url_userinfo(url, &ui, &ui_len))
+            auth = ui + ui_len + 1;
         n = 0;
         for (const char *p = url; p < scheme_end + 3; p++)
             out[n++] = (char)tolower((unsigned char)*p);
-        for (const char *p = at ? at + 1 : auth; p < host_end; p++)
+        for (const char *p = auth; p < host_end; p++)
             out[n++] = (char)tolower((unsigned char)*p);
         i = strlen(host_end);
         memcpy(out + n, host_end, i + 1);

@@ -63,6 +63,21 @@ enum arb_status judge_fence(const struct arb_judge_question *q, judge_random_fn 
 /* ---- the judge's identity (endpoint.c) ---- */
 
 /*
+ * Where url's user-info ("user:password", before an '@') lies: 1 with *from its first byte
+ * (borrowed from url) and *len its length, '@' excluded; 0 when it has none (or url is NULL
+ * or has no "://").  It ends at the LAST '@' before the first '/', '?' or '#' after "://",
+ * as libcurl reads it: a password may hold a raw '@'.  The one reading of user-info for
+ * the cache key, the stored config and the scrubber.
+ */
+int judge_url_userinfo(const char *url, const char **from, size_t *len);
+
+/*
+ * s[0..n) percent-decoded into out (room for n bytes; not NUL-terminated): its length, or 0
+ * when it decodes to a NUL byte.  A '%' not followed by two hex digits is kept as written.
+ */
+size_t judge_percent_decode(const char *s, size_t n, char *out);
+
+/*
  * base_url as it identifies a judge (caller frees; NULL when out of memory):
  * scheme and host in lower case, no user-info (user:password@), no trailing
  * slash.  A string without "://" is only stripped of trailing slashes.
@@ -159,9 +174,10 @@ enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char
 
 /* ---- secrets in replies (scrub.c) ---- */
 
-#define JUDGE_SECRETS_MAX 4
+#define JUDGE_SECRETS_MAX 8
 
-/* The strings no reply may carry into storage: the API key, base_url's user-info. */
+/* The strings no reply may carry into storage: the API key, base_url's user-info (as
+ * written and percent-decoded: user:password, the password, their Basic-auth base64). */
 struct judge_secrets {
     char *v[JUDGE_SECRETS_MAX]; /* owned, wiped on release */
     size_t n;

@@ -33,30 +33,48 @@ static void add(struct judge_secrets *s, const char *v, size_t n)
 
 void judge_secrets_init(struct judge_secrets *s, const char *key, const char *base_url)
 {
-    const char *rest, *at, *slash, *colon;
+    const char *ui, *colon;
+    size_t n, i, w;
+    char *dec = NULL;
 
     memset(s, 0, sizeof(*s));
     if (key)
         add(s, key, strlen(key));
-    rest = base_url ? strstr(base_url, "://") : NULL;
-    if (!rest)
+    if (!judge_url_userinfo(base_url, &ui, &n))
         return;
-    rest += 3;
-    at = strchr(rest, '@');
-    slash = strchr(rest, '/');
-    if (!at || (slash && slash < at))
-        return;
-    /* user:password, the password alone, and both as an HTTP Basic header would carry them. */
-    add(s, rest, (size_t)(at - rest));
-    colon = memchr(rest, ':', (size_t)(at - rest));
-    if (colon)
-        add(s, colon + 1, (size_t)(at - colon - 1));
-    if ((size_t)(at - rest) < 3 * 256) {
-        unsigned char b64[1100];
-        int n = EVP_EncodeBlock(b64, (const unsigned char *)rest, (int)(at - rest));
+    colon = memchr(ui, ':', n);
+    w = colon ? n - (size_t)(colon + 1 - ui) : 0; /* the password's length */
+    /* libcurl sends the user and the password percent-decoded (p%40ss is p@ss on the wire):
+     * both spellings are secrets.  dec: the decoded pair, then the decoded password. */
+    if (memchr(ui, '%', n))
+        dec = malloc(2 * n + 2);
+    /* user:password, the password alone, and the pair as an HTTP Basic header carries it. */
+    for (i = 0; i < (dec ? 2u : 1u); i++) {
+        const char *pair = i ? dec : ui, *pw = colon ? colon + 1 : NULL;
+        size_t len = n, pw_len = w;
 
-        if (n > 0)
-            add(s, (const char *)b64, (size_t)n);
+        if (i) {
+            len = judge_percent_decode(ui, n, dec);
+            pw_len = colon ? judge_percent_decode(colon + 1, w, dec + n + 1) : 0;
+            pw = colon ? dec + n + 1 : NULL;
+        }
+        add(s, pair, len);
+        if (pw)
+            add(s, pw, pw_len);
+        if (len && len < 3 * 256) {
+            unsigned char b64[1100];
+            int k = EVP_EncodeBlock(b64, (const unsigned char *)pair, (int)len);
+
+            if (k > 0)
+                add(s, (const char *)b64, (size_t)k);
+        }
+    }
+    if (dec) {
+        volatile char *p = dec;
+
+        for (i = 0; i < 2 * n + 2; i++)
+            p[i] = 0;
+        free(dec);
     }
 }
 

@@ -16,6 +16,11 @@ KEY=sk-canary-7f3a9c1e5b2d4a60
 USERPASS=canuser:CanaryPass-91f0e2
 PASS=CanaryPass-91f0e2
 B64=$(printf '%s' "$USERPASS" | base64 | tr -d '\n')
+# A password holding a raw '@' and percent-escapes: the user-info ends at the LAST '@' (it was
+# cut at the first, and 'ss-Canary...' stored), and libcurl would send it decoded.
+ATUSERPASS='can%75ser:p@ss-Canary%2FSecret77'
+ATTAIL=Secret77
+ATB64=$(printf '%s' 'canuser:p@ss-Canary/Secret77' | base64 | tr -d '\n')
 export ARB_CANARY_KEY=$KEY
 
 mkdir -p "$T/s"
@@ -75,6 +80,11 @@ $ARB run "$T/s/command.json" --db "$T/x.db" >"$T/run-cmd.out" 2>"$T/run-cmd.err"
     || bad "the command judge's replies were not used"
 sqlite3 "$T/x.db" "select error from judge_calls where error like '%upstream said%'" | grep -q 'REDACTED' \
     && ok || bad "the command judge's stderr was not kept, scrubbed"
+# The password with a raw '@', into a database of its own.
+suite at '{"provider": "openai", "base_url": "http://'$ATUSERPASS'@127.0.0.1:'$PORT'/v1",
+          "model": "sim", "api_key_env": "ARB_CANARY_KEY", "max_retries": 1, "timeout_s": 5}'
+$ARB run "$T/s/at.json" --db "$T/a.db" >"$T/run-at.out" 2>"$T/run-at.err"
+[ $? -le 4 ] && ok || bad "run with an '@' in the URL's password: $(cat "$T/run-at.err")"
 # Error bodies that quote the key: 400 (a refused request), 500 (retried, then failed), 401;
 # each into a database of its own, whose cache holds no reply for the requests yet.
 for code in 400 500 401; do
@@ -90,7 +100,7 @@ stop_sim
 
 # Everything a user can print, export or dump: every run of every database, every format.
 [ "$(sqlite3 "$T/x.db" "select count(*) from runs")" = 4 ] && ok || bad "x.db does not hold 4 runs"
-for db in x e400 e500 e401; do
+for db in x e400 e500 e401 a; do
     runs=$(sqlite3 "$T/$db.db" "select id from runs order by id")
     for r in $runs; do
         a="$T/art-$db-$r"
@@ -119,7 +129,7 @@ for f in "$T"/*.out "$T"/*.err "$T"/runs-* "$T"/dump-* "$T"/*.db "$T"/*.db-wal "
     "$T"/art-*/cmp/*; do
     [ -f "$f" ] || continue
     [ -s "$f" ] && n=$((n + 1))
-    for secret in "$TAIL" "$PASS" "$USERPASS" "$B64"; do
+    for secret in "$TAIL" "$PASS" "$USERPASS" "$B64" "$ATTAIL" "$ATB64"; do
         if grep -qF -- "$secret" "$f"; then bad "'$secret' reached ${f#"$T"/}"; else ok; fi
     done
 done
@@ -129,6 +139,10 @@ sqlite3 "$T/x.db" "select judge_json from runs where id = 1" | grep -q '"base_ur
     && ok || bad "base_url stored with user-info: $(sqlite3 "$T/x.db" "select judge_json from runs where id = 1")"
 sqlite3 "$T/x.db" "select judge_json from runs where id = 1" | grep -q '"base_url_credentials":true' \
     && ok || bad "the stored config does not say its URL had credentials"
+for col in judge_json suite_json; do
+    sqlite3 "$T/a.db" "select $col from runs" | grep -q '"base_url":"http://127.0.0.1:[0-9]*/v1"' \
+        && ok || bad "a.db: base_url stored with part of its password in $col"
+done
 sqlite3 "$T/x.db" "update runs set status = 'running' where id = 1"
 $ARB run --resume 1 --db "$T/x.db" >/dev/null 2>"$T/resume.err"
 [ $? = 2 ] && grep -q "base_url carried credentials, which are never stored" "$T/resume.err" && ok \

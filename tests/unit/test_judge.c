@@ -246,6 +246,9 @@ Test(judge, should_normalise_base_url_without_its_credentials)
     static const char *const cases[][2] = {
         {"https://User:p%40ss@API.Example.com:8443/v1/", "https://api.example.com:8443/v1"},
         {"http://a:b@c@host/v1", "http://host/v1"},
+        {"http://user:p@ssw0rd-Secret@Host:1/v1", "http://host:1/v1"},
+        {"http://host/v1?next=a@b", "http://host/v1?next=a@b"},
+        {"http://u:p@host#a@b", "http://host#a@b"},
         {"http://host/V1//", "http://host/V1"},
         {"http://host", "http://host"},
         {"relative/", "relative"},
@@ -258,6 +261,56 @@ Test(judge, should_normalise_base_url_without_its_credentials)
         cr_assert_str_eq(n, cases[i][1], "%s", cases[i][0]);
         free(n);
     }
+}
+
+/* The stored config, the suite stored with a run, the cache key and the scrubber read
+ * user-info one way: up to the LAST '@' before the first '/', '?' or '#' (a password may
+ * hold a raw '@'; libcurl reads it so). */
+Test(judge, should_end_the_user_info_at_its_last_at)
+{
+    static const char *const cases[][2] = {
+        {"http://user:p@ssw0rd-Secret@host:1/v1", "http://host:1/v1"},
+        {"http://u:p@h/v1?to=a@b", "http://h/v1?to=a@b"},
+        {"http://u:p@h#x@y", "http://h#x@y"},
+        {"http://u:p@h?x@y", "http://h?x@y"},
+    };
+    size_t i;
+    int oom = 0;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *bare = arb_judge_url_without_credentials(cases[i][0], &oom);
+
+        cr_assert_not_null(bare, "%s", cases[i][0]);
+        cr_assert_str_eq(bare, cases[i][1], "%s", cases[i][0]);
+        free(bare);
+    }
+    cr_assert_null(arb_judge_url_without_credentials("http://h/v1?to=a@b", &oom));
+    cr_assert_null(arb_judge_url_without_credentials("http://h#a@b", &oom));
+    cr_assert_eq(oom, 0);
+}
+
+/* What libcurl sends of p%40ss-W0rd%3Along is p@ss-W0rd:long: decoded, it is scrubbed too,
+ * alone, with the user, and as the Basic header's base64. */
+Test(judge, should_scrub_the_credentials_as_written_and_decoded)
+{
+    struct judge_secrets s;
+    static const char *const secret[] = {
+        "us%65r:p@ss-W0rd%3Along", "p@ss-W0rd%3Along",       "user:p@ss-W0rd:long",
+        "p@ss-W0rd:long",          "dXNlcjpwQHNzLVcwcmQ6bG9uZw==", /* base64 of the decoded */
+    };
+    size_t i;
+
+    judge_secrets_init(&s, NULL, "http://us%65r:p@ss-W0rd%3Along@h:1/v1");
+    for (i = 0; i < sizeof(secret) / sizeof(secret[0]); i++) {
+        char *out = NULL;
+        size_t len = 0;
+
+        cr_assert_eq(judge_scrub(&s, secret[i], strlen(secret[i]), &out, &len), ARB_OK);
+        cr_assert_not_null(out, "'%s' is not scrubbed", secret[i]);
+        cr_assert_str_eq(out, "[REDACTED]", "'%s' became '%s'", secret[i], out);
+        free(out);
+    }
+    judge_secrets_release(&s);
 }
 
 /* The fence is a delimiter: the key is the same whatever code was drawn; the split of the
