@@ -166,6 +166,7 @@ test-cli:
 	@sh tests/cli/calibrate_expect.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/report/html.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/replay.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/recorded.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/rejudge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/faults.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/kill_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim

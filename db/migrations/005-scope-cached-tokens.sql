@@ -26,24 +26,40 @@
 -- RUN --retry-failed`, sends the request afresh; a plain --resume and a replay read it, to
 -- take the same retry or failure its run took).  NULL for a failed call (no reply) and for
 -- calls stored before this migration, whose validity is unknown: such a reply is validated
--- again when it is read, and asked afresh when it fails.  In practice an older Arbiter's rows answer nothing after the
--- upgrade: their keys were computed without the judge's endpoint (base_url, or a command's
--- argv and directory), which this version hashes into every key, so no request finds them.
--- They cannot prove which judge answered them; they stay for audit.
+-- again when it is read, and asked afresh when it fails.
+--
+-- Rows stored by an older Arbiter keep their keys: those were computed without the judge's
+-- endpoint (base_url, or a command's argv and directory), which this version hashes into
+-- every key, and cannot be recomputed here (SQL has no SHA-256 of the canonical request).
+-- They still answer the runs that recorded them: `arbiter replay` and `run --resume` answer
+-- each question slot from the reply its run's judgment of that slot used (the judgment's
+-- key, read as stored), and compute keys only for the slots the run never judged.  No other
+-- run finds them (they cannot prove which judge answered them).
 --
 -- judge_calls_rejected: a stored reply that was not known to be valid, moved here (with the
--- time, rejected_at) when a later request with its key got a reply of its own; for audit.
+-- time, rejected_at) when a later request with its key got a reply of its own; read by a
+-- replay or a resume of the run whose judgment used it (judgments.reply_sha256 names it).
 --
 -- judgments.fence: the fence code the judgment's request wrapped the outputs in (16 hex
--- digits drawn at random for each request), for audit; NULL before, and for a request that
--- could not be fenced.  The cache key leaves the code out (it is a delimiter, not part of the
--- question), so a second run, a --resume and a replay find the reply whatever code they draw.
+-- digits drawn at random for each request), for audit; NULL before, for a request that
+-- could not be fenced, and for a judgment answered from the cache (nothing was sent: the
+-- code of the request that was is in its judge_calls.request_json).  The cache key leaves
+-- the code out (it is a delimiter, not part of the question), so a second run, a --resume
+-- and a replay find the reply whatever code they draw.
+--
+-- judgments.reply_sha256: the SHA-256 (hex) of the reply the judgment was made from, as
+-- stored in judge_calls.reply_json; NULL when it had none (the call failed, the outputs
+-- could not be fenced) and for judgments stored before this migration.  A replay or resume
+-- answers the slot from the row with the judgment's key whose reply has this hash: in
+-- judge_calls, or, when a later request replaced an invalid reply there, in
+-- judge_calls_rejected.
 ALTER TABLE runs ADD COLUMN scope_json TEXT;
 ALTER TABLE runs ADD COLUMN inputs_json TEXT;
 ALTER TABLE judge_calls ADD COLUMN cached_tokens INTEGER;
 ALTER TABLE judge_calls ADD COLUMN valid INTEGER;
 ALTER TABLE judge_calls ADD COLUMN charged_usd REAL;
 ALTER TABLE judgments ADD COLUMN fence TEXT;
+ALTER TABLE judgments ADD COLUMN reply_sha256 TEXT;
 CREATE TABLE IF NOT EXISTS judge_calls_rejected (
     id                INTEGER PRIMARY KEY,
     key               TEXT NOT NULL,

@@ -195,14 +195,39 @@ struct arb_judgment_row {
     int cached; /* answered from the cache, not sent */
     const char *answer_json;
     const char *error;
-    const char *fence; /* the fence code of the request's prompt, or NULL */
+    const char *fence; /* the fence code of the request's prompt; NULL when it was not sent
+                          (answered from the cache: the stored request_json holds the code of
+                          the request that was) or could not be fenced */
+    const char *reply_sha256; /* hex SHA-256 of the reply it was made from, as the cache holds
+                                 it (judge_calls.reply_json); "" when it had none (the call
+                                 failed, the outputs could not be fenced) */
+};
+
+/*
+ * Which question slot a request answers: the natural key of the judgment it makes (for the
+ * cache's lookup of what a recorded run used there).  Borrowed for the call.
+ */
+struct arb_judge_slot {
+    const char *case_id;
+    const char *system_a, *system_b; /* as in arb_judgment_row: b "" for a single output */
+    const char *ord;                 /* "AB" or "BA" */
+    int sample;
+    int attempt;
 };
 
 /*
  * The judge's cache and record, given by the caller: run, replay and calibrate pass one
  * backed by the store (arb_store_judge_cache, store.h); a test may pass its own.  The judge
  * calls, from the thread that drains:
- *   get           look key up: *found 1 and fn called once with the stored call, if any
+ *   get           slot NULL: look key up: *found 1 and fn called once with the stored call,
+ *                 if any.  slot given: the reply a recorded run used for that slot, if the
+ *                 cache has such a run (replay: the run replayed; --resume: the run itself;
+ *                 a new run: none) and it judged the slot: *found 1 and fn called once with
+ *                 exactly that call (its key as stored, which may differ from key: a run
+ *                 recorded by an older Arbiter, whose keys were computed otherwise; its reply
+ *                 as the judgment read it, even if a later reply replaced it under that key),
+ *                 or, when the judgment had no reply, with status "failed", no reply and the
+ *                 judgment's error.  The judge asks with the slot first and falls back to key.
  *   put_call      a request's call (its reply or its failure), just before its judgment
  *   put_judgment  a run's judgment of one question slot; once it returns, it and the call
  *                 put just before it (if any) are durable together
@@ -210,7 +235,7 @@ struct arb_judgment_row {
  */
 struct arb_judge_cache {
     void *ctx;
-    enum arb_status (*get)(void *ctx, const char *key,
+    enum arb_status (*get)(void *ctx, const char *key, const struct arb_judge_slot *slot,
                            int (*fn)(void *arg, const struct arb_judge_call_row *c), void *arg,
                            int *found, struct arb_err *err);
     enum arb_status (*put_call)(void *ctx, const struct arb_judge_call_row *c,

@@ -104,6 +104,11 @@ struct arb_run_opts {
     /* Where the judge looks stored replies up (replay: the database replayed, only read);
      * NULL: the run's own store.  Its judgments are recorded with the run either way. */
     struct arb_store *replies;
+    /* The run in replies whose judgments answer first (replay: the run replayed): each
+     * question slot it judged takes exactly the reply it used, whatever key this Arbiter
+     * computes for the request; only the slots it never judged are looked up by key.  0:
+     * none.  A resumed run answers from its own judgments so, whatever this says. */
+    int64_t replies_run;
     /* Spend at most this many US dollars on the judge over the whole run (earlier
      * executions included; the config must have a price); 0: no cap.  What the cap holds
      * back stays pending_judge, for --resume. */

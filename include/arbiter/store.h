@@ -334,6 +334,21 @@ enum arb_status arb_store_get_judge_call(struct arb_store *st, const char *key,
                                          int (*fn)(void *ctx, const struct arb_judge_call_row *c),
                                          void *ctx, int *found, struct arb_err *err);
 
+/*
+ * What run's judgment of slot used (store_recorded.c): *found 1 and fn called once with the
+ * call whose key the judgment names and whose reply hashes to its reply_sha256, from
+ * judge_calls or, when a later request replaced it there, judge_calls_rejected (newest
+ * first).  A judgment stored before reply_sha256 (NULL) takes the call under its key as it
+ * stands.  A judgment that had no reply (reply_sha256 '', or NULL and a failed call) gives a
+ * call with its key, status "failed", no reply and the judgment's error.  *found 0 when run
+ * has no judgment of slot, or the reply it used is gone.
+ */
+enum arb_status arb_store_get_recorded_call(struct arb_store *st, int64_t run,
+                                            const struct arb_judge_slot *slot,
+                                            int (*fn)(void *ctx,
+                                                      const struct arb_judge_call_row *c),
+                                            void *ctx, int *found, struct arb_err *err);
+
 
 /* Insert or replace the judgment of (run, case, pair, ord, sample, attempt). */
 enum arb_status arb_store_put_judgment(struct arb_store *st, int64_t run,
@@ -352,6 +367,8 @@ struct arb_store_judge_cache {
     int64_t run;
     int open;                  /* a put_call's transaction awaits its judgment */
     struct arb_store *replies; /* where get looks (only read); NULL: st (set after init) */
+    int64_t recorded; /* the run (in replies, or st) whose judgments answer get's slots
+                         first: the run replayed, or resumed; 0: none (set after init) */
 };
 
 void arb_store_judge_cache_init(struct arb_store_judge_cache *sc, struct arb_store *st,

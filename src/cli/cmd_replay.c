@@ -479,7 +479,8 @@ static int replay_cmd(int argc, char **argv)
     if (!rs) {
         arb_run_source_stored_init(&source, orig, run);
         opts.source = &source.src;
-        opts.replies = orig; /* the judge answers from the stored replies, offline */
+        opts.replies = orig;    /* the judge answers from the stored replies, offline: */
+        opts.replies_run = run; /* each slot from the reply the run used there */
         rs = arb_run_execute(mem, suite, &opts, &sum, &err);
     }
     if (rs) {

@@ -24,6 +24,9 @@ struct call {
                         question fails (its error says why) */
     char fence[17];  /* the code its prompt's fences carry (recorded with the judgment) */
     char key[65];
+    char used_key[65];     /* answered from the cache: the key its reply is stored under (a
+                              recorded run's, which may differ from key); else "" */
+    char reply_sha256[65]; /* of the reply its judgment was made from, as stored; "" none */
     char *body;
     char *user_msg; /* the prompt as sent (attempt 0 only; a retry reuses its first's) */
     char *key_msg;  /* the same with the fence placeholder, for the key (attempt 0 only) */
@@ -115,13 +118,25 @@ void judge_fail_unfenced(struct arb_judge *j, struct call *c);
 
 /* A cached call as the lookup found it. */
 struct judge_cached {
-    char *reply; /* its reply (caller frees), when ok */
-    int ok;      /* a reply arrived */
-    int valid;   /* 1 valid, 0 invalid, -1 unknown (stored before validity was recorded) */
+    char *reply;  /* its reply (caller frees), when ok */
+    char *error;  /* its error (caller frees), when not ok: for a recorded failure */
+    char key[65]; /* the key it is stored under */
+    int ok;       /* a reply arrived */
+    int valid;    /* 1 valid, 0 invalid, -1 unknown (stored before validity was recorded) */
+    int recorded; /* what the cache's recorded run used for the call's slot (judge.h get) */
 };
 
 /* The cache's get callback filling a struct judge_cached. */
 int judge_read_cached(void *ctx, const struct arb_judge_call_row *row);
+
+/* The question slot c answers, as the cache and the judgments name it (borrowed from c). */
+void judge_call_slot(const struct call *c, struct arb_judge_slot *slot);
+
+/*
+ * The recorded run's judgment of c's slot had no reply (its call failed): an offline judge
+ * (replay) fails the slot as that run did, with its error.
+ */
+void judge_fail_recorded(struct arb_judge *j, struct call *c, const char *error);
 
 /* Draw fence codes from fn instead of RAND_bytes (unit tests: a source an output can hold). */
 void judge_set_random(struct arb_judge *j, judge_random_fn fn, void *ctx);

@@ -30,11 +30,11 @@ static void wipe_free(char *s)
 }
 
 /* No cache: nothing is found, and what is recorded goes nowhere. */
-static enum arb_status none_get(void *ctx, const char *key,
+static enum arb_status none_get(void *ctx, const char *key, const struct arb_judge_slot *slot,
                                 int (*fn)(void *arg, const struct arb_judge_call_row *c),
                                 void *arg, int *found, struct arb_err *err)
 {
-    (void)ctx, (void)key, (void)fn, (void)arg, (void)err;
+    (void)ctx, (void)key, (void)slot, (void)fn, (void)arg, (void)err;
     *found = 0;
     return ARB_OK;
 }
@@ -423,6 +423,38 @@ static void scrub_text(struct arb_judge *j, char **text)
     }
 }
 
+/* Whether a stored reply answers: a valid one, or any while the judge reuses invalid ones. */
+static int answers(const struct arb_judge *j, const struct judge_cached *cc)
+{
+    return cc->ok && (cc->valid != 0 || j->reuse_invalid);
+}
+
+/*
+ * What the cache holds for c: first the reply (or the failure) that the cache's recorded run
+ * used for c's slot (a replay, a resume), whatever key it is stored under and whatever
+ * replaced it since; then, when it recorded none, or none that may answer, the call stored
+ * under c's key.  A recorded failure stands only for an offline judge (a replay fails the
+ * slot as its run did); a resumed run asks again.
+ */
+static enum arb_status lookup(struct arb_judge *j, struct call *c, struct judge_cached *cc,
+                              int *found)
+{
+    struct arb_judge_slot slot;
+    enum arb_status st;
+
+    judge_call_slot(c, &slot);
+    st = j->cache->get(j->cache->ctx, c->key, &slot, judge_read_cached, cc, found, j->err);
+    if (st || (*found && (answers(j, cc) || (!cc->ok && j->cfg->offline)))) {
+        cc->recorded = *found;
+        return st;
+    }
+    free(cc->reply);
+    free(cc->error);
+    memset(cc, 0, sizeof(*cc));
+    cc->valid = -1;
+    return j->cache->get(j->cache->ctx, c->key, NULL, judge_read_cached, cc, found, j->err);
+}
+
 /*
  * Answer from the cache, or send.  A stored reply that did not validate is
  * kept for audit and the request sent afresh, unless the judge reuses
@@ -431,7 +463,7 @@ static void scrub_text(struct arb_judge *j, char **text)
  */
 void judge_dispatch(struct arb_judge *j, struct call *c)
 {
-    struct judge_cached cc = {NULL, 0, -1};
+    struct judge_cached cc = {.valid = -1};
     int found = 0;
 
     if (j->fatal || j->auth_failed) {
@@ -442,17 +474,24 @@ void judge_dispatch(struct arb_judge *j, struct call *c)
         judge_fail_unfenced(j, c);
         return;
     }
-    if (j->use_cache &&
-        j->cache->get(j->cache->ctx, c->key, judge_read_cached, &cc, &found, j->err) !=
-            ARB_OK) {
+    if (j->use_cache && lookup(j, c, &cc, &found) != ARB_OK) {
         judge_fatal(j, ARB_EDB);
         return;
     }
-    if (found && cc.ok && (cc.valid != 0 || j->reuse_invalid)) {
-        if (!cc.reply) {
-            judge_fatal(j, ARB_ENOMEM);
+    if (found && cc.recorded && !cc.ok) {
+        memcpy(c->used_key, cc.key, sizeof(c->used_key));
+        judge_fail_recorded(j, c, cc.error);
+        free(cc.error);
+        return;
+    }
+    if (found && answers(j, &cc)) {
+        /* Named as stored (before any scrubbing), so the judgment points at this reply. */
+        if (!cc.reply || judge_sha256_hex(cc.reply, c->reply_sha256)) {
+            judge_fatal(j, cc.reply ? ARB_EINTERNAL : ARB_ENOMEM);
+            free(cc.reply);
             return;
         }
+        memcpy(c->used_key, cc.key, sizeof(c->used_key));
         c->qn->n_cached++;
         j->prog.cached++;
         notify(j);
@@ -463,6 +502,7 @@ void judge_dispatch(struct arb_judge *j, struct call *c)
         return;
     }
     free(cc.reply);
+    free(cc.error);
     if (j->cfg->offline) {
         arb_err_set(j->err, ARB_EUSAGE,
                     "case '%s': the judge request is not in the cache (replay never calls the "

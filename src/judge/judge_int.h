@@ -150,6 +150,9 @@ struct judge_request {
 enum arb_status judge_build(const struct arb_judge_config *cfg, const struct judge_request *rq,
                             char **body, char *key, struct arb_err *err);
 
+/* The SHA-256 of s as 64 hex digits into out (65 bytes); ARB_EINTERNAL when OpenSSL fails. */
+enum arb_status judge_sha256_hex(const char *s, char *out);
+
 /* judge_build for a pairwise question without fences (unit tests). */
 enum arb_status judge_build_request(const struct arb_judge_config *cfg, const char *user_msg,
                                     const cJSON *schema, int sample, const char *retry_reply,

@@ -43,25 +43,43 @@ void judge_finish_slot(struct arb_judge *j, struct call *c, cJSON *answer)
     qn->n_done++;
 }
 
+void judge_call_slot(const struct call *c, struct arb_judge_slot *slot)
+{
+    const struct arb_judge_question *q = &c->qn->q;
+
+    slot->case_id = q->case_id;
+    slot->system_a = q->system_a;
+    slot->system_b = q->system_b ? q->system_b : ""; /* a single output has no B */
+    slot->ord = c->swapped ? "BA" : "AB";
+    slot->sample = c->sample;
+    slot->attempt = c->attempt;
+}
+
+/*
+ * The judgment names the reply it used by its key as stored (a recorded run's may be an
+ * older Arbiter's) and by its hash; an answer from the cache sent nothing, so no fence.
+ */
 static enum arb_status put_judgment(struct arb_judge *j, const struct call *c, int valid,
                                     int cached, const char *answer, const char *error)
 {
     struct arb_judgment_row row;
-    const struct arb_judge_question *q = &c->qn->q;
+    struct arb_judge_slot slot;
 
     memset(&row, 0, sizeof(row));
-    row.case_id = q->case_id;
-    row.system_a = q->system_a;
-    row.system_b = q->system_b ? q->system_b : ""; /* a single output has no B */
-    row.ord = c->swapped ? "BA" : "AB";
-    row.sample = c->sample;
-    row.attempt = c->attempt;
-    row.key = c->key;
+    judge_call_slot(c, &slot);
+    row.case_id = slot.case_id;
+    row.system_a = slot.system_a;
+    row.system_b = slot.system_b;
+    row.ord = slot.ord;
+    row.sample = slot.sample;
+    row.attempt = slot.attempt;
+    row.key = cached && c->used_key[0] ? c->used_key : c->key;
     row.valid = valid;
     row.cached = cached;
     row.answer_json = answer;
     row.error = error;
-    row.fence = c->fence[0] ? c->fence : NULL;
+    row.fence = !cached && c->fence[0] ? c->fence : NULL;
+    row.reply_sha256 = c->reply_sha256;
     return j->cache->put_judgment(j->cache->ctx, &row, j->err);
 }
 
@@ -189,6 +207,7 @@ void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, 
         /* Stored without a known validity and invalid today: it answers nothing, ask. */
         c->qn->n_cached--;
         j->prog.cached--;
+        c->used_key[0] = c->reply_sha256[0] = '\0';
         judge_send(j, c);
         goto out;
     }
@@ -207,6 +226,11 @@ void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, 
     if (call) {
         call->valid = valid;
         call->error = valid ? NULL : why.ptr;
+    }
+    /* The judgment names the reply as stored (capped when invalid), to be found again. */
+    if (call && call->reply_json && judge_sha256_hex(call->reply_json, c->reply_sha256)) {
+        judge_fatal(j, ARB_EINTERNAL);
+        goto out;
     }
     if (!record(j, c, call, valid, cached, stored_text, valid ? NULL : why.ptr))
         goto out;
@@ -258,13 +282,23 @@ void judge_fail_unfenced(struct arb_judge *j, struct call *c)
         judge_finish_slot(j, c, NULL);
 }
 
+void judge_fail_recorded(struct arb_judge *j, struct call *c, const char *error)
+{
+    snprintf(c->qn->error, sizeof(c->qn->error), "%s", error ? error : "no reply from the judge");
+    if (record(j, c, NULL, 0, 1, NULL, c->qn->error))
+        judge_finish_slot(j, c, NULL);
+}
+
 int judge_read_cached(void *ctx, const struct arb_judge_call_row *row)
 {
     struct judge_cached *cc = ctx;
 
     cc->ok = row->status && strcmp(row->status, "ok") == 0 && row->reply_json;
     cc->valid = row->valid;
+    snprintf(cc->key, sizeof(cc->key), "%s", row->key ? row->key : "");
     if (cc->ok)
         cc->reply = strdup(row->reply_json);
+    else if (row->error)
+        cc->error = strdup(row->error);
     return 0;
 }

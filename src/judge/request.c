@@ -238,7 +238,7 @@ static int push(cJSON *arr, cJSON *item)
     return 0;
 }
 
-static enum arb_status sha256_hex(const char *s, char *out)
+enum arb_status judge_sha256_hex(const char *s, char *out)
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
@@ -397,7 +397,7 @@ static enum arb_status request_key(const struct arb_judge_config *cfg,
         if (rq->fenced[i])
             ok = push(fenced, cJSON_CreateString(rq->fenced[i]));
     if (ok && (st = arb_jcs_string(doc, &text, NULL, err)) == ARB_OK)
-        st = sha256_hex(text, key);
+        st = judge_sha256_hex(text, key);
     free(text);
     cJSON_Delete(doc);
     return st;

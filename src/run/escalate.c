@@ -48,7 +48,7 @@ static char *redacted(const struct escalation *e, const char *text);
 
 enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct arb_suite *s,
                                const struct arb_judge_config *cfg, const char *api_key,
-                               int use_cache, struct arb_store *replies,
+                               int use_cache, struct arb_store *replies, int64_t recorded,
                                struct escalation **out, struct arb_err *err)
 {
     struct escalation *e = calloc(1, sizeof(*e));
@@ -79,6 +79,7 @@ enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct a
     }
     arb_store_judge_cache_init(&e->cache, st, run);
     e->cache.replies = replies;
+    e->cache.recorded = recorded;
     rc = arb_judge_new(cfg, api_key, &e->cache.cache, use_cache, &e->judge, err);
     if (rc) {
         escalation_free(e);

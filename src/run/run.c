@@ -571,7 +571,7 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
         rc = arb_store_has_trials(st, r.run, suite->systems[i].name, &r.has_trials[i], err);
     if (!rc && opts->judge)
         rc = escalation_new(st, r.run, suite, opts->judge, opts->api_key, !opts->no_cache,
-                            opts->replies, &r.esc, err);
+                            opts->replies, r.resuming ? r.run : opts->replies_run, &r.esc, err);
     if (!rc && r.esc)
         rc = judge_hooks(&r);
     if (!rc)

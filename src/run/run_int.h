@@ -86,10 +86,14 @@ struct arb_store;
 struct arb_store_writer;
 struct escalation;
 
-/* replies: the store whose stored replies answer the judge; NULL: st.  Judgments go to run. */
+/*
+ * replies: the store whose stored replies answer the judge; NULL: st.  Judgments go to run.
+ * recorded: the run in replies (or st) whose judgments answer their slots first (a replay's,
+ * a resume's); 0: none.
+ */
 enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct arb_suite *s,
                                const struct arb_judge_config *cfg, const char *api_key,
-                               int use_cache, struct arb_store *replies,
+                               int use_cache, struct arb_store *replies, int64_t recorded,
                                struct escalation **out, struct arb_err *err);
 void escalation_free(struct escalation *e);
 

@@ -183,16 +183,19 @@ static const char *const sql[Q_N] = {
     [Q_GET_JUDGE_CALL] = "SELECT key, provider, model, request_json, reply_json, status, "
                          "http_status, attempts, latency_s, prompt_tokens, completion_tokens, "
                          "error, cached_tokens, valid FROM judge_calls WHERE key = ?1",
+    /* A slot judged again (a resume) keeps the fence its run sent, unless it sent anew. */
     [Q_PUT_JUDGMENT] = "INSERT INTO judgments (run, case_id, system_a, system_b, ord, sample, "
-                       "attempt, key, valid, cached, answer_json, error, fence) VALUES (?1, ?2, "
-                       "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT (run, "
-                       "case_id, system_a, system_b, ord, sample, attempt) DO UPDATE SET "
-                       "key = excluded.key, valid = excluded.valid, "
+                       "attempt, key, valid, cached, answer_json, error, fence, reply_sha256) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+                       "ON CONFLICT (run, case_id, system_a, system_b, ord, sample, attempt) "
+                       "DO UPDATE SET key = excluded.key, valid = excluded.valid, "
                        "cached = min(judgments.cached, excluded.cached), "
                        "answer_json = excluded.answer_json, error = excluded.error, "
-                       "fence = excluded.fence",
+                       "fence = CASE WHEN excluded.cached THEN judgments.fence "
+                       "ELSE excluded.fence END, reply_sha256 = excluded.reply_sha256",
     [Q_JUDGMENTS_CASE] = "SELECT case_id, system_a, system_b, ord, sample, attempt, key, valid, "
-                         "cached, answer_json, error, fence FROM judgments WHERE run = ?1 AND "
+                         "cached, answer_json, error, fence, reply_sha256 FROM judgments WHERE "
+                         "run = ?1 AND "
                          "(?2 IS NULL OR case_id = ?2) ORDER BY id",
     [Q_RUN_DELETE] = "DELETE FROM runs WHERE id = ?1",
     [Q_CASES_ALL] = "SELECT case_id, seq, case_json FROM cases WHERE run = ?1 ORDER BY seq",
@@ -226,6 +229,15 @@ static const char *const sql[Q_N] = {
     [Q_LATEST_CALIBRATION] = "SELECT kappa FROM calibrations WHERE judge_hash = ?1 "
                              "AND json_extract(study_json, '$.kind') = 'pairwise' "
                              "ORDER BY id DESC LIMIT 1",
+    /* What a run's judgment of one question slot used (store_recorded.c). */
+    [Q_RECORDED_JUDGMENT] = "SELECT key, reply_sha256, error FROM judgments WHERE run = ?1 "
+                            "AND case_id = ?2 AND system_a = ?3 AND system_b = ?4 AND ord = ?5 "
+                            "AND sample = ?6 AND attempt = ?7",
+    /* The replies a later request replaced under key, newest first. */
+    [Q_REJECTED_CALLS] = "SELECT key, provider, model, request_json, reply_json, http_status, "
+                         "attempts, latency_s, prompt_tokens, completion_tokens, error, "
+                         "cached_tokens, valid FROM judge_calls_rejected WHERE key = ?1 "
+                         "ORDER BY id DESC",
 };
 
 /* ---- helpers shared by src/store/ -------------------------------------------------------- */

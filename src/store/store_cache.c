@@ -4,7 +4,9 @@
  * shares, judgments what one run used.  A call and the judgment that
  * follows it are one transaction: put_call opens it, put_judgment commits,
  * so a kill between the two loses both and a resume asks again, never
- * finds a call without the judgment that used it.  The judge itself never
+ * finds a call without the judgment that used it.  A lookup by slot reads
+ * what the recorded run (a replay's or a resume's) used for that slot
+ * (store_recorded.c), in the store replies are read from.  The judge itself never
  * opens a database (DESIGN.md "The judge harness": it reaches storage
  * only through this interface).
  */
@@ -12,13 +14,20 @@
 
 #include "store_int.h"
 
-static enum arb_status get(void *ctx, const char *key,
+/* With a slot: what the recorded run used there (nothing without one); else key's call. */
+static enum arb_status get(void *ctx, const char *key, const struct arb_judge_slot *slot,
                            int (*fn)(void *arg, const struct arb_judge_call_row *c), void *arg,
                            int *found, struct arb_err *err)
 {
     struct arb_store_judge_cache *sc = ctx;
+    struct arb_store *from = sc->replies ? sc->replies : sc->st;
 
-    return arb_store_get_judge_call(sc->replies ? sc->replies : sc->st, key, fn, arg, found, err);
+    *found = 0;
+    if (slot && !sc->recorded)
+        return ARB_OK;
+    if (slot)
+        return arb_store_get_recorded_call(from, sc->recorded, slot, fn, arg, found, err);
+    return arb_store_get_judge_call(from, key, fn, arg, found, err);
 }
 
 static enum arb_status put_call(void *ctx, const struct arb_judge_call_row *c,

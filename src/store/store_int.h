@@ -74,6 +74,8 @@ enum store_stmt {
     Q_RUN_DELETE,
     Q_PUT_CALIBRATION,
     Q_LATEST_CALIBRATION,
+    Q_RECORDED_JUDGMENT,
+    Q_REJECTED_CALLS,
     Q_N
 };
 

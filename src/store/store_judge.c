@@ -109,6 +109,7 @@ enum arb_status arb_store_put_judgment(struct arb_store *st, int64_t run,
     rc = store_bind_text(rc, s, 11, j->answer_json);
     rc = store_bind_text(rc, s, 12, j->error);
     rc = store_bind_text(rc, s, 13, j->fence);
+    rc = store_bind_text(rc, s, 14, j->reply_sha256);
     return store_exec(st, s, rc, err, "store a judgment");
 }
 
@@ -142,6 +143,7 @@ enum arb_status arb_store_judgments(struct arb_store *st, int64_t run, const cha
         j.answer_json = store_col_text(s, 9);
         j.error = store_col_text(s, 10);
         j.fence = store_col_text(s, 11);
+        j.reply_sha256 = store_col_text(s, 12);
         if (fn(ctx, &j)) {
             rc = SQLITE_DONE;
             break;

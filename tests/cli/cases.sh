@@ -235,6 +235,7 @@ sqlite3 "$T/v3.db" "DROP INDEX cases_by_seq_id; CREATE INDEX cases_by_seq ON cas
                     ALTER TABLE judge_calls DROP COLUMN charged_usd;
                     DROP TABLE judge_calls_rejected;
                     ALTER TABLE judgments DROP COLUMN fence;
+                    ALTER TABLE judgments DROP COLUMN reply_sha256;
                     PRAGMA user_version = 3" || bad "sqlite3: cannot make a schema-3 database"
 t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 5: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
 t "migrate an older schema" 0 "v3.db: migrated to schema version 5" "" -- migrate --db "$T/v3.db"

@@ -4,7 +4,9 @@
  * stored reply never answers again (a resumed run takes it as it was); a
  * reply of unknown validity is validated again; what is stored of a failed
  * or invalid reply is capped; a judge that exits unread is a failure, not
- * a SIGPIPE.
+ * a SIGPIPE; a run's recorded judgments answer its resume and replay with
+ * the replies they used (under an older key, or replaced since), a recorded
+ * failure replays as one; an answer from the cache records no fence.
  */
 #include <libgen.h>
 #include <stdio.h>
@@ -287,4 +289,119 @@ Test(judge_engine, should_fail_a_command_that_exits_without_reading, .init = set
     cr_assert_not_null(strstr(s.error, "before reading its whole request"), "%s", s.error);
     cr_assert_not_null(strstr(s.error, "bad flag --frobnicate"), "stderr tail: %s", s.error);
     free(big);
+}
+
+/* Another run in the fixture's database: its id. */
+static int64_t new_run(void)
+{
+    struct arb_run_row r = {.suite_path = "s", .suite_name = "s", .suite_sha256 = "00",
+                            .suite_json = "{}", .version = "0"};
+    struct arb_err err = {{0}};
+    int64_t run = 0;
+
+    cr_assert_eq(arb_store_run_create(fx.st, &r, &run, &err), ARB_OK, "%s", err.msg);
+    return run;
+}
+
+Test(judge_engine, should_answer_a_recorded_slot_from_its_reply_under_an_older_key,
+     .init = setup, .fini = teardown)
+{
+    struct seen s = ask("c1", "a polite answer", 0, NULL, NULL);
+
+    cr_assert(!s.failed, "%s", s.error);
+    /* As an older Arbiter left them: keys no request of this one computes, no reply hash. */
+    fx_raw_exec("UPDATE judge_calls SET key = 'old-' || substr(key, 5), valid = NULL; "
+                "UPDATE judgments SET key = 'old-' || substr(key, 5), reply_sha256 = NULL");
+    /* A resume of the run (or its replay): the slot it judged takes the reply it used. */
+    fx.cache.recorded = fx.run;
+    s = ask("c1", "a polite answer", 1, NULL, NULL);
+    cr_assert(!s.failed && s.cached == 1, "%s", s.error);
+    cr_assert_eq(requests(), 1, "nothing sent");
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM judgments WHERE key LIKE 'old-%' AND "
+                            "cached = 0 AND reply_sha256 IS NOT NULL"),
+                 1, "the judgment still names the call it used, now with its hash");
+    /* A slot the run never judged is looked up by its key, and asked. */
+    s = ask("c2", "another polite answer", 1, NULL, NULL);
+    cr_assert(!s.failed && s.cached == 0, "%s", s.error);
+    cr_assert_eq(requests(), 2);
+    /* A new run has no recorded judgments: the old reply answers nothing. */
+    fx.cache.recorded = 0;
+    fx.cache.run = new_run();
+    s = ask("c1", "a polite answer", 0, NULL, NULL);
+    cr_assert_eq(s.cached, 0);
+    cr_assert_eq(requests(), 3);
+}
+
+Test(judge_engine, should_answer_a_recorded_slot_from_the_reply_a_later_one_replaced,
+     .init = setup, .fini = teardown)
+{
+    struct seen s;
+
+    write_file(reply_path, invalid_reply);
+    s = ask("c1", "a polite answer", 0, NULL, NULL);
+    cr_assert(s.failed, "two invalid replies: judge_failed");
+    /* A later run asks afresh and gets a valid reply: it replaces the first under its key. */
+    write_file(reply_path, valid_reply);
+    fx.cache.run = new_run();
+    s = ask("c1", "a polite answer", 0, NULL, NULL);
+    cr_assert(!s.failed, "%s", s.error);
+    cr_assert_eq(requests(), 3);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM judge_calls_rejected"), 1);
+    /* The first run, resumed or replayed, reads the replies its judgments used: the same
+     * retry, the same failure, nothing sent. */
+    fx.cache.run = fx.run;
+    fx.cache.recorded = fx.run;
+    s = ask("c1", "a polite answer", 1, NULL, NULL);
+    cr_assert(s.failed, "the first run's slot was answered by the reply that replaced its own");
+    cr_assert_eq(requests(), 3, "nothing sent");
+}
+
+Test(judge_engine, should_replay_a_recorded_failure_as_a_failure, .init = setup,
+     .fini = teardown)
+{
+    static char *refuse[] = {"/bin/sh", "-c", "cat >/dev/null; echo refused >&2; exit 1", NULL};
+    struct arb_judge_config offline;
+    struct arb_judge *j = NULL;
+    struct arb_judge_question q = question("c1", "a polite answer");
+    struct arb_err err = {{0}};
+    struct seen s, first;
+
+    fx.cfg.command = refuse;
+    first = ask("c1", "a polite answer", 0, NULL, NULL);
+    cr_assert(first.failed);
+    /* A later run gets a reply for the same request (the failed call is replaced). */
+    fx.cfg.command = argv_judge;
+    fx.cache.run = new_run();
+    s = ask("c1", "a polite answer", 0, NULL, NULL);
+    cr_assert(!s.failed, "%s", s.error);
+    /* A replay of the first run (offline, into the same store here) fails as it failed. */
+    fx.cache.run = new_run();
+    fx.cache.recorded = fx.run;
+    offline = fx.cfg;
+    offline.offline = 1;
+    memset(&s, 0, sizeof(s));
+    cr_assert_eq(arb_judge_new(&offline, NULL, &fx.cache.cache, 1, &j, &err), ARB_OK);
+    cr_assert_eq(arb_judge_ask(j, &q, on_answer, &s, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_judge_drain(j, NULL, &err), ARB_OK, "%s", err.msg);
+    arb_judge_free(j);
+    cr_assert(s.answered && s.failed, "the recorded failure was answered by a later reply");
+    cr_assert_str_eq(s.error, first.error);
+}
+
+Test(judge_engine, should_record_no_fence_for_an_answer_from_the_cache, .init = setup,
+     .fini = teardown)
+{
+    struct seen s = ask("c1", "a polite answer", 0, NULL, NULL);
+
+    cr_assert(!s.failed, "%s", s.error);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM judgments WHERE fence IS NOT NULL"), 1);
+    /* Judged again from the cache by the same run (a resume): the code it sent stays. */
+    s = ask("c1", "a polite answer", 1, NULL, NULL);
+    cr_assert_eq(s.cached, 1);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM judgments WHERE fence IS NOT NULL"), 1);
+    /* Another run answered from the cache sent nothing: no code. */
+    fx.cache.run = new_run();
+    s = ask("c1", "a polite answer", 0, NULL, NULL);
+    cr_assert_eq(s.cached, 1);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM judgments WHERE run = 2 AND fence IS NULL"), 1);
 }

@@ -51,7 +51,7 @@ static void put_case(struct arb_store *st, int64_t run, int i)
     struct arb_check_row k = {c, "x", "expectation", "e1", "{}", "pass", 1.0};
     struct arb_verdict_row v = {c, "x", "y", "decided", "TIE", 10, 10, 1, 1, "{}"};
     struct arb_trial_row t = {c, "x", 0, 1, 1, 0, 0, "[]"};
-    struct arb_judgment_row j = {c, "x", "y", "AB", 0, 0, "key", 1, 0, "{}", NULL, NULL};
+    struct arb_judgment_row j = {c, "x", "y", "AB", 0, 0, "key", 1, 0, "{}", NULL, NULL, NULL};
 
     ok(arb_store_put_case(st, run, c, i, "p", NULL, "{}", &err), &err);
     ok(arb_store_put_output(st, run, &o, &err), &err);
