@@ -6,7 +6,8 @@
 -- every case.  --resume applies the same selection.
 --
 -- runs.inputs_json: the identity (size and SHA-256) of every input file the run read (cases
--- file, each system's outputs), so that --resume can refuse inputs that changed; NULL for
+-- file, each expected_file its checks read, each system's outputs), so that --resume can
+-- refuse inputs that changed (and `-o` refuses to write over them); NULL for
 -- runs made before this migration (their inputs cannot be checked).
 --
 -- judge_calls.cached_tokens: of prompt_tokens, how many the provider served from its prompt

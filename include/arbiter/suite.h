@@ -54,6 +54,16 @@ struct arb_system {
 
 enum arb_inconsistent { ARB_INCONSISTENT_TIE = 0, ARB_INCONSISTENT_UNRESOLVED };
 
+/*
+ * A file the suite's checks read (an expected_file, in a rubric, expectations or fields
+ * check of the suite or in a case's check): the name as the suite wrote it, and the path it
+ * is read at (the name resolved from the suite's folder).
+ */
+struct arb_suite_file {
+    char *name;
+    char *path;
+};
+
 struct arb_policy {
     double tie_epsilon;                 /* overall scores this close are equal (default 0) */
     enum arb_inconsistent inconsistent; /* position_inconsistent judge verdicts */
@@ -78,6 +88,9 @@ struct arb_suite {
     cJSON *judge; /* the judge object as written (names an env var, holds no secret) */
     struct arb_policy policy;
     char *cases_file;                 /* resolved path when "cases" is a JSONL path, else NULL */
+    struct arb_suite_file *files;     /* every expected_file its checks and its cases' checks
+                                         read, each name once, in the order first met */
+    size_t n_files;
     cJSON *doc;                       /* the parsed suite */
     char sha256[65];                  /* hex SHA-256 of the suite's RFC 8785 form */
     size_t max_output_bytes;          /* per output file; ARB_OUTPUT_CAP_DEFAULT unless set */

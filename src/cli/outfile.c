@@ -261,6 +261,15 @@ static int on_run(void *ctx, const struct arb_run_row *r)
         rr->oom |= add_input(rr->ri, r->suite_path, "the suite%s", "") != 0;
     if (cJSON_IsString(cases))
         rr->oom |= add_input(rr->ri, cases->valuestring, "the cases file%s", "") != 0;
+    /* The JSON Schemas and expected values the run's checks read, under their names. */
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(inputs, "expected_files"))
+    {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "path");
+
+        if (s->string && cJSON_IsString(p))
+            rr->oom |=
+                add_input(rr->ri, p->valuestring, "the expected_file '%s'", s->string) != 0;
+    }
     cJSON_ArrayForEach(s, systems)
     {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(s, "name");

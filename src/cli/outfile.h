@@ -57,7 +57,8 @@ int cli_outfile_write(const char *cmd, const char *path, const void *data, size_
  */
 int cli_outfile_put(const char *path, const void *data, size_t len, int sync, struct arb_buf *why);
 
-/* The inputs a stored run read (its row: suite, cases file, each system's outputs). */
+/* The inputs a stored run read (its row: suite, cases file, expected_files, each system's
+ * outputs). */
 struct arb_store;
 struct cli_run_inputs {
     long long run;

@@ -3,13 +3,16 @@
  * when the run is created, compared by --resume before anything is written.
  *
  * The record, RFC 8785 text:
- *   {"cases": ID, "systems": {"NAME": ID, ...}}
+ *   {"cases": ID, "expected_files": {"NAME": ID, ...}, "systems": {"NAME": ID, ...}}
  * with ID = {"path", "kind": "file"|"directory", "size", "sha256"} and, for a
  * directory, "entries" (arb_input_identify).  "cases" is there only when the
  * suite's cases are a file of their own; inline cases are part of the suite,
- * which --resume checks by its own SHA-256.  Paths are kept for the reader's
- * sake and not compared: a run resumed from another directory has the same
- * inputs at other paths.
+ * which --resume checks by its own SHA-256.  "expected_files" holds every
+ * expected_file the checks of the suite and of its cases read (a JSON Schema,
+ * an expected value), under its name as the suite or case wrote it; a record
+ * without the member (made before it was kept) leaves them unchecked.  Paths
+ * are kept for the reader's sake and not compared: a run resumed from another
+ * directory has the same inputs at other paths.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
@@ -63,12 +66,17 @@ enum arb_status run_inputs_json(const struct arb_suite *s, char **out, struct ar
 {
     cJSON *doc = cJSON_CreateObject(), *systems = doc ? cJSON_AddObjectToObject(doc, "systems")
                                                       : NULL;
+    cJSON *files = NULL;
     size_t i;
     enum arb_status st = systems ? ARB_OK : arb_err_set(err, ARB_ENOMEM, "out of memory");
 
     *out = NULL;
     if (!st && s->cases_file)
         st = add_input(doc, "cases", s->cases_file, "cases file", err);
+    if (!st && !(files = cJSON_AddObjectToObject(doc, "expected_files")))
+        st = arb_err_set(err, ARB_ENOMEM, "out of memory");
+    for (i = 0; !st && i < s->n_files; i++)
+        st = add_input(files, s->files[i].name, s->files[i].path, "expected_file", err);
     for (i = 0; !st && i < s->n_systems; i++) {
         st = add_input(systems, s->systems[i].name, s->systems[i].path, "outputs", err);
         if (st && st != ARB_ENOMEM)
@@ -156,7 +164,7 @@ enum arb_status run_inputs_check(struct arb_store *st, int64_t run, const struct
 {
     struct stored_inputs si = {NULL, 0};
     cJSON *doc = NULL;
-    const cJSON *systems;
+    const cJSON *systems, *files;
     char label[600];
     size_t i;
     enum arb_status rc = arb_store_runs(st, run, on_run, &si, err);
@@ -174,6 +182,12 @@ enum arb_status run_inputs_check(struct arb_store *st, int64_t run, const struct
     if (s->cases_file)
         rc = check_input(cJSON_GetObjectItemCaseSensitive(doc, "cases"), "the cases file",
                          s->cases_file, "cases file", run, err);
+    files = cJSON_GetObjectItemCaseSensitive(doc, "expected_files");
+    for (i = 0; !rc && files && i < s->n_files; i++) {
+        snprintf(label, sizeof(label), "expected_file '%s'", s->files[i].name);
+        rc = check_input(cJSON_GetObjectItemCaseSensitive(files, s->files[i].name), label,
+                         s->files[i].path, "expected_file", run, err);
+    }
     systems = cJSON_GetObjectItemCaseSensitive(doc, "systems");
     for (i = 0; !rc && i < s->n_systems; i++) {
         snprintf(label, sizeof(label), "the outputs of system '%s'", s->systems[i].name);

@@ -18,7 +18,8 @@ const char *const store_migration5_sql_parts[] = {
     "-- every case.  --resume applies the same selection.\n"
     "--\n"
     "-- runs.inputs_json: the identity (size and SHA-256) of every input file the run read (cases\n"
-    "-- file, each system's outputs), so that --resume can refuse inputs that changed; NULL for\n"
+    "-- file, each expected_file its checks read, each system's outputs), so that --resume can\n"
+    "-- refuse inputs that changed (and `-o` refuses to write over them); NULL for\n"
     "-- runs made before this migration (their inputs cannot be checked).\n"
     "--\n"
     "-- judge_calls.cached_tokens: of prompt_tokens, how many the provider served from its prompt\n"
@@ -49,9 +50,9 @@ const char *const store_migration5_sql_parts[] = {
     "-- run finds them (they cannot prove which judge answered them).\n"
     "--\n"
     "-- judge_calls_rejected: a stored reply that was not known to be valid, moved here (with the\n"
-    "-- time, rejected_at) when a later request with its key got a reply of its own; read by a\n"
+    "-- time, rejected_at) when a later request with its key got a reply of its own; read by a\n",
     "-- replay or a resume of the run whose judgment used it (judgments.reply_sha256 names it).\n"
-    "--\n",
+    "--\n"
     "-- judgments.fence: the fence code the judgment's request wrapped the outputs in (16 hex\n"
     "-- digits drawn at random for each request), for audit; NULL before, for a request that\n"
     "-- could not be fenced, and for a judgment answered from the cache (nothing was sent: the\n"

@@ -103,6 +103,11 @@ enum arb_status case_reader_open_text(const struct arb_suite *s, const char *tex
     return ARB_OK;
 }
 
+void case_reader_record(struct arb_case_reader *r, struct arb_suite *s)
+{
+    r->env.record = s;
+}
+
 enum arb_status arb_case_reader_open(const struct arb_suite *s, struct arb_case_reader **out,
                                      struct arb_err *err)
 {

@@ -164,7 +164,8 @@ static enum arb_status refuse_problem(const struct check_env *env, const cJSON *
  * the compiler, which names them.  The values of "expected" are data and are
  * not searched.
  */
-/* The expected_file name (in the check at ptr) when it names a special file: located. */
+/* The expected_file name (in the check at ptr) when it names a special file: located.  At
+ * load, the file is also added to the suite's files (the run's inputs). */
 static enum arb_status refuse_special(const struct check_env *env, const char *name,
                                       struct arb_buf *ptr, struct arb_err *err)
 {
@@ -180,8 +181,34 @@ static enum arb_status refuse_special(const struct check_env *env, const char *n
                          "expected_file '%s' is not a regular file (%s)", full,
                          arb_file_type_name((unsigned)sb.st_mode));
     }
+    if (!st && env->record)
+        st = suite_add_file(env->record, name, full);
     free(full);
     return st;
+}
+
+enum arb_status suite_add_file(struct arb_suite *s, const char *name, const char *path)
+{
+    struct arb_suite_file *f;
+    size_t i;
+
+    for (i = 0; i < s->n_files; i++)
+        if (strcmp(s->files[i].name, name) == 0)
+            return ARB_OK;
+    f = realloc(s->files, (s->n_files + 1) * sizeof(*f));
+    if (!f)
+        return ARB_ENOMEM;
+    s->files = f;
+    f += s->n_files;
+    f->name = strdup(name);
+    f->path = strdup(path);
+    if (!f->name || !f->path) {
+        free(f->name);
+        free(f->path);
+        return ARB_ENOMEM;
+    }
+    s->n_files++;
+    return ARB_OK;
 }
 
 static enum arb_status special_expected_file(const struct check_env *env, const cJSON *cfg,

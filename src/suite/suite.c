@@ -221,6 +221,7 @@ static enum arb_status read_checks(struct arb_suite *s, const struct src *src, s
     env.src = src;
     env.opts.base_dir = s->dir;
     env.opts.schema_cache = s->schemas;
+    env.record = s; /* the files its checks read are inputs of a run */
     if (s->fields) {
         /* The map alone, compiled once: its errors are located under /fields. */
         cJSON *cfg = cJSON_CreateObject();
@@ -277,6 +278,7 @@ static enum arb_status read_cases(struct arb_suite *s, const struct src *src, st
     st = case_reader_open_text(s, src->text, src->len, &r, err);
     if (st)
         return st;
+    case_reader_record(r, s); /* and so are the files their checks read */
     memset(&c, 0, sizeof(c));
     while ((got = arb_case_reader_next(r, &c, err)) == 1)
         arb_case_release(&c);
@@ -509,6 +511,11 @@ void arb_suite_free(struct arb_suite *s)
     cJSON_Delete(s->doc);
     arb_schema_cache_free(s->schemas);
     free(s->cases_file);
+    for (i = 0; i < s->n_files; i++) {
+        free(s->files[i].name);
+        free(s->files[i].path);
+    }
+    free(s->files);
     free(s->task);
     free(s->name);
     free(s->dir);

@@ -101,7 +101,11 @@ struct check_env {
     struct arb_check_opts opts;
     const struct arb_expectation *suite_exps; /* ids a case's expectations must not reuse */
     size_t n_suite_exps;
+    struct arb_suite *record; /* at load: each expected_file met is added to its files */
 };
+
+/* Add name (as written), read at path, to s->files unless it is there.  ARB_ENOMEM. */
+enum arb_status suite_add_file(struct arb_suite *s, const char *name, const char *path);
 
 /*
  * Compile the check cfg found at pointer ptr: inject the fields map where a
@@ -170,5 +174,8 @@ enum arb_status sha256_hex(const void *data, size_t len, char hex[65]);
 /* Case reader with the suite text (NULL: read from s->path when an error needs it). */
 enum arb_status case_reader_open_text(const struct arb_suite *s, const char *text, size_t len,
                                       struct arb_case_reader **out, struct arb_err *err);
+
+/* Have the reader add the expected_files of the cases it reads to s (the load's pass). */
+void case_reader_record(struct arb_case_reader *r, struct arb_suite *s);
 
 #endif

@@ -209,6 +209,20 @@ Test(suite_load, should_read_expected_file_relative_to_the_suite)
     arb_suite_free(s);
 }
 
+/* The files a run reads besides the suite: a rubric check's (inside an aggregate) and a
+ * case's check's, each once, resolved from the suite's folder (runs.inputs_json). */
+Test(suite_load, should_list_every_expected_file_its_checks_and_cases_read)
+{
+    struct arb_suite *s = load_ok("tests/bad-input/lib/files/suite.json");
+
+    cr_assert_eq(s->n_files, 2);
+    cr_assert_str_eq(s->files[0].name, "item.schema.json");
+    cr_assert_str_eq(s->files[0].path, "tests/bad-input/lib/files/item.schema.json");
+    cr_assert_str_eq(s->files[1].name, "c1.expected.json");
+    cr_assert_str_eq(s->files[1].path, "tests/bad-input/lib/files/c1.expected.json");
+    arb_suite_free(s);
+}
+
 Test(suite_load, should_hash_the_canonical_form_of_the_suite)
 {
     struct arb_suite *a = load_ok(D "full/suite.json");
