@@ -149,7 +149,9 @@ enum arb_status arb_run_summary_add_system(struct arb_run_summary *sum, const ch
 /*
  * Execute (or resume) a run of suite into st and fill *sum from the stored
  * records.  ARB_ESCHEMA / ARB_EPARSE / ARB_EIO / ARB_ETOOBIG for bad input
- * (err names file, line, case), ARB_EIO from the database, ARB_ENOMEM.
+ * (err names file, line, case; ARB_EIO: an input that cannot be read),
+ * ARB_EUSAGE for a refused selection or a changed input on --resume, ARB_EDB
+ * from the database, ARB_EREMOTE when the judge refuses the key, ARB_ENOMEM.
  */
 enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
                                 const struct arb_run_opts *opts, struct arb_run_summary *sum,

@@ -39,10 +39,11 @@ enum arb_store_flags {
 enum arb_status arb_store_global_init(void);
 
 /*
- * Open (creating and migrating when needed) the database at path.  ARB_EIO
+ * Open (creating and migrating when needed) the database at path.  ARB_EDB
  * when it cannot be opened, is not a database, is read-only for a writer or
  * is locked past the busy timeout, with SQLite's message and the path;
- * ARB_ESCHEMA when its user_version is newer than this build knows.
+ * ARB_ESCHEMA when its user_version is newer than this build knows (or, for
+ * a reader, older: "needs migrating"); ARB_EUSAGE for an empty path.
  */
 enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_store **out,
                                struct arb_err *err);

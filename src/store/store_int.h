@@ -90,7 +90,7 @@ struct arb_store {
 /*
  * Record a failed SQLite call: "cannot <what> in '<path>': <sqlite message>".
  * Returns the status that rc maps to (ARB_ENOMEM, ARB_EUSAGE for constraint
- * and type errors, ARB_ETOOBIG, otherwise ARB_EIO).
+ * and type errors, ARB_ETOOBIG, otherwise ARB_EDB).
  */
 enum arb_status store_fail(struct arb_store *st, int rc, struct arb_err *err, const char *what, ...)
 #if defined(__GNUC__)
