@@ -3,10 +3,11 @@
  * errors located as "FILE:LINE:COL: /pointer: what was expected".
  *
  * Columns count code points and point at the offending value (or the key,
- * for an unknown key); a line is one physical line, so a small scanner over
- * its text finds them.  The file's bytes are hashed (SHA-256) as they are
- * read, for the run row of a study.  What a line must hold is the caller's
- * business (load.c for judge labels, tune_load.c for check labels).
+ * for an unknown key); a line is one physical line, so stepping through its
+ * containers with the scanner of src/util/jscan.h finds them.  The file's
+ * bytes are hashed (SHA-256) as they are read, for the run row of a study.
+ * What a line must hold is the caller's business (load.c for judge labels,
+ * tune_load.c for check labels).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -18,88 +19,34 @@
 
 #include "arbiter/json.h"
 #include "arbiter/unicode.h"
+#include "../util/jscan.h"
 #include "calib_int.h"
 
 #define MAX_LINE (64u << 20) /* bytes per line */
 
 /* ---- locating a value in one line of JSON ---------------------------------------------- */
 
-static size_t skip_ws(const char *s, size_t n, size_t i)
-{
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
-        i++;
-    return i;
-}
-
-/* s[i] is a quote: the index after the closing quote. */
-static size_t skip_string(const char *s, size_t n, size_t i)
-{
-    for (i++; i < n && s[i] != '"'; i++)
-        if (s[i] == '\\')
-            i++;
-    return i < n ? i + 1 : n;
-}
-
-/* The index after the value at i (the text is known to be valid JSON). */
-static size_t skip_value(const char *s, size_t n, size_t i)
-{
-    size_t depth = 0;
-
-    if (i < n && s[i] == '"')
-        return skip_string(s, n, i);
-    while (i < n) {
-        char c = s[i];
-
-        if (c == '"') {
-            i = skip_string(s, n, i);
-            continue;
-        }
-        if (c == '{' || c == '[') {
-            depth++;
-        } else if (c == '}' || c == ']') {
-            if (depth == 0)
-                return i;
-            if (--depth == 0)
-                return i + 1;
-        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\r')) {
-            return i;
-        }
-        i++;
-    }
-    return n;
-}
-
 /*
- * From the container at *i, step to the member named tok (object) or the item
- * at index tok (array).  *key receives the member key's offset.  0 when absent.
+ * From the container at *i, step to the member named tok (object) or the item at index tok
+ * (array).  *key receives the member key's offset.  0 when absent.  A name matches as the line
+ * spells it, escapes and all: the pointers here are built from the names as they are.
  */
-static int step(const char *s, size_t n, size_t *i, const char *tok, size_t *key)
+static int step(const struct calib_line *w, size_t *i, const char *tok, size_t *key)
 {
-    int obj = s[*i] == '{';
-    size_t at = skip_ws(s, n, *i + 1), index = 0, want = (size_t)strtoul(tok, NULL, 10);
+    size_t want = (size_t)strtoul(tok, NULL, 10), n = strlen(tok);
+    struct arb_jscan_items it;
 
-    while (at < n && s[at] != '}' && s[at] != ']') {
-        size_t k = at;
-        int hit = 0;
+    arb_jscan_items_init(&it, w->text, w->len, *i);
+    while (arb_jscan_items_next(&it)) {
+        int hit = it.index == want;
 
-        if (obj) {
-            size_t end = skip_string(s, n, at);
-
-            hit = end - at - 2 == strlen(tok) && memcmp(s + at + 1, tok, end - at - 2) == 0;
-            at = skip_ws(s, n, end);
-            at = skip_ws(s, n, at + 1); /* the colon */
-        } else {
-            hit = index == want;
-        }
+        if (it.close == '}')
+            hit = it.key_end - it.key_at - 2 == n && memcmp(w->text + it.key_at + 1, tok, n) == 0;
         if (hit) {
-            *key = k;
-            *i = at;
+            *key = it.key_at;
+            *i = it.value_at;
             return 1;
         }
-        at = skip_ws(s, n, skip_value(s, n, at));
-        if (at < n && s[at] == ',')
-            at = skip_ws(s, n, at + 1);
-        index++;
     }
     return 0;
 }
@@ -107,19 +54,20 @@ static int step(const char *s, size_t n, size_t *i, const char *tok, size_t *key
 /* Column (code points, from 1) of the value at pointer (at_key: of its key; else nearest). */
 static size_t column(const struct calib_line *w, const char *pointer, int at_key)
 {
+    struct arb_jscan sc = {w->text, w->len, arb_jscan_bom(w->text, w->len)};
     char tok[128];
-    size_t i = skip_ws(w->text, w->len, 0), key = i;
+    size_t i, key;
     const char *p = pointer;
 
-    if (w->len >= 3 && memcmp(w->text, "\xEF\xBB\xBF", 3) == 0)
-        i = key = skip_ws(w->text, w->len, 3);
+    arb_jscan_ws(&sc);
+    i = key = sc.pos;
     while (*p == '/' && i < w->len && (w->text[i] == '{' || w->text[i] == '[')) {
         size_t k = 0;
 
         for (p++; *p && *p != '/' && k + 1 < sizeof(tok); p++)
             tok[k++] = *p;
         tok[k] = '\0';
-        if (!step(w->text, w->len, &i, tok, &key))
+        if (!step(w, &i, tok, &key))
             break;
         if (!*p && at_key)
             i = key;
@@ -209,11 +157,15 @@ static enum arb_status read_lines(FILE *f, const char *path,
     enum arb_status st = ARB_OK;
 
     arb_strset_init(&ids);
-    while (!st && (got = getline(&line, &cap, f)) >= 0) {
-        struct calib_line w = {path, ++lineno, line, (size_t)got, &ids};
+    while (!st) {
+        struct calib_line w;
         cJSON *o = NULL;
         size_t i;
 
+        got = getline(&line, &cap, f);
+        if (got < 0)
+            break;
+        w = (struct calib_line){path, ++lineno, line, (size_t)got, &ids};
         if (!EVP_DigestUpdate(md, line, (size_t)got)) {
             st = arb_err_set(err, ARB_EINTERNAL, "cannot hash '%s'", path);
             break;

@@ -5,19 +5,19 @@
  * A report reads every verdict's comparison.json, and a cJSON tree of its
  * rubric and expectation results (a node allocated per value, numbers through
  * strtod) cost more than everything else a report does.  Here the text is
- * scanned once: the wanted values land in arrays reused from one comparison
- * to the next, their strings decoded into one buffer, and everything else is
- * only delimited (strings with their escapes, brackets nested), not checked.  Where an object
- * repeats a key, the first one counts, as with cJSON_GetObjectItemCaseSensitive.  Numbers without
- * an exponent and with at most 15 digits are m / 10^k, which is correctly rounded because both are
- * exact doubles (Clinger's fast path); others go to strtod (the C locale: Arbiter never calls
- * setlocale).
+ * scanned once with the cursor of src/util/jscan.h, which reads as cJSON
+ * reads (white space, string escapes, numbers): the wanted values land in
+ * arrays reused from one comparison to the next, their strings decoded into
+ * one buffer, and everything else is only delimited, not checked.  Where an
+ * object repeats a key, the first one counts, as with
+ * cJSON_GetObjectItemCaseSensitive.  This file knows only the shape of a
+ * comparison: which members hold what.
  */
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/jscan.h"
 #include "report_int.h"
 
 #define NONE ((size_t)-1)
@@ -54,274 +54,57 @@ static const char *const key_names[K_OTHER] = {"rubric",
                                                "passed"};
 
 struct scan {
-    const char *p;
+    struct arb_jscan sc; /* the text, to its NUL byte */
     struct cmp_view *v;
     struct arb_buf key; /* the member name being read */
     int nomem;
 };
 
-/* Whitespace as cJSON, which wrote the text, skips it: every byte from 1 to 32. */
-static int is_ws(char c)
-{
-    return c && (unsigned char)c <= 32;
-}
-
-static void ws(struct scan *s)
-{
-    while (is_ws(*s->p))
-        s->p++;
-}
-
-/* The four hex digits at p; not hex digits make it 0, as cJSON (which wrote the text) reads them.
- */
-static unsigned hex4(const char *p)
-{
-    unsigned v = 0;
-
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            v |= (unsigned)(c - 'A' + 10);
-        else
-            return 0;
-    }
-    return v;
-}
-
-/* Append code point c as UTF-8. */
-static int put_utf8(struct arb_buf *b, unsigned c)
-{
-    char u[4];
-    size_t n;
-
-    if (c < 0x80) {
-        u[0] = (char)c;
-        n = 1;
-    } else if (c < 0x800) {
-        u[0] = (char)(0xC0 | c >> 6);
-        u[1] = (char)(0x80 | (c & 0x3F));
-        n = 2;
-    } else if (c < 0x10000) {
-        u[0] = (char)(0xE0 | c >> 12);
-        u[1] = (char)(0x80 | (c >> 6 & 0x3F));
-        u[2] = (char)(0x80 | (c & 0x3F));
-        n = 3;
-    } else {
-        u[0] = (char)(0xF0 | c >> 18);
-        u[1] = (char)(0x80 | (c >> 12 & 0x3F));
-        u[2] = (char)(0x80 | (c >> 6 & 0x3F));
-        u[3] = (char)(0x80 | (c & 0x3F));
-        n = 4;
-    }
-    return arb_buf_add(b, u, n) != ARB_OK;
-}
-
-/*
- * Decode the string at s->p (on its '"') onto the end of b, then a NUL; -1
- * when malformed.  As cJSON does it: the string ends at the first quote not
- * escaped, and the escapes are decoded within those bounds.
- */
+/* Decode the string at the cursor onto the end of b, then a NUL; -1 when malformed. */
 static int string_into(struct scan *s, struct arb_buf *b)
 {
-    const char *p = s->p + 1, *end = p;
+    enum arb_status st = arb_jscan_string(&s->sc, b);
 
-    while (*end && *end != '"')
-        if (*end++ == '\\' && !*end++)
-            return -1;
-    if (!*end)
-        return -1;
-    while (p < end) {
-        const char *run = p;
-
-        while (p < end && *p != '\\')
-            p++;
-        if (p > run && arb_buf_add(b, run, (size_t)(p - run)))
-            goto nomem;
-        if (p == end)
-            break;
-        if (p[1] == 'u') {
-            unsigned c, lo;
-
-            if (end - p < 6)
-                return -1;
-            c = hex4(p + 2);
-            p += 6;
-            if (c >= 0xDC00 && c <= 0xDFFF)
-                return -1;
-            if (c >= 0xD800 && c <= 0xDBFF) {
-                if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
-                    return -1;
-                lo = hex4(p + 2);
-                if (lo < 0xDC00 || lo > 0xDFFF)
-                    return -1;
-                c = 0x10000 + ((c & 0x3FF) << 10 | (lo & 0x3FF));
-                p += 6;
-            }
-            if (put_utf8(b, c))
-                goto nomem;
-        } else {
-            const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
-            const char *e = p[1] ? strchr(from, p[1]) : NULL;
-
-            if (!e)
-                return -1;
-            if (arb_buf_addc(b, to[e - from]))
-                goto nomem;
-            p += 2;
-        }
-    }
-    if (arb_buf_addc(b, '\0'))
-        goto nomem;
-    s->p = end + 1;
-    return 0;
-nomem:
-    s->nomem = 1;
-    return -1;
+    if (st != ARB_OK && st != ARB_EPARSE)
+        s->nomem = 1;
+    return st == ARB_OK ? 0 : -1;
 }
 
-/* Past the value at s->p, or -1 (strings with their escapes, brackets nested). */
+/* Past the value at the cursor, or -1 (strings with their escapes, brackets nested). */
 static int skip(struct scan *s)
 {
-    const char *p = s->p;
-    size_t depth = 0;
-
-    do {
-        if (*p == '"') {
-            for (p++; *p && *p != '"'; p++)
-                if (*p == '\\' && !*++p)
-                    return -1;
-            if (!*p)
-                return -1;
-            p++;
-        } else if (*p == '{' || *p == '[') {
-            depth++;
-            p++;
-        } else if (*p == '}' || *p == ']') {
-            if (depth == 0)
-                return -1;
-            depth--;
-            p++;
-        } else if (*p) {
-            while (*p && *p != '"' && *p != '{' && *p != '[' && *p != '}' && *p != ']' &&
-                   (depth > 0 || (*p != ',' && !is_ws(*p))))
-                p++;
-        } else {
-            return -1;
-        }
-    } while (depth > 0);
-    if (p == s->p)
-        return -1;
-    s->p = p;
-    return 0;
+    return arb_jscan_skip(&s->sc);
 }
 
-/*
- * A number at s->p into *out: 1 read, 0 not a number (s->p unmoved).  As
- * cJSON reads one: a '-' or a digit starts it, strtod reads the run of
- * [0-9+-.eE] that follows (a copy: strtod alone would read hex or "inf"), and
- * the number ends where strtod stopped.  A plain run (-DIGITS[.DIGITS], at most 15 digits) is
- * m / 10^k instead, the same correctly rounded value without strtod.
- */
+/* A number at the cursor into *out: 1 read, 0 not a number (cursor unmoved) or out of memory. */
 static int number(struct scan *s, double *out)
 {
-    static const double p10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-    const char *p = s->p, *q;
-    char small[64], *run, *end;
-    uint64_t m = 0;
-    int digits = 0, frac = -1, neg = *p == '-';
-    size_t n = 0;
+    int r = arb_jscan_number(&s->sc, out);
 
-    if (!neg && (*p < '0' || *p > '9'))
-        return 0;
-    while (p[n] && strchr("0123456789+-.eE", p[n]))
-        n++;
-    q = p + neg;
-    if (*q >= '0' && *q <= '9') {
-        for (; *q >= '0' && *q <= '9'; q++, digits++)
-            m = m * 10 + (uint64_t)(*q - '0');
-        if (*q == '.')
-            for (q++, frac = 0; *q >= '0' && *q <= '9'; q++, digits++, frac++)
-                m = m * 10 + (uint64_t)(*q - '0');
-        if (q == p + n && digits <= 15) {
-            double v = (double)m / p10[frac < 0 ? 0 : frac];
-
-            *out = neg ? -v : v;
-            s->p = q;
-            return 1;
-        }
-    }
-    run = n < sizeof(small) ? small : malloc(n + 1);
-    if (!run) {
+    if (r < 0)
         s->nomem = 1;
-        return 0;
-    }
-    memcpy(run, p, n);
-    run[n] = '\0';
-    *out = strtod(run, &end);
-    n = (size_t)(end - run);
-    if (run != small)
-        free(run);
-    if (n == 0)
-        return 0;
-    s->p = p + n;
-    return 1;
+    return r > 0;
 }
 
-/* The member name at s->p (then past its ':'): which of the wanted keys, or -1 malformed. */
+/* The byte at the cursor: the text's NUL at its end. */
+static char peek(const struct scan *s)
+{
+    return s->sc.s[s->sc.pos];
+}
+
+/* The member name at the cursor (then past its ':'): which of the wanted keys, or -1 malformed. */
 static int member(struct scan *s)
 {
     int k;
 
     arb_buf_reset(&s->key);
-    if (*s->p != '"' || string_into(s, &s->key))
+    if (string_into(s, &s->key) || arb_jscan_colon(&s->sc))
         return -1;
-    ws(s);
-    if (*s->p != ':')
-        return -1;
-    s->p++;
-    ws(s);
+    /* (the first byte first: a strcmp with every name was a quarter of the reading) */
     for (k = 0; k < K_OTHER; k++)
-        if (strcmp(s->key.ptr, key_names[k]) == 0)
+        if (s->key.ptr[0] == key_names[k][0] && strcmp(s->key.ptr, key_names[k]) == 0)
             return k;
     return K_OTHER;
-}
-
-/*
- * Walk the object at s->p (or skip any other value): for each member call
- * fn(s, key, ctx, seen) with s->p at its value; fn reads the value (or skips
- * it).  seen marks the wanted keys met already, so a repeated one is skipped.
- */
-/* At an object's or array's opening bracket: 1 when items follow, 0 when it closes at once. */
-static int open_items(struct scan *s, char close)
-{
-    s->p++;
-    ws(s);
-    if (*s->p != close)
-        return 1;
-    s->p++;
-    return 0;
-}
-
-/* After an item: 1 when another follows, 0 at the closing bracket (consumed), -1 malformed. */
-static int next_item(struct scan *s, char close)
-{
-    ws(s);
-    if (*s->p == ',') {
-        s->p++;
-        ws(s);
-        return 1;
-    }
-    if (*s->p != close)
-        return -1;
-    s->p++;
-    return 0;
 }
 
 /* Room for one more element in *v (n used, *cap allocated, size bytes each); -1 out of memory. */
@@ -341,14 +124,19 @@ static int room(struct scan *s, void **v, size_t n, size_t *cap, size_t size)
     return 0;
 }
 
+/*
+ * Walk the object at the cursor (or skip any other value): for each member call fn(s, key, ctx)
+ * with the cursor at its value; fn reads the value (or skips it).  A wanted key met again is
+ * skipped: the first counts, as with cJSON_GetObjectItemCaseSensitive.
+ */
 static int object(struct scan *s, int (*fn)(struct scan *s, int key, void *ctx), void *ctx)
 {
     unsigned seen = 0;
     int more;
 
-    if (*s->p != '{')
+    if (peek(s) != '{')
         return skip(s);
-    for (more = open_items(s, '}'); more > 0; more = next_item(s, '}')) {
+    for (more = arb_jscan_open(&s->sc); more > 0; more = arb_jscan_next(&s->sc, '}')) {
         int k = member(s);
 
         if (k < 0)
@@ -376,22 +164,17 @@ static int dim_members(struct scan *s, struct dim_ctx *d)
     struct cmp_view *v = s->v;
     int more;
 
-    if (*s->p != '{')
+    if (peek(s) != '{')
         return skip(s);
-    for (more = open_items(s, '}'); more > 0; more = next_item(s, '}')) {
+    for (more = arb_jscan_open(&s->sc); more > 0; more = arb_jscan_next(&s->sc, '}')) {
         struct cmp_crit *c;
 
         if (room(s, (void **)&v->crit, v->n_crit, &v->cap_crit, sizeof(*v->crit)))
             return -1;
         c = &v->crit[v->n_crit];
         c->name_off = v->text.len;
-        if (*s->p != '"' || string_into(s, &v->text))
+        if (string_into(s, &v->text) || arb_jscan_colon(&s->sc))
             return -1;
-        ws(s);
-        if (*s->p != ':')
-            return -1;
-        s->p++;
-        ws(s);
         c->is_number = number(s, &c->value);
         if (!c->is_number && skip(s))
             return -1;
@@ -431,21 +214,19 @@ static int detail_member(struct scan *s, int key, void *ctx)
 {
     struct cmp_exp *e = ctx;
 
-    if ((key == K_ID || key == K_TEXT) && *s->p == '"') {
+    if ((key == K_ID || key == K_TEXT) && peek(s) == '"') {
         size_t *off = key == K_ID ? &e->id_off : &e->text_off;
 
         *off = s->v->text.len;
         return string_into(s, &s->v->text);
     }
-    if (key == K_PASSED && strncmp(s->p, "true", 4) == 0) {
-        e->passed = 1;
-        s->p += 4;
-        return 0;
-    }
-    if (key == K_PASSED && strncmp(s->p, "false", 5) == 0) {
-        e->passed = 0;
-        s->p += 5;
-        return 0;
+    if (key == K_PASSED && (peek(s) == 't' || peek(s) == 'f')) {
+        int lit = arb_jscan_literal(&s->sc);
+
+        if (lit) {
+            e->passed = lit == 't';
+            return 0;
+        }
     }
     return skip(s);
 }
@@ -454,23 +235,18 @@ static int detail_member(struct scan *s, int key, void *ctx)
 static int details(struct scan *s, struct cmp_side *side)
 {
     struct cmp_view *v = s->v;
-    char close = *s->p == '[' ? ']' : '}';
+    char close = peek(s) == '[' ? ']' : '}';
     int more;
 
-    if (*s->p != '[' && *s->p != '{')
+    if (peek(s) != '[' && peek(s) != '{')
         return skip(s);
     side->exp_at = v->n_exp;
-    for (more = open_items(s, close); more > 0; more = next_item(s, close)) {
+    for (more = arb_jscan_open(&s->sc); more > 0; more = arb_jscan_next(&s->sc, close)) {
         struct cmp_exp *e;
 
         if (close == '}') { /* an object: its member names are not read */
-            if (*s->p != '"' || skip(s))
+            if (peek(s) != '"' || skip(s) || arb_jscan_colon(&s->sc))
                 return -1;
-            ws(s);
-            if (*s->p != ':')
-                return -1;
-            s->p++;
-            ws(s);
         }
         if (room(s, (void **)&v->exp, v->n_exp, &v->cap_exp, sizeof(*v->exp)))
             return -1;
@@ -531,7 +307,7 @@ static const char *at(const struct cmp_view *v, size_t off)
 
 enum arb_status cmp_view_read(struct cmp_view *v, const char *json)
 {
-    struct scan s = {json, v, {0}, 0};
+    struct scan s = {{json, strlen(json), 0}, v, {0}, 0};
     int bad;
 
     arb_buf_reset(&v->text);
@@ -543,12 +319,11 @@ enum arb_status cmp_view_read(struct cmp_view *v, const char *json)
         d->score[0] = d->score[1] = d->score[2] = NAN;
     }
     arb_buf_init(&s.key, 0);
-    if (strncmp(s.p, "\xEF\xBB\xBF", 3) == 0) /* a UTF-8 byte order mark, as cJSON skips it */
-        s.p += 3;
-    ws(&s);
-    bad = *s.p != '{' || object(&s, top, NULL) != 0;
+    s.sc.pos = arb_jscan_bom(s.sc.s, s.sc.len); /* as cJSON skips it */
+    arb_jscan_ws(&s.sc);
+    bad = peek(&s) != '{' || object(&s, top, NULL) != 0;
     arb_buf_release(&s.key);
-    if (bad)
+    if (bad || s.nomem)
         return s.nomem ? ARB_ENOMEM : ARB_EPARSE;
     /* The pointers, now that the arrays and the text have stopped moving. */
     for (size_t i = 0; i < v->n_crit; i++)

@@ -1,280 +1,33 @@
 /*
- * locate.c - from a JSON pointer back to line:column in the text it came from.
+ * locate.c - messages that say where: "FILE:LINE:COL: /json/pointer: message".
  *
  * The validator and the check compiler speak in JSON pointers
- * ("/rubric/content/0/check/op"); people read files.  json_locate scans the
- * text once with a tiny tokenizer that keeps the pointer of the value it is
- * in, and stops at the value (and member key) the pointer names.  The text has
- * already been parsed by arb_json_parse, so the tokenizer trusts its shape and
- * only needs to be safe, not strict.  Errors in messages are formatted here
- * too: "FILE:LINE:COL: /json/pointer: message".
+ * ("/rubric/content/0/check/op"); people read files.  The text has already
+ * been parsed by arb_json_parse; the locator of src/util/jscan.h finds the
+ * value (and member key) a pointer names in it, and this file falls back to
+ * the nearest enclosing value the text has, counts lines from where the text
+ * starts in its file, and formats the message.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arbiter/json.h"
-#include "arbiter/unicode.h"
+#include "../util/jscan.h"
 #include "suite_int.h"
 
-/* One open container: an object, or an array with the index of the current item. */
-struct frame {
-    int is_object;
-    size_t index;
-    size_t ptr_len; /* length of the pointer of the container itself */
-};
-
-struct scanner {
-    const char *s;
-    size_t len, i;
-    struct arb_buf ptr; /* pointer of the current value */
-    struct arb_buf key; /* decoded member name */
-    struct frame *stack;
-    size_t depth, cap;
-};
-
-static void skip_ws(struct scanner *sc)
+/* json_locate, in the suite's terms. */
+static int found_at(const struct src *src, const char *pointer, struct pos *value, struct pos *key)
 {
-    while (sc->i < sc->len && strchr(" \t\r\n", sc->s[sc->i]) && sc->s[sc->i])
-        sc->i++;
-}
+    struct arb_jscan_pos v, k;
 
-static unsigned hex4(const char *s)
-{
-    unsigned v = 0;
-    int k;
-
-    for (k = 0; k < 4; k++) {
-        char c = s[k];
-
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            v |= (unsigned)(c - 'A' + 10);
-    }
-    return v;
-}
-
-/* Skip the string at sc->i (on its quote); when out is given, decode it there. */
-static enum arb_status scan_string(struct scanner *sc, struct arb_buf *out)
-{
-    enum arb_status st = ARB_OK;
-
-    sc->i++;
-    while (sc->i < sc->len && sc->s[sc->i] != '"' && !st) {
-        char c = sc->s[sc->i];
-
-        if (c != '\\') {
-            if (out)
-                st = arb_buf_addc(out, c);
-            sc->i++;
-            continue;
-        }
-        if (sc->i + 1 >= sc->len)
-            break;
-        c = sc->s[sc->i + 1];
-        sc->i += 2;
-        if (c == 'u' && sc->i + 4 <= sc->len) {
-            uint32_t cp = hex4(sc->s + sc->i);
-            char utf8[4];
-
-            sc->i += 4;
-            if (cp >= 0xD800 && cp < 0xDC00 && sc->i + 6 <= sc->len && sc->s[sc->i] == '\\' &&
-                sc->s[sc->i + 1] == 'u') {
-                uint32_t lo = hex4(sc->s + sc->i + 2);
-
-                if (lo >= 0xDC00 && lo < 0xE000) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    sc->i += 6;
-                }
-            }
-            if (out)
-                st = arb_buf_add(out, utf8, arb_utf8_encode(cp, utf8));
-            continue;
-        }
-        if (out) {
-            const char *from = "bfnrt", *to = "\b\f\n\r\t";
-            const char *at = strchr(from, c);
-
-            st = arb_buf_addc(out, at && c ? to[at - from] : c);
-        }
-    }
-    sc->i++;
-    return st;
-}
-
-/* Skip a number or literal. */
-static void scan_atom(struct scanner *sc)
-{
-    while (sc->i < sc->len && !strchr(",]} \t\r\n", sc->s[sc->i]) && sc->s[sc->i])
-        sc->i++;
-}
-
-static enum arb_status push(struct scanner *sc, int is_object)
-{
-    if (sc->depth == sc->cap) {
-        size_t cap = sc->cap ? sc->cap * 2 : 16;
-        struct frame *f = realloc(sc->stack, cap * sizeof(*f));
-
-        if (!f)
-            return ARB_ENOMEM;
-        sc->stack = f;
-        sc->cap = cap;
-    }
-    sc->stack[sc->depth].is_object = is_object;
-    sc->stack[sc->depth].index = 0;
-    sc->stack[sc->depth].ptr_len = sc->ptr.len;
-    sc->depth++;
-    return ARB_OK;
-}
-
-/* Set the current pointer to the container's plus one token. */
-static enum arb_status set_token(struct scanner *sc, const char *token)
-{
-    sc->ptr.len = sc->stack[sc->depth - 1].ptr_len;
-    if (sc->ptr.ptr)
-        sc->ptr.ptr[sc->ptr.len] = '\0';
-    return arb_json_pointer_push(&sc->ptr, token);
-}
-
-static int ptr_is(const struct scanner *sc, const char *pointer)
-{
-    return strcmp(sc->ptr.ptr ? sc->ptr.ptr : "", pointer) == 0;
-}
-
-static struct pos pos_of(const char *s, size_t len, size_t at)
-{
-    struct pos p = {1, 1};
-    size_t i;
-
-    for (i = 0; i < at; i++) {
-        unsigned char c = (unsigned char)s[i];
-
-        if (c == '\n' || (c == '\r' && !(i + 1 < len && s[i + 1] == '\n'))) {
-            p.line++;
-            p.col = 1;
-        } else if (c != '\r' && (c & 0xC0) != 0x80) {
-            p.col++;
-        }
-    }
-    return p;
-}
-
-/*
- * Walk the text; returns 1 with *val_at (and *key_at) set when the value at
- * pointer starts, 0 when the text ends first, -1 when memory runs out.
- */
-static int walk(struct scanner *sc, const char *pointer, size_t *val_at, size_t *key_at)
-{
-    size_t key_start = (size_t)-1;
-
-    for (;;) {
-        /* at the start of a value */
-        skip_ws(sc);
-        if (sc->i >= sc->len)
-            return 0;
-        if (ptr_is(sc, pointer)) {
-            *val_at = sc->i;
-            *key_at = key_start == (size_t)-1 ? sc->i : key_start;
-            return 1;
-        }
-        key_start = (size_t)-1;
-        if (sc->s[sc->i] == '{' || sc->s[sc->i] == '[') {
-            int obj = sc->s[sc->i] == '{';
-
-            if (push(sc, obj))
-                return -1;
-            sc->i++;
-            skip_ws(sc);
-            if (sc->i < sc->len && sc->s[sc->i] == (obj ? '}' : ']')) {
-                sc->i++;
-                sc->depth--;
-            } else if (!obj) {
-                if (set_token(sc, "0"))
-                    return -1;
-                continue;
-            } else {
-                goto member;
-            }
-        } else if (sc->s[sc->i] == '"') {
-            if (scan_string(sc, NULL))
-                return -1;
-        } else {
-            scan_atom(sc);
-        }
-        /* after a value: a separator or closers */
-        for (;;) {
-            struct frame *f;
-
-            if (sc->depth == 0)
-                return 0;
-            f = &sc->stack[sc->depth - 1];
-            skip_ws(sc);
-            if (sc->i >= sc->len)
-                return 0;
-            if (sc->s[sc->i] != ',') {
-                sc->i++; /* the closer */
-                sc->depth--;
-                continue;
-            }
-            sc->i++;
-            if (!f->is_object) {
-                char num[24];
-
-                snprintf(num, sizeof(num), "%zu", ++f->index);
-                if (set_token(sc, num))
-                    return -1;
-                break;
-            }
-            skip_ws(sc);
-            goto member;
-        }
-        continue;
-    member:
-        /* at a member name inside an object */
-        if (sc->i >= sc->len || sc->s[sc->i] != '"')
-            return 0;
-        key_start = sc->i;
-        arb_buf_reset(&sc->key);
-        if (scan_string(sc, &sc->key) || arb_buf_add(&sc->key, "", 0) || set_token(sc, sc->key.ptr))
-            return -1;
-        skip_ws(sc);
-        if (sc->i < sc->len && sc->s[sc->i] == ':')
-            sc->i++;
-    }
-}
-
-int json_locate(const char *text, size_t len, const char *pointer, struct pos *value,
-                struct pos *key)
-{
-    struct scanner sc;
-    size_t val_at = 0, key_at = 0;
-    int found;
-
-    if (!text)
+    if (!arb_jscan_locate(src->text, src->len, pointer, &v, &k))
         return 0;
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
-        text += 3;
-        len -= 3;
-    }
-    memset(&sc, 0, sizeof(sc));
-    sc.s = text;
-    sc.len = len;
-    arb_buf_init(&sc.ptr, 0);
-    arb_buf_init(&sc.key, 0);
-    found = walk(&sc, pointer, &val_at, &key_at) == 1;
-    arb_buf_release(&sc.ptr);
-    arb_buf_release(&sc.key);
-    free(sc.stack);
-    if (found) {
-        *value = pos_of(text, len, val_at);
-        *key = pos_of(text, len, key_at);
-    }
-    return found;
+    value->line = v.line;
+    value->col = v.col;
+    key->line = k.line;
+    key->col = k.col;
+    return 1;
 }
 
 struct pos locate_pos(const struct src *src, const char *pointer, int at_key)
@@ -287,7 +40,7 @@ struct pos locate_pos(const struct src *src, const char *pointer, int at_key)
         for (;;) {
             char *slash;
 
-            found = json_locate(src->text, src->len, p, &val, &key);
+            found = found_at(src, p, &val, &key);
             if (found || !p[0])
                 break;
             slash = strrchr(p, '/');

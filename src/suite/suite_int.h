@@ -46,17 +46,9 @@ struct pos {
 };
 
 /*
- * Find where the value at pointer starts in text (and, for an object member,
- * where its key starts; for other values key = value).  Returns 1 when found,
- * 0 when the pointer names nothing in the text.  A leading BOM is skipped and
- * not counted.  One pass; the text must be valid JSON.
- */
-int json_locate(const char *text, size_t len, const char *pointer, struct pos *value,
-                struct pos *key);
-
-/*
  * Where the value at pointer starts (at_key: its member key), or the nearest
- * enclosing value the text has; line counted from src->line0.
+ * enclosing value the text has; line counted from src->line0.  The text must
+ * be JSON (arb_jscan_locate of src/util/jscan.h finds the value).
  */
 struct pos locate_pos(const struct src *src, const char *pointer, int at_key);
 

@@ -61,27 +61,6 @@ Test(suite_schema, embedded_schema_should_equal_the_schema_file)
     arb_buf_release(&embedded);
 }
 
-Test(suite_schema, should_locate_pointers_with_escaped_keys_and_code_point_columns)
-{
-    const char *text = "{\"é\": [1,\n  {\"a/b\": \"x\", \"t~\": [true, {\"k\": null}]}]}";
-    struct pos v, k;
-
-    cr_assert(json_locate(text, strlen(text), "/é/1/a~1b", &v, &k));
-    cr_assert_eq(v.line, 2);
-    cr_assert_eq(v.col, 11);
-    cr_assert_eq(k.col, 4);
-    cr_assert(json_locate(text, strlen(text), "/é/1/t~0/1/k", &v, &k));
-    cr_assert_eq(v.line, 2);
-    cr_assert_eq(v.col, 35);
-    cr_assert_eq(k.col, 30);
-    cr_assert(json_locate(text, strlen(text), "/é", &v, &k));
-    cr_assert_eq(v.line, 1);
-    cr_assert_eq(v.col, 7, "columns count code points, not bytes");
-    cr_assert(json_locate(text, strlen(text), "", &v, &k));
-    cr_assert_eq(v.col, 1);
-    cr_assert_not(json_locate(text, strlen(text), "/é/2", &v, &k));
-}
-
 /* ---- loading --------------------------------------------------------------------------- */
 
 Test(suite_load, should_load_a_full_suite_with_counts_and_settings)
