@@ -277,6 +277,10 @@ enum arb_status arb_store_writer_put_blinding(struct arb_store_writer *w, int64_
                                               struct arb_err *err);
 enum arb_status arb_store_writer_put_verdict(struct arb_store_writer *w, int64_t run,
                                              const struct arb_verdict_row *v, struct arb_err *err);
+/* The final verdict of a pair (the judge has answered): it replaces the pending one, through
+ * the same writer (arb_store_set_verdict). */
+enum arb_status arb_store_writer_set_verdict(struct arb_store_writer *w, int64_t run,
+                                             const struct arb_verdict_row *v, struct arb_err *err);
 enum arb_status arb_store_writer_put_trial(struct arb_store_writer *w, int64_t run,
                                            const struct arb_trial_row *t, struct arb_err *err);
 enum arb_status arb_store_writer_sync(struct arb_store_writer *w, struct arb_err *err);

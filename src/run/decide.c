@@ -221,8 +221,31 @@ static void reasoning(const struct items *it, const struct decision *d, const st
     }
 }
 
+/* The "judge" member of a judged pair's comparison.json. */
+static int add_judge(cJSON *c, const struct judged *j)
+{
+    cJSON *jo = cJSON_AddObjectToObject(c, "judge");
+    int ok = jo != NULL;
+
+    if (ok && j->failed)
+        ok = cJSON_AddStringToObject(jo, "error", j->error ? j->error : "failed") != NULL;
+    else if (ok)
+        ok = cJSON_AddStringToObject(jo, "winner", j->winner ? j->winner : "none") &&
+             cJSON_AddBoolToObject(jo, "position_inconsistent", j->position_inconsistent) &&
+             cJSON_AddNumberToObject(jo, "sample_agreement", j->sample_agreement);
+    /* Whether a reply came from the cache is in the judgments table, not here: a verdict
+     * must not depend on it (a replay answers everything from the cache). */
+    return ok && cJSON_AddNumberToObject(jo, "judgments", j->n_judgments);
+}
+
 enum arb_status decide_pair(const struct items *it, const struct side *a, const struct side *b,
                             struct decision *d, cJSON **comparison)
+{
+    return decide_judged(it, a, b, NULL, d, comparison);
+}
+
+enum arb_status decide_judged(const struct items *it, const struct side *a, const struct side *b,
+                              const struct judged *j, struct decision *d, cJSON **comparison)
 {
     struct scores sa, sb;
     cJSON *c = cJSON_CreateObject(), *unres, *rubric, *quality, *exps;
@@ -298,6 +321,17 @@ enum arb_status decide_pair(const struct items *it, const struct side *a, const 
             d->winner = 'T';
     }
     reasoning(it, d, &sa, &sb, n_unres, why, sizeof(why));
+    if (j && j->failed) {
+        d->status = "judge_failed";
+    } else if (j && j->position_inconsistent) {
+        /* The orders disagree about the winner: a tie by default, else left undecided. */
+        if (it->suite->policy.inconsistent == ARB_INCONSISTENT_TIE) {
+            d->winner = 'T';
+        } else {
+            d->status = "position_inconsistent";
+            d->winner = 0;
+        }
+    }
     if (d->winner)
         ok = cJSON_AddStringToObject(c, "winner",
                                      d->winner == 'T'   ? "TIE"
@@ -306,7 +340,8 @@ enum arb_status decide_pair(const struct items *it, const struct side *a, const 
     else
         ok = cJSON_AddNullToObject(c, "winner") != NULL;
     ok = ok && cJSON_AddStringToObject(c, "status", d->status);
-    ok = ok && cJSON_AddStringToObject(c, "reasoning", why);
+    ok = ok && cJSON_AddStringToObject(c, "reasoning",
+                                       j && !j->failed && j->reasoning ? j->reasoning : why);
     rubric = ok ? cJSON_AddObjectToObject(c, "rubric") : NULL;
     quality = rubric ? cJSON_AddObjectToObject(c, "output_quality") : NULL;
     ok = quality != NULL;
@@ -320,6 +355,7 @@ enum arb_status decide_pair(const struct items *it, const struct side *a, const 
              cJSON_AddItemToObject(exps, "B", expectations_side(it, b, &sb));
     }
     ok = ok && cJSON_AddItemToObject(c, "unresolved", unres);
+    ok = ok && (!j || add_judge(c, j));
     if (!ok) {
         if (!unres->string) /* not attached to c, so not freed with it */
             cJSON_Delete(unres);

@@ -31,6 +31,7 @@ struct asked {
 
 struct escalation {
     struct arb_store *st;
+    struct arb_store_writer *w; /* the run's writer: final verdicts go the pending ones' way */
     int64_t run;
     struct arb_store_judge_cache cache; /* the judge's record, in st under run */
     const struct arb_suite *s;
@@ -87,6 +88,11 @@ enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct a
     }
     *out = e;
     return ARB_OK;
+}
+
+void escalation_set_writer(struct escalation *e, struct arb_store_writer *w)
+{
+    e->w = w;
 }
 
 struct arb_judge *escalation_judge(struct escalation *e)
@@ -166,9 +172,9 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
 {
     struct asked *x = ctx;
     struct escalation *e = x->e;
-    const struct arb_suite *s = e->s;
     struct decision d;
-    cJSON *cmp = NULL, *jo;
+    struct judged jd;
+    cJSON *cmp = NULL;
     char *text = NULL;
     size_t i;
     enum arb_status st = ARB_OK;
@@ -194,65 +200,42 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
             }
         }
     }
-    st = decide_pair(x->it, &x->a, &x->b, &d, &cmp);
+    memset(&jd, 0, sizeof(jd));
+    jd.failed = ans->failed;
+    jd.error = ans->error;
+    jd.reasoning = ans->reasoning;
+    jd.winner = !ans->winner                            ? "none"
+                : strcmp(ans->winner, "TIE") == 0       ? "TIE"
+                : strcmp(ans->winner, x->a.system) == 0 ? "A"
+                                                        : "B";
+    jd.position_inconsistent = ans->position_inconsistent;
+    jd.sample_agreement = ans->sample_agreement;
+    jd.n_judgments = ans->n_judgments;
+    st = decide_judged(x->it, &x->a, &x->b, &jd, &d, &cmp);
+    if (!st && !(text = cJSON_PrintUnformatted(cmp)))
+        st = ARB_ENOMEM;
     if (st)
         goto out;
     v.case_id = x->it->kase->id;
     v.system_a = x->a.system;
     v.system_b = x->b.system;
-    v.status = ans->failed ? "judge_failed" : d.status;
+    v.status = d.status;
     v.winner = d.winner == 'A'   ? x->a.system
                : d.winner == 'B' ? x->b.system
                : d.winner == 'T' ? "TIE"
                                  : NULL;
-    if (!ans->failed && ans->position_inconsistent) {
-        /* The orders disagree about the winner: a tie by default, else left undecided. */
-        if (s->policy.inconsistent == ARB_INCONSISTENT_TIE) {
-            v.winner = "TIE";
-            cJSON_ReplaceItemInObject(cmp, "winner", cJSON_CreateString("TIE"));
-        } else {
-            v.status = "position_inconsistent";
-            v.winner = NULL;
-            cJSON_ReplaceItemInObject(cmp, "winner", cJSON_CreateNull());
-        }
-    }
-    cJSON_ReplaceItemInObject(cmp, "status", cJSON_CreateString(v.status));
     v.score_a = d.score_a;
     v.score_b = d.score_b;
     v.pass_rate_a = d.pass_rate_a;
     v.pass_rate_b = d.pass_rate_b;
-    jo = cJSON_AddObjectToObject(cmp, "judge");
-    if (!jo) {
-        st = ARB_ENOMEM;
-        goto out;
-    }
-    if (ans->failed) {
-        cJSON_AddStringToObject(jo, "error", ans->error ? ans->error : "failed");
-    } else {
-        if (ans->reasoning)
-            cJSON_ReplaceItemInObject(cmp, "reasoning", cJSON_CreateString(ans->reasoning));
-        cJSON_AddStringToObject(jo, "winner",
-                                !ans->winner                            ? "none"
-                                : strcmp(ans->winner, "TIE") == 0       ? "TIE"
-                                : strcmp(ans->winner, x->a.system) == 0 ? "A"
-                                                                        : "B");
-        cJSON_AddBoolToObject(jo, "position_inconsistent", ans->position_inconsistent);
-        cJSON_AddNumberToObject(jo, "sample_agreement", ans->sample_agreement);
-    }
-    /* Whether a reply came from the cache is in the judgments table, not here: a verdict must
-     * not depend on it (a replay answers everything from the cache). */
-    cJSON_AddNumberToObject(jo, "judgments", ans->n_judgments);
-    text = cJSON_PrintUnformatted(cmp);
-    if (!text) {
-        st = ARB_ENOMEM;
-        goto out;
-    }
     v.comparison_json = text;
-    st = arb_store_begin(e->st, e->err);
+    /* Final, through the run's writer as the pending verdict was (its own transaction: the
+     * judge's record commits between answers). */
+    st = arb_store_writer_begin(e->w, e->err);
     if (!st)
-        st = arb_store_set_verdict(e->st, e->run, &v, e->err);
+        st = arb_store_writer_set_verdict(e->w, e->run, &v, e->err);
     if (!st)
-        st = arb_store_commit(e->st, e->err);
+        st = arb_store_writer_commit(e->w, e->err);
     else
         arb_store_rollback(e->st);
 out:

@@ -572,8 +572,10 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
     if (!rc && opts->judge)
         rc = escalation_new(st, r.run, suite, opts->judge, opts->api_key, !opts->no_cache,
                             opts->replies, r.resuming ? r.run : opts->replies_run, &r.esc, err);
-    if (!rc && r.esc)
+    if (!rc && r.esc) {
+        escalation_set_writer(r.esc, r.w);
         rc = judge_hooks(&r);
+    }
     if (!rc)
         rc = evaluate_cases(&r, batch);
     rc = run_close_writer(&r, rc);

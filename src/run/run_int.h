@@ -79,6 +79,28 @@ struct decision {
 enum arb_status decide_pair(const struct items *it, const struct side *a, const struct side *b,
                             struct decision *d, cJSON **comparison);
 
+/* What the judge answered on a pair, as the decision and comparison.json take it. */
+struct judged {
+    int failed;                /* no valid reply in some order: judge_failed */
+    const char *error;         /* why, when failed */
+    const char *reasoning;     /* the judge's, replacing the policy's own (NULL: kept) */
+    const char *winner;        /* the judge's own winner: "A", "B", "TIE" or "none" */
+    int position_inconsistent; /* the orders disagreed on the winner */
+    double sample_agreement;
+    int n_judgments;
+};
+
+/*
+ * decide_pair for a pair the judge answered (the sides already hold its
+ * scores and expectation verdicts): the policy decides, then the judge's
+ * failure, or its orders' disagreement (policy.position_inconsistent),
+ * adjust status and winner; comparison.json is built once, whole, with its
+ * "judge" member.  d->status and d->winner are the final ones ('T' for a
+ * tie, 0 for none).  ARB_ENOMEM.
+ */
+enum arb_status decide_judged(const struct items *it, const struct side *a, const struct side *b,
+                              const struct judged *j, struct decision *d, cJSON **comparison);
+
 /* ---- escalation to the judge (escalate.c) ---------------------------------------------- */
 
 struct arb_judge_config;
@@ -96,6 +118,10 @@ enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct a
                                int use_cache, struct arb_store *replies, int64_t recorded,
                                struct escalation **out, struct arb_err *err);
 void escalation_free(struct escalation *e);
+
+/* The run's writer, through which the judged pairs' final verdicts are written (unthreaded:
+ * with a judge the writer runs on the caller's connection). */
+void escalation_set_writer(struct escalation *e, struct arb_store_writer *w);
 
 /*
  * Ask the judge about the unresolved items of one pair (a is shown as A).

@@ -123,7 +123,9 @@ static enum arb_status execute(struct arb_store *st, const struct chunk *c, cons
                                     o->d[1],          o->d[2],          o->d[3],
                                     text(c, o->s[5])};
 
-        return arb_store_put_verdict(st, o->run, &v, err);
+        /* i[0]: the judge's final verdict, replacing the pending one. */
+        return o->i[0] ? arb_store_set_verdict(st, o->run, &v, err)
+                       : arb_store_put_verdict(st, o->run, &v, err);
     }
     case OP_TRIAL: {
         struct arb_trial_row t = {text(c, o->s[0]), text(c, o->s[1]), o->i[0], (int)o->i[1],
@@ -393,23 +395,38 @@ enum arb_status arb_store_writer_put_blinding(struct arb_store_writer *w, int64_
     return queue_op(w, new_op(w, OP_BLINDING, run), t, 4, err);
 }
 
-enum arb_status arb_store_writer_put_verdict(struct arb_store_writer *w, int64_t run,
-                                             const struct arb_verdict_row *v, struct arb_err *err)
+static enum arb_status verdict_op(struct arb_store_writer *w, int64_t run,
+                                  const struct arb_verdict_row *v, int replace,
+                                  struct arb_err *err)
 {
     const char *t[6] = {v->case_id, v->system_a, v->system_b,
                         v->status,  v->winner,   v->comparison_json};
     struct op *o;
 
     if (!w->threaded)
-        return arb_store_put_verdict(w->st, run, v, err);
+        return replace ? arb_store_set_verdict(w->st, run, v, err)
+                       : arb_store_put_verdict(w->st, run, v, err);
     o = new_op(w, OP_VERDICT, run);
     if (o) {
         o->d[0] = v->score_a;
         o->d[1] = v->score_b;
         o->d[2] = v->pass_rate_a;
         o->d[3] = v->pass_rate_b;
+        o->i[0] = replace;
     }
     return queue_op(w, o, t, 6, err);
+}
+
+enum arb_status arb_store_writer_put_verdict(struct arb_store_writer *w, int64_t run,
+                                             const struct arb_verdict_row *v, struct arb_err *err)
+{
+    return verdict_op(w, run, v, 0, err);
+}
+
+enum arb_status arb_store_writer_set_verdict(struct arb_store_writer *w, int64_t run,
+                                             const struct arb_verdict_row *v, struct arb_err *err)
+{
+    return verdict_op(w, run, v, 1, err);
 }
 
 enum arb_status arb_store_writer_put_trial(struct arb_store_writer *w, int64_t run,
