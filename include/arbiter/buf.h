@@ -49,4 +49,8 @@ enum arb_status arb_buf_printf(struct arb_buf *b, const char *fmt, ...)
  */
 char *arb_buf_detach(struct arb_buf *b, size_t *len_out);
 
+/* A malloc'd copy of the n bytes at s with a NUL after them (s may hold NULs); NULL when out of
+ * memory. */
+char *arb_memdup0(const char *s, size_t n);
+
 #endif

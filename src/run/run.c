@@ -55,18 +55,6 @@ static void outs_clear(struct runner *r)
     }
 }
 
-static char *dup_bytes(const char *s, size_t n)
-{
-    char *p = malloc(n + 1);
-
-    if (p) {
-        if (n)
-            memcpy(p, s, n);
-        p[n] = '\0';
-    }
-    return p;
-}
-
 struct collect {
     struct runner *r;
     enum arb_status st;
@@ -97,7 +85,7 @@ static int collect_output(void *ctx, const struct arb_output_row *o)
     f = &so->files[so->n_all];
     f->trial = o->trial;
     f->file = strdup(o->file ? o->file : "");
-    f->content = dup_bytes(o->content ? o->content : "", o->content ? o->len : 0);
+    f->content = arb_memdup0(o->content ? o->content : "", o->content ? o->len : 0);
     f->len = o->content ? o->len : 0;
     f->binary = o->binary;
     if (!f->file || !f->content) {

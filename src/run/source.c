@@ -126,18 +126,6 @@ struct stored_outputs {
     struct arb_store_cursor *cur;
 };
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *p = malloc(n + 1);
-
-    if (p) {
-        if (n)
-            memcpy(p, s, n);
-        p[n] = '\0';
-    }
-    return p;
-}
-
 static int next_stored_output(void *ctx, struct arb_output *o, struct arb_err *err)
 {
     struct stored_outputs *so = ctx;
@@ -154,7 +142,7 @@ static int next_stored_output(void *ctx, struct arb_output *o, struct arb_err *e
     o->trial = row.trial;
     snprintf(o->sha256, sizeof(o->sha256), "%s", row.sha256 ? row.sha256 : "");
     /* A binary file is stored by its size and hash only: it comes back without its bytes. */
-    o->text = row.content && !row.binary ? dup_n(row.content, row.len) : NULL;
+    o->text = row.content && !row.binary ? arb_memdup0(row.content, row.len) : NULL;
     if (!o->case_id || (row.file && row.file[0] && !o->file) ||
         (row.content && !row.binary && !o->text))
         st = arb_err_set(err, ARB_ENOMEM, "out of memory");

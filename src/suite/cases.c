@@ -50,6 +50,18 @@ void arb_case_release(struct arb_case *c)
     memset(c, 0, sizeof(*c));
 }
 
+/* What every case reader compiles its cases against: the suite's map, folder and checks. */
+static void reader_env(struct arb_case_reader *r, const struct arb_suite *s)
+{
+    r->s = s;
+    r->env.fields_map = s->fields;
+    r->env.opts.base_dir = s->dir;
+    r->env.opts.schema_cache = s->schemas;
+    r->env.suite_exps = s->expectations;
+    r->env.n_suite_exps = s->n_expectations;
+    r->env.src = &r->src;
+}
+
 enum arb_status case_reader_open_text(const struct arb_suite *s, const char *text, size_t len,
                                       struct arb_case_reader **out, struct arb_err *err)
 {
@@ -60,13 +72,7 @@ enum arb_status case_reader_open_text(const struct arb_suite *s, const char *tex
     r = calloc(1, sizeof(*r));
     if (!r)
         return arb_err_set(err, ARB_ENOMEM, "out of memory");
-    r->s = s;
-    r->env.fields_map = s->fields;
-    r->env.opts.base_dir = s->dir;
-    r->env.opts.schema_cache = s->schemas;
-    r->env.suite_exps = s->expectations;
-    r->env.n_suite_exps = s->n_expectations;
-    r->env.src = &r->src;
+    reader_env(r, s);
     if (s->text && !s->cases_file && !text) {
         /* A suite parsed from memory: its own text locates errors in its inline cases. */
         text = s->text;
@@ -128,13 +134,7 @@ enum arb_status arb_case_reader_open_lines(const struct arb_suite *s,
             lines->close(lines->ctx);
         return arb_err_set(err, ARB_ENOMEM, "out of memory");
     }
-    r->s = s;
-    r->env.fields_map = s->fields;
-    r->env.opts.base_dir = s->dir;
-    r->env.opts.schema_cache = s->schemas;
-    r->env.suite_exps = s->expectations;
-    r->env.n_suite_exps = s->n_expectations;
-    r->env.src = &r->src;
+    reader_env(r, s);
     r->jsonl = 1;
     r->lines = lines;
     st = suite_schema_load("/$defs/case", &r->schema_doc, &r->schema, err);

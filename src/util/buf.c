@@ -129,3 +129,15 @@ void arb_hex(const unsigned char *in, size_t n, char *out)
     }
     out[2 * n] = '\0';
 }
+
+char *arb_memdup0(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+
+    if (p) {
+        if (n)
+            memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
