@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "arbiter/assign.h"
+#include "../src/fields/assign.h"
 #include "arbiter/status.h"
 
 #define N    500

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arbiter/distance.h"
+#include "distance.h"
 
 /* ---- shared helpers ---------------------------------------------------- */
 

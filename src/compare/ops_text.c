@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arbiter/distance.h"
+#include "distance.h"
 #include "arbiter/unicode.h"
 #include "ops.h"
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arbiter/assign.h"
+#include "assign.h"
 
 /* Working state for one call; all arrays live in one allocation. */
 struct lsap {

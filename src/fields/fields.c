@@ -62,7 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arbiter/assign.h"
+#include "assign.h"
 #include "arbiter/json.h"
 #include "fields_int.h"
 

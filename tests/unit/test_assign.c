@@ -11,7 +11,7 @@
 
 #include <criterion/criterion.h>
 
-#include "arbiter/assign.h"
+#include "../../src/fields/assign.h"
 #include "arbiter/status.h"
 
 #define MAXN 8

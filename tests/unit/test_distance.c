@@ -9,7 +9,7 @@
 
 #include <criterion/criterion.h>
 
-#include "arbiter/distance.h"
+#include "../../src/compare/distance.h"
 #include "arbiter/unicode.h"
 
 #define GRINNING "\xf0\x9f\x98\x80" /* U+1F600, four bytes */

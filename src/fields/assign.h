@@ -1,5 +1,6 @@
 /*
- * assign.h - exact linear assignment: pair rows with columns at the best total.
+ * assign.h - exact linear assignment: pair rows with columns at the best total (internal to
+ * src/fields/, for unordered arrays; not installed).
  *
  * The fields operator uses this to match unordered arrays: expected items are
  * rows, observed items are columns, and each entry is a cost (to minimise) or

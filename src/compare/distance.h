@@ -1,5 +1,6 @@
 /*
- * distance.h - string distances over Unicode code points.
+ * distance.h - string distances over Unicode code points (internal to src/compare/; not
+ * installed).
  *
  * All functions take code point arrays (see arb_utf8_to_cps) so that callers
  * decode once.  The quadratic algorithms refuse inputs whose length product
