@@ -234,9 +234,10 @@ static const char *const sql[Q_N] = {
                             "AND case_id = ?2 AND system_a = ?3 AND system_b = ?4 AND ord = ?5 "
                             "AND sample = ?6 AND attempt = ?7",
     /* The replies a later request replaced under key, newest first. */
-    [Q_REJECTED_CALLS] = "SELECT key, provider, model, request_json, reply_json, http_status, "
-                         "attempts, latency_s, prompt_tokens, completion_tokens, error, "
-                         "cached_tokens, valid FROM judge_calls_rejected WHERE key = ?1 "
+    /* The columns of Q_GET_JUDGE_CALL (store_call_row): only replies are moved aside. */
+    [Q_REJECTED_CALLS] = "SELECT key, provider, model, request_json, reply_json, 'ok', "
+                         "http_status, attempts, latency_s, prompt_tokens, completion_tokens, "
+                         "error, cached_tokens, valid FROM judge_calls_rejected WHERE key = ?1 "
                          "ORDER BY id DESC",
 };
 

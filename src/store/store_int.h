@@ -87,6 +87,10 @@ struct arb_store {
     unsigned char in_use[Q_N]; /* 1 while an iterator steps stmt[i] */
 };
 
+/* A judge call row from a statement selecting Q_GET_JUDGE_CALL's columns (store_judge.c). */
+struct arb_judge_call_row;
+void store_call_row(sqlite3_stmt *s, struct arb_judge_call_row *c);
+
 /*
  * Record a failed SQLite call: "cannot <what> in '<path>': <sqlite message>".
  * Returns the status that rc maps to (ARB_ENOMEM, ARB_EUSAGE for constraint

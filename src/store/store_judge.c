@@ -45,6 +45,25 @@ enum arb_status arb_store_put_judge_call(struct arb_store *st, const struct arb_
     return store_exec(st, s, rc, err, "store a judge call");
 }
 
+void store_call_row(sqlite3_stmt *s, struct arb_judge_call_row *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->key = store_col_text(s, 0);
+    c->provider = store_col_text(s, 1);
+    c->model = store_col_text(s, 2);
+    c->request_json = store_col_text(s, 3);
+    c->reply_json = store_col_text(s, 4);
+    c->status = store_col_text(s, 5);
+    c->http_status = (long)sqlite3_column_int64(s, 6);
+    c->attempts = sqlite3_column_int(s, 7);
+    c->latency_s = store_col_real(s, 8);
+    c->prompt_tokens = sqlite3_column_int64(s, 9);
+    c->completion_tokens = sqlite3_column_int64(s, 10);
+    c->error = store_col_text(s, 11);
+    c->cached_tokens = sqlite3_column_int64(s, 12);
+    c->valid = sqlite3_column_type(s, 13) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 13);
+}
+
 enum arb_status arb_store_get_judge_call(struct arb_store *st, const char *key,
                                          int (*fn)(void *ctx, const struct arb_judge_call_row *c),
                                          void *ctx, int *found, struct arb_err *err)
@@ -62,21 +81,7 @@ enum arb_status arb_store_get_judge_call(struct arb_store *st, const char *key,
     if (rc == SQLITE_ROW) {
         struct arb_judge_call_row c;
 
-        memset(&c, 0, sizeof(c));
-        c.key = store_col_text(s, 0);
-        c.provider = store_col_text(s, 1);
-        c.model = store_col_text(s, 2);
-        c.request_json = store_col_text(s, 3);
-        c.reply_json = store_col_text(s, 4);
-        c.status = store_col_text(s, 5);
-        c.http_status = (long)sqlite3_column_int64(s, 6);
-        c.attempts = sqlite3_column_int(s, 7);
-        c.latency_s = store_col_real(s, 8);
-        c.prompt_tokens = sqlite3_column_int64(s, 9);
-        c.completion_tokens = sqlite3_column_int64(s, 10);
-        c.error = store_col_text(s, 11);
-        c.cached_tokens = sqlite3_column_int64(s, 12);
-        c.valid = sqlite3_column_type(s, 13) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 13);
+        store_call_row(s, &c);
         *found = 1;
         fn(ctx, &c);
         rc = SQLITE_DONE;

@@ -132,23 +132,9 @@ static enum arb_status from_rejected(struct arb_store *st, const struct recorded
         rc = sqlite3_step(s);
         if (rc != SQLITE_ROW)
             break;
-        memset(&c, 0, sizeof(c));
-        c.reply_json = store_col_text(s, 4);
-        if (!reply_is(c.reply_json, r->sha256))
+        if (!reply_is(store_col_text(s, 4), r->sha256))
             continue;
-        c.key = store_col_text(s, 0);
-        c.provider = store_col_text(s, 1);
-        c.model = store_col_text(s, 2);
-        c.request_json = store_col_text(s, 3);
-        c.status = "ok"; /* only replies are moved aside */
-        c.http_status = (long)sqlite3_column_int64(s, 5);
-        c.attempts = sqlite3_column_int(s, 6);
-        c.latency_s = store_col_real(s, 7);
-        c.prompt_tokens = sqlite3_column_int64(s, 8);
-        c.completion_tokens = sqlite3_column_int64(s, 9);
-        c.error = store_col_text(s, 10);
-        c.cached_tokens = sqlite3_column_int64(s, 11);
-        c.valid = sqlite3_column_type(s, 12) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 12);
+        store_call_row(s, &c);
         *found = 1;
         fn(ctx, &c);
         rc = SQLITE_DONE;
