@@ -145,6 +145,8 @@ struct arb_judge_answer {
     int held;   /* some request was not sent because the spending cap would have been passed
                    (arb_judge_set_budget): nothing is decided, ask again later */
     int failed; /* some order lacked a valid reply: the items stay unresolved */
+    int refused; /* with failed: an order was refused (a refusal, a content filter), not
+                    asked again; the case is judge_refused and error holds the judge's words */
     const char *error;         /* why, when failed */
     double *score_a, *score_b; /* per item (criteria): mean 1-5 over orders and samples; NaN else */
     int *pass_a, *pass_b;      /* per item (expectations): 1 pass, 0 fail, -1 none */

@@ -322,7 +322,7 @@ enum arb_status decide_judged(const struct items *it, const struct side *a, cons
     }
     reasoning(it, d, &sa, &sb, n_unres, why, sizeof(why));
     if (j && j->failed) {
-        d->status = "judge_failed";
+        d->status = j->refused ? "judge_refused" : "judge_failed";
     } else if (j && j->position_inconsistent) {
         /* The orders disagree about the winner: a tie by default, else left undecided. */
         if (it->suite->policy.inconsistent == ARB_INCONSISTENT_TIE) {
