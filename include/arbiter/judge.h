@@ -42,6 +42,31 @@
 enum arb_judge_provider { ARB_JUDGE_OPENAI = 0, ARB_JUDGE_ANTHROPIC, ARB_JUDGE_COMMAND };
 
 /*
+ * How a request asks for JSON (the config's "response_format"), strongest first: a server
+ * that refuses one (HTTP 400 naming the response format or the schema) makes the judge go
+ * on with the next, once per mode, and say so.
+ */
+enum arb_judge_response_format {
+    ARB_RF_JSON_SCHEMA = 0, /* OpenAI response_format json_schema, strict true; Anthropic a
+                               forced tool whose input_schema is the reply schema */
+    ARB_RF_JSON_SCHEMA_LOOSE, /* the same with strict false (Anthropic: the same tool) */
+    ARB_RF_JSON_OBJECT,       /* OpenAI {"type": "json_object"}, the schema in the prompt;
+                                 Anthropic: no tool, the schema in the prompt */
+    ARB_RF_PROMPT             /* no response_format: the schema in the prompt, the JSON read
+                                 from the reply's text */
+};
+
+/* The mode's name as the config and judge_calls.response_format spell it. */
+const char *arb_judge_response_format_name(enum arb_judge_response_format rf);
+
+/* One extra HTTP header of an OpenAI-compatible gateway (the config's "headers"). */
+struct arb_judge_header {
+    char *name;
+    char *value;    /* a literal value (stored with the config), or NULL: from value_env */
+    char *value_env; /* the NAME of the variable holding a secret value (never stored) */
+};
+
+/*
  * What a judge's tokens cost, in US dollars per million tokens (the config's
  * "price": {"input", "output", "cached_input"}).  Not part of the judge's
  * identity: a price changes no answer.
@@ -71,7 +96,16 @@ struct arb_judge_config {
     int swap;           /* ask both orders (default 1) */
     int samples;        /* per order (default 1) */
     double temperature; /* default 0 */
+    int no_temperature; /* "temperature": null: none is sent (o-series models refuse one) */
     long max_tokens;    /* default 1024 */
+    long max_tokens_cap; /* a reply cut at the limit is asked once more with twice the limit,
+                            at most this (default 4 * max_tokens) */
+    int max_completion_tokens; /* "max_tokens_field": "max_completion_tokens" (openai) */
+    enum arb_judge_response_format response_format; /* default ARB_RF_JSON_SCHEMA */
+    cJSON *extra_body; /* "extra_body": members added to every request body (they replace
+                          Arbiter's own of the same name), or NULL; in the hash */
+    struct arb_judge_header *headers; /* "headers": extra HTTP headers (not in the hash) */
+    size_t n_headers;
     int has_seed;
     long long seed;
     size_t concurrency; /* default 8 */
@@ -184,6 +218,12 @@ struct arb_judge_call_row {
     const char *error;
     int valid; /* the reply passed validation: 1, 0 (kept for audit, never answers again), or
                   -1 unknown (a failed call; a reply stored before migration 5) */
+    const char *response_format; /* the mode the request asked in (db/README.md); NULL for a
+                                    command judge */
+    const char *stop_reason;     /* as the provider named it, or NULL */
+    const char *normalization;   /* JSON array of what was cleaned off the reply, or NULL */
+    const char *error_type, *error_code, *error_message; /* the provider's error (or a
+                                    refusal), or NULL */
 };
 
 struct arb_judgment_row {
@@ -297,6 +337,11 @@ void arb_judge_set_budget(struct arb_judge *j, double max_usd, double spent_usd)
  * Call fn (when not NULL) with the judge's counters each time they change,
  * from the thread that drains.  The struct is valid during the call.
  */
+/* fn(ctx, msg) for what the user should see as it happens: the provider's error the first
+ * time each distinct one occurs, a switch of response format, a refusal.  msg is one line,
+ * scrubbed of secrets, not escaped for a terminal. */
+void arb_judge_set_notice(struct arb_judge *j, void (*fn)(void *ctx, const char *msg), void *ctx);
+
 void arb_judge_set_progress(struct arb_judge *j,
                             void (*fn)(void *ctx, const struct arb_judge_progress *p), void *ctx);
 

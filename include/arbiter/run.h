@@ -117,6 +117,10 @@ struct arb_run_opts {
      * the caller decides how often to print. */
     void (*progress)(void *ctx, const struct arb_run_progress *p);
     void *progress_ctx;
+    /* Told what the user should see as it happens (arb_judge_set_notice: a provider's error,
+     * a switch of response format, a refusal), when not NULL. */
+    void (*notice)(void *ctx, const char *msg);
+    void *notice_ctx;
 };
 
 /* Per-system totals over every pair the system is in. */

@@ -316,6 +316,8 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into, struc
     prog->show_cost = judge->cfg.price.set;
     opts.progress = cli_progress_run;
     opts.progress_ctx = prog;
+    opts.notice = cli_progress_notice;
+    opts.notice_ctx = prog;
     rs = arb_run_execute(st, suite, &opts, &sum, &err);
     cli_progress_end(prog);
     if (!rs && sum.held)

@@ -433,6 +433,8 @@ static int run_cmd(int argc, char **argv)
     prog.show_cost = judge.have && judge.cfg.price.set;
     opts.progress = cli_progress_run;
     opts.progress_ctx = &prog;
+    opts.notice = cli_progress_notice;
+    opts.notice_ctx = &prog;
     rs = arb_run_execute(st, suite, &opts, &sum, &err);
     cli_progress_end(&prog);
     if (rs) {

@@ -130,6 +130,20 @@ void cli_progress_judge(void *ctx, const struct arb_judge_progress *jp)
     draw(p, line);
 }
 
+void cli_progress_notice(void *ctx, const char *msg)
+{
+    struct cli_progress *p = ctx;
+
+    /* Off the progress line first, so the message stands on a line of its own. */
+    if (p->on && p->printed)
+        fputs("\r\033[K", stderr);
+    p->printed = 0;
+    fprintf(stderr, "%s: ", p->cmd);
+    cli_fputs_shown(msg, stderr); /* the provider's words are data */
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
 void cli_progress_end(struct cli_progress *p)
 {
     if (p->on && p->printed)

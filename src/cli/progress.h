@@ -51,4 +51,8 @@ void cli_progress_judge(void *ctx, const struct arb_judge_progress *jp);
 /* Draw the last state and end the line, when one was shown. */
 void cli_progress_end(struct cli_progress *p);
 
+/* Print a judge's notice (arb_judge_set_notice; ctx is the cli_progress) on a line of its own
+ * on stderr, whether or not the progress line is shown, which is then drawn again. */
+void cli_progress_notice(void *ctx, const char *msg);
+
 #endif

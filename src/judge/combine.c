@@ -83,6 +83,7 @@ void judge_answer_question(struct arb_judge *j, struct question *qn)
     for (k = 0; k < qn->n_slots; k++)
         if (!qn->slots[k])
             a.failed = 1;
+    a.refused = a.failed && qn->refused;
     for (i = 0; i < q->n_items; i++) {
         a.score_a[i] = a.score_b[i] = NAN;
         a.pass_a[i] = a.pass_b[i] = -1;

@@ -16,7 +16,16 @@
 static const char *const keys[] = {
     "provider",   "base_url", "model",       "api_key_env", "swap",        "samples", "temperature",
     "max_tokens", "seed",     "concurrency", "timeout_s",   "max_retries", "command", "price",
-    "cwd",        NULL};
+    "cwd",        "response_format", "max_tokens_field", "max_tokens_cap", "extra_body",
+    "headers",    NULL};
+
+static const char *const rf_names[] = {"json_schema", "json_schema_loose", "json_object",
+                                       "prompt"};
+
+const char *arb_judge_response_format_name(enum arb_judge_response_format rf)
+{
+    return (size_t)rf < sizeof(rf_names) / sizeof(rf_names[0]) ? rf_names[rf] : "json_schema";
+}
 
 static const char *provider_name(enum arb_judge_provider p)
 {
@@ -42,6 +51,13 @@ void arb_judge_config_release(struct arb_judge_config *cfg)
     free(cfg->base_url);
     free(cfg->model);
     free(cfg->api_key_env);
+    cJSON_Delete(cfg->extra_body);
+    for (i = 0; i < cfg->n_headers; i++) {
+        free(cfg->headers[i].name);
+        free(cfg->headers[i].value);
+        free(cfg->headers[i].value_env);
+    }
+    free(cfg->headers);
     memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -207,7 +223,9 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
             return arb_err_set(err, ARB_ESCHEMA,
                                "/judge/%s: unknown key (valid: provider, base_url, model, "
                                "api_key_env, swap, samples, temperature, max_tokens, seed, "
-                               "concurrency, timeout_s, max_retries, command, cwd, price)",
+                               "concurrency, timeout_s, max_retries, command, cwd, price, "
+                               "response_format, max_tokens_field, max_tokens_cap, extra_body, "
+                               "headers)",
                                k->string);
     }
     v = cJSON_GetObjectItemCaseSensitive(obj, "provider");
@@ -277,8 +295,14 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
     }
     if (!st && !(st = get_number(obj, "samples", 1, 99, 1, &d, &present, err)) && present)
         cfg->samples = (int)d;
-    if (!st && !(st = get_number(obj, "temperature", 0, 2, 0, &d, &present, err)) && present)
+    v = cJSON_GetObjectItemCaseSensitive(obj, "temperature");
+    if (!st && cJSON_IsNull(v))
+        cfg->no_temperature = 1; /* o-series models refuse any temperature */
+    else if (!st && !(st = get_number(obj, "temperature", 0, 2, 0, &d, &present, err)) && present)
         cfg->temperature = d;
+    if (!st && cfg->provider == ARB_JUDGE_ANTHROPIC && cfg->temperature > 1)
+        st = arb_err_set(err, ARB_ESCHEMA,
+                         "/judge/temperature: Anthropic accepts a temperature from 0 to 1");
     if (!st && !(st = get_number(obj, "max_tokens", 1, 1e6, 1, &d, &present, err)) && present)
         cfg->max_tokens = (long)d;
     if (!st && !(st = get_number(obj, "seed", -9e15, 9e15, 1, &d, &present, err)) && present) {
@@ -293,6 +317,8 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
         cfg->max_retries = (int)d;
     if (!st)
         st = get_price(obj, cfg, err);
+    if (!st)
+        st = judge_config_provider_options(obj, cfg, err);
     if (!st)
         st = arb_judge_config_rehash(cfg, err);
     if (st)
@@ -360,10 +386,14 @@ cJSON *arb_judge_config_json(const struct arb_judge_config *cfg)
         ok = cJSON_AddStringToObject(o, "cwd", cfg->cwd) != NULL;
     ok = ok && cJSON_AddBoolToObject(o, "swap", cfg->swap);
     ok = ok && cJSON_AddNumberToObject(o, "samples", cfg->samples);
-    ok = ok && cJSON_AddNumberToObject(o, "temperature", cfg->temperature);
+    if (cfg->no_temperature)
+        ok = ok && cJSON_AddNullToObject(o, "temperature");
+    else
+        ok = ok && cJSON_AddNumberToObject(o, "temperature", cfg->temperature);
     ok = ok && cJSON_AddNumberToObject(o, "max_tokens", (double)cfg->max_tokens);
     if (ok && cfg->has_seed)
         ok = cJSON_AddNumberToObject(o, "seed", (double)cfg->seed) != NULL;
+    ok = ok && judge_config_provider_json(cfg, o);
     ok = ok && cJSON_AddNumberToObject(o, "concurrency", (double)cfg->concurrency);
     ok = ok && cJSON_AddNumberToObject(o, "timeout_s", cfg->timeout_s);
     ok = ok && cJSON_AddNumberToObject(o, "max_retries", cfg->max_retries);
@@ -395,10 +425,11 @@ enum arb_status arb_judge_config_rehash(struct arb_judge_config *cfg, struct arb
         cJSON_AddStringToObject(o, "model", cfg->model) &&
         cJSON_AddBoolToObject(o, "swap", cfg->swap) &&
         cJSON_AddNumberToObject(o, "samples", cfg->samples) &&
-        cJSON_AddNumberToObject(o, "temperature", cfg->temperature) &&
+        (cfg->no_temperature ? cJSON_AddNullToObject(o, "temperature") != NULL
+                             : cJSON_AddNumberToObject(o, "temperature", cfg->temperature) != NULL) &&
         cJSON_AddNumberToObject(o, "max_tokens", (double)cfg->max_tokens) &&
         (!cfg->has_seed || cJSON_AddNumberToObject(o, "seed", (double)cfg->seed)) &&
-        cJSON_AddStringToObject(o, "prompt", tmpl)) {
+        cJSON_AddStringToObject(o, "prompt", tmpl) && judge_config_provider_hash(cfg, o)) {
         size_t a;
         cJSON *argv = cfg->command ? cJSON_AddArrayToObject(o, "command") : NULL;
 

@@ -23,6 +23,8 @@ struct call {
     int no_fence;    /* every fence code drawn occurred in an output: not sent, the
                         question fails (its error says why) */
     char fence[17];  /* the code its prompt's fences carry (recorded with the judgment) */
+    enum arb_judge_response_format mode; /* how its body asks for JSON */
+    long max_tokens; /* its output limit (0: the config's; larger for a reply cut short) */
     char key[65];
     char used_key[65];     /* answered from the cache: the key its reply is stored under (a
                               recorded run's, which may differ from key); else "" */
@@ -44,14 +46,17 @@ struct question {
     int *slot_done;
     int n_slots, n_done, n_cached;
     int held; /* a request of it stayed under the spending cap: not answered */
-    char error[256];
+    int refused; /* an order was refused (a refusal, a content filter) */
+    char error[512];
 };
 
 /* The judge bound to a run: its config, key header, transport, and every call made. */
 struct arb_judge {
     const struct arb_judge_config *cfg;
     char *key_header; /* holds the API key: wiped and freed, never logged */
-    const char *headers[3];
+    char **extra_headers; /* "Name: value" of the config's headers (secret ones wiped) */
+    const char **headers; /* what every request sends: the key, the fixed ones, the extra */
+    size_t n_headers;
     char url[1024];
     const struct arb_judge_cache *cache; /* where calls and judgments go, and are looked up */
     int use_cache;
@@ -70,9 +75,47 @@ struct arb_judge {
     void (*progress)(void *ctx, const struct arb_judge_progress *p);
     void *progress_ctx;
     int auth_failed;
+    enum arb_judge_response_format mode; /* how requests ask for JSON now: the config's, or
+                                            weaker after a server refused it */
+    /* Failures a retry cannot fix (a 4xx other than 408/409/429): the last one's signature
+     * and how many in a row; at JUDGE_STOP_AFTER the run stops, with stop_msg. */
+    char last_failure[600];
+    int same_failures;
+    int stopped;
+    char stop_msg[1024];
+    char told[5][160]; /* the distinct failures already told (notice), the first 5 */
+    int n_told;
+    void (*notice)(void *ctx, const char *msg);
+    void *notice_ctx;
     enum arb_status fatal;
     struct arb_err *err;
 };
+
+/* How many identical failures that no retry can fix stop the run. */
+#define JUDGE_STOP_AFTER 3
+
+/* Tell the caller something it should see now (a mode switch, a provider's error). */
+void judge_notice(struct arb_judge *j, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Build c's body and key anew for the judge's current mode (a switch): 1, or 0 (fatal). */
+int judge_rebuild(struct arb_judge *j, struct call *c);
+
+/* ---- failures (failure.c) ---- */
+
+/*
+ * A call failed with no usable reply (r: the transport's result, its body scrubbed): read
+ * the provider's error into row, decide whether the server refused the response format (the
+ * call is then sent again in the next mode: returns 1), count failures no retry can fix and
+ * stop the run at the JUDGE_STOP_AFTER-th identical one, or at once for a billing stop.
+ * *msg receives the failure as the judgment records it.  0: fail the slot as usual.
+ */
+int judge_on_failure(struct arb_judge *j, struct call *c, const struct arb_http_result *r,
+                     struct arb_judge_call_row *row, struct judge_provider_error *pe,
+                     char *msg, size_t msglen);
 
 /* ---- building and sending calls (judge.c) ---- */
 

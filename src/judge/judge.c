@@ -8,6 +8,7 @@
  * combines its answers.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,52 @@ static enum arb_status none_put_judgment(void *ctx, const struct arb_judgment_ro
 
 static const struct arb_judge_cache no_cache = {NULL, none_get, none_put_call, none_put_judgment};
 
+/* The URL requests go to: base_url without trailing slashes, and the provider's path. */
+static void request_url(const struct arb_judge_config *cfg, char *url, size_t n)
+{
+    const char *base = cfg->base_url ? cfg->base_url : "";
+    size_t len = strlen(base);
+
+    while (len > 0 && base[len - 1] == '/')
+        len--;
+    snprintf(url, n, "%.*s%s", (int)len, base,
+             cfg->provider == ARB_JUDGE_ANTHROPIC ? "/v1/messages" : "/chat/completions");
+}
+
+/* The config's extra headers as "Name: value" lines, values from the environment read now. */
+static enum arb_status extra_headers(struct arb_judge *j, struct arb_err *err)
+{
+    const struct arb_judge_config *cfg = j->cfg;
+    size_t i;
+
+    j->headers = calloc(cfg->n_headers + 3, sizeof(*j->headers));
+    j->extra_headers = calloc(cfg->n_headers + 1, sizeof(*j->extra_headers));
+    if (!j->headers || !j->extra_headers)
+        return ARB_ENOMEM;
+    for (i = 0; i < cfg->n_headers; i++) {
+        const struct arb_judge_header *h = &cfg->headers[i];
+        const char *v = h->value ? h->value : getenv(h->value_env);
+        size_t n;
+
+        if (!v || !v[0])
+            return arb_err_set(err, ARB_EUSAGE,
+                               "/judge/headers/%s: the environment variable %s is not set",
+                               h->name, h->value_env);
+        if (strpbrk(v, "\r\n"))
+            return arb_err_set(err, ARB_EUSAGE,
+                               "/judge/headers/%s: the value holds a line break", h->name);
+        if (h->value_env)
+            judge_secrets_add(&j->secrets, v);
+        n = strlen(h->name) + strlen(v) + 3;
+        if (!(j->extra_headers[i] = malloc(n)))
+            return ARB_ENOMEM;
+        snprintf(j->extra_headers[i], n, "%s: %s", h->name, v);
+        j->headers[3 + i] = j->extra_headers[i];
+    }
+    j->n_headers = 3 + cfg->n_headers;
+    return ARB_OK;
+}
+
 enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *api_key,
                               const struct arb_judge_cache *cache, int use_cache,
                               struct arb_judge **out, struct arb_err *err)
@@ -73,23 +120,24 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     j->use_cache = use_cache;
     j->reuse_invalid = cfg->offline;
     j->random = judge_random_bytes;
+    j->mode = cfg->response_format;
     n = strlen(api_key ? api_key : "") + 32;
     j->key_header = malloc(n);
-    if (!j->key_header) {
-        free(j);
-        return ARB_ENOMEM;
+    judge_secrets_init(&j->secrets, api_key, cfg->base_url);
+    rc = j->key_header ? extra_headers(j, err) : ARB_ENOMEM;
+    if (rc) {
+        arb_judge_free(j);
+        return rc;
     }
     if (cfg->provider == ARB_JUDGE_ANTHROPIC) {
         snprintf(j->key_header, n, "x-api-key: %s", api_key ? api_key : "");
         j->headers[1] = "anthropic-version: 2023-06-01";
-        snprintf(j->url, sizeof(j->url), "%s/v1/messages", cfg->base_url ? cfg->base_url : "");
     } else {
         snprintf(j->key_header, n, "Authorization: Bearer %s", api_key ? api_key : "");
         j->headers[1] = "Accept: application/json";
-        snprintf(j->url, sizeof(j->url), "%s/chat/completions", cfg->base_url ? cfg->base_url : "");
     }
+    request_url(cfg, j->url, sizeof(j->url));
     j->headers[0] = j->key_header;
-    judge_secrets_init(&j->secrets, api_key, cfg->base_url);
     j->headers[2] = "Content-Type: application/json";
     memset(&to, 0, sizeof(to));
     to.concurrency = cfg->concurrency;
@@ -107,6 +155,25 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     }
     *out = j;
     return ARB_OK;
+}
+
+void arb_judge_set_notice(struct arb_judge *j, void (*fn)(void *ctx, const char *msg), void *ctx)
+{
+    j->notice = fn;
+    j->notice_ctx = ctx;
+}
+
+void judge_notice(struct arb_judge *j, const char *fmt, ...)
+{
+    char msg[1200];
+    va_list ap;
+
+    if (!j->notice)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    j->notice(j->notice_ctx, msg);
 }
 
 static void question_free(struct question *qn)
@@ -142,6 +209,10 @@ void arb_judge_free(struct arb_judge *j)
     free(j->calls);
     arb_transport_free(j->t);
     wipe_free(j->key_header);
+    for (i = 0; j->extra_headers && i < j->cfg->n_headers; i++)
+        wipe_free(j->extra_headers[i]);
+    free(j->extra_headers);
+    free(j->headers);
     judge_secrets_release(&j->secrets);
     free(j);
 }
@@ -246,6 +317,32 @@ void judge_call_request(const struct call *first, struct judge_request *rq,
     rq->sample = first->sample;
     rq->retry_reply = retry_reply;
     rq->retry_error = retry_error;
+    rq->mode = first->mode;
+    rq->max_tokens = first->max_tokens;
+}
+
+int judge_rebuild(struct arb_judge *j, struct call *c)
+{
+    struct judge_request rq;
+    struct call *first = c;
+    size_t i;
+
+    /* A retry's prompts are its first call's: the attempt-0 call of the same slot. */
+    for (i = 0; c->attempt && i < j->n_calls; i++)
+        if (j->calls[i]->qn == c->qn && j->calls[i]->swapped == c->swapped &&
+            j->calls[i]->sample == c->sample && j->calls[i]->attempt == 0)
+            first = j->calls[i];
+    free(c->body);
+    c->body = NULL;
+    c->mode = j->mode;
+    judge_call_request(first, &rq, NULL, NULL);
+    rq.mode = c->mode;
+    rq.max_tokens = c->max_tokens;
+    if (judge_build(j->cfg, &rq, &c->body, c->key, j->err) != ARB_OK) {
+        judge_fatal(j, ARB_ENOMEM);
+        return 0;
+    }
+    return 1;
 }
 
 static enum arb_status first_call(struct arb_judge *j, struct question *qn, int swapped, int sample,
@@ -269,6 +366,7 @@ static enum arb_status first_call(struct arb_judge *j, struct question *qn, int 
     }
     if (st)
         return arb_err_set(err, st, "cannot draw a fence code: the random source failed");
+    c->mode = j->mode;
     st = render(c, c->fence, &c->user_msg);
     if (!st)
         st = render(c, JUDGE_FENCE_PLACEHOLDER, &c->key_msg);
@@ -378,6 +476,12 @@ static void send_call(struct arb_judge *j, struct call *c)
 {
     struct arb_http_request req;
 
+    if (c->mode != j->mode && j->cfg->provider != ARB_JUDGE_COMMAND) {
+        /* Built before the server refused its mode: ask in the one that works. */
+        if (judge_rebuild(j, c))
+            judge_dispatch(j, c);
+        return;
+    }
     if (!judge_budget_admit(&j->budget, c->estimate)) {
         c->held = 1;
         return;
@@ -393,7 +497,7 @@ static void send_call(struct arb_judge *j, struct call *c)
     }
     req.url = j->url;
     req.headers = j->headers;
-    req.n_headers = 3;
+    req.n_headers = j->n_headers;
     req.body = c->body;
     req.body_len = strlen(c->body);
     req.user = c;
@@ -466,7 +570,7 @@ void judge_dispatch(struct arb_judge *j, struct call *c)
     struct judge_cached cc = {.valid = -1};
     int found = 0;
 
-    if (j->fatal || j->auth_failed) {
+    if (j->fatal || j->auth_failed || j->stopped) {
         judge_finish_slot(j, c, NULL);
         return;
     }
@@ -596,6 +700,8 @@ static void on_done(void *ctx, const struct arb_http_result *r)
     row.completion_tokens = u.completion;
     row.cached_tokens = u.cached;
     row.valid = -1;
+    if (j->cfg->provider != ARB_JUDGE_COMMAND)
+        row.response_format = arb_judge_response_format_name(c->mode);
     if (j->fatal)
         return;
     /* Stored the moment it arrives, with the judgment it makes: a reply is never requested
@@ -604,13 +710,21 @@ static void on_done(void *ctx, const struct arb_http_result *r)
         judge_handle_reply(j, c, r->body ? r->body : "", 0, &row);
         return;
     }
-    if (r->status == 401 || r->status == 403) {
-        j->auth_failed = (int)r->status;
-        arb_transport_abort(j->t);
-    } else if (strcmp(r->error, "aborted") != 0) {
-        j->unreachable++;
+    {
+        struct judge_provider_error pe;
+        char msg[900];
+
+        if (judge_on_failure(j, c, r, &row, &pe, msg, sizeof(msg)))
+            return; /* sent again in the next response format */
+        row.error = msg;
+        if (r->status == 401 || r->status == 403) {
+            j->auth_failed = (int)r->status;
+            arb_transport_abort(j->t);
+        } else if (strcmp(r->error, "aborted") != 0) {
+            j->unreachable++;
+        }
+        judge_handle_failure(j, c, &row);
     }
-    judge_handle_failure(j, c, &row);
 }
 
 /*
@@ -668,7 +782,7 @@ enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct
             judge_dispatch(j, j->calls[i]);
     do
         st = arb_transport_run(j->t, on_done_scrubbed, j, err);
-    while (!st && !j->fatal && !j->auth_failed && send_held(j));
+    while (!st && !j->fatal && !j->auth_failed && !j->stopped && send_held(j));
     hold_the_rest(j);
     if (!st && j->fatal)
         st = j->fatal;
@@ -676,6 +790,8 @@ enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct
         st = arb_err_set(err, ARB_EREMOTE,
                          "judge authentication failed (HTTP %d): check the key in $%s",
                          j->auth_failed, j->cfg->api_key_env);
+    if (!st && j->stopped)
+        st = arb_err_set(err, ARB_EREMOTE, "%s", j->stop_msg);
     if (!st)
         for (i = 0; i < j->n_qs; i++)
             judge_answer_question(j, j->qs[i]);

@@ -60,6 +60,19 @@ int judge_random_bytes(void *ctx, unsigned char *buf, size_t n);
 enum arb_status judge_fence(const struct arb_judge_question *q, judge_random_fn rnd, void *ctx,
                             char *out);
 
+/* ---- provider options of the config (config_provider.c) ---- */
+
+/* Read response_format, max_tokens_field, max_tokens_cap, extra_body and headers. */
+enum arb_status judge_config_provider_options(const cJSON *obj, struct arb_judge_config *cfg,
+                                              struct arb_err *err);
+
+/* Add them to the stored config o (header values from the environment by name only): 1, or 0
+ * when out of memory. */
+int judge_config_provider_json(const struct arb_judge_config *cfg, cJSON *o);
+
+/* Add to the hashed canonical config o those that differ from the defaults: 1, or 0. */
+int judge_config_provider_hash(const struct arb_judge_config *cfg, cJSON *o);
+
 /* ---- the judge's identity (endpoint.c) ---- */
 
 /*
@@ -135,7 +148,14 @@ struct judge_request {
     int sample;
     const char *retry_reply; /* with retry_error: the rejected reply and the validation */
     const char *retry_error; /* error as a second turn (attempt 1), or NULL */
+    enum arb_judge_response_format mode; /* how JSON is asked for (the config's, or the mode
+                                            the judge switched to) */
+    long max_tokens; /* the output limit sent (0: the config's max_tokens) */
 };
+
+/* Text added to the prompt when the mode carries no schema (json_object, prompt): the schema
+ * follows it as one line of JSON. */
+#define JUDGE_SCHEMA_MARKER "follows this JSON Schema:"
 
 /*
  * Build the provider's request body (*body, caller frees; a command judge's
@@ -165,19 +185,71 @@ enum arb_status judge_build_request_as(const struct arb_judge_config *cfg, int s
                                        const char *retry_reply, const char *retry_error,
                                        char **body, char *key, struct arb_err *err);
 
+/* ---- what a reply says (parse.c, clean.c, sse.c) ---- */
+
+/* Token usage a provider reported for one reply (0 for what it did not report). */
+struct judge_usage {
+    long long prompt;     /* every input token, cached ones included */
+    long long cached;     /* of prompt, served from the provider's prompt cache */
+    long long completion; /* output tokens */
+    int reported;         /* the reply had a usage object */
+};
+
+/* A provider's own account of an error (or, with type "refusal"/"content_filter", of a
+ * refusal): each "" when not given. */
+struct judge_provider_error {
+    char type[64];
+    char code[64];
+    char message[512];
+    int found;
+};
+
+/* What one reply body says. */
+struct judge_reply {
+    cJSON *answer;          /* the JSON object answered (found in the text when wrapped) */
+    char *text;             /* the answer's text as the model wrote it, or NULL */
+    char stop_reason[32];   /* as the provider named it; "" when it named none */
+    int truncated;          /* the model stopped at the output limit */
+    int refused;            /* a refusal or a content filter: error says which and its words */
+    int error_body;         /* the body is an error, not a reply: error holds it */
+    struct judge_provider_error error;
+    char normalization[64]; /* JSON array of what was taken off (judge_calls.normalization);
+                               "" when nothing was */
+    struct judge_usage usage;
+};
+
 /*
- * Parse a provider reply body: the judge's answer (the JSON object it
- * produced, *answer, caller frees), its text (*text, caller frees), and the
- * token usage.  ARB_EPARSE with a message when the body or the answer is not
- * what the protocol says.
+ * Read a provider reply body into *r (release with judge_reply_release, whatever it returns):
+ * ARB_OK with r->answer, or ARB_EPARSE with why (a body or an answer that is not JSON, no
+ * answer, a refusal, an error body), the rest of *r filled as far as the body says.
  */
 enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char *body,
-                                  cJSON **answer, char **text, long long *prompt_tokens,
-                                  long long *completion_tokens, struct arb_err *err);
+                                  struct judge_reply *r, struct arb_err *err);
+
+void judge_reply_release(struct judge_reply *r);
+
+/*
+ * The answer object in a model's text (clean.c): the text itself when it is one object, else
+ * found past byte order marks, <think>/<thinking>/<reasoning> blocks, a ``` fence and prose,
+ * each step named in r->normalization.  NULL when there is none.
+ */
+cJSON *judge_clean_answer(const char *text, struct judge_reply *r);
+
+/* The provider error in a parsed body, or in a body's text: 1 when one was found. */
+int judge_error_from_doc(const cJSON *doc, struct judge_provider_error *e);
+int judge_provider_error(const char *body, struct judge_provider_error *e);
+
+/*
+ * A body that is a server-sent event stream ("data: {...}" lines), assembled into the reply it
+ * stands for (sse.c): an OpenAI chat completion from chat.completion.chunk events (content,
+ * refusal, finish_reason, usage), an Anthropic message from message_start, content_block_*
+ * and message_delta events.  NULL when body is not a stream (or memory ran out).
+ */
+cJSON *judge_sse_assemble(const struct arb_judge_config *cfg, const char *body);
 
 /* ---- secrets in replies (scrub.c) ---- */
 
-#define JUDGE_SECRETS_MAX 8
+#define JUDGE_SECRETS_MAX 16
 
 /* The strings no reply may carry into storage: the API key, base_url's user-info (as
  * written and percent-decoded: user:password, the password, their Basic-auth base64). */
@@ -188,6 +260,9 @@ struct judge_secrets {
 
 /* Collect the secrets of a judge: key (may be NULL) and the credentials in base_url. */
 void judge_secrets_init(struct judge_secrets *s, const char *key, const char *base_url);
+
+/* One more: a header value read from the environment (headers {"env": NAME}). */
+void judge_secrets_add(struct judge_secrets *s, const char *v);
 
 /* Wipe and free them. */
 void judge_secrets_release(struct judge_secrets *s);
@@ -220,13 +295,6 @@ int judge_budget_admit(struct judge_budget *b, double estimate);
 /* A sent request finished: release its estimate and count what it actually cost. */
 void judge_budget_settle(struct judge_budget *b, double estimate, double actual);
 
-/* Token usage a provider reported for one reply (0 for what it did not report). */
-struct judge_usage {
-    long long prompt;     /* every input token, cached ones included */
-    long long cached;     /* of prompt, served from the provider's prompt cache */
-    long long completion; /* output tokens */
-    int reported;         /* the reply had a usage object */
-};
 
 /*
  * Read the usage of a provider reply body, whether or not its answer is

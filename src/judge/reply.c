@@ -134,36 +134,54 @@ static int capped(const char *text, char **copy, const char **out, struct arb_bu
                           note->len ? "; " : "", n, len) != ARB_ENOMEM;
 }
 
-/* Parse and validate a reply: 1 valid (and *answer), else 0 with why; -1 out of memory. */
-static int check(struct arb_judge *j, const struct call *c, const char *reply, cJSON **answer,
-                 char **text, struct arb_buf *why)
+/* The output limit c was sent with. */
+static long limit_of(const struct arb_judge *j, const struct call *c)
 {
-    long long pt, ct;
+    return c->max_tokens > 0 ? c->max_tokens : j->cfg->max_tokens;
+}
+
+/* Parse and validate a reply: 1 valid (rp->answer), else 0 with why; -1 out of memory. */
+static int check(struct arb_judge *j, const struct call *c, const char *reply,
+                 struct judge_reply *rp, struct arb_buf *why)
+{
     struct arb_err perr = {{0}};
     struct arb_schema_errors errs;
-    enum arb_status st = judge_parse_reply(j->cfg, reply, answer, text, &pt, &ct, &perr);
+    enum arb_status st = judge_parse_reply(j->cfg, reply, rp, &perr);
     int valid;
 
     if (st == ARB_ENOMEM)
         return -1;
-    if (st) {
+    if (st && rp->truncated && !rp->refused)
+        arb_buf_printf(why, "cut at %s=%ld: %s",
+                       j->cfg->max_completion_tokens ? "max_completion_tokens" : "max_tokens",
+                       limit_of(j, c), perr.msg);
+    else if (st)
         arb_buf_adds(why, perr.msg);
+    if (st)
         return 0;
-    }
     arb_schema_errors_init(&errs);
-    valid = arb_schema_validate(c->qn->compiled, *answer, &errs) == 1;
+    valid = arb_schema_validate(c->qn->compiled, rp->answer, &errs) == 1;
+    if (!valid && rp->truncated)
+        arb_buf_printf(why, "cut at %s=%ld: ",
+                       j->cfg->max_completion_tokens ? "max_completion_tokens" : "max_tokens",
+                       limit_of(j, c));
     if (!valid)
         arb_schema_errors_write(&errs, why);
     return valid;
 }
 
-/* Attempt 0 did not validate: ask once more, with the reply and why it was refused. */
-static void retry(struct arb_judge *j, struct call *c, const char *rejected, const char *why)
+/*
+ * Attempt 0 did not validate: ask once more, with the reply and why it was refused (rejected
+ * non-NULL), or, for a reply cut at the output limit, the same question with the larger limit
+ * max_tokens.
+ */
+static void retry(struct arb_judge *j, struct call *c, const char *rejected, const char *why,
+                  long max_tokens)
 {
     struct call *r = judge_new_call(j, c->qn, c->swapped, c->sample, 1);
     struct judge_request rq;
     char *cut = NULL;
-    size_t len = strlen(rejected), n = judge_cut_len(rejected, len);
+    size_t len = rejected ? strlen(rejected) : 0, n = judge_cut_len(rejected, len);
 
     if (!r) {
         judge_fatal(j, ARB_ENOMEM);
@@ -179,7 +197,10 @@ static void retry(struct arb_judge *j, struct call *c, const char *rejected, con
         cut[n] = '\0';
     }
     memcpy(r->fence, c->fence, sizeof(r->fence));
-    judge_call_request(c, &rq, cut ? cut : rejected, why);
+    r->mode = c->mode;
+    r->max_tokens = max_tokens;
+    judge_call_request(c, &rq, max_tokens ? NULL : cut ? cut : rejected, max_tokens ? NULL : why);
+    rq.max_tokens = max_tokens;
     if (judge_build(j->cfg, &rq, &r->body, r->key, j->err) != ARB_OK)
         judge_fatal(j, ARB_ENOMEM);
     else
@@ -190,15 +211,28 @@ static void retry(struct arb_judge *j, struct call *c, const char *rejected, con
 void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, int cached,
                         struct arb_judge_call_row *call)
 {
+    struct judge_reply rp;
     cJSON *answer = NULL;
     char *text = NULL, *reply_cut = NULL, *text_cut = NULL;
     const char *stored_text;
     struct arb_buf why, note;
+    long limit = limit_of(j, c), larger;
     int valid;
 
     arb_buf_init(&why, 4096);
     arb_buf_init(&note, 4096);
-    valid = check(j, c, reply, &answer, &text, &why);
+    valid = check(j, c, reply, &rp, &why);
+    answer = rp.answer;
+    text = rp.text;
+    rp.answer = NULL;
+    rp.text = NULL;
+    if (call) {
+        call->stop_reason = rp.stop_reason[0] ? rp.stop_reason : NULL;
+        call->normalization = rp.normalization[0] ? rp.normalization : NULL;
+        call->error_type = rp.error.type[0] ? rp.error.type : NULL;
+        call->error_code = rp.error.code[0] ? rp.error.code : NULL;
+        call->error_message = rp.error.message[0] ? rp.error.message : NULL;
+    }
     if (valid < 0) {
         judge_fatal(j, ARB_ENOMEM);
         goto out;
@@ -234,11 +268,31 @@ void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, 
     }
     if (!record(j, c, call, valid, cached, stored_text, valid ? NULL : why.ptr))
         goto out;
+    larger = limit <= j->cfg->max_tokens_cap / 2 ? 2 * limit : j->cfg->max_tokens_cap;
     if (valid) {
         judge_finish_slot(j, c, answer);
         answer = NULL;
-    } else if (c->attempt == 0) {
-        retry(j, c, text ? text : reply, why.ptr ? why.ptr : "invalid reply");
+    } else if (rp.refused) {
+        /* Not asked again: the same question gets the same refusal. */
+        c->qn->refused = 1;
+        snprintf(c->qn->error, sizeof(c->qn->error), "%s", why.ptr ? why.ptr : "refused");
+        judge_notice(j, "case '%s': %s", c->qn->q.case_id, c->qn->error);
+        judge_finish_slot(j, c, NULL);
+    } else if (rp.truncated && c->attempt == 0 && larger > limit) {
+        retry(j, c, NULL, NULL, larger);
+    } else if (rp.truncated) {
+        snprintf(c->qn->error, sizeof(c->qn->error),
+                 "the judge's reply was cut at %s=%ld%s: %.200s",
+                 j->cfg->max_completion_tokens ? "max_completion_tokens" : "max_tokens", limit,
+                 larger > limit ? "" : " (the max_tokens_cap: raise it)",
+                 why.ptr ? why.ptr : "");
+        judge_finish_slot(j, c, NULL);
+    } else if (c->attempt == 0 && !rp.error_body) {
+        retry(j, c, text ? text : reply, why.ptr ? why.ptr : "invalid reply", 0);
+    } else if (rp.error_body) {
+        snprintf(c->qn->error, sizeof(c->qn->error), "the judge answered with an error: %.400s",
+                 why.ptr ? why.ptr : "");
+        judge_finish_slot(j, c, NULL);
     } else {
         snprintf(c->qn->error, sizeof(c->qn->error),
                  "the judge's reply did not follow the schema twice: %.180s",
@@ -246,6 +300,7 @@ void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, 
         judge_finish_slot(j, c, NULL);
     }
 out:
+    judge_reply_release(&rp);
     cJSON_Delete(answer);
     free(text);
     free(reply_cut);
@@ -258,7 +313,7 @@ void judge_handle_failure(struct arb_judge *j, struct call *c, struct arb_judge_
 {
     struct arb_buf note;
     char *cut = NULL;
-    char error[512];
+    char error[1024];
 
     arb_buf_init(&note, 1024);
     if (call->reply_json && !capped(call->reply_json, &cut, &call->reply_json, &note)) {
@@ -269,7 +324,7 @@ void judge_handle_failure(struct arb_judge *j, struct call *c, struct arb_judge_
     snprintf(error, sizeof(error), "%s%s%s", call->error ? call->error : "failed",
              note.len ? "; reply " : "", note.len ? note.ptr : "");
     call->error = error;
-    snprintf(c->qn->error, sizeof(c->qn->error), "no reply from the judge: %.200s", error);
+    snprintf(c->qn->error, sizeof(c->qn->error), "no reply from the judge: %.440s", error);
     if (record(j, c, call, 0, 0, NULL, c->qn->error))
         judge_finish_slot(j, c, NULL);
     free(cut);

@@ -132,8 +132,16 @@ enum arb_status judge_render(const struct arb_judge_question *q, const char *fen
     return st;
 }
 
+/*
+ * {"type": "object", "properties": {"A": x, "B": x}, "required": ["A", "B"],
+ * "additionalProperties": false}, x a score ({"type": "integer", "enum": [1, 2, 3, 4, 5]}) or a
+ * boolean.  Scores are an enum, not minimum and maximum: every node typed and only keywords
+ * that strict structured outputs and the grammar engines of local servers (llama.cpp, vLLM,
+ * Ollama) all accept.
+ */
 static cJSON *pair_schema(const char *type, int scores)
 {
+    static const int one_to_five[] = {1, 2, 3, 4, 5};
     cJSON *o = cJSON_CreateObject(), *props, *req;
     const char *sides[] = {"A", "B"};
     size_t i;
@@ -145,8 +153,7 @@ static cJSON *pair_schema(const char *type, int scores)
         cJSON *p = cJSON_AddObjectToObject(props, sides[i]);
 
         if (!p || !cJSON_AddStringToObject(p, "type", type) ||
-            (scores && (!cJSON_AddNumberToObject(p, "minimum", 1) ||
-                        !cJSON_AddNumberToObject(p, "maximum", 5))))
+            (scores && !cJSON_AddItemToObject(p, "enum", cJSON_CreateIntArray(one_to_five, 5))))
             goto fail;
     }
     if (!(req = cJSON_CreateStringArray(sides, 2)) || !cJSON_AddItemToObject(o, "required", req) ||
@@ -201,6 +208,7 @@ cJSON *judge_schema(const struct arb_judge_question *q)
         !cJSON_AddItemToObject(props, "criteria", items_schema(q, ARB_ITEM_CRITERION)) ||
         !cJSON_AddItemToObject(props, "expectations", items_schema(q, ARB_ITEM_EXPECTATION)) ||
         !(w = cJSON_AddObjectToObject(props, "winner")) ||
+        !cJSON_AddStringToObject(w, "type", "string") ||
         !cJSON_AddItemToObject(w, "enum", cJSON_CreateStringArray(winners, 3)) ||
         !cJSON_AddItemToObject(o, "required", cJSON_CreateStringArray(required, 4)) ||
         !cJSON_AddFalseToObject(o, "additionalProperties")) {
@@ -249,6 +257,38 @@ enum arb_status judge_sha256_hex(const char *s, char *out)
     return ARB_OK;
 }
 
+/* Whether a mode leaves the schema out of the request's parameters (so it goes in the prompt). */
+static int schema_in_prompt(const struct arb_judge_config *cfg, const struct judge_request *rq)
+{
+    return cfg->provider != ARB_JUDGE_COMMAND && rq->mode >= ARB_RF_JSON_OBJECT;
+}
+
+/* The user message: the prompt, and the schema after JUDGE_SCHEMA_MARKER when the request
+ * carries none of its own (*out caller frees; NULL when out of memory). */
+static char *user_text(const struct arb_judge_config *cfg, const struct judge_request *rq,
+                       const char *prompt)
+{
+    struct arb_buf b;
+    char *schema;
+    enum arb_status st;
+
+    if (!schema_in_prompt(cfg, rq))
+        return strdup(prompt);
+    schema = cJSON_PrintUnformatted(rq->schema);
+    if (!schema)
+        return NULL;
+    arb_buf_init(&b, 0);
+    st = arb_buf_printf(&b, "%s\n\nReply with one JSON object and nothing else, no code fence and "
+                            "no text around it. The object " JUDGE_SCHEMA_MARKER "\n%s\n",
+                        prompt, schema);
+    free(schema);
+    if (st) {
+        arb_buf_release(&b);
+        return NULL;
+    }
+    return arb_buf_detach(&b, NULL);
+}
+
 /* The messages of a request whose user message is prompt (the system message apart for
  * Anthropic, which takes it as a member of its own). */
 static cJSON *messages(const struct arb_judge_config *cfg, const struct judge_request *rq,
@@ -256,25 +296,34 @@ static cJSON *messages(const struct arb_judge_config *cfg, const struct judge_re
 {
     const char *sys = rq->single ? single_system_msg : system_msg;
     cJSON *msgs = cJSON_CreateArray();
-    char retry[1400];
-    int ok = msgs != NULL;
+    char retry[1400], *text = user_text(cfg, rq, prompt);
+    int ok = msgs != NULL && text != NULL;
 
     if (ok && cfg->provider != ARB_JUDGE_ANTHROPIC)
         ok = push(msgs, message("system", sys));
-    ok = ok && push(msgs, message("user", prompt));
+    ok = ok && push(msgs, message("user", text));
     if (ok && rq->retry_error) {
         snprintf(retry, sizeof(retry),
                  "Your reply did not follow the schema: %.1200s. Reply again with JSON that "
                  "follows the schema exactly.",
                  rq->retry_error);
-        ok = push(msgs, message("assistant", rq->retry_reply ? rq->retry_reply : "")) &&
+        ok = push(msgs, message("assistant", rq->retry_reply && rq->retry_reply[0]
+                                                 ? rq->retry_reply
+                                                 : "(no reply)")) &&
              push(msgs, message("user", retry));
     }
+    free(text);
     if (!ok) {
         cJSON_Delete(msgs);
         return NULL;
     }
     return msgs;
+}
+
+/* The output limit a request sends: the config's, or a larger one for a reply cut short. */
+static double limit_of(const struct arb_judge_config *cfg, const struct judge_request *rq)
+{
+    return (double)(rq->max_tokens > 0 ? rq->max_tokens : cfg->max_tokens);
 }
 
 /* A command judge's request: what it reads on its standard input. */
@@ -285,8 +334,9 @@ static cJSON *command_request(const struct arb_judge_config *cfg, const struct j
     int ok = o && cJSON_AddStringToObject(o, "provider", "command") &&
              cJSON_AddStringToObject(o, "model", cfg->model) &&
              (params = cJSON_AddObjectToObject(o, "parameters")) &&
-             cJSON_AddNumberToObject(params, "temperature", cfg->temperature) &&
-             cJSON_AddNumberToObject(params, "max_tokens", (double)cfg->max_tokens) &&
+             (cfg->no_temperature ||
+              cJSON_AddNumberToObject(params, "temperature", cfg->temperature)) &&
+             cJSON_AddNumberToObject(params, "max_tokens", limit_of(cfg, rq)) &&
              (!cfg->has_seed || cJSON_AddNumberToObject(params, "seed", (double)cfg->seed)) &&
              cJSON_AddItemToObject(o, "messages", msgs);
 
@@ -310,6 +360,62 @@ static int put(cJSON *obj, const char *name, cJSON *item)
     return 0;
 }
 
+/* The config's extra_body members, each replacing Arbiter's own of the same name: 1, or 0. */
+static int merge_extra(const struct arb_judge_config *cfg, cJSON *b)
+{
+    const cJSON *m;
+
+    cJSON_ArrayForEach(m, cfg->extra_body)
+    {
+        cJSON *copy = cJSON_Duplicate(m, 1);
+
+        cJSON_DeleteItemFromObjectCaseSensitive(b, m->string);
+        if (!put(b, m->string, copy))
+            return 0;
+    }
+    return 1;
+}
+
+/* Anthropic's part: the system prompt apart, and the schema as a forced tool's input. */
+static int anthropic_body(const struct judge_request *rq, const char *sys, const char *tag,
+                          cJSON *b)
+{
+    cJSON *tools, *tool, *choice, *meta;
+    int ok = cJSON_AddStringToObject(b, "system", sys) != NULL;
+
+    if (ok && rq->mode <= ARB_RF_JSON_SCHEMA_LOOSE)
+        ok = (tools = cJSON_AddArrayToObject(b, "tools")) && push(tools, tool = cJSON_CreateObject()) &&
+             cJSON_AddStringToObject(tool, "name", "record_judgment") &&
+             cJSON_AddStringToObject(tool, "description", "Record the judgment.") &&
+             cJSON_AddItemReferenceToObject(tool, "input_schema", (cJSON *)rq->schema) &&
+             (choice = cJSON_AddObjectToObject(b, "tool_choice")) &&
+             cJSON_AddStringToObject(choice, "type", "tool") &&
+             cJSON_AddStringToObject(choice, "name", "record_judgment");
+    return ok && (meta = cJSON_AddObjectToObject(b, "metadata")) &&
+           cJSON_AddStringToObject(meta, "user_id", tag);
+}
+
+/* OpenAI's part: the seed, the end-user tag, and the response format of the mode. */
+static int openai_body(const struct arb_judge_config *cfg, const struct judge_request *rq,
+                       const char *tag, cJSON *b)
+{
+    cJSON *rf, *js;
+    int ok = (!cfg->has_seed || cJSON_AddNumberToObject(b, "seed", (double)cfg->seed)) &&
+             cJSON_AddStringToObject(b, "user", tag);
+
+    if (!ok || rq->mode == ARB_RF_PROMPT)
+        return ok;
+    if (!(rf = cJSON_AddObjectToObject(b, "response_format")))
+        return 0;
+    if (rq->mode == ARB_RF_JSON_OBJECT)
+        return cJSON_AddStringToObject(rf, "type", "json_object") != NULL;
+    return cJSON_AddStringToObject(rf, "type", "json_schema") &&
+           (js = cJSON_AddObjectToObject(rf, "json_schema")) &&
+           cJSON_AddStringToObject(js, "name", "arbiter_judgment") &&
+           cJSON_AddBoolToObject(js, "strict", rq->mode == ARB_RF_JSON_SCHEMA) &&
+           cJSON_AddItemReferenceToObject(js, "schema", (cJSON *)rq->schema);
+}
+
 /* The provider's request body with prompt as the user message (NULL when out of memory). */
 static cJSON *request_body(const struct arb_judge_config *cfg, const struct judge_request *rq,
                            const char *prompt)
@@ -328,40 +434,19 @@ static cJSON *request_body(const struct arb_judge_config *cfg, const struct judg
     snprintf(tag, sizeof(tag), "arbiter-sample-%d", rq->sample);
     b = cJSON_CreateObject();
     ok = b && cJSON_AddStringToObject(b, "model", cfg->model) &&
-         cJSON_AddNumberToObject(b, "max_tokens", (double)cfg->max_tokens) &&
-         cJSON_AddNumberToObject(b, "temperature", cfg->temperature);
-    if (ok && cfg->provider == ARB_JUDGE_ANTHROPIC) {
-        cJSON *tools, *tool, *choice, *meta;
-
-        ok = cJSON_AddStringToObject(b, "system", sys) != NULL;
-        if (ok) {
-            ok = put(b, "messages", msgs);
-            msgs = NULL;
-        }
-        ok = ok && (tools = cJSON_AddArrayToObject(b, "tools")) &&
-             push(tools, tool = cJSON_CreateObject()) &&
-             cJSON_AddStringToObject(tool, "name", "record_judgment") &&
-             cJSON_AddStringToObject(tool, "description", "Record the judgment.") &&
-             cJSON_AddItemReferenceToObject(tool, "input_schema", (cJSON *)rq->schema) &&
-             (choice = cJSON_AddObjectToObject(b, "tool_choice")) &&
-             cJSON_AddStringToObject(choice, "type", "tool") &&
-             cJSON_AddStringToObject(choice, "name", "record_judgment") &&
-             (meta = cJSON_AddObjectToObject(b, "metadata")) &&
-             cJSON_AddStringToObject(meta, "user_id", tag);
-    } else if (ok) {
-        cJSON *rf, *js;
-
+         cJSON_AddNumberToObject(b, cfg->max_completion_tokens ? "max_completion_tokens"
+                                                               : "max_tokens",
+                                 limit_of(cfg, rq)) &&
+         (cfg->no_temperature || cJSON_AddNumberToObject(b, "temperature", cfg->temperature));
+    if (ok) {
         ok = put(b, "messages", msgs);
         msgs = NULL;
-        ok = ok && (!cfg->has_seed || cJSON_AddNumberToObject(b, "seed", (double)cfg->seed)) &&
-             cJSON_AddStringToObject(b, "user", tag) &&
-             (rf = cJSON_AddObjectToObject(b, "response_format")) &&
-             cJSON_AddStringToObject(rf, "type", "json_schema") &&
-             (js = cJSON_AddObjectToObject(rf, "json_schema")) &&
-             cJSON_AddStringToObject(js, "name", "arbiter_judgment") &&
-             cJSON_AddTrueToObject(js, "strict") &&
-             cJSON_AddItemReferenceToObject(js, "schema", (cJSON *)rq->schema);
     }
+    if (ok && cfg->provider == ARB_JUDGE_ANTHROPIC)
+        ok = anthropic_body(rq, sys, tag, b);
+    else if (ok)
+        ok = openai_body(cfg, rq, tag, b);
+    ok = ok && merge_extra(cfg, b);
     cJSON_Delete(msgs);
     if (!ok) {
         cJSON_Delete(b);
@@ -444,113 +529,6 @@ enum arb_status judge_build_request_as(const struct arb_judge_config *cfg, int s
     rq.sample = sample;
     rq.retry_reply = retry_reply;
     rq.retry_error = retry_error;
+    rq.mode = cfg->response_format;
     return judge_build(cfg, &rq, body, key, err);
-}
-
-/* A token count from the reply; 0 when absent or too large for a long long (the cast is UB). */
-static long long token_count(const cJSON *c)
-{
-    if (!cJSON_IsNumber(c) || !(c->valuedouble > -9.2e18 && c->valuedouble < 9.2e18))
-        return 0;
-    return (long long)c->valuedouble;
-}
-
-enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char *body,
-                                  cJSON **answer, char **text, long long *prompt_tokens,
-                                  long long *completion_tokens, struct arb_err *err)
-{
-    cJSON *doc = NULL;
-    const cJSON *usage, *c, *content = NULL;
-    struct arb_err perr = {{0}};
-    enum arb_status st;
-
-    *answer = NULL;
-    *text = NULL;
-    *prompt_tokens = *completion_tokens = 0;
-    if (cfg->provider == ARB_JUDGE_COMMAND) {
-        /* The program's standard output is the answer itself. */
-        *text = strdup(body);
-        if (!*text)
-            return ARB_ENOMEM;
-        st = arb_json_parse(body, strlen(body), ARB_JSON_ALLOW_BOM, answer, &perr);
-        if (st && st != ARB_ENOMEM)
-            st = arb_err_set(err, ARB_EPARSE, "the command's answer is not JSON: %s", perr.msg);
-        return st;
-    }
-    st = arb_json_parse(body, strlen(body), ARB_JSON_ALLOW_BOM, &doc, &perr);
-    if (st)
-        return st == ARB_ENOMEM ? st
-                                : arb_err_set(err, ARB_EPARSE, "reply is not JSON: %s", perr.msg);
-    usage = cJSON_GetObjectItemCaseSensitive(doc, "usage");
-    if (cfg->provider == ARB_JUDGE_ANTHROPIC) {
-        c = cJSON_GetObjectItemCaseSensitive(usage, "input_tokens");
-        *prompt_tokens = token_count(c);
-        c = cJSON_GetObjectItemCaseSensitive(usage, "output_tokens");
-        *completion_tokens = token_count(c);
-        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "content"))
-        {
-            const cJSON *type = cJSON_GetObjectItemCaseSensitive(c, "type");
-
-            if (cJSON_IsString(type) && strcmp(type->valuestring, "tool_use") == 0) {
-                content = cJSON_GetObjectItemCaseSensitive(c, "input");
-                break;
-            }
-            if (cJSON_IsString(type) && strcmp(type->valuestring, "text") == 0 && !content)
-                content = cJSON_GetObjectItemCaseSensitive(c, "text");
-        }
-    } else {
-        c = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens");
-        *prompt_tokens = token_count(c);
-        c = cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens");
-        *completion_tokens = token_count(c);
-        c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "choices"), 0);
-        content = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "message"),
-                                                   "content");
-    }
-    if (!content) {
-        cJSON_Delete(doc);
-        return arb_err_set(err, ARB_EPARSE, "reply has no answer (no %s)",
-                           cfg->provider == ARB_JUDGE_ANTHROPIC ? "tool_use or text block"
-                                                                : "choices[0].message.content");
-    }
-    if (cJSON_IsString(content)) {
-        *text = strdup(content->valuestring);
-        st = *text ? arb_json_parse(*text, strlen(*text), 0, answer, &perr) : ARB_ENOMEM;
-        if (st && st != ARB_ENOMEM)
-            st = arb_err_set(err, ARB_EPARSE, "the answer is not JSON: %s", perr.msg);
-    } else {
-        *text = cJSON_PrintUnformatted(content);
-        *answer = cJSON_Duplicate(content, 1);
-        st = *text && *answer ? ARB_OK : ARB_ENOMEM;
-    }
-    cJSON_Delete(doc);
-    return st;
-}
-
-void judge_reply_usage(const struct arb_judge_config *cfg, const char *body,
-                       struct judge_usage *u)
-{
-    cJSON *doc = NULL;
-    const cJSON *usage;
-
-    memset(u, 0, sizeof(*u));
-    if (cfg->provider == ARB_JUDGE_COMMAND || !body ||
-        arb_json_parse(body, strlen(body), ARB_JSON_ALLOW_BOM, &doc, NULL))
-        return;
-    usage = cJSON_GetObjectItemCaseSensitive(doc, "usage");
-    u->reported = cJSON_IsObject(usage);
-    if (cfg->provider == ARB_JUDGE_ANTHROPIC) {
-        u->cached = token_count(cJSON_GetObjectItemCaseSensitive(usage, "cache_read_input_tokens"));
-        u->prompt = token_count(cJSON_GetObjectItemCaseSensitive(usage, "input_tokens")) +
-                    u->cached +
-                    token_count(
-                        cJSON_GetObjectItemCaseSensitive(usage, "cache_creation_input_tokens"));
-        u->completion = token_count(cJSON_GetObjectItemCaseSensitive(usage, "output_tokens"));
-    } else {
-        u->prompt = token_count(cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens"));
-        u->cached = token_count(cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens_details"), "cached_tokens"));
-        u->completion = token_count(cJSON_GetObjectItemCaseSensitive(usage, "completion_tokens"));
-    }
-    cJSON_Delete(doc);
 }

@@ -31,6 +31,12 @@ static void add(struct judge_secrets *s, const char *v, size_t n)
     s->v[s->n++] = c;
 }
 
+void judge_secrets_add(struct judge_secrets *s, const char *v)
+{
+    if (v)
+        add(s, v, strlen(v));
+}
+
 void judge_secrets_init(struct judge_secrets *s, const char *key, const char *base_url)
 {
     const char *ui, *colon;

@@ -202,6 +202,7 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
     }
     memset(&jd, 0, sizeof(jd));
     jd.failed = ans->failed;
+    jd.refused = ans->refused;
     jd.error = ans->error;
     jd.reasoning = ans->reasoning;
     jd.winner = !ans->winner                            ? "none"

@@ -492,6 +492,7 @@ static enum arb_status judge_hooks(struct runner *r)
     /* A resumed run continues where it stopped: its invalid replies lead where they led. */
     arb_judge_reuse_invalid(j, r->resuming && !r->opts->retry_failed);
     arb_judge_set_progress(j, on_judge_progress, r);
+    arb_judge_set_notice(j, r->opts->notice, r->opts->notice_ctx);
     r->prog.judge = arb_judge_get_progress(j);
     return rc;
 }

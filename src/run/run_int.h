@@ -82,6 +82,7 @@ enum arb_status decide_pair(const struct items *it, const struct side *a, const 
 /* What the judge answered on a pair, as the decision and comparison.json take it. */
 struct judged {
     int failed;                /* no valid reply in some order: judge_failed */
+    int refused;               /* with failed: an order was refused: judge_refused */
     const char *error;         /* why, when failed */
     const char *reasoning;     /* the judge's, replacing the policy's own (NULL: kept) */
     const char *winner;        /* the judge's own winner: "A", "B", "TIE" or "none" */

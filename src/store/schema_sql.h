@@ -22,4 +22,7 @@ extern const char *const store_migration4_sql_parts[];
 /* db/migrations/005-scope-cached-tokens.sql (src/store/migration5_sql.c). */
 extern const char *const store_migration5_sql_parts[];
 
+/* db/migrations/006-provider-replies.sql (src/store/migration6_sql.c). */
+extern const char *const store_migration6_sql_parts[];
+
 #endif

@@ -39,6 +39,7 @@ static const struct migration migrations[] = {
     {3, store_migration3_sql_parts, "PRAGMA user_version = 3;"},
     {4, store_migration4_sql_parts, "PRAGMA user_version = 4;"},
     {5, store_migration5_sql_parts, "PRAGMA user_version = 5;"},
+    {6, store_migration6_sql_parts, "PRAGMA user_version = 6;"},
 };
 
 #define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))
@@ -159,8 +160,10 @@ static const char *const sql[Q_N] = {
     [Q_PUT_JUDGE_CALL] = "INSERT INTO judge_calls (key, provider, model, request_json, "
                          "reply_json, status, http_status, attempts, latency_s, prompt_tokens, "
                          "completion_tokens, error, created_at, cached_tokens, valid, "
-                         "charged_usd) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                         "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13, ?14, ?15) "
+                         "charged_usd, response_format, stop_reason, normalization, error_type, "
+                         "error_code, error_message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                         "?10, ?11, ?12, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13, ?14, ?15, "
+                         "?16, ?17, ?18, ?19, ?20, ?21) "
                          "ON CONFLICT (key) DO UPDATE SET request_json = excluded.request_json, "
                          "reply_json = excluded.reply_json, "
                          "status = excluded.status, http_status = excluded.http_status, "
@@ -168,21 +171,29 @@ static const char *const sql[Q_N] = {
                          "prompt_tokens = excluded.prompt_tokens, "
                          "completion_tokens = excluded.completion_tokens, error = excluded.error, "
                          "created_at = excluded.created_at, cached_tokens = excluded.cached_tokens, "
-                         "valid = excluded.valid, charged_usd = excluded.charged_usd "
+                         "valid = excluded.valid, charged_usd = excluded.charged_usd, "
+                         "response_format = excluded.response_format, "
+                         "stop_reason = excluded.stop_reason, "
+                         "normalization = excluded.normalization, error_type = excluded.error_type, "
+                         "error_code = excluded.error_code, error_message = excluded.error_message "
                          "WHERE judge_calls.status = 'failed' OR judge_calls.valid IS NOT 1",
     /* An invalid reply (or one of unknown validity) about to be replaced, kept for audit. */
     [Q_REJECT_JUDGE_CALL] = "INSERT INTO judge_calls_rejected (key, provider, model, "
                             "request_json, reply_json, http_status, attempts, latency_s, "
                             "prompt_tokens, completion_tokens, cached_tokens, valid, charged_usd, "
-                            "error, created_at, rejected_at) SELECT key, provider, model, "
+                            "error, created_at, rejected_at, response_format, stop_reason, "
+                            "normalization, error_type, error_code, error_message) "
+                            "SELECT key, provider, model, "
                             "request_json, reply_json, http_status, attempts, latency_s, "
                             "prompt_tokens, completion_tokens, cached_tokens, valid, charged_usd, "
-                            "error, created_at, "
-                            "strftime('%Y-%m-%dT%H:%M:%SZ', 'now') FROM judge_calls "
-                            "WHERE key = ?1 AND status = 'ok' AND valid IS NOT 1",
+                            "error, created_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), "
+                            "response_format, stop_reason, normalization, error_type, error_code, "
+                            "error_message "
+                            "FROM judge_calls WHERE key = ?1 AND status = 'ok' AND valid IS NOT 1",
     [Q_GET_JUDGE_CALL] = "SELECT key, provider, model, request_json, reply_json, status, "
                          "http_status, attempts, latency_s, prompt_tokens, completion_tokens, "
-                         "error, cached_tokens, valid FROM judge_calls WHERE key = ?1",
+                         "error, cached_tokens, valid, response_format, stop_reason, normalization, "
+                         "error_type, error_code, error_message FROM judge_calls WHERE key = ?1",
     /* A slot judged again (a resume) keeps the fence its run sent, unless it sent anew. */
     [Q_PUT_JUDGMENT] = "INSERT INTO judgments (run, case_id, system_a, system_b, ord, sample, "
                        "attempt, key, valid, cached, answer_json, error, fence, reply_sha256) "
@@ -237,7 +248,9 @@ static const char *const sql[Q_N] = {
     /* The columns of Q_GET_JUDGE_CALL (store_call_row): only replies are moved aside. */
     [Q_REJECTED_CALLS] = "SELECT key, provider, model, request_json, reply_json, 'ok', "
                          "http_status, attempts, latency_s, prompt_tokens, completion_tokens, "
-                         "error, cached_tokens, valid FROM judge_calls_rejected WHERE key = ?1 "
+                         "error, cached_tokens, valid, response_format, stop_reason, normalization, "
+                         "error_type, error_code, error_message FROM judge_calls_rejected "
+                         "WHERE key = ?1 "
                          "ORDER BY id DESC",
 };
 

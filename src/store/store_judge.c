@@ -34,6 +34,12 @@ enum arb_status arb_store_put_judge_call(struct arb_store *st, const struct arb_
     if (rc == SQLITE_OK) /* NAN: the judge had no price */
         rc = isnan(c->charged_usd) ? sqlite3_bind_null(s, 15)
                                    : sqlite3_bind_double(s, 15, c->charged_usd);
+    rc = store_bind_text(rc, s, 16, c->response_format);
+    rc = store_bind_text(rc, s, 17, c->stop_reason);
+    rc = store_bind_text(rc, s, 18, c->normalization);
+    rc = store_bind_text(rc, s, 19, c->error_type);
+    rc = store_bind_text(rc, s, 20, c->error_code);
+    rc = store_bind_text(rc, s, 21, c->error_message);
     ret = store_exec(st, st->stmt[Q_REJECT_JUDGE_CALL],
                      store_bind_text(SQLITE_OK, st->stmt[Q_REJECT_JUDGE_CALL], 1, c->key), err,
                      "keep a rejected judge reply");
@@ -62,6 +68,12 @@ void store_call_row(sqlite3_stmt *s, struct arb_judge_call_row *c)
     c->error = store_col_text(s, 11);
     c->cached_tokens = sqlite3_column_int64(s, 12);
     c->valid = sqlite3_column_type(s, 13) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 13);
+    c->response_format = store_col_text(s, 14);
+    c->stop_reason = store_col_text(s, 15);
+    c->normalization = store_col_text(s, 16);
+    c->error_type = store_col_text(s, 17);
+    c->error_code = store_col_text(s, 18);
+    c->error_message = store_col_text(s, 19);
 }
 
 enum arb_status arb_store_get_judge_call(struct arb_store *st, const char *key,

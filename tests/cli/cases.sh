@@ -223,7 +223,7 @@ t "calibrate help" 0 "usage: arbiter calibrate LABELS" "" -- calibrate --help
 t "run --require-calibrated needs a judge" 2 "" "--require-calibrated needs a judge" -- run examples/invoice/suite.json --db "$T/cal.db" --no-judge --require-calibrated 0.5
 t "run --require-calibrated range" 2 "" "--require-calibrated: expected a kappa from -1 to 1" -- run examples/invoice/suite.json --db "$T/cal.db" --require-calibrated 2
 
-# A database of an older schema (3: cases_by_seq, before migrations 4 and 5): readers refuse it
+# A database of an older schema (3: cases_by_seq, before migrations 4, 5 and 6): readers refuse it
 # and say how to migrate; `arbiter migrate` brings it to the current schema with its records.
 $ARB report 1 --db "$DB" --format json -o "$T/rep-current.json" >/dev/null 2>&1
 cp "$DB" "$T/v3.db"
@@ -233,13 +233,19 @@ sqlite3 "$T/v3.db" "DROP INDEX cases_by_seq_id; CREATE INDEX cases_by_seq ON cas
                     ALTER TABLE judge_calls DROP COLUMN cached_tokens;
                     ALTER TABLE judge_calls DROP COLUMN valid;
                     ALTER TABLE judge_calls DROP COLUMN charged_usd;
+                    ALTER TABLE judge_calls DROP COLUMN response_format;
+                    ALTER TABLE judge_calls DROP COLUMN stop_reason;
+                    ALTER TABLE judge_calls DROP COLUMN normalization;
+                    ALTER TABLE judge_calls DROP COLUMN error_type;
+                    ALTER TABLE judge_calls DROP COLUMN error_code;
+                    ALTER TABLE judge_calls DROP COLUMN error_message;
                     DROP TABLE judge_calls_rejected;
                     ALTER TABLE judgments DROP COLUMN fence;
                     ALTER TABLE judgments DROP COLUMN reply_sha256;
                     PRAGMA user_version = 3" || bad "sqlite3: cannot make a schema-3 database"
-t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 5: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
-t "migrate an older schema" 0 "v3.db: migrated to schema version 5" "" -- migrate --db "$T/v3.db"
-t "migrate a current one" 0 "v3.db: already at schema version 5" "" -- migrate --db "$T/v3.db"
+t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 6: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
+t "migrate an older schema" 0 "v3.db: migrated to schema version 6" "" -- migrate --db "$T/v3.db"
+t "migrate a current one" 0 "v3.db: already at schema version 6" "" -- migrate --db "$T/v3.db"
 t "report after migrate" 0 "" "" -- report 1 --db "$T/v3.db" --format json -o "$T/rep-migrated.json"
 cmp -s "$T/rep-current.json" "$T/rep-migrated.json" && ok ||
     bad "the migrated database reports differently"

@@ -3,7 +3,8 @@
  * (judge_parse_reply, internal to src/judge/).
  *
  * Input: one provider reply body, parsed as an OpenAI chat completion, an
- * Anthropic message and a command judge's standard output in turn.  The
+ * Anthropic message and a command judge's standard output in turn (an event
+ * stream assembled, the answer found past think blocks, fences and prose).  The
  * parser reads a NUL-terminated body, so the input is copied into one.
  * Whatever it hands back (answer and text, even on failure) is freed here.
  */
@@ -31,9 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
         struct arb_judge_config cfg;
         struct arb_err err = {{0}};
-        cJSON *answer = NULL;
-        char *text = NULL;
-        long long prompt_tokens = 0, completion_tokens = 0;
+        struct judge_reply r;
+        struct judge_usage u;
 
         memset(&cfg, 0, sizeof(cfg));
         cfg.provider = providers[i];
@@ -41,9 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.swap = 1;
         cfg.samples = 1;
         cfg.max_tokens = 1024;
-        judge_parse_reply(&cfg, body, &answer, &text, &prompt_tokens, &completion_tokens, &err);
-        cJSON_Delete(answer);
-        free(text);
+        judge_parse_reply(&cfg, body, &r, &err);
+        judge_reply_release(&r);
+        judge_reply_usage(&cfg, body, &u);
     }
     free(body);
     return 0;

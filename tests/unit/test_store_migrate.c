@@ -47,12 +47,50 @@ Test(store, should_embed_db_schema_sql_byte_for_byte)
     assert_embedded("db/migrations/003-trials.sql", store_migration3_sql_parts);
     assert_embedded("db/migrations/004-fast-inserts.sql", store_migration4_sql_parts);
     assert_embedded("db/migrations/005-scope-cached-tokens.sql", store_migration5_sql_parts);
+    assert_embedded("db/migrations/006-provider-replies.sql", store_migration6_sql_parts);
+}
+
+Test(store, should_migrate_a_version_5_file_adding_what_providers_said, .init = fx_setup,
+     .fini = fx_teardown)
+{
+    static const char *const cols[] = {"response_format", "stop_reason",  "normalization",
+                                       "error_type",      "error_code",   "error_message"};
+
+    /* A database as version 5 left it: the judge-call tables without migration 6's columns. */
+    arb_store_close(fx_open_store(0));
+    fx_raw_exec("INSERT INTO judge_calls (key, provider, model, request_json, reply_json, status, "
+                "attempts, created_at) VALUES ('k', 'openai', 'm', '{}', '{}', 'ok', 1, 'now')");
+    for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+        char sql[200];
+
+        snprintf(sql, sizeof(sql),
+                 "ALTER TABLE judge_calls DROP COLUMN %s; "
+                 "ALTER TABLE judge_calls_rejected DROP COLUMN %s;",
+                 cols[i], cols[i]);
+        fx_raw_exec(sql);
+    }
+    fx_raw_exec("PRAGMA user_version = 5");
+    arb_store_close(fx_open_store(0));
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM pragma_table_info('judge_calls') WHERE name IN "
+                            "('response_format', 'stop_reason', 'normalization', 'error_type', "
+                            "'error_code', 'error_message')"),
+                 6);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM pragma_table_info('judge_calls_rejected') WHERE "
+                            "name IN ('response_format', 'stop_reason', 'normalization', "
+                            "'error_type', 'error_code', 'error_message')"),
+                 6);
+    /* The call stored before keeps its reply, and says nothing of what it did not record. */
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM judge_calls WHERE key = 'k' AND "
+                            "response_format IS NULL AND reply_json = '{}'"),
+                 1);
+    cr_assert_eq(fx_integrity_ok(), 1);
 }
 
 Test(store, should_create_and_migrate_a_new_file, .init = fx_setup, .fini = fx_teardown)
 {
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
     cr_assert_eq(fx_raw_int("PRAGMA application_id"), 0x41524249);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                             "('runs', 'systems', 'cases', 'outputs', 'blinding', 'checks', "
@@ -63,7 +101,7 @@ Test(store, should_create_and_migrate_a_new_file, .init = fx_setup, .fini = fx_t
     cr_assert_eq(fx_raw_int("SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
     /* Opening again migrates nothing and keeps the version. */
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
 }
 
 Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_teardown)
@@ -75,7 +113,7 @@ Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_t
                 "DROP VIEW v_case_trials; DROP TABLE trials; ALTER TABLE runs DROP COLUMN "
                 "scope_json; ALTER TABLE runs DROP COLUMN inputs_json; PRAGMA user_version = 1");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                             "('judge_calls', 'judgments', 'calibrations', "
                             "'judge_calls_rejected')"),
@@ -119,7 +157,7 @@ Test(store, should_migrate_a_version_2_file_keeping_its_outputs, .init = fx_setu
     free(m1);
     free(m2);
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM outputs WHERE case_id = 'c1' AND trial = 0 AND "
                             "content = 'hello'"),
                  1);
@@ -183,7 +221,7 @@ Test(store, should_migrate_a_version_3_file_keeping_its_checks, .init = fx_setup
                 "(12, 1, 'c2', 'a', 'expectation', 'e2', 'unresolved', NULL, '{}')");
     cr_assert_gt(ephemeral_steps(insert), 0, "version 3 checked IN (...) with a temporary b-tree");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 5);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
     cr_assert_eq(ephemeral_steps(insert), 0, "an insert into checks still builds a b-tree");
     /* The rows, their ids (the insert order), and what the views make of them. */
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM checks"), 3);
