@@ -8,8 +8,9 @@
  * source that reads each path as that system's one output (run.h
  * arb_run_source_one), into a database (one in memory unless --db is given,
  * which keeps the judge's cache across comparisons), and writes the verdict
- * with "A" meaning A_PATH and "B" meaning B_PATH whatever the blinding chose:
- * the judge saw both orders anyway.  Nothing is written but -o and --db.
+ * with "A" meaning A_PATH and "B" meaning B_PATH whatever the blinding chose
+ * (compare_blind.c relabels it, and puts the paths' names on the suite's
+ * redaction list).  Nothing is written but -o and --db.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,24 +26,43 @@
 #include "arbiter/store.h"
 #include "arbiter/suite.h"
 #include "cli.h"
+#include "compare_blind.h"
 #include "judge_opts.h"
 #include "outfile.h"
 
 #define CASE_ID "compare"
+/* The systems' names: never words an output uses, since system names are redacted too
+ * (as "first" and "second" were, from "First, ..." in an output). */
+#define SYS_A    "A_PATH"
+#define SYS_B    "B_PATH"
+#define MAX_SEED 9007199254740991ull /* 2^53 - 1, as "seed" in a suite */
 
 static const char usage_text[] =
-    "usage: arbiter compare --task TEXT|@FILE [--expectations FILE] [-o FILE]\n"
+    "usage: arbiter compare --task TEXT|@FILE [--expectations FILE] [-o FILE] [--seed N]\n"
     "                       [--judge FILE] [--db FILE] [judge options] A_PATH B_PATH\n"
     "\n"
     "One blind comparison of two outputs (each a file, or a directory of files) for one\n"
     "task.  Expectations with checks are decided by their comparators; the rubric and\n"
-    "free-text expectations go to the judge (both orders, fenced, cached).  Writes the\n"
-    "blind comparator's comparison.json (winner, reasoning, rubric, output_quality,\n"
-    "expectation_results) with A = A_PATH and B = B_PATH.\n"
+    "free-text expectations go to the judge (both orders, fenced with a random code per\n"
+    "request, cached).  Writes the blind comparator's comparison.json (winner, reasoning,\n"
+    "rubric, output_quality, expectation_results, judge, systems).\n"
+    "\n"
+    "Labels: A is A_PATH and B is B_PATH in every member (winner, rubric, output_quality,\n"
+    "expectation_results, judge.winner), whichever the judge was shown as \"Response A\".\n"
+    "The judge's reasoning is kept in its own words, those of the order it was asked\n"
+    "first; judge.positions says what its \"A\" and \"B\" are in this file: {\"A\": \"B\",\n"
+    "\"B\": \"A\"} means the judge's Response A was B_PATH.  Without a judge's answer the\n"
+    "reasoning is Arbiter's, in this file's labels.\n"
+    "\n"
+    "Blinding: the names in A_PATH and B_PATH that tell them apart (a directory or file\n"
+    "name one path has and the other lacks, and its stems before a dot; 3 bytes or more)\n"
+    "are replaced by [REDACTED] in everything the judge is sent.\n"
     "\n"
     "  --task TEXT|@FILE     the task the outputs answer (required)\n"
     "  --expectations FILE   a JSON array of expectations: strings, or objects\n"
     "                        {\"id\", \"text\", \"check\"} as in a suite\n"
+    "  --seed N              blinding seed, 0 to 2^53 - 1 (default 0): which path the\n"
+    "                        judge is shown first (with \"swap\": false, its only order)\n"
     "  -o FILE               where to write (default comparison.json), through a\n"
     "                        temporary file renamed when complete; never an input (nor\n"
     "                        into an input directory) or the database\n"
@@ -86,9 +106,10 @@ static int check_tree(const char *dir, int depth)
         } else if (!(stat(p, &sb) == 0 && S_ISREG(sb.st_mode))) {
             /* sb: the link itself when it leads nowhere, else what it leads to */
             cli_error("compare", "'%s' is not a regular file (%s): refusing to compare without it",
-                      p, S_ISLNK(sb.st_mode) ? "a dangling symbolic link"
-                         : S_ISDIR(sb.st_mode) ? "a symbolic link to a directory"
-                                               : arb_file_type_name((unsigned)sb.st_mode));
+                      p,
+                      S_ISLNK(sb.st_mode)   ? "a dangling symbolic link"
+                      : S_ISDIR(sb.st_mode) ? "a symbolic link to a directory"
+                                            : arb_file_type_name((unsigned)sb.st_mode));
             rc = -1;
         }
     }
@@ -127,18 +148,29 @@ static cJSON *read_expectations(const char *path)
         cJSON *x;
         char id[32];
 
+        if (!out)
+            break;
         i++;
         if (cJSON_IsString(e)) {
             snprintf(id, sizeof(id), "e%d", i);
             x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "id", id);
-            cJSON_AddStringToObject(x, "text", e->valuestring);
+            if (x && !(cJSON_AddStringToObject(x, "id", id) &&
+                       cJSON_AddStringToObject(x, "text", e->valuestring))) {
+                cJSON_Delete(x);
+                x = NULL;
+            }
         } else {
             x = cJSON_Duplicate(e, 1);
         }
-        cJSON_AddItemToArray(out, x);
+        if (!x || !cJSON_AddItemToArray(out, x)) {
+            cJSON_Delete(x);
+            cJSON_Delete(out);
+            out = NULL;
+        }
     }
     cJSON_Delete(doc);
+    if (!out)
+        cli_error("compare", "out of memory");
     return out;
 }
 
@@ -166,37 +198,25 @@ static void locate_in_expectations(struct arb_err *err, const char *exp_path)
     arb_buf_release(&b);
 }
 
-/* Swap the A and B members of obj[key] (the verdict named A_PATH's system "B"). */
-static void swap_sides(cJSON *cmp, const char *key)
-{
-    cJSON *o = cJSON_GetObjectItemCaseSensitive(cmp, key), *a, *b;
-
-    if (!o)
-        return;
-    a = cJSON_DetachItemFromObjectCaseSensitive(o, "A");
-    b = cJSON_DetachItemFromObjectCaseSensitive(o, "B");
-    if (b)
-        cJSON_AddItemToObject(o, "A", b);
-    if (a)
-        cJSON_AddItemToObject(o, "B", a);
-}
-
 struct got {
-    cJSON *cmp;
-    int swapped;
+    cJSON *cmp;  /* NULL: none, or out of memory (taken says which) */
+    int taken;   /* a verdict was read */
+    int swapped; /* the blinding showed B_PATH as "A": the verdict's A is B_PATH */
 };
 
 static int take_verdict(void *ctx, const struct arb_verdict_row *v)
 {
     struct got *g = ctx;
 
+    g->taken = 1;
     g->cmp = cJSON_Parse(v->comparison_json ? v->comparison_json : "{}");
-    g->swapped = strcmp(v->system_a, "first") != 0;
+    g->swapped = strcmp(v->system_a, SYS_A) != 0;
     return 1;
 }
 
 struct compare_args {
     const char *task, *exp_path, *out_path, *db, *a, *b;
+    unsigned long long seed;
 };
 
 /* 0: parsed; -1: --help printed; else the exit code of a usage error (message printed). */
@@ -206,6 +226,7 @@ static int parse_args(int argc, char **argv, struct compare_args *ca, struct cli
         CLI_OPT_STRING("--task", &ca->task),
         CLI_OPT_STRING("--expectations", &ca->exp_path),
         CLI_OPT_STRING("-o", &ca->out_path),
+        CLI_OPT_WHOLE("--seed", &ca->seed, 0, MAX_SEED),
         CLI_OPT_DB(&ca->db),
         CLI_JUDGE_OPTIONS(judge),
         CLI_OPT_END(),
@@ -251,6 +272,17 @@ static int check_out_path(const struct compare_args *ca, const struct cli_judge 
     return EXIT_PASS;
 }
 
+/* "systems": {"A": A_PATH, "B": B_PATH}, as given.  0, or -1 out of memory. */
+static int add_systems(cJSON *cmp, const struct compare_args *ca)
+{
+    cJSON *sys = cJSON_AddObjectToObject(cmp, "systems");
+
+    return sys && cJSON_AddStringToObject(sys, "A", ca->a) &&
+                   cJSON_AddStringToObject(sys, "B", ca->b)
+               ? 0
+               : -1;
+}
+
 /* text and a newline to path, whole or not at all (as report's and export's -o). */
 static int write_out(const char *path, const char *text)
 {
@@ -267,10 +299,13 @@ static int write_out(const char *path, const char *text)
     return bad ? -1 : 0;
 }
 
-/* The one-case suite, as JSON text in *out (the caller frees); returns an exit code. */
+/*
+ * The one-case suite, as JSON text in *out (the caller frees); returns an exit code.  Its
+ * "redact" list holds the paths' distinguishing names, so the engine keeps them from the judge.
+ */
 static int suite_text(const struct compare_args *ca, char **out)
 {
-    cJSON *suite = cJSON_CreateObject(), *systems, *cases, *c, *exps = NULL;
+    cJSON *suite = cJSON_CreateObject(), *systems, *cases, *c, *exps = NULL, *redact;
     struct arb_buf task;
     struct arb_err err = {{0}};
     int code = EXIT_PASS, ok;
@@ -294,9 +329,12 @@ static int suite_text(const struct compare_args *ca, char **out)
     if (!code) {
         ok = cJSON_AddStringToObject(suite, "name", "compare") &&
              cJSON_AddStringToObject(suite, "task", task.ptr ? task.ptr : "") &&
+             cJSON_AddNumberToObject(suite, "seed", (double)ca->seed) &&
              (systems = cJSON_AddObjectToObject(suite, "systems")) &&
-             cJSON_AddStringToObject(systems, "first", ca->a) &&
-             cJSON_AddStringToObject(systems, "second", ca->b) &&
+             cJSON_AddStringToObject(systems, SYS_A, ca->a) &&
+             cJSON_AddStringToObject(systems, SYS_B, ca->b) &&
+             (redact = cJSON_AddArrayToObject(suite, "redact")) &&
+             compare_redact_names(ca->a, ca->b, redact) == 0 &&
              (!exps || cJSON_AddItemToObject(suite, "expectations", exps));
         if (ok)
             exps = NULL; /* the suite's now */
@@ -316,14 +354,14 @@ static int suite_text(const struct compare_args *ca, char **out)
 
 static int compare_cmd(int argc, char **argv)
 {
-    struct compare_args ca = {NULL, NULL, "comparison.json", NULL, NULL, NULL};
+    struct compare_args ca = {NULL, NULL, "comparison.json", NULL, NULL, NULL, 0};
     struct cli_judge judge;
     struct arb_run_opts opts = {0};
     struct arb_run_summary sum;
     struct arb_suite *suite = NULL;
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
-    struct got g = {NULL, 0};
+    struct got g = {NULL, 0, 0};
     struct arb_run_source source;
     char *text = NULL, *suite_json = NULL;
     int code;
@@ -371,28 +409,13 @@ static int compare_cmd(int argc, char **argv)
         goto out;
     }
     if (!g.cmp) {
-        cli_error("compare", "no verdict was recorded");
+        cli_error("compare", g.taken ? "out of memory" : "no verdict was recorded");
         code = EXIT_ENV;
         goto out;
     }
-    if (g.swapped) {
-        /* The blinding showed B_PATH as A: report in the user's terms, A = A_PATH. */
-        const cJSON *w = cJSON_GetObjectItemCaseSensitive(g.cmp, "winner");
-
-        swap_sides(g.cmp, "rubric");
-        swap_sides(g.cmp, "output_quality");
-        swap_sides(g.cmp, "expectation_results");
-        if (cJSON_IsString(w) && strcmp(w->valuestring, "TIE") != 0)
-            cJSON_ReplaceItemInObject(g.cmp, "winner",
-                                      cJSON_CreateString(w->valuestring[0] == 'A' ? "B" : "A"));
-    }
-    {
-        cJSON *sys = cJSON_AddObjectToObject(g.cmp, "systems");
-
-        cJSON_AddStringToObject(sys, "A", ca.a);
-        cJSON_AddStringToObject(sys, "B", ca.b);
-    }
-    text = cJSON_Print(g.cmp);
+    /* In the user's terms, A = A_PATH, whichever the blinding showed first. */
+    if (!compare_relabel(g.cmp, g.swapped) && !add_systems(g.cmp, &ca))
+        text = cJSON_Print(g.cmp);
     if (!text) {
         cli_error("compare", "out of memory");
         code = EXIT_ENV;
