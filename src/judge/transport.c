@@ -9,13 +9,15 @@
  * turns the crank: it starts ready requests, drives curl, classifies every
  * finished attempt (success, retry later, final failure) and sleeps in
  * curl_multi_poll no longer than the next due retry, so waiting never blocks
- * other transfers.
+ * other transfers.  Each attempt's reply headers are read as they arrive
+ * (transport_retry.c) for the wait the server asks for and x-should-retry;
+ * what a curl code or a status means is transport_fail.c's.
  *
  * Error texts are built from fixed words, the HTTP status and
- * curl_easy_strerror(), never from curl's error buffer or the request, so a
- * header value (the API key) cannot reach them.  What a request means
- * (provider, JSON, tokens) is the caller's business; curl_global_init is the
- * command line's.
+ * curl_easy_strerror(), never from curl's error buffer, the request or the
+ * reply, so a header value (the API key) cannot reach them.  What a request
+ * or a reply body means (provider, JSON, tokens) is the caller's business,
+ * told through the classify hook; curl_global_init is the command line's.
  *
  * Choices the header leaves open: a negative max_retries or backoff_base_s
  * means none (zero means the default); final failures are ARB_EIO (HTTP
@@ -32,11 +34,11 @@
 #include <strings.h>
 #include <time.h>
 
-#include <cjson/cJSON.h>
 #include <curl/curl.h>
 
 #include "arbiter/buf.h"
 #include "arbiter/http.h"
+#include "transport_int.h"
 
 #define DEFAULT_CONCURRENCY     8
 #define DEFAULT_CONNECT_MS      10000L
@@ -60,8 +62,10 @@ struct req {
     int attempts;
     double first_start; /* monotonic seconds */
     double attempt_start;
-    double due;  /* when waiting: monotonic time of the next attempt */
-    long status; /* last HTTP status seen */
+    double due;                   /* when waiting: monotonic time of the next attempt */
+    long status;                  /* last HTTP status seen */
+    double server_wait;           /* seconds the last reply asked to wait, uncapped */
+    struct transport_hints hints; /* from the last reply's headers */
     struct arb_buf reply;
     int too_big; /* the write callback refused a chunk past the cap */
     int no_mem;  /* the write callback ran out of memory */
@@ -89,6 +93,15 @@ static double now_s(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wall clock, seconds since the epoch: for the dates in Retry-After and the reset headers. */
+static double wall_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -311,6 +324,8 @@ static void complete(struct arb_transport *t, struct req *r, enum arb_status st,
     res.user = r->user;
     res.st = st;
     res.status = r->status;
+    snprintf(res.content_type, sizeof(res.content_type), "%s", r->hints.content_type);
+    res.server_wait_s = r->server_wait;
     res.body = r->reply.ptr ? r->reply.ptr : "";
     res.body_len = r->reply.len;
     res.attempts = r->attempts;
@@ -380,6 +395,15 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *user)
     return st ? 0 : size * nmemb;
 }
 
+/* Every header line of every response curl reads (100-continue and redirects too). */
+static size_t on_header(char *data, size_t size, size_t nmemb, void *user)
+{
+    struct req *r = user;
+
+    transport_hints_header(&r->hints, data, size * nmemb, wall_s());
+    return size * nmemb;
+}
+
 static CURLcode set_options(struct arb_transport *t, CURL *e, struct req *r)
 {
     CURLcode rc = curl_easy_setopt(e, CURLOPT_URL, r->url);
@@ -414,6 +438,10 @@ static CURLcode set_options(struct arb_transport *t, CURL *e, struct req *r)
     if (!rc)
         rc = curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
     if (!rc)
+        rc = curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    if (!rc)
+        rc = curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+    if (!rc)
         rc = curl_easy_setopt(e, CURLOPT_PRIVATE, r);
     return rc;
 }
@@ -444,6 +472,7 @@ static void start_one(struct arb_transport *t, struct req *r)
         return;
     }
     arb_buf_reset(&r->reply);
+    transport_hints_clear(&r->hints);
     r->too_big = 0;
     r->no_mem = 0;
     r->attempt_start = now_s();
@@ -499,7 +528,7 @@ static void start_ready(struct arb_transport *t)
     }
 }
 
-/* Wait before attempt number r->attempts + 1: full jitter, or Retry-After when longer. */
+/* Wait before attempt number r->attempts + 1: full jitter, or the server's wait when longer. */
 static void schedule_retry(struct arb_transport *t, struct req *r, double retry_after)
 {
     double backoff = t->o.backoff_base_s;
@@ -525,81 +554,60 @@ static void schedule_retry(struct arb_transport *t, struct req *r, double retry_
     *p = r;
 }
 
-/* Codes that another attempt cannot fix: our own setup, TLS trust, the size cap. */
-static int curl_retryable(CURLcode rc)
+/* The caller's verdict on a complete reply; ACCEPT of a non-2xx, or a value out of range, is
+ * AS_USUAL. */
+static enum arb_http_verdict classify(struct arb_transport *t, const struct req *r)
 {
-    switch (rc) {
-    case CURLE_UNSUPPORTED_PROTOCOL:
-    case CURLE_URL_MALFORMAT:
-    case CURLE_NOT_BUILT_IN:
-    case CURLE_OUT_OF_MEMORY:
-    case CURLE_BAD_FUNCTION_ARGUMENT:
-    case CURLE_WRITE_ERROR:
-    case CURLE_ABORTED_BY_CALLBACK:
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_LOGIN_DENIED:
-        return 0;
-    default:
+    enum arb_http_verdict v;
+
+    if (!t->o.classify)
+        return ARB_HTTP_AS_USUAL;
+    v = t->o.classify(t->o.classify_ctx, r->status, r->hints.content_type,
+                      r->reply.ptr ? r->reply.ptr : "", r->reply.len);
+    switch (v) {
+    case ARB_HTTP_ACCEPT:
+        return r->status >= 200 && r->status < 300 ? v : ARB_HTTP_AS_USUAL;
+    case ARB_HTTP_RETRY:
+    case ARB_HTTP_FINAL:
+        return v;
+    case ARB_HTTP_AS_USUAL:
+        break;
+    }
+    return ARB_HTTP_AS_USUAL;
+}
+
+/*
+ * What a complete reply means: 1 for a success; else 0 with why and *retry
+ * set.  The caller's RETRY or FINAL decides; otherwise the status does, and
+ * x-should-retry overrides it (except that 401 and 403 stay final).
+ */
+static int reply_outcome(struct arb_transport *t, struct req *r, int *retry, char *why, size_t n)
+{
+    long status = r->status;
+    int is_2xx = status >= 200 && status < 300;
+    enum arb_http_verdict v = classify(t, r);
+
+    if (v == ARB_HTTP_ACCEPT ||
+        (is_2xx && v == ARB_HTTP_AS_USUAL &&
+         (!t->o.json_replies || transport_is_json(r->reply.ptr, r->reply.len))))
         return 1;
-    }
-}
-
-/* A short reason for a failed transfer, from fixed words and curl's static code text. */
-static void describe_curl(struct arb_transport *t, struct req *r, CURLcode rc, char *out, size_t n)
-{
-    const char *what;
-    double elapsed_ms = (now_s() - r->attempt_start) * 1000.0;
-
-    switch (rc) {
-    case CURLE_OPERATION_TIMEDOUT:
-        /* curl uses one code for both limits; only the connect limit can fire early. */
-        if (t->o.connect_timeout_ms < t->o.timeout_ms &&
-            elapsed_ms < (double)t->o.timeout_ms - 50.0)
-            snprintf(out, n, "connect timed out after %ld ms", t->o.connect_timeout_ms);
-        else
-            snprintf(out, n, "timed out after %ld ms", t->o.timeout_ms);
-        return;
-    case CURLE_COULDNT_CONNECT:
-        what = "connection refused";
-        break;
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-        what = "cannot resolve host";
-        break;
-    case CURLE_GOT_NOTHING:
-        what = "empty reply";
-        break;
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_PARTIAL_FILE:
-        what = "connection broken";
-        break;
-    default:
-        what = "network error";
-        break;
-    }
-    snprintf(out, n, "%s (curl: %s)", what, curl_easy_strerror(rc));
-}
-
-/* 1 when the reply body is one JSON value (the APIs this transport talks to answer JSON). */
-static int json_body(const struct req *r)
-{
-    const char *end = NULL;
-    cJSON *v;
-    int ok;
-
-    if (!r->reply.ptr || r->reply.len == 0)
+    if (is_2xx && v == ARB_HTTP_AS_USUAL)
+        /* Cut short, or an HTML page from a proxy: the same request may well succeed. */
+        snprintf(why, n, "HTTP %ld with a body that is not JSON", status);
+    else if (is_2xx)
+        snprintf(why, n, "HTTP %ld with an error body", status);
+    else
+        snprintf(why, n, "HTTP %ld", status);
+    if (v != ARB_HTTP_AS_USUAL) {
+        *retry = v == ARB_HTTP_RETRY;
         return 0;
-    v = cJSON_ParseWithLengthOpts(r->reply.ptr, r->reply.len, &end, 0);
-    ok = v != NULL;
-    cJSON_Delete(v);
-    /* One value and nothing after it but white space. */
-    while (ok && end < r->reply.ptr + r->reply.len &&
-           (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
-        end++;
-    return ok && end == r->reply.ptr + r->reply.len;
+    }
+    *retry = is_2xx || transport_status_retryable(status);
+    if (r->hints.should_retry == 0)
+        *retry = 0;
+    else if (r->hints.should_retry == 1 && status >= 400 && status != 401 && status != 403)
+        *retry = 1;
+    return 0;
 }
 
 /* Decide what a finished attempt means: success, a later retry, or a final failure. */
@@ -607,15 +615,14 @@ static void finish_attempt(struct arb_transport *t, size_t slot, CURLcode rc)
 {
     struct req *r = t->active[slot];
     long status = 0;
-    curl_off_t retry_after = 0;
     char why[200];
     enum arb_status st = ARB_EIO;
     int retry = 0;
 
     curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_getinfo(r->easy, CURLINFO_RETRY_AFTER, &retry_after);
     detach_active(t, slot);
     r->status = status;
+    r->server_wait = status ? transport_hints_wait(&r->hints, status) : 0.0;
     if (r->no_mem) {
         st = ARB_ENOMEM;
         snprintf(why, sizeof(why), "out of memory reading the reply");
@@ -623,21 +630,15 @@ static void finish_attempt(struct arb_transport *t, size_t slot, CURLcode rc)
         st = ARB_ETOOBIG;
         snprintf(why, sizeof(why), "reply larger than %zu bytes", t->o.max_body);
     } else if (rc != CURLE_OK) {
-        describe_curl(t, r, rc, why, sizeof(why));
-        retry = curl_retryable(rc);
-    } else if (status >= 200 && status < 300 && (!t->o.json_replies || json_body(r))) {
+        transport_describe_curl(rc, t->o.connect_timeout_ms, t->o.timeout_ms,
+                                (now_s() - r->attempt_start) * 1000.0, why, sizeof(why));
+        retry = transport_curl_retryable(rc);
+    } else if (reply_outcome(t, r, &retry, why, sizeof(why))) {
         complete(t, r, ARB_OK, NULL);
         return;
-    } else if (status >= 200 && status < 300) {
-        /* Cut short, or an HTML page from a proxy: the same request may well succeed. */
-        snprintf(why, sizeof(why), "HTTP %ld with a body that is not JSON", status);
-        retry = 1;
-    } else {
-        snprintf(why, sizeof(why), "HTTP %ld", status);
-        retry = status == 408 || status == 429 || (status >= 500 && status < 600);
     }
     if (retry && r->attempts <= t->o.max_retries) {
-        schedule_retry(t, r, retry_after > 0 ? (double)retry_after : 0.0);
+        schedule_retry(t, r, r->server_wait);
         return;
     }
     complete(t, r, st, why);

@@ -5,7 +5,10 @@
  * The server is deliberately tiny: one thread per connection, keep-alive by
  * reading requests off the same socket until EOF, a Content-Length body, and
  * a script of replies (status, extra headers, body, delay, or hang up without
- * replying) consumed in arrival order; the last entry repeats.
+ * replying) consumed in arrival order; the last entry repeats.  Every reply
+ * says Content-Type: text/plain unless its extra headers name another.
+ *
+ * The header parsers themselves are tested in test_transport_retry.c.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -139,10 +142,23 @@ static struct reply take_reply(struct server *s, const char *head, size_t head_l
     return r;
 }
 
+/* Whether the extra header lines name a Content-Type of their own. */
+static int names_content_type(const char *headers)
+{
+    const char *p;
+
+    for (p = headers; p && *p; p++) {
+        if ((p == headers || p[-1] == '\n') && strncasecmp(p, "Content-Type:", 13) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static int answer(struct server *s, int fd, const struct reply *r)
 {
     char head[1024];
     size_t len = r->body_len ? r->body_len : strlen(r->body);
+    const char *type = names_content_type(r->headers) ? "" : "Content-Type: text/plain\r\n";
     int n;
 
     nap(s, r->delay_ms);
@@ -151,10 +167,8 @@ static int answer(struct server *s, int fd, const struct reply *r)
     pthread_mutex_unlock(&s->mu);
     if (r->hangup || atomic_load(&s->stop))
         return -1;
-    n = snprintf(head, sizeof(head),
-                 "HTTP/1.1 %d Scripted\r\nContent-Length: %zu\r\nContent-Type: text/plain\r\n"
-                 "%s\r\n",
-                 r->status, len, r->headers ? r->headers : "");
+    n = snprintf(head, sizeof(head), "HTTP/1.1 %d Scripted\r\nContent-Length: %zu\r\n%s%s\r\n",
+                 r->status, len, type, r->headers ? r->headers : "");
     if (send_all(fd, head, (size_t)n) || send_all(fd, r->body, len))
         return -1;
     return 0;
@@ -329,6 +343,8 @@ struct seen {
         size_t body_len;
         int attempts;
         double latency_s;
+        char content_type[96];
+        double server_wait_s;
         char error[256];
         void *user;
     } r[32];
@@ -348,6 +364,8 @@ static void on_done(void *ctx, const struct arb_http_result *res)
     s->r[i].body_len = res->body_len;
     s->r[i].attempts = res->attempts;
     s->r[i].latency_s = res->latency_s;
+    snprintf(s->r[i].content_type, sizeof(s->r[i].content_type), "%s", res->content_type);
+    s->r[i].server_wait_s = res->server_wait_s;
     snprintf(s->r[i].error, sizeof(s->r[i].error), "%s", res->error);
     s->r[i].user = res->user;
     if (i == 0 && s->abort_on_first)
@@ -827,4 +845,372 @@ Test(transport, should_run_again_after_a_run)
     server_stop(&s);
     cr_assert_eq(seen.n, 2);
     cr_assert_eq(s.n_conns, 1, "the second run opened a new connection");
+}
+
+/* ---- what the server asks: waits, x-should-retry, 409 ---- */
+
+/* Backoff so short that only the server's wait can explain a long gap. */
+static struct arb_transport_opts tiny_backoff_opts(void)
+{
+    struct arb_transport_opts o = quick_opts();
+
+    o.concurrency = 1;
+    o.backoff_base_s = 0.001;
+    o.backoff_max_s = 0.002;
+    return o;
+}
+
+/* The gap between the first two requests the server saw, after a run that took 2 attempts. */
+static double retry_gap(const struct server *s, const struct seen *seen)
+{
+    cr_assert_eq(seen->r[0].st, ARB_OK, "%s", seen->r[0].error);
+    cr_assert_eq(seen->r[0].attempts, 2);
+    cr_assert_geq(s->n_requests, 2);
+    return s->arrival[1] - s->arrival[0];
+}
+
+Test(transport, should_wait_for_retry_after_ms)
+{
+    struct reply script[] = {{429, "retry-after-ms: 300\r\n", "slow down", 0, 0, 0},
+                             {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = tiny_backoff_opts();
+    struct seen seen = {0};
+    struct server s;
+    double gap;
+
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    gap = retry_gap(&s, &seen);
+    cr_assert_geq(gap, 0.28, "retried %.3f s after retry-after-ms: 300", gap);
+}
+
+Test(transport, should_prefer_retry_after_ms_to_retry_after)
+{
+    struct reply script[] = {{503, "Retry-After: 20\r\nRetry-After-Ms: 150\r\n", "busy", 0, 0, 0},
+                             {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = tiny_backoff_opts();
+    struct seen seen = {0};
+    struct server s;
+    double took;
+
+    took = serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_geq(retry_gap(&s, &seen), 0.13);
+    cr_assert_lt(took, 10.0, "waited for Retry-After (20 s) instead of retry-after-ms");
+}
+
+Test(transport, should_wait_for_an_openai_reset_on_a_429)
+{
+    struct reply script[] = {
+        {429, "x-ratelimit-reset-requests: 0.4s\r\nx-ratelimit-reset-tokens: 20ms\r\n", "limit", 0,
+         0, 0},
+        {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = tiny_backoff_opts();
+    struct seen seen = {0};
+    struct server s;
+    double gap;
+
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    gap = retry_gap(&s, &seen);
+    cr_assert_geq(gap, 0.38, "retried %.3f s after a reset of 0.4 s", gap);
+}
+
+Test(transport, should_wait_for_an_anthropic_reset_time_on_a_429)
+{
+    char headers[128];
+    struct reply script[] = {{429, headers, "limit", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = tiny_backoff_opts();
+    struct seen seen = {0};
+    struct server s;
+    time_t at = time(NULL) + 2; /* whole seconds: between 1 and 2 s from now */
+    struct tm tm;
+    double gap;
+
+    gmtime_r(&at, &tm);
+    strftime(headers, sizeof(headers),
+             "anthropic-ratelimit-tokens-reset: %Y-%m-%dT%H:%M:%SZ\r\n"
+             "anthropic-ratelimit-requests-reset: 2020-01-01T00:00:00Z\r\n",
+             &tm);
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    gap = retry_gap(&s, &seen);
+    cr_assert_geq(gap, 0.9, "retried %.3f s before the reset time", gap);
+}
+
+Test(transport, should_not_wait_for_a_reset_unless_rate_limited)
+{
+    struct reply script[] = {{503, "x-ratelimit-reset-requests: 20s\r\n", "busy", 0, 0, 0},
+                             {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = tiny_backoff_opts();
+    struct seen seen = {0};
+    struct server s;
+    double took;
+
+    took = serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    retry_gap(&s, &seen);
+    cr_assert_lt(took, 10.0, "a 503 waited for a rate-limit reset");
+}
+
+Test(transport, should_cap_the_server_wait)
+{
+    struct reply script[] = {{429, "retry-after-ms: 30000\r\n", "slow down", 0, 0, 0},
+                             {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = tiny_backoff_opts();
+    struct seen seen = {0};
+    struct server s;
+    double took, gap;
+
+    o.retry_after_max_s = 0.2;
+    took = serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    gap = retry_gap(&s, &seen);
+    cr_assert_geq(gap, 0.18);
+    cr_assert_lt(took, 15.0, "waited past retry_after_max_s");
+}
+
+Test(transport, should_report_the_server_wait_and_content_type)
+{
+    struct reply script[] = {
+        {429, "retry-after-ms: 50\r\nContent-Type: application/json\r\n", "{}", 0, 0, 0}};
+    struct arb_transport_opts o = tiny_backoff_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    o.max_retries = 2;
+    serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_EIO);
+    cr_assert_str_eq(seen.r[0].error, "HTTP 429 after 3 attempts");
+    cr_assert_float_eq(seen.r[0].server_wait_s, 0.05, 1e-9);
+    cr_assert_str_eq(seen.r[0].content_type, "application/json");
+}
+
+Test(transport, should_report_no_wait_and_the_type_of_a_plain_reply)
+{
+    struct reply script[] = {{200, "", "ok", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK);
+    cr_assert_eq(seen.r[0].server_wait_s, 0.0);
+    cr_assert_str_eq(seen.r[0].content_type, "text/plain");
+}
+
+Test(transport, should_report_no_content_type_after_a_network_failure)
+{
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    char url[128];
+
+    o.max_retries = -1;
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", closed_port());
+    run_n(&o, url, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].status, 0);
+    cr_assert_str_eq(seen.r[0].content_type, "");
+    cr_assert_eq(seen.r[0].server_wait_s, 0.0);
+}
+
+Test(transport, should_not_retry_when_the_server_says_not_to)
+{
+    struct reply script[] = {{500, "x-should-retry: false\r\n", "oops", 0, 0, 0},
+                             {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_EIO);
+    cr_assert_eq(seen.r[0].attempts, 1);
+    cr_assert_str_eq(seen.r[0].error, "HTTP 500");
+    cr_assert_eq(s.n_requests, 1);
+}
+
+Test(transport, should_retry_a_client_error_when_the_server_says_to)
+{
+    struct reply script[] = {{400, "X-Should-Retry: true\r\n", "try again", 0, 0, 0},
+                             {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
+    cr_assert_eq(seen.r[0].attempts, 2);
+    cr_assert_str_eq(seen.r[0].body, "fine");
+}
+
+Test(transport, should_retry_what_the_server_says_only_within_max_retries)
+{
+    struct reply script[] = {{404, "x-should-retry: true\r\n", "gone", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    o.max_retries = 2;
+    serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].attempts, 3);
+    cr_assert_str_eq(seen.r[0].error, "HTTP 404 after 3 attempts");
+}
+
+Test(transport, should_never_retry_unauthorized_even_when_the_server_says_to)
+{
+    struct reply script[] = {{401, "x-should-retry: true\r\n", "bad key", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].attempts, 1);
+    cr_assert_eq(s.n_requests, 1);
+}
+
+Test(transport, should_retry_a_conflict)
+{
+    struct reply script[] = {{409, "", "conflict", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
+    struct arb_transport_opts o = quick_opts();
+    struct seen seen = {0};
+    struct server s;
+
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
+    cr_assert_eq(seen.r[0].attempts, 2);
+}
+
+/* ---- the classify hook ---- */
+
+/* A classify hook: answers `verdict` for a body containing `when` (else AS_USUAL), and notes
+ * what it was shown. */
+struct hook {
+    enum arb_http_verdict verdict;
+    const char *when;
+    int calls;
+    long status;
+    char content_type[96];
+    char body[64];
+    size_t len;
+};
+
+static enum arb_http_verdict classify_hook(void *ctx, long status, const char *content_type,
+                                           const char *body, size_t len)
+{
+    struct hook *h = ctx;
+
+    h->calls++;
+    h->status = status;
+    snprintf(h->content_type, sizeof(h->content_type), "%s", content_type);
+    snprintf(h->body, sizeof(h->body), "%s", body);
+    h->len = len;
+    return strstr(body, h->when) ? h->verdict : ARB_HTTP_AS_USUAL;
+}
+
+static struct arb_transport_opts hooked_opts(struct hook *h)
+{
+    struct arb_transport_opts o = quick_opts();
+
+    o.classify = classify_hook;
+    o.classify_ctx = h;
+    return o;
+}
+
+Test(transport, should_stop_at_once_on_a_final_verdict)
+{
+    struct reply script[] = {{429, "x-should-retry: true\r\nretry-after-ms: 5000\r\n",
+                              "{\"error\": {\"code\": \"insufficient_quota\"}}", 0, 0, 0},
+                             {200, "", "fine", 0, 0, 0}};
+    struct hook h = {ARB_HTTP_FINAL, "insufficient_quota", 0, 0, "", "", 0};
+    struct arb_transport_opts o = hooked_opts(&h);
+    struct seen seen = {0};
+    struct server s;
+    double took;
+
+    took = serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_EIO);
+    cr_assert_eq(seen.r[0].attempts, 1);
+    cr_assert_eq(s.n_requests, 1);
+    cr_assert_str_eq(seen.r[0].error, "HTTP 429");
+    cr_assert(strstr(seen.r[0].body, "insufficient_quota"), "the body is handed over");
+    cr_assert_float_eq(seen.r[0].server_wait_s, 5.0, 1e-9);
+    cr_assert_lt(took, 3.0);
+    cr_assert_eq(h.calls, 1);
+    cr_assert_eq(h.status, 429);
+    cr_assert_str_eq(h.content_type, "text/plain");
+    cr_assert_eq(h.len, strlen(script[0].body));
+}
+
+Test(transport, should_retry_a_2xx_the_hook_calls_a_failure)
+{
+    struct reply script[] = {{200, "", "{\"error\": {\"type\": \"overloaded\"}}", 0, 0, 0},
+                             {200, "", "{\"ok\": 1}", 0, 0, 0}};
+    struct hook h = {ARB_HTTP_RETRY, "\"error\"", 0, 0, "", "", 0};
+    struct arb_transport_opts o = hooked_opts(&h);
+    struct seen seen = {0};
+    struct server s;
+
+    o.json_replies = 1;
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
+    cr_assert_eq(seen.r[0].attempts, 2);
+    cr_assert_str_eq(seen.r[0].body, "{\"ok\": 1}");
+    cr_assert_eq(h.calls, 2);
+}
+
+Test(transport, should_fail_a_2xx_error_body_after_every_retry_without_quoting_it)
+{
+    struct reply script[] = {
+        {200, "x-should-retry: false\r\n", "{\"error\": \"" CANARY "\"}", 0, 0, 0}};
+    struct hook h = {ARB_HTTP_RETRY, "\"error\"", 0, 0, "", "", 0};
+    struct arb_transport_opts o = hooked_opts(&h);
+    struct seen seen = {0};
+    struct server s;
+
+    o.max_retries = 2;
+    serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_EIO);
+    cr_assert_eq(seen.r[0].status, 200);
+    cr_assert_eq(seen.r[0].attempts, 3, "RETRY wins over x-should-retry: false");
+    cr_assert_str_eq(seen.r[0].error, "HTTP 200 with an error body after 3 attempts");
+    cr_assert_str_eq(seen.r[0].body, "{\"error\": \"" CANARY "\"}");
+}
+
+Test(transport, should_accept_a_2xx_the_hook_can_read)
+{
+    struct reply script[] = {{200, "Content-Type: text/event-stream\r\n",
+                              "data: {\"x\": 1}\n\ndata: [DONE]\n\n", 0, 0, 0}};
+    struct hook h = {ARB_HTTP_ACCEPT, "data:", 0, 0, "", "", 0};
+    struct arb_transport_opts o = hooked_opts(&h);
+    struct seen seen = {0};
+    struct server s;
+
+    o.json_replies = 1;
+    serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
+    cr_assert_eq(seen.r[0].attempts, 1);
+    cr_assert_str_eq(seen.r[0].content_type, "text/event-stream");
+    cr_assert_str_eq(h.content_type, "text/event-stream");
+}
+
+Test(transport, should_treat_an_accepted_error_status_as_usual)
+{
+    struct reply script[] = {{503, "", "data: busy", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
+    struct hook h = {ARB_HTTP_ACCEPT, "data:", 0, 0, "", "", 0};
+    struct arb_transport_opts o = hooked_opts(&h);
+    struct seen seen = {0};
+    struct server s;
+
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
+    cr_assert_eq(seen.r[0].attempts, 2);
+    cr_assert_eq(h.calls, 2);
+}
+
+Test(transport, should_follow_its_own_rules_when_the_hook_has_no_opinion)
+{
+    struct reply script[] = {{200, "", "<html>gateway</html>", 0, 0, 0},
+                             {200, "", "{\"ok\": true}", 0, 0, 0}};
+    struct hook h = {ARB_HTTP_FINAL, "never in a body", 0, 0, "", "", 0};
+    struct arb_transport_opts o = hooked_opts(&h);
+    struct seen seen = {0};
+    struct server s;
+
+    o.json_replies = 1;
+    serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
+    cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
+    cr_assert_eq(seen.r[0].attempts, 2);
 }

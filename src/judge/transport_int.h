@@ -1,0 +1,91 @@
+/*
+ * transport_int.h - what transport.c shares with transport_fail.c (what a
+ * failed attempt means) and transport_retry.c (the reply headers that tell a
+ * client when, and whether, to try again).  Internal to src/judge/.
+ *
+ * The parsers are pure: they read a NUL-terminated value (already trimmed),
+ * take "now" as an argument when a value is a point in time, and return 0 with
+ * the result or -1 for a value they do not understand (which the caller then
+ * ignores).  Waits are seconds, never negative (a time in the past is a wait
+ * of 0) and saturate at TRANSPORT_WAIT_MAX, so a huge value stays a finite
+ * number for the caller to cap.
+ */
+#ifndef ARBITER_TRANSPORT_INT_H
+#define ARBITER_TRANSPORT_INT_H
+
+#include <stddef.h>
+
+#include <curl/curl.h>
+
+/* ---- failures (transport_fail.c) ---- */
+
+/* 1 when another attempt may fix a transfer that failed with rc (not our setup, TLS trust...). */
+int transport_curl_retryable(CURLcode rc);
+
+/* 1 for the statuses the OpenAI SDKs retry: 408, 409, 429 and 5xx. */
+int transport_status_retryable(long status);
+
+/*
+ * A short reason for a transfer that failed with rc ("connection refused
+ * (curl: ...)", "timed out after 300 ms") into out (n bytes), from fixed words
+ * and curl's static code text only.  elapsed_ms tells the connect limit from
+ * the whole-transfer limit, which curl reports with one code.
+ */
+void transport_describe_curl(CURLcode rc, long connect_timeout_ms, long timeout_ms,
+                             double elapsed_ms, char *out, size_t n);
+
+/* 1 when body (len bytes) is one JSON value and nothing after it but white space. */
+int transport_is_json(const char *body, size_t len);
+
+/* ---- retry headers (transport_retry.c) ---- */
+
+#define TRANSPORT_WAIT_MAX 1e9 /* seconds: about 31 years, far past any cap */
+
+/* "300", "12.5": retry-after-ms, milliseconds (fractions allowed).  *out_s in seconds. */
+int transport_parse_retry_after_ms(const char *v, double *out_s);
+
+/*
+ * retry-after: delta seconds ("120"; a fraction is tolerated) or an HTTP-date
+ * ("Wed, 25 Nov 2026 10:00:05 GMT", and the two obsolete forms), the latter
+ * as the time from now_s (wall clock, seconds since the epoch) to that date.
+ */
+int transport_parse_retry_after(const char *v, double now_s, double *out_s);
+
+/* A Go duration as OpenAI's x-ratelimit-reset-* carry it: "1s", "6m0s", "20ms", "1h2m3.5s". */
+int transport_parse_duration(const char *v, double *out_s);
+
+/*
+ * An RFC 3339 timestamp as Anthropic's anthropic-ratelimit-*-reset carry it
+ * ("2026-11-25T10:00:05Z", "2026-11-25T11:00:05.25+01:00"): *out_epoch is
+ * seconds since the epoch (may be negative; not clamped).
+ */
+int transport_parse_rfc3339(const char *v, double *out_epoch);
+
+/* What one reply's headers said about retrying; filled one header line at a time. */
+struct transport_hints {
+    double retry_after_ms; /* seconds; < 0 when absent or unparseable */
+    double retry_after;    /* seconds; < 0 when absent or unparseable */
+    double reset;          /* the largest rate-limit reset, seconds; < 0 when none */
+    int should_retry;      /* x-should-retry: 1 true, 0 false, -1 absent or neither */
+    char content_type[96]; /* printable ASCII, cut to fit; "" when none */
+};
+
+/* Forget everything: before an attempt, and at each status line (100-continue, redirects). */
+void transport_hints_clear(struct transport_hints *h);
+
+/*
+ * Take one raw header line as curl hands it over (len bytes, not
+ * NUL-terminated, CRLF included).  A status line ("HTTP/...") clears h; a
+ * header this file does not know, or a value it cannot parse, is ignored.
+ * now_s is the wall clock (seconds since the epoch) for date values.
+ */
+void transport_hints_header(struct transport_hints *h, const char *line, size_t len, double now_s);
+
+/*
+ * The wait the reply asked for, in seconds (0 when none): retry-after-ms,
+ * else retry-after, else (only for a 429) the largest reset header.  Not
+ * capped: the caller applies its own limit.
+ */
+double transport_hints_wait(const struct transport_hints *h, long status);
+
+#endif
