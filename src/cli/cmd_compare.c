@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "compare_blind.h"
 #include "judge_opts.h"
+#include "progress.h"
 #include "outfile.h"
 
 #define CASE_ID "compare"
@@ -357,6 +358,7 @@ static int compare_cmd(int argc, char **argv)
     struct compare_args ca = {NULL, NULL, "comparison.json", NULL, NULL, NULL, 0};
     struct cli_judge judge;
     struct arb_run_opts opts = {0};
+    struct cli_progress notice = {0};
     struct arb_run_summary sum;
     struct arb_suite *suite = NULL;
     struct arb_store *st = NULL;
@@ -395,6 +397,11 @@ static int compare_cmd(int argc, char **argv)
         opts.judge = &judge.cfg;
         opts.api_key = judge.key;
         opts.no_cache = judge.no_cache;
+        /* A provider's error or a switch of response format is said as it happens. */
+        notice.mode = CLI_PROGRESS_NEVER;
+        cli_progress_start(&notice, "arbiter compare");
+        opts.notice = cli_progress_notice;
+        opts.notice_ctx = &notice;
     }
     arb_run_source_one(&source, CASE_ID);
     opts.source = &source;
