@@ -117,6 +117,11 @@ int judge_on_failure(struct arb_judge *j, struct call *c, const struct arb_http_
                      struct arb_judge_call_row *row, struct judge_provider_error *pe,
                      char *msg, size_t msglen);
 
+/* The transport's classify hook (http.h): an event stream is a reply, a 2xx error body is
+ * asked again, a 429 out of quota is final. */
+enum arb_http_verdict judge_classify(void *ctx, long status, const char *content_type,
+                                     const char *body, size_t len);
+
 /* ---- building and sending calls (judge.c) ---- */
 
 /* A new call of question qn (NULL when out of memory), owned by the judge. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "arbiter/http.h"
 #include "engine.h"
 
 /* Whether s mentions one of words (case-insensitively). */
@@ -49,6 +50,38 @@ static int billing_stop(const struct judge_provider_error *pe)
            mentions(pe->message, words, n);
 }
 
+enum arb_http_verdict judge_classify(void *ctx, long status, const char *content_type,
+                                     const char *body, size_t len)
+{
+    struct judge_provider_error pe;
+    struct arb_judge *j = ctx;
+
+    (void)len;
+    if (status >= 200 && status < 300) {
+        cJSON *doc;
+        int err_only;
+
+        /* A stream nobody asked for is still a reply: parse.c assembles it. */
+        if (strncasecmp(content_type, "text/event-stream", 17) == 0)
+            return ARB_HTTP_ACCEPT;
+        doc = judge_sse_assemble(j->cfg, body);
+        if (doc) {
+            cJSON_Delete(doc);
+            return ARB_HTTP_ACCEPT;
+        }
+        /* {"error": ...} with a 200: a gateway relaying an upstream failure; ask again. */
+        doc = cJSON_Parse(body);
+        err_only = cJSON_IsObject(doc) && judge_error_from_doc(doc, &pe) &&
+                   !cJSON_GetObjectItemCaseSensitive(doc, "choices") &&
+                   !cJSON_GetObjectItemCaseSensitive(doc, "content");
+        cJSON_Delete(doc);
+        return err_only ? ARB_HTTP_RETRY : ARB_HTTP_AS_USUAL;
+    }
+    if (status == 429 && judge_provider_error(body, &pe) && billing_stop(&pe))
+        return ARB_HTTP_FINAL; /* out of credit: waiting does not bring it back */
+    return ARB_HTTP_AS_USUAL;
+}
+
 /* What to change, for a failure no retry can fix. */
 static const char *advice(const struct arb_judge *j, long status)
 {
@@ -82,6 +115,12 @@ static void describe(const struct arb_http_result *r, const struct judge_provide
         snprintf(detail, sizeof(detail), " (%s, code %s)", pe->type, pe->code);
     else if (pe->type[0] || pe->code[0])
         snprintf(detail, sizeof(detail), " (%s)", pe->type[0] ? pe->type : pe->code);
+    if (r->server_wait_s > 0) {
+        size_t k = strlen(detail);
+
+        snprintf(detail + k, sizeof(detail) - k, " (the server asked to wait %.3g s)",
+                 r->server_wait_s);
+    }
     if (pe->message[0])
         snprintf(out, n, "%s: %s%s", r->error, pe->message, detail);
     else
@@ -133,6 +172,9 @@ int judge_on_failure(struct arb_judge *j, struct call *c, const struct arb_http_
 
         if (c->mode == j->mode) {
             j->mode = (enum arb_judge_response_format)(c->mode + 1);
+            /* Anthropic's loose mode sends the same forced tool: go on to the prompt. */
+            if (j->cfg->provider == ARB_JUDGE_ANTHROPIC && j->mode == ARB_RF_JSON_SCHEMA_LOOSE)
+                j->mode = ARB_RF_JSON_OBJECT;
             judge_notice(j,
                          "the judge's server refused response_format \"%s\" (%s); switching to "
                          "\"%s\" for the rest of the run (set \"response_format\" in the judge "

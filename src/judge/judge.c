@@ -148,6 +148,8 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     head[16] = '\0';
     to.jitter_seed = strtoull(head, NULL, 16) | 1;
     to.json_replies = 1; /* a reply cut short is asked again, not stored */
+    to.classify = judge_classify;
+    to.classify_ctx = j;
     rc = arb_transport_new(&to, &j->t, err);
     if (rc) {
         arb_judge_free(j);

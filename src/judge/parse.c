@@ -262,7 +262,10 @@ enum arb_status judge_parse_reply(const struct arb_judge_config *cfg, const char
                                                    : openai_content(doc, r);
     st = ARB_OK;
     if (r->refused) {
-        st = arb_err_set(err, ARB_EPARSE, "the judge refused: %s", r->error.message);
+        st = strcmp(r->error.type, "content_filter") == 0
+                 ? arb_err_set(err, ARB_EPARSE, "the judge refused (content_filter): %s",
+                               r->error.message)
+                 : arb_err_set(err, ARB_EPARSE, "the judge refused: %s", r->error.message);
     } else if (!content) {
         st = r->truncated ? arb_err_set(err, ARB_EPARSE,
                                         "the reply was cut at the output limit before any "
