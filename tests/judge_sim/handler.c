@@ -29,16 +29,6 @@ struct conn {
     char *hashed; /* body with Arbiter's fence code masked (fence.c), or NULL: body */
 };
 
-/* What the handler decided to send. */
-struct reply {
-    int status;
-    char *text; /* malloc'd, sent as is */
-    size_t len;
-    const char *fault; /* for the log; NULL for none */
-    bool hang;
-    const char *echo; /* --echo-key: the credentials to repeat in a header, or NULL */
-};
-
 static int append(struct conn *c, const char *data, size_t n)
 {
     if (c->too_big || c->len + n > SIM_MAX_BODY) {
@@ -86,7 +76,7 @@ static bool fires(const struct conn *c, const struct sim_config *cfg, const char
     return draw(d, c, cfg->seed, label, attempt) && sim_digest_unit(d) < rate;
 }
 
-static void set_text(struct reply *r, int status, char *text)
+static void set_text(struct sim_reply *r, int status, char *text)
 {
     free(r->text);
     r->status = status;
@@ -143,7 +133,7 @@ static cJSON *attach(cJSON *parent, const char *key, cJSON *item)
 }
 
 /* An error in the protocol's own shape; text NULL when out of memory. */
-static void set_error(struct reply *r, enum proto p, int status, const char *msg)
+static void set_error(struct sim_reply *r, enum proto p, int status, const char *msg)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *err;
@@ -332,7 +322,7 @@ static char *without_usage(char *text)
 }
 
 /* A 200 reply, possibly schema-invalid; malformed cuts the finished text in half. */
-static void answer(struct reply *r, const struct sim_config *cfg, enum proto p,
+static void answer(struct sim_reply *r, const struct sim_config *cfg, enum proto p,
                    const struct conn *c, const cJSON *req, unsigned long attempt)
 {
     unsigned char seed_d[SIM_DIGEST_LEN], bias_d[SIM_DIGEST_LEN];
@@ -368,6 +358,33 @@ static void answer(struct reply *r, const struct sim_config *cfg, enum proto p,
     }
 }
 
+/* --fixture: the fixture's reply, or a 400 naming the check the request failed. */
+static void scripted(struct sim_fixture *fx, unsigned long long seed, enum proto p,
+                     const struct conn *c, const cJSON *req, struct sim_reply *r)
+{
+    unsigned char seed_d[SIM_DIGEST_LEN];
+    char why[300];
+
+    /* The answer is drawn as answer() draws it: the same question, the same answer. */
+    if (!draw(seed_d, c, seed, NULL, 0)) {
+        set_error(r, p, 500, "judge_sim: digest failed");
+        return;
+    }
+    switch (sim_fixture_answer(fx, p == PROTO_ANTHROPIC, req, seed_d, r, why, sizeof(why))) {
+    case SIM_FIXTURE_REPLY:
+        return;
+    case SIM_FIXTURE_MISMATCH:
+        snprintf(r->detail, sizeof(r->detail), "fixture: %s", why);
+        set_error(r, p, 400, r->detail);
+        r->fault = "fixture-mismatch";
+        return;
+    case SIM_FIXTURE_ENOMEM:
+        r->content_type = NULL;
+        set_error(r, p, 500, "judge_sim: out of memory");
+        return;
+    }
+}
+
 static const char *header(struct MHD_Connection *mc, const char *name)
 {
     return MHD_lookup_connection_value(mc, MHD_HEADER_KIND, name);
@@ -393,7 +410,7 @@ static const char *api_key(struct MHD_Connection *mc, enum proto p)
 
 /* Takes every decision for one request; fills r and *attempt. */
 static void decide(struct sim_state *st, struct MHD_Connection *mc, enum proto p,
-                   struct conn *c, unsigned long *attempt, struct reply *r)
+                   struct conn *c, unsigned long *attempt, struct sim_reply *r)
 {
     const struct sim_config *cfg = st->cfg;
     unsigned char body_d[SIM_DIGEST_LEN];
@@ -448,7 +465,9 @@ static void decide(struct sim_state *st, struct MHD_Connection *mc, enum proto p
         set_error(r, p, 400, "request body is not a JSON object");
         return;
     }
-    if (fires(c, cfg, "429", *attempt, cfg->rate_429)) {
+    if (st->fixture) {
+        scripted(st->fixture, cfg->seed, p, c, req, r);
+    } else if (fires(c, cfg, "429", *attempt, cfg->rate_429)) {
         set_error(r, p, 429, "judge_sim: rate limited");
         r->fault = "429";
     } else if (fires(c, cfg, "500", *attempt, cfg->rate_500)) {
@@ -465,7 +484,7 @@ static void decide(struct sim_state *st, struct MHD_Connection *mc, enum proto p
  * body (an error's "message", the judgment's "reasoning"), as a hostile or careless server
  * might.  The key is inserted as is: keys are printable ASCII without quotes.
  */
-static void echo_into(struct reply *r, const char *marker, const char *plain, int escape)
+static void echo_into(struct sim_reply *r, const char *marker, const char *plain, int escape)
 {
     char *at = r->text ? strstr(r->text, marker) : NULL, *t, key[1024];
     size_t k = 0, head, i;
@@ -498,8 +517,28 @@ static void echo_into(struct reply *r, const char *marker, const char *plain, in
     r->len += k + 1;
 }
 
-static enum MHD_Result send_reply(struct sim_state *st, struct MHD_Connection *mc, struct reply *r,
-                                  unsigned long attempt)
+/* A fixture's headers: strings as they are, numbers as integers or decimals. */
+static bool add_headers(struct MHD_Response *resp, const cJSON *headers)
+{
+    const cJSON *h;
+    char num[64];
+
+    cJSON_ArrayForEach(h, headers)
+    {
+        const char *v = h->valuestring;
+
+        if (cJSON_IsNumber(h)) {
+            snprintf(num, sizeof(num), "%.15g", h->valuedouble);
+            v = num;
+        }
+        if (!v || MHD_add_response_header(resp, h->string, v) != MHD_YES)
+            return false;
+    }
+    return true;
+}
+
+static enum MHD_Result send_reply(struct sim_state *st, struct MHD_Connection *mc,
+                                  struct sim_reply *r, unsigned long attempt)
 {
     struct MHD_Response *resp;
     enum MHD_Result ret;
@@ -512,10 +551,12 @@ static enum MHD_Result send_reply(struct sim_state *st, struct MHD_Connection *m
     if (!resp)
         return MHD_NO;
     r->text = NULL; /* the response owns it now */
-    ok = MHD_add_response_header(resp, "Content-Type", "application/json") == MHD_YES;
+    ok = MHD_add_response_header(resp, "Content-Type",
+                                 r->content_type ? r->content_type : "application/json") == MHD_YES;
     snprintf(buf, sizeof(buf), "%lu", attempt);
     ok = ok && MHD_add_response_header(resp, "x-judge-sim-attempt", buf) == MHD_YES;
-    if (r->status == 429) {
+    ok = ok && add_headers(resp, r->headers);
+    if (r->status == 429 && !r->scripted) {
         snprintf(buf, sizeof(buf), "%ld", st->cfg->retry_after);
         ok = ok && MHD_add_response_header(resp, "Retry-After", buf) == MHD_YES;
     }
@@ -543,7 +584,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
 {
     struct sim_state *st = cls;
     struct conn *c = *con_cls;
-    struct reply r = {0};
+    struct sim_reply r = {0};
     unsigned long attempt = 0;
     enum proto p = route(url, method);
     bool auth;
@@ -577,11 +618,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     /* Log before sleeping, so a test that gave up on a hang still sees the request. */
     snprintf(fault, sizeof(fault), "%s%s%s", r.hang ? "hang" : "", r.hang && r.fault ? "+" : "",
              r.fault ? r.fault : "");
-    sim_log_request(st, url, attempt, r.status, c->body, auth, fault[0] ? fault : NULL);
+    sim_log_request(st, url, attempt, r.status, c->body, auth, fault[0] ? fault : NULL,
+                    r.detail[0] ? r.detail : NULL);
     if (sim_sleep_ms(st, st->cfg->latency_ms) && r.hang)
         sim_sleep_ms(st, st->cfg->hang_ms);
     ret = send_reply(st, mc, &r, attempt);
     free(r.text);
+    cJSON_Delete(r.headers);
     return ret;
 }
 

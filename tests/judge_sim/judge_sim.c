@@ -24,6 +24,7 @@ static const char usage[] =
     "                 [--rate-hang P] [--hang-ms N] [--prefer-a P] [--log FILE] [--seed N]\n"
     "                 [--fail-first N] [--status-always CODE] [--echo-key on|escaped|off]\n"
     "                 [--reply-format schema|promptfoo-rubric] [--usage on|off]\n"
+    "                 [--fixture FILE]   (replay a provider exchange: tests/providers)\n"
     "       judge_sim --stdio [--invalid] [--seed N]   (a command judge: request on stdin,\n"
     "                 answer on stdout)\n"
     "Rates P are probabilities in [0, 1]; --port 0 (the default) binds an ephemeral port.\n";
@@ -129,6 +130,8 @@ static int parse_args(int argc, char **argv, struct sim_config *cfg)
             cfg->no_usage = !strcmp(a, "off");
             if (!ok)
                 fprintf(stderr, "judge_sim: --usage wants 'on' or 'off', not '%s'\n", a);
+        } else if (!strcmp(f, "--fixture")) {
+            cfg->fixture_path = a;
         } else if (!strcmp(f, "--status-always")) {
             ok = parse_long(f, a, 100, 599, &v);
             cfg->status_always = (int)v;
@@ -287,8 +290,15 @@ int main(int argc, char **argv)
         cJSON_Delete(cfg.reply_schema);
         return 1;
     }
+    /* A fixture that cannot be used is a bad flag value: exit 2, before listening. */
+    if (cfg.fixture_path && !(st.fixture = sim_fixture_load(cfg.fixture_path))) {
+        sim_state_release(&st);
+        cJSON_Delete(cfg.reply_schema);
+        return 2;
+    }
     d = sim_server_start(&st, cfg.port);
     if (!d) {
+        sim_fixture_free(st.fixture);
         sim_state_release(&st);
         cJSON_Delete(cfg.reply_schema);
         return 1;
@@ -306,6 +316,7 @@ int main(int argc, char **argv)
     /* Wake sleeping handlers first: MHD_stop_daemon joins every connection thread. */
     sim_state_stop(&st);
     MHD_stop_daemon(d);
+    sim_fixture_free(st.fixture);
     sim_state_release(&st);
     if (cfg.port_file && !rc)
         remove(cfg.port_file);

@@ -2,9 +2,10 @@
  * judge_sim.h - shared types of the test judge, a loopback HTTP server that speaks the OpenAI
  * chat-completions and Anthropic messages protocols for Arbiter's tests.
  *
- * The program is split in four files: judge_sim.c (command line, signals, daemon), handler.c
+ * The program is split in these files: judge_sim.c (command line, signals, daemon), handler.c
  * (HTTP requests: auth, faults, reply bodies), gen.c (hashing, PRNG, replies built from a JSON
- * Schema) and state.c (the per-body attempt table, the request log, interruptible sleeps). It is
+ * Schema), state.c (the per-body attempt table, the request log, interruptible sleeps), fence.c
+ * (Arbiter's fence code masked) and fixture.c (--fixture: a provider exchange replayed). It is
  * a test tool, not part of libarbiter, and links none of it.
  *
  * Ownership: struct sim_config is filled once by main and read-only afterwards; struct sim_state
@@ -48,6 +49,7 @@ struct sim_config {
     /* --reply-format promptfoo-rubric: every reply is built from this schema instead of the
      * request's; NULL builds from the request's (the default). Owned by main. */
     cJSON *reply_schema;
+    const char *fixture_path; /* --fixture FILE, or NULL */
 };
 
 /* One body seen before: its SHA-256 and how many times it arrived. */
@@ -57,8 +59,11 @@ struct sim_attempt {
     bool used;
 };
 
+struct sim_fixture;
+
 struct sim_state {
     const struct sim_config *cfg;
+    struct sim_fixture *fixture; /* --fixture: owned by main, NULL without one */
 
     pthread_mutex_t attempts_lock;
     struct sim_attempt *attempts; /* open addressing, cap is a power of two */
@@ -80,6 +85,20 @@ struct sim_rng {
     uint64_t s[4];
 };
 
+/* What the server sends for one request; handler.c fills it, fixture.c too in fixture mode. */
+struct sim_reply {
+    int status;
+    char *text; /* malloc'd, sent as is */
+    size_t len;
+    const char *fault; /* for the log; NULL for none */
+    bool hang;
+    const char *echo;         /* --echo-key: the credentials to repeat in a header, or NULL */
+    const char *content_type; /* NULL: application/json; static or the fixture's (borrowed) */
+    cJSON *headers;           /* fixture mode: more headers (name: string), owned; or NULL */
+    bool scripted;            /* from a fixture: no Retry-After of the server's own */
+    char detail[320];         /* for the log: why a fixture refused the request, or "" */
+};
+
 /* state.c */
 int sim_state_init(struct sim_state *st, const struct sim_config *cfg);
 void sim_state_release(struct sim_state *st);
@@ -87,9 +106,10 @@ void sim_state_release(struct sim_state *st);
  * the first); the global arrival number (1-based) goes to *arrival. Returns 0 on ENOMEM. */
 unsigned long sim_attempt_next(struct sim_state *st, const unsigned char *digest,
                                unsigned long long *arrival);
-/* Appends one JSON line; body may be NULL. Errors writing the log are reported on stderr. */
+/* Appends one JSON line; body may be NULL; detail, when not NULL, is logged as "detail" (why a
+ * fixture refused the request). Errors writing the log are reported on stderr. */
 void sim_log_request(struct sim_state *st, const char *path, unsigned long attempt, int status,
-                     const char *body, bool auth, const char *fault);
+                     const char *body, bool auth, const char *fault, const char *detail);
 /* Sleeps ms milliseconds or until sim_state_stop; returns false when cut short. */
 bool sim_sleep_ms(struct sim_state *st, long ms);
 void sim_state_stop(struct sim_state *st);
@@ -125,6 +145,27 @@ cJSON *sim_gen_value(struct sim_gen *g, const cJSON *schema);
  * bounded number out of range, or, failing both, replaces it with a value of the wrong type.
  * Returns the value to use (possibly a new one, the old then freed), NULL on ENOMEM. */
 cJSON *sim_gen_break(struct sim_gen *g, const cJSON *schema, cJSON *value);
+
+/* fixture.c */
+/* Loads and checks the fixture at path; NULL after a message on stderr naming what is wrong.
+ * Free it with sim_fixture_free. */
+struct sim_fixture *sim_fixture_load(const char *path);
+void sim_fixture_free(struct sim_fixture *fx);
+
+enum sim_fixture_result {
+    SIM_FIXTURE_REPLY,    /* r holds the scripted reply */
+    SIM_FIXTURE_MISMATCH, /* the request failed the fixture's checks: why says how */
+    SIM_FIXTURE_ENOMEM
+};
+
+/* The fixture's reply to req (a parsed request to the OpenAI route, or the Anthropic one when
+ * anthropic is set): the rule it matches, else the scripted reply of its turn, with the
+ * placeholders filled in from req and an answer drawn with seed (SHA-256 of the request, as
+ * the server's own replies are). Fills r's status, text, len, content_type, headers and
+ * scripted; the caller frees r->text and r->headers. Thread-safe. */
+enum sim_fixture_result sim_fixture_answer(struct sim_fixture *fx, bool anthropic, const cJSON *req,
+                                           const unsigned char seed[SIM_DIGEST_LEN],
+                                           struct sim_reply *r, char *why, size_t why_len);
 
 /* handler.c */
 struct MHD_Daemon;

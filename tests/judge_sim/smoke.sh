@@ -251,4 +251,61 @@ dt=$(($(now_ms) - t0))
 check "16 concurrent requests overlap their latency (took $dt ms)" test "$dt" -lt 1500
 stop
 
+# --- --fixture: a scripted exchange, replayed in arrival order ---
+cat >"$T/fx.json" <<'JSON'
+{"provider": "openai",
+ "request": {"has": {"/model": "gpt-sim"}, "lacks": ["/stream"],
+             "has_in_turn": {"3": {"/max_tokens": 500}}},
+ "rules": [{"when": {"/response_format/type": "json_object"},
+            "reply": {"status": 400, "json": {"error": {"message": "no JSON mode"}}}}],
+ "replies": [
+  {"status": 429, "headers": {"retry-after-ms": 40, "x-reset": "{{time+400ms}}"},
+   "json": {"error": {"message": "slow down", "type": "requests"}}},
+  {"status": 200, "json": {"model": "{{model}}", "content": "```json\n{{answer}}\n```",
+   "half": "{{answer_half}}", "rest": "{{answer_rest}}", "object": "{{answer_object}}"}},
+  {"status": 200, "sse": [{"delta": "{{answer_half}}"}, {"delta": "{{answer_rest}}"}, "[DONE]"]}
+ ]}
+JSON
+start fixture --fixture "$T/fx.json"
+check "--fixture: the first reply is the first scripted one (429)" test "$(oa f1 "$(oa_req one)")" = 429
+check "--fixture: the fixture's headers, no Retry-After of the server's own" \
+    sh -c "grep -qi '^retry-after-ms: 40' '$T/f1.hdr' && ! grep -qi '^retry-after:' '$T/f1.hdr' &&
+        grep -Eqi '^x-reset: [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{3}Z' '$T/f1.hdr'"
+check "--fixture: the second request gets the second reply" test "$(oa f2 "$(oa_req one)")" = 200
+# {{answer}} is the server's own answer to the same request: a verdict conforming to SCHEMA.
+sed -n 's/.*"content":"```json\\n\(.*\)\\n```","half".*/\1/p' "$T/f2.body" | sed 's/\\"/"/g' >"$T/f2.ans"
+check "--fixture: {{answer}} is a verdict from the request's schema" grep -Eq "$OK_VERDICT" "$T/f2.ans"
+check "--fixture: {{model}}, and {{answer_half}} + {{answer_rest}} make {{answer}}" \
+    sh -c "grep -q '\"model\":\"gpt-sim\"' '$T/f2.body' &&
+        h=\$(sed -n 's/.*\"half\":\"\\(.*\\)\",\"rest\":\"\\(.*\\)\",\"object\".*/\\1\\2/p' '$T/f2.body' | sed 's/\\\\\"/\"/g') &&
+        [ \"\$h\" = \"\$(cat '$T/f2.ans')\" ]"
+check "--fixture: {{answer_object}} is the answer as an object" \
+    sh -c "grep -q '\"object\":{\"reasoning\":\"' '$T/f2.body'"
+check "--fixture: a request failing has_in_turn gets 400 naming the check" \
+    sh -c "[ $(oa f3 "$(oa_req one | sed 's/"max_tokens":500/"max_tokens":9/')") = 400 ] &&
+        grep -q 'fixture: request 3: /max_tokens is 9, want 500' '$T/f3.body'"
+check "--fixture: and is logged as a fixture-mismatch, with why" \
+    grep -q '"fault":"fixture-mismatch","detail":"fixture: request 3' "$T/fixture.log"
+check "--fixture: the last reply repeats, an event stream" \
+    sh -c "[ $(oa f4 "$(oa_req one)") = 200 ] && grep -qi '^content-type: text/event-stream' '$T/f4.hdr' &&
+        [ \"\$(grep -c '^data: ' '$T/f4.body')\" = 3 ] && tail -2 '$T/f4.body' | grep -q '^data: \\[DONE\\]'"
+check "--fixture: lacks refuses a request carrying the member" \
+    sh -c "[ $(oa f5 "$(oa_req one | sed 's/^{/{"stream":true,/')") = 400 ] &&
+        grep -q 'fixture: the request carries /stream' '$T/f5.body'"
+check "--fixture: a rule answers the requests it matches" \
+    sh -c "[ $(oa f6 "$(oa_req one | sed 's/"type":"json_schema"/"type":"json_object"/')") = 400 ] &&
+        grep -q 'no JSON mode' '$T/f6.body'"
+check "--fixture: has refuses another model" \
+    sh -c "[ $(oa f7 "$(oa_req one | sed 's/gpt-sim/gpt-other/')") = 400 ] &&
+        grep -q 'fixture: /model is \\\\\"gpt-other\\\\\", want \\\\\"gpt-sim\\\\\"' '$T/f7.body'"
+check "--fixture: an Anthropic request to an OpenAI fixture is refused" test "$(an f8 "$(an_req one)")" = 400
+KEY=bad-key
+check "--fixture: auth is still checked" test "$(oa f9 '{}')" = 401
+unset KEY
+stop
+printf '{"replies": [{"status": 200, "json": {}, "text": "x"}]}' >"$T/badfx.json"
+"$SIM" --fixture "$T/badfx.json" >/dev/null 2>"$T/badfx.err"
+check "--fixture: a bad fixture exits 2 naming what is wrong" \
+    sh -c "[ $? = 2 ] && grep -q 'replies\[0\] wants at most one of' '$T/badfx.err'"
+
 test_done

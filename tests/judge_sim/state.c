@@ -126,7 +126,7 @@ static long long now_ms(void)
 }
 
 void sim_log_request(struct sim_state *st, const char *path, unsigned long attempt, int status,
-                     const char *body, bool auth, const char *fault)
+                     const char *body, bool auth, const char *fault, const char *detail)
 {
     cJSON *line;
     char *text;
@@ -142,6 +142,7 @@ void sim_log_request(struct sim_state *st, const char *path, unsigned long attem
          cJSON_AddBoolToObject(line, "auth", auth) &&
          (fault ? cJSON_AddStringToObject(line, "fault", fault) != NULL
                 : cJSON_AddNullToObject(line, "fault") != NULL) &&
+         (!detail || cJSON_AddStringToObject(line, "detail", detail)) &&
          cJSON_AddStringToObject(line, "body", body ? body : "");
     text = ok ? cJSON_PrintUnformatted(line) : NULL;
     cJSON_Delete(line);
