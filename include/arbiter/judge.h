@@ -337,6 +337,10 @@ void arb_judge_set_budget(struct arb_judge *j, double max_usd, double spent_usd)
  * Call fn (when not NULL) with the judge's counters each time they change,
  * from the thread that drains.  The struct is valid during the call.
  */
+/* How arb_judge_drain's error begins when the provider refused requests in a way no retry
+ * can fix (a 4xx three times alike, a billing stop): the same requests would fail again. */
+#define ARB_JUDGE_STOPPED "the judge stopped the run"
+
 /* fn(ctx, msg) for what the user should see as it happens: the provider's error the first
  * time each distinct one occurs, a switch of response format, a refusal.  msg is one line,
  * scrubbed of secrets, not escaped for a terminal. */

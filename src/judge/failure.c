@@ -146,8 +146,7 @@ static void stop(struct arb_judge *j, const char *what, const char *todo)
 {
     j->stopped = 1;
     snprintf(j->stop_msg, sizeof(j->stop_msg),
-             "the judge stopped the run: %s; no retry can fix this, so no more requests were "
-             "sent: %s",
+             ARB_JUDGE_STOPPED ": %s; no retry can fix this, so no more requests were sent: %s",
              what, todo);
     arb_transport_abort(j->t);
 }
