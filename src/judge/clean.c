@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arbiter/json.h"
 #include "judge_int.h"
 
 static const char *skip_space(const char *p)
@@ -44,7 +45,8 @@ static const char *skip_bom(const char *p, struct judge_reply *r)
     }
 }
 
-/* Past the reasoning blocks a model wrote before its answer: <think>, <thinking>, <reasoning>. */
+/* Past the reasoning blocks a model wrote before its answer: <think>, <thinking>, <reasoning>;
+ * NULL when one is never closed (a reply cut short: what is inside is a draft, not an answer). */
 static const char *skip_think(const char *p, struct judge_reply *r)
 {
     static const char *const tags[] = {"think", "thinking", "reasoning"};
@@ -63,7 +65,7 @@ static const char *skip_think(const char *p, struct judge_reply *r)
             snprintf(close, sizeof(close), "</%s>", tags[i]);
             end = strstr(p + n + 2, close);
             if (!end)
-                return p; /* never closed: a reply cut short, left to fail as it is */
+                return NULL;
             end += strlen(close);
         }
         if (!end)
@@ -73,15 +75,20 @@ static const char *skip_think(const char *p, struct judge_reply *r)
     }
 }
 
-/* An object parsed from p's first JSON value, with *end after it; NULL when p holds none. */
+/*
+ * An object parsed from p's first JSON value, with *end after it; NULL when p holds none.
+ * cJSON finds where the value ends; arb_json_parse reads it, strictly (it refuses a \u0000
+ * that would silently shorten a string).
+ */
 static cJSON *object_at(const char *p, const char **end)
 {
     cJSON *v = cJSON_ParseWithOpts(p, end, 0);
+    int object = cJSON_IsObject(v);
 
-    if (v && !cJSON_IsObject(v)) {
-        cJSON_Delete(v);
+    cJSON_Delete(v);
+    v = NULL;
+    if (!object || arb_json_parse(p, (size_t)(*end - p), 0, &v, NULL) != ARB_OK)
         return NULL;
-    }
     return v;
 }
 
@@ -116,16 +123,20 @@ cJSON *judge_clean_answer(const char *text, struct judge_reply *r)
     const char *p = skip_think(text, r), *end = NULL, *q;
     cJSON *v;
 
-    /* As written: the strict reading, when the reply is the object and only the object. */
-    if (*p == '{' && (v = object_at(p, &end)) != NULL) {
-        if (!*skip_space(end))
-            return v;
-        cJSON_Delete(v);
+    if (!p)
+        return NULL;
+    /* A reply that starts as JSON is the answer, whole or not at all: an object inside a cut
+     * answer, or inside an array, is a fragment. */
+    if (*p == '{' || *p == '[') {
+        v = *p == '{' ? object_at(p, &end) : NULL;
+        if (v && *skip_space(end))
+            note(r, "prose"); /* a remark after the object */
+        return v;
     }
     v = fenced(p, r);
     if (v)
         return v;
-    /* Prose around it: the first '{' that starts an object. */
+    /* Prose before it: the first '{' that starts an object. */
     for (q = strchr(p, '{'); q; q = strchr(q + 1, '{')) {
         v = object_at(q, &end);
         if (v) {

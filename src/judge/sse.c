@@ -52,7 +52,7 @@ static int set(cJSON *o, const char *k, const cJSON *v)
 struct asm_state {
     struct arb_buf content, refusal; /* OpenAI */
     struct arb_buf blocks[8];        /* Anthropic: text or partial tool input per index */
-    int block_tool[8];
+    int block_kind[8]; /* 0 text, 1 tool_use, 2 anything else (thinking...): left out */
     int n_blocks;
     cJSON *doc;
     int ok;
@@ -83,9 +83,9 @@ static void anthropic_event(struct asm_state *a, const cJSON *ev)
         a->ok = a->ok && set(a->doc, "usage", get(get(ev, "message"), "usage"));
     } else if (strcmp(type->valuestring, "content_block_start") == 0 && i >= 0 && i < 8) {
         const cJSON *b = get(ev, "content_block"), *t = get(b, "text");
+        const char *kind = cJSON_IsString(get(b, "type")) ? get(b, "type")->valuestring : "";
 
-        a->block_tool[i] = cJSON_IsString(get(b, "type")) &&
-                           strcmp(get(b, "type")->valuestring, "tool_use") == 0;
+        a->block_kind[i] = strcmp(kind, "text") == 0 ? 0 : strcmp(kind, "tool_use") == 0 ? 1 : 2;
         if (a->n_blocks <= i)
             a->n_blocks = i + 1;
         if (cJSON_IsString(t) && arb_buf_adds(&a->blocks[i], t->valuestring))
@@ -119,14 +119,17 @@ static int finish(const struct arb_judge_config *cfg, struct asm_state *a)
         cJSON *content = cJSON_AddArrayToObject(a->doc, "content");
 
         for (i = 0; content && i < a->n_blocks; i++) {
-            cJSON *b = cJSON_CreateObject();
+            cJSON *b;
             const char *text = a->blocks[i].ptr ? a->blocks[i].ptr : "";
 
+            if (a->block_kind[i] == 2)
+                continue; /* reasoning (thinking, redacted_thinking) is never the answer */
+            b = cJSON_CreateObject();
             if (!b || !cJSON_AddItemToArray(content, b)) {
                 cJSON_Delete(b);
                 return 0;
             }
-            if (a->block_tool[i]) {
+            if (a->block_kind[i] == 1) {
                 cJSON *input = cJSON_Parse(text[0] ? text : "{}");
 
                 if (!cJSON_AddStringToObject(b, "type", "tool_use") ||

@@ -1000,3 +1000,89 @@ Test(judge_reply, should_type_every_node_of_the_reply_schema)
     cJSON_Delete(score);
     cJSON_Delete(pass);
 }
+
+/* Found by review: an object inside a cut or wrapped answer is not the answer; a streamed
+ * thinking block is not the text; a \u0000 never shortens an answer. */
+Test(judge_reply, should_not_take_an_object_inside_a_cut_answer_for_the_answer)
+{
+    struct judge_reply r;
+
+    /* Cut after a complete member object: that object is a fragment, not the answer. */
+    expect_failure(ARB_JUDGE_OPENAI,
+                   openai_reply("{\"reasoning\":\"A names Paris\",\"criteria\":{\"correctness\":"
+                                "{\"A\":5,\"B\":2}},\"expectations\":{\"pol",
+                                "length", NULL, NULL),
+                   "not JSON", &r);
+    cr_assert_eq(r.truncated, 1);
+    judge_reply_release(&r);
+}
+
+Test(judge_reply, should_not_take_a_draft_in_an_unclosed_think_block_for_the_answer)
+{
+    struct judge_reply r;
+
+    /* clean.c: a <think> never closed is "a reply cut short, left to fail as it is". */
+    expect_failure(ARB_JUDGE_OPENAI,
+                   openai_reply("<think>A draft: {\"reasoning\":\"B is shorter\",\"winner\":\"B\"}"
+                                " but wait, A names Paris, so",
+                                "length", NULL, NULL),
+                   "not JSON", &r);
+    cr_assert_eq(r.truncated, 1);
+    judge_reply_release(&r);
+}
+
+Test(judge_reply, should_skip_a_streamed_thinking_block_before_the_text_answer)
+{
+    /* Extended thinking in json_object mode (no tool): a thinking block, then the answer. */
+    /* clang-format off */
+    static const char body[] =
+        MESSAGE_START
+        EVENT("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,"
+                                     "\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}")
+        EVENT("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+                                     "{\"type\":\"thinking_delta\",\"thinking\":"
+                                     "\"A names Paris.\"}}")
+        EVENT("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+                                     "{\"type\":\"signature_delta\",\"signature\":"
+                                     "\"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds\"}}")
+        EVENT("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}")
+        EVENT("content_block_start", "{\"type\":\"content_block_start\",\"index\":1,"
+                                     "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}")
+        EVENT("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":"
+                                     "{\"type\":\"text_delta\",\"text\":\"{\\\"winner\\\":"
+                                     "\\\"A\\\"}\"}}")
+        EVENT("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}")
+        EVENT("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+                               "\"end_turn\",\"stop_sequence\":null},\"usage\":"
+                               "{\"output_tokens\":120}}")
+        EVENT("message_stop", "{\"type\":\"message_stop\"}");
+    /* clang-format on */
+    struct judge_reply r;
+
+    expect_answer(ARB_JUDGE_ANTHROPIC, strdup(body), "A", "[\"sse\"]", &r);
+    cr_assert_str_eq(r.stop_reason, "end_turn");
+    judge_reply_release(&r);
+}
+
+Test(judge_reply, should_refuse_an_array_holding_the_answer)
+{
+    struct judge_reply r;
+
+    /* Valid JSON, and not an object: nothing in it is "found" as prose. */
+    expect_failure(ARB_JUDGE_OPENAI, openai_reply("[" ANSWER "]", "stop", NULL, NULL),
+                   "the answer is not a JSON object", &r);
+    judge_reply_release(&r);
+}
+
+Test(judge_reply, should_refuse_an_answer_a_nul_escape_would_shorten)
+{
+    struct judge_reply r;
+
+    /* json.h: arb_json_parse refuses "\u0000" rather than read a silently shortened string
+     * ("A\u0000B" read as "A"); the answer was parsed so before the reply cleaning. */
+    expect_failure(
+        ARB_JUDGE_OPENAI,
+        openai_reply("{\"reasoning\":\"x\",\"winner\":\"B\\u0000A\"}", "stop", NULL, NULL),
+        "\\u0000", &r);
+    judge_reply_release(&r);
+}
