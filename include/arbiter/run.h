@@ -131,16 +131,18 @@ struct arb_run_system_total {
 
 struct arb_run_summary {
     int64_t run_id;
-    size_t cases;        /* cases recorded */
-    size_t decided;      /* cases whose every pair is decided */
-    size_t pending;      /* cases with a pair pending the judge */
-    size_t missing;      /* cases where some system has no output */
-    size_t judge_failed; /* cases with a pair the judge could not answer */
-    size_t judged;       /* cases the judge was asked about (with a judgment), failed or not */
-    size_t unreachable;  /* judge calls without a reply after every retry (this execution) */
-    size_t held;         /* judge requests not sent: the spending cap (this execution) */
-    double judge_cost;   /* USD spent on the judge by the run, at its price (NAN: no price) */
-    size_t problems;     /* duplicate outputs, outputs for unknown cases, ... */
+    size_t cases;         /* cases recorded */
+    size_t decided;       /* cases whose every pair is decided */
+    size_t pending;       /* cases with a pair pending the judge */
+    size_t missing;       /* cases where some system has no output */
+    size_t judge_failed;  /* cases with a pair the judge could not answer */
+    size_t judge_refused; /* cases with a pair the judge refused (a refusal, a content filter;
+                             not asked again), and none it could not answer */
+    size_t judged;        /* cases the judge was asked about (with a judgment), failed or not */
+    size_t unreachable;   /* judge calls without a reply after every retry (this execution) */
+    size_t held;          /* judge requests not sent: the spending cap (this execution) */
+    double judge_cost;    /* USD spent on the judge by the run, at its price (NAN: no price) */
+    size_t problems;      /* duplicate outputs, outputs for unknown cases, ... */
     struct arb_run_system_total *systems;
     size_t n_systems;
 };

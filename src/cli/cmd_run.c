@@ -71,10 +71,11 @@ static const char usage_text[] =
     "cases checked, rate, ETA, and the judge's requests (sent, in flight, answered,\n"
     "failed, cached) and cost.\n"
     "exit: 0 the run completed (some cases may be judge_failed), 1 a case is\n"
-    "judge_failed and --fail-on-judge-errors was given, 2 usage or input error,\n"
-    "4 database failure, judge unreachable after every retry or refusing the key\n"
-    "(continue with --resume), or every case the judge was asked about is\n"
-    "judge_failed (the judge answered nothing valid: --resume RUN --retry-failed)\n";
+    "judge_failed or judge_refused and --fail-on-judge-errors was given, 2 usage or\n"
+    "input error, 4 database failure, judge unreachable after every retry or refusing\n"
+    "the key (continue with --resume), the judge's provider refusing the requests in a\n"
+    "way no retry can fix (its message says what to change), or every case the judge\n"
+    "was asked about is judge_failed or judge_refused\n";
 
 static void print_summary(const struct arb_run_summary *s, const char *db, int json)
 {
@@ -231,23 +232,36 @@ out:
  */
 static int judge_failed_exit(const struct arb_run_summary *s, int fail_on_errors, const char *db)
 {
-    if (!s->judge_failed)
+    size_t bad = s->judge_failed + s->judge_refused;
+
+    if (!bad)
         return EXIT_PASS;
-    if (s->judge_failed >= s->judged) {
+    if (bad >= s->judged && !s->judge_failed) {
+        /* Refused, not broken: asking again gets the same refusal. */
         cli_error("run",
-                  "every one of the %zu cases the judge was asked about is judge_failed: the "
+                  "the judge refused every one of the %zu cases it was asked about "
+                  "(judge_refused: a refusal or a content filter; see 'arbiter show %lld CASE "
+                  "--db %s'): asking again gets the same answer; change the prompt, the model "
+                  "or the outputs it sees",
+                  s->judge_refused, (long long)s->run_id, db);
+        return EXIT_ENV;
+    }
+    if (bad >= s->judged) {
+        cli_error("run",
+                  "every one of the %zu cases the judge was asked about is judge_failed%s: the "
                   "judge answered nothing valid (see 'arbiter show %lld CASE --db %s'); ask "
                   "again with 'arbiter run --resume %lld --retry-failed --db %s'",
-                  s->judge_failed, (long long)s->run_id, db, (long long)s->run_id, db);
+                  bad, s->judge_refused ? " or judge_refused" : "", (long long)s->run_id, db,
+                  (long long)s->run_id, db);
         return EXIT_ENV;
     }
     if (!fail_on_errors)
         return EXIT_PASS;
     cli_error("run",
-              "%zu of the %zu cases the judge was asked about are judge_failed "
-              "(--fail-on-judge-errors); ask again with 'arbiter run --resume %lld "
-              "--retry-failed --db %s'",
-              s->judge_failed, s->judged, (long long)s->run_id, db);
+              "%zu of the %zu cases the judge was asked about are judge_failed or "
+              "judge_refused (--fail-on-judge-errors); ask again with 'arbiter run --resume "
+              "%lld --retry-failed --db %s'",
+              bad, s->judged, (long long)s->run_id, db);
     return EXIT_NEGATIVE;
 }
 
@@ -439,7 +453,14 @@ static int run_cmd(int argc, char **argv)
     cli_progress_end(&prog);
     if (rs) {
         cli_error("run", "%s", err.msg);
-        if (sum.run_id)
+        /* Stopped by the provider's refusal, the same request fails the same way: continue
+         * only with a changed judge. */
+        if (sum.run_id && strncmp(err.msg, ARB_JUDGE_STOPPED, strlen(ARB_JUDGE_STOPPED)) == 0)
+            fprintf(stderr,
+                    "arbiter run: records so far are kept; once the judge config is changed, "
+                    "continue with 'arbiter run --resume %lld --db %s --judge CHANGED.json'\n",
+                    (long long)sum.run_id, db);
+        else if (sum.run_id)
             fprintf(stderr,
                     "arbiter run: records so far are kept; continue with "
                     "'arbiter run --resume %lld --db %s'\n",

@@ -22,7 +22,7 @@ void arb_run_summary_release(struct arb_run_summary *s)
 struct tally {
     struct arb_run_summary *sum;
     char *case_id; /* the case being tallied */
-    int missing, pending, failed;
+    int missing, pending, failed, refused;
     enum arb_status st;
     int (*fn)(void *ctx, const struct arb_verdict_row *v); /* the caller's, or NULL */
     void *ctx;
@@ -58,13 +58,15 @@ static void close_case(struct tally *t)
         t->sum->missing++;
     else if (t->failed)
         t->sum->judge_failed++;
+    else if (t->refused)
+        t->sum->judge_refused++;
     else if (t->pending)
         t->sum->pending++;
     else
         t->sum->decided++;
     free(t->case_id);
     t->case_id = NULL;
-    t->missing = t->pending = t->failed = 0;
+    t->missing = t->pending = t->failed = t->refused = 0;
 }
 
 static int tally_verdict(void *ctx, const struct arb_verdict_row *v)
@@ -95,6 +97,8 @@ static int tally_verdict(void *ctx, const struct arb_verdict_row *v)
         t->pending = 1;
     } else if (strcmp(v->status, "judge_failed") == 0) {
         t->failed = 1;
+    } else if (strcmp(v->status, "judge_refused") == 0) {
+        t->refused = 1;
     } else if (v->winner && strcmp(v->winner, "TIE") == 0) {
         a->ties++;
         b->ties++;
@@ -146,7 +150,7 @@ enum arb_status arb_run_summarize_rows(struct arb_store *st, int64_t run,
                                        int (*fn)(void *ctx, const struct arb_verdict_row *v),
                                        void *ctx, struct arb_err *err)
 {
-    struct tally t = {sum, NULL, 0, 0, 0, ARB_OK, fn, ctx, 0};
+    struct tally t = {sum, NULL, 0, 0, 0, 0, ARB_OK, fn, ctx, 0};
     int64_t n = 0;
     enum arb_status rc;
 
