@@ -91,10 +91,27 @@ enum arb_status arb_report_add_against(struct arb_store *st, int64_t run, int64_
  * Add "judge_health": escalated cases and rate, requests, cache hits,
  * invalid replies, tokens, position-inconsistent rate, first-position win
  * rate, tie rate, how often the longer output won, sample agreement,
- * judge_failed, the judge config hash and its calibration status.
+ * judge_failed, judge_refused, the judge config hash and its calibration
+ * status, and why the judge failed ("judge_failures", as
+ * arb_report_add_judge_failures: at most 100 reasons, 5 case ids each).
  */
 enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, cJSON *report,
                                             struct arb_err *err);
+
+/*
+ * Add "judge_failures" to parent: the distinct reasons the judge failed run's
+ * judgments (store.h, arb_store_judge_failures: a question slot left without
+ * a valid answer, its reason the error of its last attempt), most frequent
+ * first, at most max_reasons of them, each {"reason", "count" (the failed
+ * judgments), "cases" (how many cases they are in), "case_ids" (the first
+ * max_ids of those, at most 1000, in case order)}; an empty array when none
+ * failed.  When reasons are left off, "judge_failures_more": {"reasons",
+ * "count"} says how many, and how many judgments they hold.  Reads the store
+ * as arb_store_scope left it.  ARB_ENOMEM, or the store's failure.
+ */
+enum arb_status arb_report_add_judge_failures(struct arb_store *st, int64_t run, cJSON *parent,
+                                              size_t max_reasons, size_t max_ids,
+                                              struct arb_err *err);
 
 /*
  * Add "judge_cost" when the run's judge config has a price: what the
@@ -108,7 +125,8 @@ enum arb_status arb_report_add_judge_cost(struct arb_store *st, int64_t run, cJS
 
 /*
  * Add "cases_detail": per verdict (at most limit), both outputs (each cut at
- * 20,000 bytes), every check record and the reasoning (for HTML).
+ * 20,000 bytes), every check record, the reasoning and, for a pair the judge
+ * failed or refused, why ("judge_error") (for HTML).
  */
 enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *report, size_t limit,
                                      struct arb_err *err);
@@ -129,7 +147,7 @@ enum arb_status arb_report_add_weighted(struct arb_store *st, int64_t run, cJSON
  *   run, case_id, seq (the case's place in the suite, from 0),
  *   system_a, system_b (system_a is the one shown to the judge as A),
  *   status (decided, pending_judge, missing_output, judge_failed,
- *   position_inconsistent), winner (a system, TIE, or empty),
+ *   judge_refused, position_inconsistent), winner (a system, TIE, or empty),
  *   score_a, score_b (overall rubric scores), pass_rate_a, pass_rate_b
  *   (expectation pass rates), judged (1 when the pair went to the judge),
  *   position_inconsistent (1 or 0 from the judge's answer; empty when it

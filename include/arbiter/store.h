@@ -384,6 +384,30 @@ enum arb_status arb_store_judgments(struct arb_store *st, int64_t run, const cha
                                     int (*fn)(void *ctx, const struct arb_judgment_row *j),
                                     void *ctx, struct arb_err *err);
 
+/* A question slot (case, pair, order, sample) of a run the judge left without a valid answer. */
+struct arb_judge_failure_row {
+    const char *reason; /* the judgments.error of its last attempt ("the judge gave no valid
+                           reply" when it holds none) */
+    int64_t n;          /* the failed slots of the run (of case_id, when given) with this reason */
+    const char *case_id;
+    const char *system_a, *system_b; /* the pair, as its verdict names it (system_b '' for a
+                                        question about one output) */
+    const char *ord;                 /* "AB" or "BA" */
+    int sample, attempt;             /* the attempt whose error is the reason */
+};
+
+/*
+ * Call fn for each failed slot of run (NULL case_id: every case) (store_failures.c): a slot
+ * none of whose attempts is valid without an error, so a retry that then validated is no
+ * failure.  The rows of one reason come together, most frequent reason first (then the one
+ * seen first in case order), and within one in case order.  Reads the store as
+ * arb_store_scope left it.
+ */
+enum arb_status arb_store_judge_failures(struct arb_store *st, int64_t run, const char *case_id,
+                                         int (*fn)(void *ctx,
+                                                   const struct arb_judge_failure_row *f),
+                                         void *ctx, struct arb_err *err);
+
 struct arb_judge_totals {
     int64_t judgments, cached, invalid;
     int64_t prompt_tokens, completion_tokens;

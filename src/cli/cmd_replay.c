@@ -26,6 +26,7 @@
 #include "arbiter/store.h"
 #include "arbiter/suite.h"
 #include "cli.h"
+#include "failures.h"
 #include "judge_opts.h"
 #include "progress.h"
 #include "replay_load.h"
@@ -350,9 +351,11 @@ static int rejudge_cmd(const char *db, const char *run_spec, int64_t into, struc
         goto out;
     }
     printf("run %lld: run %lld re-judged: %zu cases: %zu decided, %zu pending the judge, %zu "
-           "judge failed, %zu missing an output\n",
+           "judge failed, %zu judge refused, %zu missing an output\n",
            (long long)sum.run_id, (long long)run, sum.cases, sum.decided, sum.pending,
-           sum.judge_failed, sum.missing);
+           sum.judge_failed, sum.judge_refused, sum.missing);
+    if (sum.judge_failed || sum.judge_refused)
+        cli_print_judge_failures("replay", st, sum.run_id, db);
     if (d.differences) {
         printf("run %lld: %zu of %zu deterministic records differ from run %lld's\n",
                (long long)sum.run_id, d.differences, d.records, (long long)run);

@@ -15,6 +15,7 @@
 #include "arbiter/suite.h"
 #include "case_select.h"
 #include "cli.h"
+#include "failures.h"
 #include "judge_opts.h"
 #include "parse_options.h"
 #include "progress.h"
@@ -77,7 +78,12 @@ static const char usage_text[] =
     "way no retry can fix (its message says what to change), or every case the judge\n"
     "was asked about is judge_failed or judge_refused\n";
 
-static void print_summary(const struct arb_run_summary *s, const char *db, int json)
+/*
+ * The summary on stdout: the counts, why the judge failed (failures.h), each system's wins,
+ * the problems and the cost; with json, one object.
+ */
+static void print_summary(struct arb_store *st, const struct arb_run_summary *s, const char *db,
+                          int json)
 {
     size_t i;
 
@@ -91,6 +97,7 @@ static void print_summary(const struct arb_run_summary *s, const char *db, int j
             cJSON_AddNumberToObject(o, "pending_judge", (double)s->pending) &&
             cJSON_AddNumberToObject(o, "missing_output", (double)s->missing) &&
             cJSON_AddNumberToObject(o, "judge_failed", (double)s->judge_failed) &&
+            cJSON_AddNumberToObject(o, "judge_refused", (double)s->judge_refused) &&
             cJSON_AddNumberToObject(o, "problems", (double)s->problems) &&
             cJSON_AddNumberToObject(o, "judge_held", (double)s->held) &&
             cJSON_AddNumberToObject(o, "judged", (double)s->judged) &&
@@ -108,6 +115,11 @@ static void print_summary(const struct arb_run_summary *s, const char *db, int j
                 cJSON_AddNumberToObject(x, "losses", (double)s->systems[i].losses);
                 cJSON_AddNumberToObject(x, "ties", (double)s->systems[i].ties);
             }
+            /* Without a failed case there is no failed judgment to look for. */
+            if (s->judge_failed || s->judge_refused)
+                cli_add_judge_failures("run", st, s->run_id, o);
+            else
+                cJSON_AddArrayToObject(o, "judge_failures");
             text = cJSON_PrintUnformatted(o);
         }
         if (text)
@@ -117,8 +129,11 @@ static void print_summary(const struct arb_run_summary *s, const char *db, int j
         return;
     }
     printf("run %lld: %zu cases: %zu decided, %zu pending the judge, %zu judge failed, %zu "
-           "missing an output\n",
-           (long long)s->run_id, s->cases, s->decided, s->pending, s->judge_failed, s->missing);
+           "judge refused, %zu missing an output\n",
+           (long long)s->run_id, s->cases, s->decided, s->pending, s->judge_failed,
+           s->judge_refused, s->missing);
+    if (s->judge_failed || s->judge_refused)
+        cli_print_judge_failures("run", st, s->run_id, db);
     for (i = 0; i < s->n_systems; i++)
         printf("  %-20s %zu wins, %zu losses, %zu ties\n", s->systems[i].name, s->systems[i].wins,
                s->systems[i].losses, s->systems[i].ties);
@@ -468,7 +483,7 @@ static int run_cmd(int argc, char **argv)
         code = cli_exit_for(rs);
         goto out;
     }
-    print_summary(&sum, db, json);
+    print_summary(st, &sum, db, json);
     if (sum.held)
         fprintf(stderr,
                 "arbiter run: the judge's cost reached --max-cost %.4g: %zu requests were not "

@@ -19,12 +19,15 @@ static const char usage_text[] =
     "One case of a run (RUN is an id or 'latest'): both outputs, every check with its\n"
     "verdict, score and notes, the judge's answer in each order it was asked (blind: it\n"
     "saw Response A and Response B: its winner, reasoning and scores), and each pair's\n"
-    "verdict with its scores and reasoning.\n"
+    "verdict with its scores and reasoning.  Under a verdict the judge failed or\n"
+    "refused, each judgment left without a valid answer: its order, sample and last\n"
+    "attempt, and why (the error of that attempt).\n"
     "\n"
     "  --db FILE  the database (default ./" CLI_DEFAULT_DB ")\n"
     "  --records  print every record in full as well (check records, the judge's answers,\n"
     "             comparison.json)\n"
-    "  --json     one object with the full records\n"
+    "  --json     one object with the full records, and \"judge_failures\": each judgment\n"
+    "             left without a valid answer (A, B, order, sample, attempt from 0, reason)\n"
     "\n"
     "A CASE id that starts with '-' goes after '--': arbiter show 3 -- -x\n";
 
@@ -35,7 +38,8 @@ struct show {
     const char *case_id;
     int n;
     int checks_shown, trials_shown, judgments_shown;
-    int oom; /* --json: a judgment could not be added */
+    int oom;         /* a judgment or a failure could not be added */
+    cJSON *failures; /* the judge's failed slots of the case ("judge_failures" of --json) */
 };
 
 /* The text form's first line, printed with the case's first row. */
@@ -120,13 +124,13 @@ static void print_notes(const char *record_json)
     cJSON_Delete(rec);
 }
 
-/* "    LABEL: text" cut at about 400 bytes (on a UTF-8 boundary), newlines as spaces. */
-static void print_text(const char *label, const char *text)
+/* "    LABEL: text" cut at about max bytes (on a UTF-8 boundary), newlines as spaces. */
+static void print_text_max(const char *label, const char *text, size_t max)
 {
     size_t n = strlen(text), i;
 
-    if (n > 400) {
-        n = 400;
+    if (n > max) {
+        n = max;
         while (n && ((unsigned char)text[n] & 0xC0) == 0x80)
             n--;
     }
@@ -134,6 +138,11 @@ static void print_text(const char *label, const char *text)
     for (i = 0; i < n; i++)
         putchar(text[i] == '\n' || text[i] == '\r' ? ' ' : text[i]);
     printf("%s\n", n < strlen(text) ? " [...]" : "");
+}
+
+static void print_text(const char *label, const char *text)
+{
+    print_text_max(label, text, 400);
 }
 
 /* The judge's per-item answers: "    scores: correctness A 4, B 2; ..." and expectations. */
@@ -283,6 +292,53 @@ static int on_judgment(void *ctx, const struct arb_judgment_row *j)
     return 0;
 }
 
+/* Keep a failed slot, for its pair's verdict (text) or "judge_failures" (--json). */
+static int on_failure(void *ctx, const struct arb_judge_failure_row *f)
+{
+    struct show *sh = ctx;
+    cJSON *x = cJSON_CreateObject();
+
+    if (x && cJSON_AddStringToObject(x, "A", f->system_a) &&
+        cJSON_AddStringToObject(x, "B", f->system_b) &&
+        cJSON_AddStringToObject(x, "order", f->ord) &&
+        cJSON_AddNumberToObject(x, "sample", f->sample) &&
+        cJSON_AddNumberToObject(x, "attempt", f->attempt) &&
+        cJSON_AddStringToObject(x, "reason", f->reason) && cJSON_AddItemToArray(sh->failures, x))
+        return 0;
+    cJSON_Delete(x);
+    sh->oom = 1;
+    return 1;
+}
+
+/*
+ * Under a verdict, why the judge failed its pair: each slot left without a valid answer
+ * (a question about one output counts for every pair with that system), with its reason.
+ */
+static void print_failures(const struct show *sh, const struct arb_verdict_row *v)
+{
+    const char *what = strcmp(v->status, "judge_refused") == 0  ? "judge refused"
+                       : strcmp(v->status, "judge_failed") == 0 ? "judge failed"
+                                                                : "no valid answer";
+    const cJSON *f;
+
+    cJSON_ArrayForEach(f, sh->failures)
+    {
+        const char *a = cJSON_GetObjectItemCaseSensitive(f, "A")->valuestring;
+        const char *b = cJSON_GetObjectItemCaseSensitive(f, "B")->valuestring;
+        char label[200];
+
+        if (b[0] ? strcmp(a, v->system_a) != 0 || strcmp(b, v->system_b) != 0
+                 : strcmp(a, v->system_a) != 0 && strcmp(a, v->system_b) != 0)
+            continue;
+        snprintf(label, sizeof(label), "%s%s%s, order %s, sample %.0f, attempt %.0f", what,
+                 b[0] ? "" : " about ", b[0] ? "" : a,
+                 cJSON_GetObjectItemCaseSensitive(f, "order")->valuestring,
+                 cJSON_GetObjectItemCaseSensitive(f, "sample")->valuedouble + 1,
+                 cJSON_GetObjectItemCaseSensitive(f, "attempt")->valuedouble + 1);
+        print_text_max(label, cJSON_GetObjectItemCaseSensitive(f, "reason")->valuestring, 4000);
+    }
+}
+
 static int on_verdict(void *ctx, const struct arb_verdict_row *v)
 {
     struct show *sh = ctx;
@@ -304,6 +360,7 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
     }
     printf("--- verdict: A = %s, B = %s: %s, winner %s\n", v->system_a, v->system_b, v->status,
            v->winner ? v->winner : "(none)");
+    print_failures(sh, v);
     if (sh->records) {
         printf("    %s\n", v->comparison_json ? v->comparison_json : "");
     } else {
@@ -360,15 +417,20 @@ static int show_cmd(int argc, char **argv)
             !cJSON_AddArrayToObject(sh.doc, "checks") ||
             !cJSON_AddArrayToObject(sh.doc, "trials") ||
             !cJSON_AddArrayToObject(sh.doc, "judgments") ||
+            !(sh.failures = cJSON_AddArrayToObject(sh.doc, "judge_failures")) ||
             !cJSON_AddArrayToObject(sh.doc, "verdicts")) {
             cJSON_Delete(sh.doc);
             return EXIT_ENV;
         }
+    } else if (!(sh.failures = cJSON_CreateArray())) {
+        return EXIT_ENV;
     }
     sh.case_id = case_id;
     rs = cli_open_for_reading("show", db, &st);
     if (rs) {
         cJSON_Delete(sh.doc);
+        if (!sh.json)
+            cJSON_Delete(sh.failures);
         return cli_exit_for(rs);
     }
     if (!rs)
@@ -381,7 +443,9 @@ static int show_cmd(int argc, char **argv)
         rs = arb_store_trials(st, run, case_id, on_trial, &sh, &err);
     if (!rs)
         rs = arb_store_judgments(st, run, case_id, on_judgment, &sh, &err);
-    if (!rs)
+    if (!rs && !sh.oom)
+        rs = arb_store_judge_failures(st, run, case_id, on_failure, &sh, &err);
+    if (!rs && !sh.oom)
         rs = arb_store_verdicts(st, run, case_id, on_verdict, &sh, &err);
     if (!rs && sh.oom) {
         cli_error("show", "out of memory");
@@ -400,6 +464,8 @@ static int show_cmd(int argc, char **argv)
         cJSON_free(s);
     }
     cJSON_Delete(sh.doc);
+    if (!sh.json)
+        cJSON_Delete(sh.failures);
     arb_store_close(st);
     return code;
 }

@@ -127,6 +127,10 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
     cmp = cJSON_Parse(v->comparison_json ? v->comparison_json : "{}");
     why = cJSON_GetObjectItemCaseSensitive(cmp, "reasoning");
     cJSON_AddStringToObject(x, "reasoning", cJSON_IsString(why) ? why->valuestring : "");
+    /* A pair the judge failed or refused says why in its comparison's judge.error. */
+    why = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cmp, "judge"), "error");
+    if (cJSON_IsString(why) && why->valuestring[0])
+        cJSON_AddStringToObject(x, "judge_error", why->valuestring);
     cJSON_Delete(cmp);
     outs = cJSON_AddObjectToObject(x, "outputs");
     checks = cJSON_AddArrayToObject(x, "checks");

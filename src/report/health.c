@@ -2,7 +2,8 @@
  * health.c - how far the judge can be trusted on this run: how much was
  * escalated, cache hits and tokens, position-inconsistent pairs, how often
  * the first-shown response won, ties, how often the longer output won,
- * agreement between samples, and failures.  From the records only.
+ * agreement between samples, and failures with their reasons.  From the
+ * records only.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +11,10 @@
 
 #include "arbiter/report.h"
 #include "arbiter/strset.h"
+
+/* The reasons of failure a report lists, and the case ids it names for each. */
+#define MAX_REASONS 100
+#define MAX_IDS     5
 
 struct health {
     struct arb_store *st;
@@ -121,6 +126,7 @@ enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, c
     const cJSON *hash = cJSON_GetObjectItemCaseSensitive(jc, "hash");
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(report, "cases");
     const cJSON *failed = cJSON_GetObjectItemCaseSensitive(report, "judge_failed");
+    const cJSON *refused = cJSON_GetObjectItemCaseSensitive(report, "judge_refused");
     cJSON *o;
     enum arb_status rc;
 
@@ -159,6 +165,8 @@ enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, c
         rate(o, "sample_agreement", h.agreement_sum, (double)h.judged_pairs);
         cJSON_AddNumberToObject(o, "judge_failed",
                                 cJSON_IsNumber(failed) ? failed->valuedouble : 0);
+        cJSON_AddNumberToObject(o, "judge_refused",
+                                cJSON_IsNumber(refused) ? refused->valuedouble : 0);
         if (cJSON_IsString(hash))
             cJSON_AddStringToObject(o, "config_hash", hash->valuestring);
         else
@@ -167,6 +175,11 @@ enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, c
         cJSON_AddStringToObject(o, "calibration", jc ? "uncalibrated" : "no judge");
     }
     arb_strset_release(&h.cases);
+    /* Only judgments can fail: a run without any has nothing to look for. */
+    if (!rc && t.judgments)
+        rc = arb_report_add_judge_failures(st, run, o, MAX_REASONS, MAX_IDS, err);
+    else if (!rc && !cJSON_AddArrayToObject(o, "judge_failures"))
+        rc = ARB_ENOMEM;
     if (!rc)
         rc = arb_report_add_judge_cost(st, run, report, err);
     return rc;

@@ -412,6 +412,7 @@ static void overview(struct html *h, const cJSON *report)
     tile(h, "pending judge", html_num(report, "pending_judge"), "#d9a400", NULL);
     tile(h, "missing output", html_num(report, "missing_output"), "#c0504d", NULL);
     tile(h, "judge failed", html_num(report, "judge_failed"), "#8064a2", NULL);
+    tile(h, "judge refused", html_num(report, "judge_refused"), "#a25f8f", NULL);
     html_raw(h, "</div>\n");
     html_chart_systems(h, report);
     html_raw(h, "</section>\n");

@@ -97,6 +97,8 @@ static void health_tiles(struct html *h, const cJSON *jh, int no_tokens)
     tile(h, jh, "sample_agreement", "sample agreement", TILE_RATE,
          outside(jh, "sample_agreement", 0.7, 1.0), "samples that agree");
     tile(h, jh, "judge_failed", "judge failed", TILE_COUNT, html_num(jh, "judge_failed") > 0, NULL);
+    tile(h, jh, "judge_refused", "judge refused", TILE_COUNT, html_num(jh, "judge_refused") > 0,
+         "a refusal or a content filter");
     if (!no_tokens) {
         tile(h, jh, "prompt_tokens", "prompt tokens", TILE_COUNT, 0, NULL);
         tile(h, jh, "completion_tokens", "completion tokens", TILE_COUNT, 0, NULL);
@@ -133,6 +135,51 @@ static void cost_tiles(struct html *h, const cJSON *jc)
         html_printf(h, " $%.4f", html_num(k, "cost"));
     }
     html_raw(h, "</p>\n");
+}
+
+/* Why the judge failed: each reason with its judgments and the first of its cases. */
+static void failures_table(struct html *h, const cJSON *jh)
+{
+    const cJSON *list = html_get(jh, "judge_failures"), *f, *id;
+    const cJSON *more = html_get(jh, "judge_failures_more");
+
+    if (cJSON_GetArraySize(list) <= 0)
+        return;
+    html_raw(h, "<h3>Judge failures</h3>\n<p class=\"note\">Why the judge gave no valid "
+                "answer, most frequent first (<code>arbiter show RUN CASE</code> shows each "
+                "judgment).</p>\n<div class=\"table-wrap\"><table id=\"judge-failures\">\n"
+                "<thead><tr><th>Reason</th><th class=\"n\">Judgments</th>"
+                "<th>Cases (first few)</th></tr></thead>\n<tbody>\n");
+    cJSON_ArrayForEach(f, list)
+    {
+        const cJSON *ids = html_get(f, "case_ids");
+        int first = 1;
+
+        html_raw(h, "<tr><td>");
+        html_text_short(h, html_str(f, "reason"), 500);
+        html_raw(h, "</td><td class=\"n\">");
+        html_number(h, html_num(f, "count"), 0, 0);
+        html_raw(h, "</td><td>");
+        html_number(h, html_num(f, "cases"), 0, 0);
+        html_raw(h, ":");
+        cJSON_ArrayForEach(id, ids)
+        {
+            html_raw(h, first ? " " : ", ");
+            first = 0;
+            html_raw(h, "<a href=\"#");
+            html_anchor(h, cJSON_IsString(id) ? id->valuestring : "", 0);
+            html_raw(h, "\">");
+            html_text(h, cJSON_IsString(id) ? id->valuestring : "");
+            html_raw(h, "</a>");
+        }
+        if (html_num(f, "cases") > cJSON_GetArraySize(ids))
+            html_raw(h, ", &hellip;");
+        html_raw(h, "</td></tr>\n");
+    }
+    html_raw(h, "</tbody></table></div>\n");
+    if (cJSON_IsObject(more))
+        html_printf(h, "<p class=\"note\">And %.0f more reasons (%.0f judgments).</p>\n",
+                    html_num(more, "reasons"), html_num(more, "count"));
 }
 
 void html_judge_panel(struct html *h, const cJSON *report)
@@ -178,6 +225,7 @@ void html_judge_panel(struct html *h, const cJSON *report)
     html_raw(h, "</p>\n");
     if (cJSON_IsObject(jh))
         health_tiles(h, jh, is_command);
+    failures_table(h, jh);
     if (cJSON_IsObject(ju)) {
         html_raw(h, "<h3>Usage</h3>\n<div class=\"tiles\" id=\"judge-usage\">");
         tile(h, ju, "judgments", "judgments", TILE_COUNT, 0, NULL);
@@ -251,7 +299,8 @@ static void badge(struct html *h, const char *word)
     if (strcmp(word, "pass") == 0 || strcmp(word, "decided") == 0)
         cls = "b-pass";
     else if (strcmp(word, "fail") == 0 || strcmp(word, "missing_output") == 0 ||
-             strcmp(word, "judge_failed") == 0 || strcmp(word, "error") == 0)
+             strcmp(word, "judge_failed") == 0 || strcmp(word, "judge_refused") == 0 ||
+             strcmp(word, "error") == 0)
         cls = "b-fail";
     else if (strcmp(word, "unresolved") == 0 || strcmp(word, "pending_judge") == 0)
         cls = "b-warn";
@@ -450,6 +499,11 @@ static void case_details(struct html *h, const cJSON *report, const cJSON *c, in
         html_raw(h, "</span>");
     }
     html_raw(h, "</p>\n");
+    if (*html_str(c, "judge_error")) {
+        html_raw(h, "<h4>Why the judge failed</h4>\n<blockquote class=\"reasoning\">");
+        html_text_short(h, html_str(c, "judge_error"), 2000);
+        html_raw(h, "</blockquote>\n");
+    }
     if (*html_str(c, "reasoning")) {
         html_raw(h, "<h4>The judge's reasoning</h4>\n<blockquote class=\"reasoning\">");
         html_text(h, html_str(c, "reasoning"));

@@ -3,10 +3,14 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arbiter/report.h"
 #include "report_int.h"
+
+/* A reason of failure is cut at so many bytes in a table. */
+#define MAX_REASON_BYTES 500
 
 static double num(const cJSON *o, const char *k)
 {
@@ -47,6 +51,25 @@ static enum arb_status add_text(struct arb_buf *out, const char *s)
             st = arb_buf_addc(out, *s);
     }
     return st;
+}
+
+/* As add_text, cut at about max bytes (on a UTF-8 boundary) with " [...]". */
+static enum arb_status add_text_cut(struct arb_buf *out, const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    char *cut;
+    enum arb_status st;
+
+    if (n <= max)
+        return add_text(out, s);
+    while (max && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    cut = strndup(s, max);
+    if (!cut)
+        return ARB_ENOMEM;
+    st = add_text(out, cut);
+    free(cut);
+    return st ? st : arb_buf_adds(out, " [...]");
 }
 
 static enum arb_status systems_table(const cJSON *report, struct arb_buf *out)
@@ -563,6 +586,48 @@ static enum arb_status cost_lines(const cJSON *report, struct arb_buf *out)
     return st ? st : arb_buf_adds(out, "\n\n");
 }
 
+/* Why the judge failed: each reason with its judgments and the first of its cases. */
+static enum arb_status failures_table(const cJSON *h, struct arb_buf *out)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(h, "judge_failures"), *f, *id;
+    const cJSON *more = cJSON_GetObjectItemCaseSensitive(h, "judge_failures_more");
+    enum arb_status st;
+
+    if (cJSON_GetArraySize(list) <= 0)
+        return ARB_OK;
+    st = arb_buf_adds(out, "### Judge failures\n\nWhy the judge gave no valid answer, most "
+                           "frequent first (`arbiter show RUN CASE` shows each judgment).\n\n"
+                           "| Reason | Judgments | Cases (first few) |\n|---|---:|---|\n");
+    cJSON_ArrayForEach(f, list)
+    {
+        const cJSON *ids = cJSON_GetObjectItemCaseSensitive(f, "case_ids");
+        int first = 1;
+
+        if (!st)
+            st = arb_buf_adds(out, "| ");
+        if (!st)
+            st = add_text_cut(out, str(f, "reason"), MAX_REASON_BYTES);
+        if (!st)
+            st = arb_buf_printf(out, " | %.0f | %.0f:", num(f, "count"), num(f, "cases"));
+        cJSON_ArrayForEach(id, ids)
+        {
+            if (!st)
+                st = arb_buf_adds(out, first ? " " : ", ");
+            first = 0;
+            if (!st)
+                st = add_text(out, cJSON_IsString(id) ? id->valuestring : "");
+        }
+        if (!st && num(f, "cases") > cJSON_GetArraySize(ids))
+            st = arb_buf_adds(out, ", ...");
+        if (!st)
+            st = arb_buf_adds(out, " |\n");
+    }
+    if (!st && more)
+        st = arb_buf_printf(out, "\nAnd %.0f more reasons (%.0f judgments).\n",
+                            num(more, "reasons"), num(more, "count"));
+    return st ? st : arb_buf_adds(out, "\n");
+}
+
 static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
 {
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(report, "judge_health");
@@ -578,15 +643,19 @@ static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
     st = arb_buf_printf(out,
                         "## Judge health\n\n| Measure | Value |\n|---|---:|\n"
                         "| escalated cases | %.0f |\n| requests | %.0f |\n| cache hits | %.0f |\n"
-                        "| invalid replies | %.0f |\n| judge_failed | %.0f |\n",
+                        "| invalid replies | %.0f |\n| judge_failed | %.0f |\n"
+                        "| judge_refused | %.0f |\n",
                         num(h, "escalated_cases"), num(h, "requests"), num(h, "cache_hits"),
-                        num(h, "invalid_replies"), num(h, "judge_failed"));
+                        num(h, "invalid_replies"), num(h, "judge_failed"),
+                        isnan(num(h, "judge_refused")) ? 0 : num(h, "judge_refused"));
     for (i = 0; !st && i < sizeof(rates) / sizeof(rates[0]); i++) {
         cell(v, sizeof(v), num(h, rates[i]), 1, 1);
         st = arb_buf_printf(out, "| %s | %s |\n", rates[i], v);
     }
     if (!st)
         st = arb_buf_printf(out, "| calibration | %s |\n\n", str(h, "calibration"));
+    if (!st)
+        st = failures_table(h, out);
     if (!st)
         st = cost_lines(report, out);
     return st;
@@ -596,6 +665,27 @@ static enum arb_status (*const sections[])(const cJSON *report, struct arb_buf *
     systems_table, matrix_section,     against_section,  statistics_section, weighted_section,
     rubric_table,  expectations_table, case_rates_table, trials_section,     health_section,
 };
+
+/* Under the case counts: the judge's most frequent reason of failure, when it failed. */
+static enum arb_status top_failure(const cJSON *report, struct arb_buf *out)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(report, "judge_health"), "judge_failures");
+    const cJSON *f = cJSON_GetArrayItem(list, 0);
+    int n = cJSON_GetArraySize(list);
+    enum arb_status st;
+
+    if (!f)
+        return ARB_OK;
+    st = arb_buf_adds(out,
+                      n > 1 ? "Most frequent reason the judge failed: " : "Why the judge failed: ");
+    if (!st)
+        st = add_text_cut(out, str(f, "reason"), MAX_REASON_BYTES);
+    if (!st)
+        st = arb_buf_printf(out, " (%.0f judgments in %.0f cases)%s.\n\n", num(f, "count"),
+                            num(f, "cases"), n > 1 ? "; every reason is under Judge failures" : "");
+    return st;
+}
 
 /* Under the header: the report covers a selection of the run's cases (--limit, --cases). */
 static enum arb_status scope_note(const cJSON *report, struct arb_buf *out)
@@ -641,6 +731,13 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
                             "The judge could not answer %.0f cases (judge_failed): they "
                             "count as undecided.\n\n",
                             num(report, "judge_failed"));
+    if (!st && num(report, "judge_refused") > 0)
+        st = arb_buf_printf(out,
+                            "The judge refused %.0f cases (judge_refused: a refusal or a "
+                            "content filter): they count as undecided.\n\n",
+                            num(report, "judge_refused"));
+    if (!st)
+        st = top_failure(report, out);
     if (!st) {
         const cJSON *ju = cJSON_GetObjectItemCaseSensitive(report, "judge_usage");
         const cJSON *jc = cJSON_GetObjectItemCaseSensitive(run, "judge");

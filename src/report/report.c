@@ -469,7 +469,8 @@ enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
               cJSON_AddNumberToObject(j, "prompt_tokens", (double)jt.prompt_tokens) &&
               cJSON_AddNumberToObject(j, "completion_tokens", (double)jt.completion_tokens) &&
               cJSON_AddNumberToObject(j, "latency_s", jt.latency_s) &&
-              cJSON_AddNumberToObject(r, "judge_failed", (double)sum.judge_failed)))
+              cJSON_AddNumberToObject(r, "judge_failed", (double)sum.judge_failed) &&
+              cJSON_AddNumberToObject(r, "judge_refused", (double)sum.judge_refused)))
             rc = ARB_ENOMEM;
     }
     arb_run_summary_release(&sum);
