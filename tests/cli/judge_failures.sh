@@ -104,7 +104,7 @@ rc=$?
 [ $rc = 0 ] && grep -q '"judge_failed":1' "$T/out" && ok || bad "one case failed: exit $rc: $(cat "$T/out" "$T/err")"
 $ARB run "$T/s/suite.json" --judge "$T/some.json" --db "$T/c.db" --fail-on-judge-errors >"$T/out" 2>"$T/err"
 rc=$?
-[ $rc = 1 ] && grep -q "1 of the 6 cases the judge was asked about are judge_failed (--fail-on-judge-errors)" "$T/err" &&
+[ $rc = 1 ] && grep -q "1 of the 6 cases the judge was asked about are judge_failed or judge_refused (--fail-on-judge-errors)" "$T/err" &&
     ok || bad "--fail-on-judge-errors: exit $rc: $(cat "$T/err")"
 $ARB run "$T/s/suite.json" --judge "$T/some.json" --db "$T/c2.db" --fail-on-judge-errors --limit 2 >/dev/null 2>"$T/err"
 [ $? = 0 ] && ok || bad "--fail-on-judge-errors without a failure: $(cat "$T/err")"
