@@ -15,13 +15,14 @@
 static int credential_name(const char *name)
 {
     static const char *const words[] = {"auth", "key", "token", "secret", "cookie", "password"};
-    size_t i, n = strlen(name), w;
 
-    for (w = 0; w < sizeof(words) / sizeof(words[0]); w++)
-        for (i = 0; i + strlen(words[w]) <= n; i++)
-            if (strncasecmp(name + i, words[w], strlen(words[w])) == 0)
-                return 1;
-    return 0;
+    return judge_mentions(name, words, sizeof(words) / sizeof(words[0]));
+}
+
+/* max_tokens_cap when the config gives none: four times max_tokens, at most a million. */
+static long default_cap(const struct arb_judge_config *cfg)
+{
+    return cfg->max_tokens <= 250000 ? 4 * cfg->max_tokens : 1000000;
 }
 
 /* An HTTP field name (RFC 9110 token): letters, digits and !#$%&'*+-.^_`|~ only. */
@@ -167,7 +168,7 @@ enum arb_status judge_config_provider_options(const cJSON *obj, struct arb_judge
                                "/judge/max_tokens_field: only for the openai provider");
         cfg->max_completion_tokens = strcmp(v->valuestring, "max_completion_tokens") == 0;
     }
-    cfg->max_tokens_cap = cfg->max_tokens <= 250000 ? 4 * cfg->max_tokens : 1000000;
+    cfg->max_tokens_cap = default_cap(cfg);
     v = cJSON_GetObjectItemCaseSensitive(obj, "max_tokens_cap");
     if (v) {
         if (!cJSON_IsNumber(v) || v->valuedouble < (double)cfg->max_tokens ||
@@ -236,7 +237,7 @@ int judge_config_provider_hash(const struct arb_judge_config *cfg, cJSON *o)
     if (cfg->max_completion_tokens &&
         !cJSON_AddStringToObject(o, "max_tokens_field", "max_completion_tokens"))
         return 0;
-    if (cfg->max_tokens_cap != (cfg->max_tokens <= 250000 ? 4 * cfg->max_tokens : 1000000) &&
+    if (cfg->max_tokens_cap != default_cap(cfg) &&
         !cJSON_AddNumberToObject(o, "max_tokens_cap", (double)cfg->max_tokens_cap))
         return 0;
     if (cfg->extra_body &&

@@ -11,9 +11,10 @@
  * with the directory it runs in.  Credentials in a URL identify nobody's
  * judge and are secrets: they are never hashed (and so never need storing).
  * Model and parameters travel in the request body, which the key covers
- * whole (request.c).
+ * whole (request.c).  And the URL the requests go to (judge_request_url).
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,4 +141,16 @@ cJSON *judge_identity(const struct arb_judge_config *cfg)
         return NULL;
     }
     return o;
+}
+
+/* The URL requests go to: base_url without trailing slashes, and the provider's path. */
+void judge_request_url(const struct arb_judge_config *cfg, char *url, size_t n)
+{
+    const char *base = cfg->base_url ? cfg->base_url : "";
+    size_t len = strlen(base);
+
+    while (len > 0 && base[len - 1] == '/')
+        len--;
+    snprintf(url, n, "%.*s%s", (int)len, base,
+             cfg->provider == ARB_JUDGE_ANTHROPIC ? "/v1/messages" : "/chat/completions");
 }

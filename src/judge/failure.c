@@ -4,8 +4,10 @@
  * once per distinct failure; a server that refuses the response format makes the judge go on
  * in the next mode (json_schema -> json_schema_loose -> json_object -> prompt); a failure no
  * retry can fix (a 4xx other than 408, 409 and 429) stops the run after JUDGE_STOP_AFTER in a
- * row, and a billing stop (insufficient_quota) at once, saying what to change.
+ * row, and a billing stop (insufficient_quota) at once, saying what to change.  What the
+ * user should see as it happens goes out through the judge's notice callback (judge_notice).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -13,8 +15,7 @@
 #include "arbiter/http.h"
 #include "engine.h"
 
-/* Whether s mentions one of words (case-insensitively). */
-static int mentions(const char *s, const char *const *words, size_t n)
+int judge_mentions(const char *s, const char *const *words, size_t n)
 {
     size_t i, k, len = strlen(s);
 
@@ -35,8 +36,8 @@ static int format_refused(long status, const struct judge_provider_error *pe)
 
     if (status != 400 && status != 422 && status != 500 && status != 501)
         return 0;
-    return mentions(pe->message, words, n) || mentions(pe->type, words, n) ||
-           mentions(pe->code, words, n);
+    return judge_mentions(pe->message, words, n) || judge_mentions(pe->type, words, n) ||
+           judge_mentions(pe->code, words, n);
 }
 
 /* A 429 that is a billing stop, not a rate limit: OpenAI's insufficient_quota. */
@@ -46,8 +47,8 @@ static int billing_stop(const struct judge_provider_error *pe)
                                         "exceeded your current quota", "credit balance"};
     size_t n = sizeof(words) / sizeof(words[0]);
 
-    return mentions(pe->code, words, n) || mentions(pe->type, words, n) ||
-           mentions(pe->message, words, n);
+    return judge_mentions(pe->code, words, n) || judge_mentions(pe->type, words, n) ||
+           judge_mentions(pe->message, words, n);
 }
 
 enum arb_http_verdict judge_classify(void *ctx, long status, const char *content_type,
@@ -213,4 +214,23 @@ int judge_on_failure(struct arb_judge *j, struct call *c, const struct arb_http_
         j->same_failures = 0;
     }
     return 0;
+}
+
+void arb_judge_set_notice(struct arb_judge *j, void (*fn)(void *ctx, const char *msg), void *ctx)
+{
+    j->notice = fn;
+    j->notice_ctx = ctx;
+}
+
+void judge_notice(struct arb_judge *j, const char *fmt, ...)
+{
+    char msg[1200];
+    va_list ap;
+
+    if (!j->notice)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    j->notice(j->notice_ctx, msg);
 }

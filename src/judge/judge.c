@@ -8,7 +8,6 @@
  * combines its answers.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,18 +54,6 @@ static enum arb_status none_put_judgment(void *ctx, const struct arb_judgment_ro
 }
 
 static const struct arb_judge_cache no_cache = {NULL, none_get, none_put_call, none_put_judgment};
-
-/* The URL requests go to: base_url without trailing slashes, and the provider's path. */
-static void request_url(const struct arb_judge_config *cfg, char *url, size_t n)
-{
-    const char *base = cfg->base_url ? cfg->base_url : "";
-    size_t len = strlen(base);
-
-    while (len > 0 && base[len - 1] == '/')
-        len--;
-    snprintf(url, n, "%.*s%s", (int)len, base,
-             cfg->provider == ARB_JUDGE_ANTHROPIC ? "/v1/messages" : "/chat/completions");
-}
 
 /* The config's extra headers as "Name: value" lines, values from the environment read now. */
 static enum arb_status extra_headers(struct arb_judge *j, struct arb_err *err)
@@ -136,7 +123,7 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
         snprintf(j->key_header, n, "Authorization: Bearer %s", api_key ? api_key : "");
         j->headers[1] = "Accept: application/json";
     }
-    request_url(cfg, j->url, sizeof(j->url));
+    judge_request_url(cfg, j->url, sizeof(j->url));
     j->headers[0] = j->key_header;
     j->headers[2] = "Content-Type: application/json";
     memset(&to, 0, sizeof(to));
@@ -157,25 +144,6 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     }
     *out = j;
     return ARB_OK;
-}
-
-void arb_judge_set_notice(struct arb_judge *j, void (*fn)(void *ctx, const char *msg), void *ctx)
-{
-    j->notice = fn;
-    j->notice_ctx = ctx;
-}
-
-void judge_notice(struct arb_judge *j, const char *fmt, ...)
-{
-    char msg[1200];
-    va_list ap;
-
-    if (!j->notice)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    j->notice(j->notice_ctx, msg);
 }
 
 static void question_free(struct question *qn)

@@ -62,6 +62,21 @@ enum arb_status judge_fence(const struct arb_judge_question *q, judge_random_fn 
 
 /* ---- provider options of the config (config_provider.c) ---- */
 
+/* The output limit a request sends: max_tokens when given (> 0), else the config's. */
+static inline long judge_limit(const struct arb_judge_config *cfg, long max_tokens)
+{
+    return max_tokens > 0 ? max_tokens : cfg->max_tokens;
+}
+
+/* The body member the limit goes in: "max_tokens" or "max_completion_tokens". */
+static inline const char *judge_limit_field(const struct arb_judge_config *cfg)
+{
+    return cfg->max_completion_tokens ? "max_completion_tokens" : "max_tokens";
+}
+
+/* Whether s contains one of words[0..n), in any case. */
+int judge_mentions(const char *s, const char *const *words, size_t n);
+
 /* Read response_format, max_tokens_field, max_tokens_cap, extra_body and headers. */
 enum arb_status judge_config_provider_options(const cJSON *obj, struct arb_judge_config *cfg,
                                               struct arb_err *err);
@@ -74,6 +89,10 @@ int judge_config_provider_json(const struct arb_judge_config *cfg, cJSON *o);
 int judge_config_provider_hash(const struct arb_judge_config *cfg, cJSON *o);
 
 /* ---- the judge's identity (endpoint.c) ---- */
+
+/* Where requests go, into url (n bytes): base_url without trailing slashes, and the
+ * provider's path (/chat/completions, or /v1/messages for Anthropic). */
+void judge_request_url(const struct arb_judge_config *cfg, char *url, size_t n);
 
 /*
  * Where url's user-info ("user:password", before an '@') lies: 1 with *from its first byte

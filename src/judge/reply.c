@@ -134,12 +134,6 @@ static int capped(const char *text, char **copy, const char **out, struct arb_bu
                           note->len ? "; " : "", n, len) != ARB_ENOMEM;
 }
 
-/* The output limit c was sent with. */
-static long limit_of(const struct arb_judge *j, const struct call *c)
-{
-    return c->max_tokens > 0 ? c->max_tokens : j->cfg->max_tokens;
-}
-
 /* Parse and validate a reply: 1 valid (rp->answer), else 0 with why; -1 out of memory. */
 static int check(struct arb_judge *j, const struct call *c, const char *reply,
                  struct judge_reply *rp, struct arb_buf *why)
@@ -153,8 +147,8 @@ static int check(struct arb_judge *j, const struct call *c, const char *reply,
         return -1;
     if (st && rp->truncated && !rp->refused)
         arb_buf_printf(why, "cut at %s=%ld: %s",
-                       j->cfg->max_completion_tokens ? "max_completion_tokens" : "max_tokens",
-                       limit_of(j, c), perr.msg);
+                       judge_limit_field(j->cfg),
+                       judge_limit(j->cfg, c->max_tokens), perr.msg);
     else if (st)
         arb_buf_adds(why, perr.msg);
     if (st)
@@ -163,8 +157,8 @@ static int check(struct arb_judge *j, const struct call *c, const char *reply,
     valid = arb_schema_validate(c->qn->compiled, rp->answer, &errs) == 1;
     if (!valid && rp->truncated)
         arb_buf_printf(why, "cut at %s=%ld: ",
-                       j->cfg->max_completion_tokens ? "max_completion_tokens" : "max_tokens",
-                       limit_of(j, c));
+                       judge_limit_field(j->cfg),
+                       judge_limit(j->cfg, c->max_tokens));
     if (!valid)
         arb_schema_errors_write(&errs, why);
     return valid;
@@ -216,7 +210,7 @@ void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, 
     char *text = NULL, *reply_cut = NULL, *text_cut = NULL;
     const char *stored_text;
     struct arb_buf why, note;
-    long limit = limit_of(j, c), larger;
+    long limit = judge_limit(j->cfg, c->max_tokens), larger;
     int valid;
 
     arb_buf_init(&why, 4096);
@@ -283,7 +277,7 @@ void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, 
     } else if (rp.truncated) {
         snprintf(c->qn->error, sizeof(c->qn->error),
                  "the judge's reply was cut at %s=%ld%s: %.200s",
-                 j->cfg->max_completion_tokens ? "max_completion_tokens" : "max_tokens", limit,
+                 judge_limit_field(j->cfg), limit,
                  larger > limit ? "" : " (the max_tokens_cap: raise it)",
                  why.ptr ? why.ptr : "");
         judge_finish_slot(j, c, NULL);

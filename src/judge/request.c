@@ -320,12 +320,6 @@ static cJSON *messages(const struct arb_judge_config *cfg, const struct judge_re
     return msgs;
 }
 
-/* The output limit a request sends: the config's, or a larger one for a reply cut short. */
-static double limit_of(const struct arb_judge_config *cfg, const struct judge_request *rq)
-{
-    return (double)(rq->max_tokens > 0 ? rq->max_tokens : cfg->max_tokens);
-}
-
 /* A command judge's request: what it reads on its standard input. */
 static cJSON *command_request(const struct arb_judge_config *cfg, const struct judge_request *rq,
                               cJSON *msgs)
@@ -336,7 +330,7 @@ static cJSON *command_request(const struct arb_judge_config *cfg, const struct j
              (params = cJSON_AddObjectToObject(o, "parameters")) &&
              (cfg->no_temperature ||
               cJSON_AddNumberToObject(params, "temperature", cfg->temperature)) &&
-             cJSON_AddNumberToObject(params, "max_tokens", limit_of(cfg, rq)) &&
+             cJSON_AddNumberToObject(params, "max_tokens", (double)judge_limit(cfg, rq->max_tokens)) &&
              (!cfg->has_seed || cJSON_AddNumberToObject(params, "seed", (double)cfg->seed)) &&
              cJSON_AddItemToObject(o, "messages", msgs);
 
@@ -434,9 +428,8 @@ static cJSON *request_body(const struct arb_judge_config *cfg, const struct judg
     snprintf(tag, sizeof(tag), "arbiter-sample-%d", rq->sample);
     b = cJSON_CreateObject();
     ok = b && cJSON_AddStringToObject(b, "model", cfg->model) &&
-         cJSON_AddNumberToObject(b, cfg->max_completion_tokens ? "max_completion_tokens"
-                                                               : "max_tokens",
-                                 limit_of(cfg, rq)) &&
+         cJSON_AddNumberToObject(b, judge_limit_field(cfg),
+                                 (double)judge_limit(cfg, rq->max_tokens)) &&
          (cfg->no_temperature || cJSON_AddNumberToObject(b, "temperature", cfg->temperature));
     if (ok) {
         ok = put(b, "messages", msgs);
