@@ -1,27 +1,48 @@
 /*
  * calibrate.h - judge calibration studies: how well does a judge (model +
- * prompt + parameters) agree with human labels, and how biased is it?
+ * prompt + parameters), or a run's whole decision procedure, agree with human
+ * labels, and how biased is it?
  *
  * Input is a JSONL file of labelled items, one a line, of one of two kinds:
  *   pairwise     {"id", "prompt"?, "output_1", "output_2",
  *                 "human": "1"|"2"|"tie" or a list of them (one per annotator),
- *                 "judge"?: {"order_12"?: v, "order_21"?: v}}
+ *                 "judge"?: {"order_12"?: v, "order_21"?: v},
+ *                 "criteria"?: {NAME: "1"|"2"|"tie" or a list of them},
+ *                 "expected"?: any JSON (kept as is, for the caller)}
  *                v is "1", "2", "tie" or null (an unparsable verdict), always in the
  *                original numbering: order_21 shows output_2 first, and its "1" still
  *                means output_1.
  *   expectation  {"id", "output", "expectation", "human": true|false, "judge"?: true|false|null}
+ * "prompt", "output_1", "output_2" and "output" may be any JSON value: a string is
+ * the text itself, anything else is used as its RFC 8785 canonical text (true is
+ * "true", {"b": 1, "a": 2} is "{\"a\":2,\"b\":1}"), as `arbiter check --batch` does.
  * Items with "judge" are studied offline on those recorded verdicts; the others
  * are put to the configured judge (arb_calib_judge) first: pairs in both orders,
  * expectations as a single-output question.  The kind of the file is set by its
  * first line.
  *
+ * Labels for a finished run (arb_calib_load_named) name its systems instead:
+ *   {"id": CASE, "human": SYSTEM|"tie" or a list of them,
+ *    "criteria"?: {NAME: SYSTEM|"tie" or a list}, "note"?: string (ignored)}
+ * System names match exactly (case-sensitive, as a suite spells them); the tie
+ * word is "tie" or "TIE" (a suite cannot name a system "TIE").  Such lines carry
+ * no outputs; the caller fills in the run's verdicts (has_final, crit[].verdict).
+ *
  * Definitions (pairwise; the markdown output repeats them):
  *   human label     the majority of the annotators' labels; equal top counts -> "tie"
+ *   verdict         what is measured against the human label, one per item: either the
+ *                   procedure's verdict (has_final: the verdict a run's whole decision
+ *                   procedure stored for the case, deterministic checks and judge alike;
+ *                   the study says "verdict": "procedure"), or the judge's orders combined
+ *                   under a policy ("verdict": "judge_orders", below)
  *   unresolved      an order whose verdict is null (unless unparsed_tie: then a tie);
- *                   an item is unresolved when any of its orders is
- *   combined        one verdict per item: inconsistent-tie (MT-Bench): the orders' common
- *                   verdict, else tie; net-vote (JudgeBench): each order votes for a side
- *                   (a tie votes for none), more votes wins, equal -> tie; one order: it
+ *                   an item is unresolved when any of its orders is.  A procedure verdict
+ *                   of null (no verdict: judge failed, pending, unresolved) is unresolved
+ *                   whatever unparsed_tie says
+ *   combined        the item's verdict: the procedure's when given; else inconsistent-tie
+ *                   (MT-Bench): the orders' common verdict, else tie; net-vote
+ *                   (JudgeBench): each order votes for a side (a tie votes for none), more
+ *                   votes wins, equal -> tie; one order: it
  *   accuracy        correct / items counted (per order: items with that order; combined:
  *                   all items, unresolved ones counting as wrong)
  *   S1              agreement_with_ties: combined == human over all items (= combined accuracy)
@@ -29,6 +50,8 @@
  *                   combined verdict is a tie, the share that agree (MT-Bench's "w/o tie")
  *   consistent      both orders present, parsed and equal; consistency over items with both
  *                   orders parsed, and kappa_between_orders (3 categories) over the same
+ *                   (items the procedure decided without a judge have no orders: they count
+ *                   in S1, S2, kappa, confusion and F1, not here)
  *   first_biased    order_12 "1" and order_21 "2": both orders picked the answer shown first;
  *                   second_biased: order_12 "2" and order_21 "1"
  *   kappa           Cohen's kappa of combined vs human over resolved items (3 x 3)
@@ -36,7 +59,20 @@
  *                   verdicts; recall counts unresolved items as misses
  *   bootstrap       percentile intervals (95%) of combined accuracy and kappa, items
  *                   resampled with replacement, fixed seed (reproducible)
- * Expectation studies: accuracy, Cohen's kappa over {true, false}, the 2 x 2 confusion.
+ *   length          among items with both outputs, of different lengths (code points), how
+ *                   often a decisive human label / combined verdict picks the longer one
+ *   criteria        per criterion NAME, over items with a human label for it and a known
+ *                   verdict (crit[].verdict not ABSENT): S1, S2, kappa and the confusion as
+ *                   above, a null verdict counting as wrong
+ *   annotators      with several labels on some item: Cohen's kappa between each pair of
+ *                   annotators (annotator i is the i-th label of every line), each
+ *                   annotator against the verdict, and one inter-annotator figure: with
+ *                   two annotators at most, Cohen's kappa over items labelled by both; with
+ *                   more, Fleiss' kappa over the items with the most common number (>= 2)
+ *                   of labels (kappa_kind says which); and Krippendorff's alpha (nominal)
+ *                   over every item with at least 2 labels, however many
+ * Expectation studies: accuracy, Cohen's kappa over {true, false}, the 2 x 2 confusion; the
+ * verdict is final when has_final, else order_12.
  *
  * Ownership: arb_calib_load's set is freed with arb_calib_set_free; study
  * objects are the caller's (cJSON_Delete).  The library never prints.
@@ -70,15 +106,36 @@ enum arb_calib_verdict {
 
 #define ARB_CALIB_MAX_ANNOTATORS 64
 
+/* One criterion's labels on an item, and the procedure's verdict on it. */
+struct arb_calib_crit {
+    char *name;                          /* owned */
+    int human[ARB_CALIB_MAX_ANNOTATORS]; /* ARB_V_1, ARB_V_2, ARB_V_TIE, one per annotator */
+    size_t n_human;                      /* 0: no human label for this criterion */
+    int verdict; /* the procedure's: ARB_V_1/2/TIE, ARB_V_NULL (no verdict) or ARB_V_ABSENT
+                  * (unknown; the loaders leave it so, the caller fills it in) */
+};
+
+/*
+ * One labelled item.  Every pointer is owned by the set that holds it (freed by
+ * arb_calib_set_free); items a caller builds for arb_calib_study are only read.
+ */
 struct arb_calib_item {
     char *id;
-    char *prompt;              /* may be NULL */
-    char *output_1, *output_2; /* expectation items: output_1 is "output", output_2 NULL */
-    char *expectation;         /* expectation items only */
+    char *prompt;                        /* may be NULL */
+    char *output_1, *output_2;           /* expectation items: output_1 is "output", output_2 NULL;
+                                          * NULL in labels for a run (arb_calib_load_named) */
+    char *expectation;                   /* expectation items only */
     int human[ARB_CALIB_MAX_ANNOTATORS]; /* labels, one per annotator */
     size_t n_human;
-    int recorded;           /* "judge" was in the file: no need to ask */
-    int order_12, order_21; /* pairwise verdicts (expectation: order_12 is the verdict) */
+    int recorded;                /* "judge" was in the file: no need to ask */
+    int order_12, order_21;      /* pairwise verdicts (expectation: order_12 is the verdict) */
+    int has_final;               /* final is the item's verdict (the run's procedure) */
+    int final;                   /* ARB_V_1, ARB_V_2, ARB_V_TIE or ARB_V_NULL (expectations:
+                                  * ARB_V_TRUE, ARB_V_FALSE or ARB_V_NULL); orders are then only
+                                  * for position figures and may be ARB_V_ABSENT */
+    cJSON *expected;             /* a pairwise line's "expected", a copy; NULL when absent */
+    struct arb_calib_crit *crit; /* per-criterion labels, n_crit of them (may be NULL) */
+    size_t n_crit;
 };
 
 struct arb_calib_set {
@@ -95,9 +152,23 @@ struct arb_calib_set {
  */
 enum arb_status arb_calib_load(const char *path, struct arb_calib_set **out, struct arb_err *err);
 
+/*
+ * Read labels for a finished run: lines {"id", "human", "criteria"?, "note"?}
+ * whose labels name systems[0] (ARB_V_1), systems[1] (ARB_V_2) or "tie"/"TIE"
+ * (ARB_V_TIE), or lists of them, one per annotator.  The set is pairwise, its
+ * items have no outputs, no orders (ARB_V_ABSENT), has_final 0 and every
+ * crit[].verdict ARB_V_ABSENT: the caller fills in the run's verdicts.
+ * Errors are located as arb_calib_load's, e.g. "FILE:LINE:COL: /human: 'x' is
+ * not a system of this run (expected \"baseline\", \"candidate\" or \"tie\")"
+ * (ARB_ESCHEMA).  ARB_EUSAGE when systems are missing, equal, or one is named
+ * "tie" (it could not be told from a tie).  The set is freed with arb_calib_set_free.
+ */
+enum arb_status arb_calib_load_named(const char *path, const char *const systems[2],
+                                     struct arb_calib_set **out, struct arb_err *err);
+
 void arb_calib_set_free(struct arb_calib_set *set);
 
-/* How many items have no recorded verdict (they need a judge). */
+/* How many items have neither a recorded verdict nor has_final (they need a judge). */
 size_t arb_calib_unjudged(const struct arb_calib_set *set);
 
 enum arb_calib_policy { ARB_CALIB_INCONSISTENT_TIE = 0, ARB_CALIB_NET_VOTE };
@@ -112,8 +183,12 @@ struct arb_calib_opts {
 /*
  * The study of items[0..n) (n > 0) as a JSON object (schemas/calibration.schema.json),
  * per-item verdicts included.  A pure function of its arguments: the same
- * input gives the same output, bootstrap intervals included.  Every item must
- * have a verdict or ARB_V_NULL in at least one order.  ARB_EUSAGE, ARB_ENOMEM.
+ * input gives the same output, bootstrap intervals included.  Either every
+ * item has has_final (the study measures the procedure: "verdict": "procedure")
+ * or none has (it combines the orders: "verdict": "judge_orders"); a mix is
+ * ARB_EUSAGE.  Without has_final an item needs a verdict or ARB_V_NULL in at
+ * least one order.  Pairwise items may lack outputs (length then counts
+ * nothing).  ARB_EUSAGE, ARB_ENOMEM.
  */
 enum arb_status arb_calib_study(const struct arb_calib_item *items, size_t n,
                                 enum arb_calib_kind kind, const struct arb_calib_opts *opts,
@@ -143,11 +218,12 @@ enum arb_status arb_calib_judge(struct arb_calib_set *set, const struct arb_judg
 
 /* The same, calling progress (when not NULL) as the judge's counters move (judge.h). */
 struct arb_judge_progress;
-enum arb_status arb_calib_judge_progress(
-    struct arb_calib_set *set, const struct arb_judge_config *cfg, const char *api_key,
-    struct arb_store *st, int64_t run, int use_cache, size_t *unreachable,
-    void (*progress)(void *ctx, const struct arb_judge_progress *p), void *progress_ctx,
-    struct arb_err *err);
+enum arb_status
+arb_calib_judge_progress(struct arb_calib_set *set, const struct arb_judge_config *cfg,
+                         const char *api_key, struct arb_store *st, int64_t run, int use_cache,
+                         size_t *unreachable,
+                         void (*progress)(void *ctx, const struct arb_judge_progress *p),
+                         void *progress_ctx, struct arb_err *err);
 
 /* Append the study as markdown (with the definitions above) to out. */
 enum arb_status arb_calib_markdown(const cJSON *study, struct arb_buf *out);

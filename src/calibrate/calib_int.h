@@ -2,8 +2,11 @@
  * calib_int.h - what the files of src/calibrate/ share: a JSONL file of
  * labelled items read one line at a time, each line parsed as JSON, and
  * errors located in it as "FILE:LINE:COL: /pointer: what was expected"
- * (jsonl.c).  The judge's labels (load.c) and the grey-band tuner's labels
- * (tune_load.c) are both read this way.  Private to the library (not in include/).
+ * (jsonl.c).  The judge's labels (load.c), labels for a run (load_named.c)
+ * and the grey-band tuner's labels (tune_load.c) are all read this way; the
+ * first two read their labels and criteria with labels.c.  The study
+ * (study.c) takes its JSON helpers, per-criterion agreement and agreement
+ * between annotators from agree.c.  Private to the library (not in include/).
  */
 #ifndef ARBITER_CALIB_INT_H
 #define ARBITER_CALIB_INT_H
@@ -12,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "arbiter/calibrate.h"
 #include "arbiter/status.h"
 #include "arbiter/strset.h"
 
@@ -71,5 +75,94 @@ enum arb_status calib_check_keys(const cJSON *o, const char *const *keys, const 
  * ARB_ESCHEMA "/id: duplicate id 'x' (first on line N)".  ARB_ENOMEM.
  */
 enum arb_status calib_unique_id(const struct calib_line *w, const char *id, struct arb_err *err);
+
+/* ---- labels and criteria (labels.c) ---------------------------------------------------- */
+
+/*
+ * The words a label may be: "1", "2", "tie" (system[0] NULL: a pairwise labels
+ * file), or system[0], system[1], "tie", "TIE" (labels for a run).
+ */
+struct calib_vocab {
+    const char *system[2];
+};
+
+/*
+ * The labels at pointer ptr (h: a word or a non-empty list of at most
+ * ARB_CALIB_MAX_ANNOTATORS words) into labels[], their count into *n.  A wrong
+ * word or shape is a located ARB_ESCHEMA naming the words v allows.
+ */
+enum arb_status calib_labels(const struct calib_vocab *v, const cJSON *h, const char *ptr,
+                             const struct calib_line *w, int *labels, size_t *n,
+                             struct arb_err *err);
+
+/*
+ * "criteria" (c: an object NAME -> labels, or NULL) into it->crit / n_crit, each
+ * verdict ARB_V_ABSENT.  Located ARB_ESCHEMA, ARB_ENOMEM.
+ */
+enum arb_status calib_criteria(const struct calib_vocab *v, const cJSON *c,
+                               const struct calib_line *w, struct arb_calib_item *it,
+                               struct arb_err *err);
+
+/* Free what it owns (not it). */
+void calib_item_release(struct arb_calib_item *it);
+
+/* Append *it to set (which then owns it); on ARB_ENOMEM *it is released. */
+enum arb_status calib_set_push(struct arb_calib_set *set, struct arb_calib_item *it,
+                               struct arb_err *err);
+
+/* ---- the study's shared pieces (agree.c) ----------------------------------------------- */
+
+double calib_ratio(size_t a, size_t b); /* a / b; NaN when b is 0 */
+
+/* Add a number (null for NaN: JSON has none) or a count to o; 0 when out of memory. */
+int calib_add_num(cJSON *o, const char *name, double v);
+int calib_add_count(cJSON *o, const char *name, size_t v);
+
+cJSON *calib_verdict_json(int v);                    /* "1", "2", "tie", or null */
+cJSON *calib_matrix_json(const double *m, size_t k); /* k x k rows; NULL: out of memory */
+
+/* Agreement of a verdict with a reference over k <= 3 categories. */
+struct calib_agreement {
+    size_t n, resolved, correct;
+    double conf[9]; /* rows: reference, columns: verdict; resolved items only */
+    double kappa;   /* Cohen's, over resolved items; NaN when undefined */
+};
+
+/*
+ * ref[i] in 0..k-1; got[i] in 0..k-1 or negative (unresolved, counted in n
+ * only).  Items pick[0..n) (pick NULL: 0..n).
+ */
+void calib_agree(const int *ref, const int *got, const size_t *pick, size_t n, size_t k,
+                 struct calib_agreement *a);
+
+/*
+ * Add "criteria" (per criterion name, in order of first appearance: n,
+ * labelled, unresolved, agreement_with_ties, n_without_ties,
+ * agreement_without_ties, kappa, confusion) to study when some item has a
+ * criterion with a human label.  0 when out of memory.
+ */
+int calib_criteria_study(cJSON *study, const struct arb_calib_item *items, size_t n);
+
+/*
+ * Add the inter-annotator figures to human (the study's "human" object):
+ * n_items_multi, kappa, kappa_kind ("cohen" or "fleiss"), kappa_n,
+ * kappa_annotators, alpha, alpha_n.  0 when out of memory.
+ */
+int calib_annotators_study(cJSON *human, const struct arb_calib_item *items, size_t n,
+                           size_t annotators);
+
+/*
+ * Fleiss' kappa of counts[u * k + c] (how many raters put unit u in category
+ * c), units units, each rated by the same number (>= 2) of raters.  NaN when
+ * undefined (no units, unequal or too few raters, one category only).
+ */
+double calib_fleiss_kappa(const size_t *counts, size_t units, size_t k);
+
+/*
+ * Krippendorff's alpha, nominal metric, of counts as above, units rated by any
+ * number of raters (units with fewer than 2 are not pairable and are skipped).
+ * NaN when undefined (no pairable unit, or one category only).
+ */
+double calib_krippendorff_alpha(const size_t *counts, size_t units, size_t k);
 
 #endif

@@ -1,27 +1,26 @@
 /*
  * load.c - reading a judge's labels file (calibrate.h): what each line must
- * hold, pairwise or expectation.  Reading the lines, locating errors as
- * "FILE:LINE:COL: /pointer: what was expected" and hashing the file are
- * jsonl.c's (calib_int.h).
+ * hold, pairwise or expectation.  Outputs that are not strings become their
+ * RFC 8785 text here; the labels themselves are read by labels.c.  Reading
+ * the lines, locating errors as "FILE:LINE:COL: /pointer: what was expected"
+ * and hashing the file are jsonl.c's (calib_int.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arbiter/calibrate.h"
+#include "arbiter/json.h"
 #include "calib_int.h"
 
 /* ---- one line -------------------------------------------------------------------------- */
 
-static const char *const pairwise_keys[] = {"id",    "prompt", "output_1", "output_2",
-                                            "human", "judge",  NULL};
+static const char *const pairwise_keys[] = {"id",    "prompt",   "output_1", "output_2", "human",
+                                            "judge", "criteria", "expected", NULL};
 static const char *const expectation_keys[] = {"id",    "output", "expectation",
                                                "human", "judge",  NULL};
 
-static char *dup_string(const cJSON *v)
-{
-    return v ? strdup(v->valuestring) : NULL;
-}
+static const struct calib_vocab numbered = {{NULL, NULL}};
 
 /* "1", "2" or "tie" (null allowed when nullable): the verdict, or -3 when not one. */
 static int pair_label(const cJSON *v, int nullable)
@@ -39,32 +38,31 @@ static int pair_label(const cJSON *v, int nullable)
     return -3;
 }
 
-static enum arb_status pairwise_human(const cJSON *h, const struct calib_line *w,
-                                      struct arb_calib_item *it, struct arb_err *err)
+/*
+ * Member name of o as text into *out: a string as it is, any other JSON value as its RFC
+ * 8785 text (a published data set's boolean or object output must load), as `arbiter check
+ * --batch` reads "observed".  Absent and optional: *out stays NULL.
+ */
+static enum arb_status text_member(const cJSON *o, const char *name, int required,
+                                   const struct calib_line *w, char **out, struct arb_err *err)
 {
-    static const char expect[] = "expected \"1\", \"2\", \"tie\" or a list of them";
-    const cJSON *x;
-    char ptr[32];
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    char ptr[64];
+    enum arb_status st;
 
-    if (!cJSON_IsArray(h)) {
-        it->human[0] = pair_label(h, 0);
-        it->n_human = 1;
-        return it->human[0] < 0 ? calib_located(err, ARB_ESCHEMA, w, "/human", 0, expect) : ARB_OK;
+    if (!v)
+        return required ? calib_located(err, ARB_ESCHEMA, w, "", 0, "missing \"%s\"", name)
+                        : ARB_OK;
+    if (cJSON_IsString(v)) {
+        *out = strdup(v->valuestring);
+        return *out ? ARB_OK : arb_err_set(err, ARB_ENOMEM, "out of memory");
     }
-    if (cJSON_GetArraySize(h) == 0)
-        return calib_located(err, ARB_ESCHEMA, w, "/human", 0, "expected at least one label");
-    cJSON_ArrayForEach(x, h)
-    {
-        snprintf(ptr, sizeof(ptr), "/human/%zu", it->n_human);
-        if (it->n_human == ARB_CALIB_MAX_ANNOTATORS)
-            return calib_located(err, ARB_ESCHEMA, w, ptr, 0, "at most %d annotators",
-                                 ARB_CALIB_MAX_ANNOTATORS);
-        it->human[it->n_human] = pair_label(x, 0);
-        if (it->human[it->n_human] < 0)
-            return calib_located(err, ARB_ESCHEMA, w, ptr, 0, "expected \"1\", \"2\" or \"tie\"");
-        it->n_human++;
-    }
-    return ARB_OK;
+    st = arb_jcs_string(v, out, NULL, err);
+    if (st == ARB_OK || st == ARB_ENOMEM)
+        return st;
+    /* Only a number beyond double's range gets here (JSON has no NaN). */
+    snprintf(ptr, sizeof(ptr), "/%s", name);
+    return calib_located(err, ARB_ESCHEMA, w, ptr, 0, "%s", err->msg);
 }
 
 static enum arb_status pairwise_judge(const cJSON *j, const struct calib_line *w,
@@ -102,77 +100,81 @@ static enum arb_status pairwise_judge(const cJSON *j, const struct calib_line *w
     return ARB_OK;
 }
 
+static enum arb_status pairwise_item(const cJSON *o, const struct calib_line *w,
+                                     struct arb_calib_item *it, struct arb_err *err)
+{
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "human");
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "expected");
+    enum arb_status st = text_member(o, "prompt", 0, w, &it->prompt, err);
+
+    if (!st)
+        st = text_member(o, "output_1", 1, w, &it->output_1, err);
+    if (!st)
+        st = text_member(o, "output_2", 1, w, &it->output_2, err);
+    if (!st && !h)
+        st = calib_located(err, ARB_ESCHEMA, w, "", 0, "missing \"human\" (the human label)");
+    if (!st)
+        st = calib_labels(&numbered, h, "/human", w, it->human, &it->n_human, err);
+    if (!st)
+        st = pairwise_judge(cJSON_GetObjectItemCaseSensitive(o, "judge"), w, it, err);
+    if (!st)
+        st = calib_criteria(&numbered, cJSON_GetObjectItemCaseSensitive(o, "criteria"), w, it, err);
+    if (!st && e && !(it->expected = cJSON_Duplicate(e, 1)))
+        st = arb_err_set(err, ARB_ENOMEM, "out of memory");
+    return st;
+}
+
+static enum arb_status expectation_item(const cJSON *o, const struct calib_line *w,
+                                        struct arb_calib_item *it, struct arb_err *err)
+{
+    const cJSON *ex, *h = cJSON_GetObjectItemCaseSensitive(o, "human");
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, "judge");
+    enum arb_status st = text_member(o, "output", 1, w, &it->output_1, err);
+
+    if (!st)
+        st = calib_string_member(o, "expectation", 1, w, &ex, err);
+    if (st)
+        return st;
+    if (!h)
+        return calib_located(err, ARB_ESCHEMA, w, "", 0, "missing \"human\" (the human label)");
+    if (!cJSON_IsBool(h))
+        return calib_located(err, ARB_ESCHEMA, w, "/human", 0, "expected true or false");
+    it->human[0] = cJSON_IsTrue(h) ? ARB_V_TRUE : ARB_V_FALSE;
+    it->n_human = 1;
+    it->order_12 = it->order_21 = ARB_V_ABSENT;
+    if (j && !cJSON_IsBool(j) && !cJSON_IsNull(j))
+        return calib_located(err, ARB_ESCHEMA, w, "/judge", 0, "expected true, false or null");
+    if (j) {
+        it->recorded = 1;
+        it->order_12 = cJSON_IsNull(j) ? ARB_V_NULL : cJSON_IsTrue(j) ? ARB_V_TRUE : ARB_V_FALSE;
+    }
+    it->expectation = strdup(ex->valuestring);
+    return it->expectation ? ARB_OK : arb_err_set(err, ARB_ENOMEM, "out of memory");
+}
+
 static enum arb_status parse_item(const cJSON *o, enum arb_calib_kind kind,
                                   const struct calib_line *w, struct arb_calib_item *it,
                                   struct arb_err *err)
 {
-    const cJSON *id, *prompt = NULL, *o1, *o2 = NULL, *ex = NULL, *h, *j;
+    const cJSON *id;
     enum arb_status st =
         kind == ARB_CALIB_PAIRWISE
-            ? calib_check_keys(o, pairwise_keys, "id, prompt, output_1, output_2, human, judge", w,
-                               err)
+            ? calib_check_keys(o, pairwise_keys,
+                               "id, prompt, output_1, output_2, human, judge, criteria, expected",
+                               w, err)
             : calib_check_keys(o, expectation_keys,
                                "id, output, expectation, human, judge (expectation labels)", w,
                                err);
 
     if (!st)
         st = calib_string_member(o, "id", 1, w, &id, err);
-    if (!st && kind == ARB_CALIB_PAIRWISE) {
-        st = calib_string_member(o, "prompt", 0, w, &prompt, err);
-        if (!st)
-            st = calib_string_member(o, "output_1", 1, w, &o1, err);
-        if (!st)
-            st = calib_string_member(o, "output_2", 1, w, &o2, err);
-    } else if (!st) {
-        st = calib_string_member(o, "output", 1, w, &o1, err);
-        if (!st)
-            st = calib_string_member(o, "expectation", 1, w, &ex, err);
-    }
     if (st)
         return st;
-    h = cJSON_GetObjectItemCaseSensitive(o, "human");
-    j = cJSON_GetObjectItemCaseSensitive(o, "judge");
-    if (!h)
-        return calib_located(err, ARB_ESCHEMA, w, "", 0, "missing \"human\" (the human label)");
-    if (kind == ARB_CALIB_PAIRWISE) {
-        st = pairwise_human(h, w, it, err);
-        if (!st)
-            st = pairwise_judge(j, w, it, err);
-    } else {
-        if (!cJSON_IsBool(h))
-            return calib_located(err, ARB_ESCHEMA, w, "/human", 0, "expected true or false");
-        it->human[0] = cJSON_IsTrue(h) ? ARB_V_TRUE : ARB_V_FALSE;
-        it->n_human = 1;
-        it->order_12 = it->order_21 = ARB_V_ABSENT;
-        if (j && !cJSON_IsBool(j) && !cJSON_IsNull(j))
-            return calib_located(err, ARB_ESCHEMA, w, "/judge", 0, "expected true, false or null");
-        if (j) {
-            it->recorded = 1;
-            it->order_12 = cJSON_IsNull(j)   ? ARB_V_NULL
-                           : cJSON_IsTrue(j) ? ARB_V_TRUE
-                                             : ARB_V_FALSE;
-        }
-    }
-    if (st)
-        return st;
-    it->id = dup_string(id);
-    it->prompt = dup_string(prompt);
-    it->output_1 = dup_string(o1);
-    it->output_2 = dup_string(o2);
-    it->expectation = dup_string(ex);
-    if (!it->id || !it->output_1 || (prompt && !it->prompt) || (o2 && !it->output_2) ||
-        (ex && !it->expectation))
+    it->id = strdup(id->valuestring);
+    if (!it->id)
         return arb_err_set(err, ARB_ENOMEM, "out of memory");
-    return ARB_OK;
-}
-
-static void item_release(struct arb_calib_item *it)
-{
-    free(it->id);
-    free(it->prompt);
-    free(it->output_1);
-    free(it->output_2);
-    free(it->expectation);
+    return kind == ARB_CALIB_PAIRWISE ? pairwise_item(o, w, it, err)
+                                      : expectation_item(o, w, it, err);
 }
 
 /* Add the item on line w (already parsed as o), refusing a duplicate id. */
@@ -193,23 +195,11 @@ static enum arb_status add_item(void *ctx, const cJSON *o, const struct calib_li
         st = parse_item(o, set->kind, w, &it, err);
     if (!st)
         st = calib_unique_id(w, it.id, err);
-    if (!st && set->n == set->cap) {
-        size_t cap = set->cap ? 2 * set->cap : 64;
-        struct arb_calib_item *grown = realloc(set->items, cap * sizeof(*grown));
-
-        if (!grown)
-            st = arb_err_set(err, ARB_ENOMEM, "out of memory");
-        else {
-            set->items = grown;
-            set->cap = cap;
-        }
-    }
     if (st) {
-        item_release(&it);
+        calib_item_release(&it);
         return st;
     }
-    set->items[set->n++] = it;
-    return ARB_OK;
+    return calib_set_push(set, &it, err);
 }
 
 enum arb_status arb_calib_load(const char *path, struct arb_calib_set **out, struct arb_err *err)
@@ -233,7 +223,7 @@ void arb_calib_set_free(struct arb_calib_set *set)
     if (!set)
         return;
     for (size_t i = 0; i < set->n; i++)
-        item_release(&set->items[i]);
+        calib_item_release(&set->items[i]);
     free(set->items);
     free(set);
 }
@@ -243,6 +233,6 @@ size_t arb_calib_unjudged(const struct arb_calib_set *set)
     size_t n = 0;
 
     for (size_t i = 0; i < set->n; i++)
-        n += !set->items[i].recorded;
+        n += !set->items[i].recorded && !set->items[i].has_final;
     return n;
 }

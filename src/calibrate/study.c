@@ -16,6 +16,7 @@
 #include "arbiter/calibrate.h"
 #include "arbiter/stats.h"
 #include "arbiter/unicode.h"
+#include "calib_int.h"
 
 #define DEFAULT_RESAMPLES 1000
 #define BOOT_SEED         7
@@ -61,76 +62,7 @@ static int is_split(const int *labels, size_t n)
     return at_top > 1;
 }
 
-static double ratio(size_t a, size_t b)
-{
-    return b ? (double)a / (double)b : NAN;
-}
-
-/* A number, or null for NaN (JSON has no NaN). */
-static int add_num(cJSON *o, const char *name, double v)
-{
-    cJSON *x = isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-
-    return x && cJSON_AddItemToObject(o, name, x);
-}
-
-static int add_count(cJSON *o, const char *name, size_t v)
-{
-    return cJSON_AddNumberToObject(o, name, (double)v) != NULL;
-}
-
-/* A pairwise verdict as JSON: "1", "2", "tie", or null. */
-static cJSON *pair_json(int v)
-{
-    return v >= 0 && v <= 2 ? cJSON_CreateString(pair_names[v]) : cJSON_CreateNull();
-}
-
-static cJSON *matrix_json(const double *m, size_t k)
-{
-    cJSON *rows = cJSON_CreateArray();
-
-    for (size_t i = 0; rows && i < k; i++) {
-        cJSON *row = cJSON_CreateArray();
-
-        if (!row || !cJSON_AddItemToArray(rows, row)) {
-            cJSON_Delete(row);
-            cJSON_Delete(rows);
-            return NULL;
-        }
-        for (size_t j = 0; j < k; j++)
-            if (!cJSON_AddItemToArray(row, cJSON_CreateNumber(m[i * k + j]))) {
-                cJSON_Delete(rows);
-                return NULL;
-            }
-    }
-    return rows;
-}
-
-/* ---- agreement of a judge with a reference, k categories ----------------------------------- */
-
-/* ref[i] in 0..k-1; got[i] in 0..k-1 or negative (unresolved). */
-struct agreement {
-    size_t n, resolved, correct;
-    double conf[9]; /* rows: reference, columns: judge; resolved items only */
-    double kappa;
-};
-
-static void agree(const int *ref, const int *got, const size_t *pick, size_t n, size_t k,
-                  struct agreement *a)
-{
-    memset(a, 0, sizeof(*a));
-    a->n = n;
-    for (size_t r = 0; r < n; r++) {
-        size_t i = pick ? pick[r] : r;
-
-        if (got[i] < 0)
-            continue;
-        a->resolved++;
-        a->correct += got[i] == ref[i];
-        a->conf[(size_t)ref[i] * k + (size_t)got[i]] += 1.0;
-    }
-    a->kappa = a->resolved ? arb_cohen_kappa(a->conf, k) : NAN;
-}
+/* ---- bootstrap ------------------------------------------------------------------------- */
 
 static cJSON *interval_json(double estimate, double *v, size_t n)
 {
@@ -140,7 +72,8 @@ static cJSON *interval_json(double estimate, double *v, size_t n)
     if (!o)
         return NULL;
     arb_percentile_interval(v, n, BOOT_LEVEL, &lo, &hi);
-    if (!add_num(o, "estimate", estimate) || !add_num(o, "lo", lo) || !add_num(o, "hi", hi)) {
+    if (!calib_add_num(o, "estimate", estimate) || !calib_add_num(o, "lo", lo) ||
+        !calib_add_num(o, "hi", hi)) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -153,7 +86,7 @@ static cJSON *interval_json(double estimate, double *v, size_t n)
  * undefined are left out of its interval.
  */
 static cJSON *bootstrap_json(const int *ref, const int *got, size_t n, size_t k, size_t resamples,
-                             const struct agreement *full)
+                             const struct calib_agreement *full)
 {
     double *acc = malloc(resamples * sizeof(double)), *kap = malloc(resamples * sizeof(double));
     size_t *pick = malloc(n * sizeof(size_t)), n_kap = 0;
@@ -164,20 +97,20 @@ static cJSON *bootstrap_json(const int *ref, const int *got, size_t n, size_t k,
         goto out;
     arb_rng_seed(&rng, BOOT_SEED);
     for (size_t r = 0; r < resamples; r++) {
-        struct agreement a;
+        struct calib_agreement a;
 
         for (size_t i = 0; i < n; i++)
             pick[i] = arb_rng_below(&rng, n);
-        agree(ref, got, pick, n, k, &a);
+        calib_agree(ref, got, pick, n, k, &a);
         acc[r] = (double)a.correct / (double)n;
         if (isfinite(a.kappa))
             kap[n_kap++] = a.kappa;
     }
     o = cJSON_CreateObject();
-    if (!o || !add_count(o, "resamples", resamples) || !add_count(o, "seed", BOOT_SEED) ||
-        !add_num(o, "level", BOOT_LEVEL) ||
+    if (!o || !calib_add_count(o, "resamples", resamples) ||
+        !calib_add_count(o, "seed", BOOT_SEED) || !calib_add_num(o, "level", BOOT_LEVEL) ||
         !cJSON_AddItemToObject(o, "accuracy",
-                               interval_json(ratio(full->correct, n), acc, resamples)) ||
+                               interval_json(calib_ratio(full->correct, n), acc, resamples)) ||
         !cJSON_AddItemToObject(o, "kappa", interval_json(full->kappa, kap, n_kap))) {
         cJSON_Delete(o);
         o = NULL;
@@ -239,9 +172,9 @@ static cJSON *orders_json(const struct row *rows, size_t n)
         if (!present)
             continue;
         x = cJSON_AddObjectToObject(o, names[which]);
-        if (!x || !add_count(x, "n", present) || !add_count(x, "correct", correct) ||
-            !add_num(x, "accuracy", ratio(correct, present)) ||
-            !add_count(x, "unresolved", unresolved)) {
+        if (!x || !calib_add_count(x, "n", present) || !calib_add_count(x, "correct", correct) ||
+            !calib_add_num(x, "accuracy", calib_ratio(correct, present)) ||
+            !calib_add_count(x, "unresolved", unresolved)) {
             cJSON_Delete(o);
             return NULL;
         }
@@ -267,12 +200,13 @@ static cJSON *position_json(const struct row *rows, size_t n)
         first += a == ARB_V_1 && b == ARB_V_2;
         second += a == ARB_V_2 && b == ARB_V_1;
     }
-    if (!o || !add_count(o, "n", both) || !add_count(o, "consistent", consistent) ||
-        !add_num(o, "consistency", ratio(consistent, both)) ||
-        !add_num(o, "kappa_between_orders", both ? arb_cohen_kappa(conf, 3) : NAN) ||
-        !add_count(o, "first_biased", first) || !add_count(o, "second_biased", second) ||
-        !add_num(o, "first_biased_rate", ratio(first, both)) ||
-        !add_num(o, "second_biased_rate", ratio(second, both))) {
+    if (!o || !calib_add_count(o, "n", both) || !calib_add_count(o, "consistent", consistent) ||
+        !calib_add_num(o, "consistency", calib_ratio(consistent, both)) ||
+        !calib_add_num(o, "kappa_between_orders", both ? arb_cohen_kappa(conf, 3) : NAN) ||
+        !calib_add_count(o, "first_biased", first) ||
+        !calib_add_count(o, "second_biased", second) ||
+        !calib_add_num(o, "first_biased_rate", calib_ratio(first, both)) ||
+        !calib_add_num(o, "second_biased_rate", calib_ratio(second, both))) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -307,17 +241,17 @@ static int f1_json(cJSON *o, const struct row *rows, size_t n)
         f = p + r > 0.0 ? 2.0 * p * r / (p + r) : 0.0;
         sum += f;
         classes++;
-        if (!add_num(per, pair_names[c], f))
+        if (!calib_add_num(per, pair_names[c], f))
             return 0;
     }
-    return add_num(o, "macro_f1", classes ? sum / classes : NAN);
+    return calib_add_num(o, "macro_f1", classes ? sum / classes : NAN);
 }
 
 static cJSON *combined_json(const struct row *rows, size_t n, size_t resamples)
 {
     int *ref = malloc(n * sizeof(int)), *got = malloc(n * sizeof(int));
     size_t s2_n = 0, s2_agree = 0;
-    struct agreement a;
+    struct calib_agreement a;
     cJSON *o = NULL;
 
     if (!ref || !got)
@@ -331,16 +265,18 @@ static cJSON *combined_json(const struct row *rows, size_t n, size_t resamples)
             s2_agree += rows[i].human == rows[i].combined;
         }
     }
-    agree(ref, got, NULL, n, 3, &a);
+    calib_agree(ref, got, NULL, n, 3, &a);
     o = cJSON_CreateObject();
-    if (!o || !add_count(o, "n", n) || !add_count(o, "resolved", a.resolved) ||
-        !add_count(o, "unresolved", n - a.resolved) || !add_count(o, "correct", a.correct) ||
-        !add_num(o, "accuracy", ratio(a.correct, n)) ||
-        !add_num(o, "agreement_with_ties", ratio(a.correct, n)) ||
-        !add_count(o, "n_without_ties", s2_n) ||
-        !add_num(o, "agreement_without_ties", ratio(s2_agree, s2_n)) ||
-        !add_num(o, "kappa", a.kappa) ||
-        !cJSON_AddItemToObject(o, "confusion", matrix_json(a.conf, 3)) || !f1_json(o, rows, n) ||
+    if (!o || !calib_add_count(o, "n", n) || !calib_add_count(o, "resolved", a.resolved) ||
+        !calib_add_count(o, "unresolved", n - a.resolved) ||
+        !calib_add_count(o, "correct", a.correct) ||
+        !calib_add_num(o, "accuracy", calib_ratio(a.correct, n)) ||
+        !calib_add_num(o, "agreement_with_ties", calib_ratio(a.correct, n)) ||
+        !calib_add_count(o, "n_without_ties", s2_n) ||
+        !calib_add_num(o, "agreement_without_ties", calib_ratio(s2_agree, s2_n)) ||
+        !calib_add_num(o, "kappa", a.kappa) ||
+        !cJSON_AddItemToObject(o, "confusion", calib_matrix_json(a.conf, 3)) ||
+        !f1_json(o, rows, n) ||
         !cJSON_AddItemToObject(o, "bootstrap", bootstrap_json(ref, got, n, 3, resamples, &a))) {
         cJSON_Delete(o);
         o = NULL;
@@ -370,8 +306,9 @@ static int pair_stats(const struct arb_calib_item *items, const struct row *rows
         if (b >= 0)
             conf[a * 3 + b] += 1.0;
     }
-    return add_count(o, "n", both) && add_num(o, "agreement", ratio(same, both)) &&
-           add_num(o, "kappa", both ? arb_cohen_kappa(conf, 3) : NAN);
+    return calib_add_count(o, "n", both) &&
+           calib_add_num(o, "agreement", calib_ratio(same, both)) &&
+           calib_add_num(o, "kappa", both ? arb_cohen_kappa(conf, 3) : NAN);
 }
 
 static cJSON *human_json(const struct arb_calib_item *items, const struct row *rows, size_t n,
@@ -385,10 +322,10 @@ static cJSON *human_json(const struct arb_calib_item *items, const struct row *r
         count[rows[i].human]++;
         split += is_split(items[i].human, items[i].n_human);
     }
-    if (!o || !add_count(o, "annotators", annotators) ||
-        !(maj = cJSON_AddObjectToObject(o, "majority")) || !add_count(maj, "1", count[0]) ||
-        !add_count(maj, "2", count[1]) || !add_count(maj, "tie", count[2]) ||
-        !add_count(maj, "split", split) ||
+    if (!o || !calib_add_count(o, "annotators", annotators) ||
+        !(maj = cJSON_AddObjectToObject(o, "majority")) || !calib_add_count(maj, "1", count[0]) ||
+        !calib_add_count(maj, "2", count[1]) || !calib_add_count(maj, "tie", count[2]) ||
+        !calib_add_count(maj, "split", split) ||
         !(kappas = cJSON_AddArrayToObject(o, "annotator_kappa")) ||
         !(judge = cJSON_AddArrayToObject(o, "judge_agreement")))
         goto fail;
@@ -406,22 +343,30 @@ static cJSON *human_json(const struct arb_calib_item *items, const struct row *r
     for (size_t x = 0; x < annotators; x++) {
         cJSON *p = cJSON_CreateObject();
 
-        if (!p || !cJSON_AddItemToArray(judge, p) || !add_count(p, "annotator", x + 1) ||
+        if (!p || !cJSON_AddItemToArray(judge, p) || !calib_add_count(p, "annotator", x + 1) ||
             !pair_stats(items, rows, n, x, -1, p))
             goto fail;
     }
+    if (!calib_annotators_study(o, items, n, annotators))
+        goto fail;
     return o;
 fail:
     cJSON_Delete(o);
     return NULL;
 }
 
-/* Which output is longer (code points): ARB_V_1, ARB_V_2, or ARB_V_TIE for equal lengths. */
+/*
+ * Which output is longer (code points): ARB_V_1, ARB_V_2, ARB_V_TIE for equal lengths, or
+ * ARB_V_NULL when an output is missing (labels for a run have none).
+ */
 static int longer(const struct arb_calib_item *it)
 {
-    size_t a = arb_utf8_count(it->output_1, strlen(it->output_1));
-    size_t b = arb_utf8_count(it->output_2, strlen(it->output_2));
+    size_t a, b;
 
+    if (!it->output_1 || !it->output_2)
+        return ARB_V_NULL;
+    a = arb_utf8_count(it->output_1, strlen(it->output_1));
+    b = arb_utf8_count(it->output_2, strlen(it->output_2));
     return a > b ? ARB_V_1 : b > a ? ARB_V_2 : ARB_V_TIE;
 }
 
@@ -429,11 +374,12 @@ static int prefer_json(cJSON *o, const char *name, size_t decisive, size_t picke
 {
     cJSON *x = cJSON_AddObjectToObject(o, name);
 
-    return x && add_count(x, "n", decisive) && add_count(x, "longer", picked) &&
-           add_num(x, "rate", ratio(picked, decisive));
+    return x && calib_add_count(x, "n", decisive) && calib_add_count(x, "longer", picked) &&
+           calib_add_num(x, "rate", calib_ratio(picked, decisive));
 }
 
-/* Among items of different lengths, how often a decisive verdict picks the longer output. */
+/* Among items with outputs of different lengths, how often a decisive verdict picks the longer
+ * output. */
 static cJSON *length_json(const struct arb_calib_item *items, const struct row *rows, size_t n)
 {
     size_t differ = 0, h_n = 0, h_long = 0, j_n = 0, j_long = 0;
@@ -442,7 +388,7 @@ static cJSON *length_json(const struct arb_calib_item *items, const struct row *
     for (size_t i = 0; i < n; i++) {
         int l = longer(&items[i]);
 
-        if (l == ARB_V_TIE)
+        if (l != ARB_V_1 && l != ARB_V_2)
             continue;
         differ++;
         if (rows[i].human != ARB_V_TIE) {
@@ -454,12 +400,32 @@ static cJSON *length_json(const struct arb_calib_item *items, const struct row *
             j_long += rows[i].combined == l;
         }
     }
-    if (!o || !add_count(o, "n", differ) || !prefer_json(o, "human", h_n, h_long) ||
+    if (!o || !calib_add_count(o, "n", differ) || !prefer_json(o, "human", h_n, h_long) ||
         !prefer_json(o, "judge", j_n, j_long)) {
         cJSON_Delete(o);
         return NULL;
     }
     return o;
+}
+
+/* The item's criteria: {NAME: {"human"?, "verdict"?}} (each when known). */
+static int item_criteria(cJSON *x, const struct arb_calib_item *it)
+{
+    cJSON *per = cJSON_AddObjectToObject(x, "criteria");
+
+    for (size_t k = 0; per && k < it->n_crit; k++) {
+        const struct arb_calib_crit *c = &it->crit[k];
+        cJSON *one = cJSON_AddObjectToObject(per, c->name);
+
+        if (!one ||
+            (c->n_human &&
+             !cJSON_AddItemToObject(
+                 one, "human", calib_verdict_json(arb_calib_majority(c->human, c->n_human, 3)))) ||
+            (c->verdict != ARB_V_ABSENT &&
+             !cJSON_AddItemToObject(one, "verdict", calib_verdict_json(c->verdict))))
+            return 0;
+    }
+    return per != NULL;
 }
 
 static cJSON *items_json(const struct arb_calib_item *items, const struct row *rows, size_t n)
@@ -478,19 +444,20 @@ static cJSON *items_json(const struct arb_calib_item *items, const struct row *r
             break;
         }
         ok = cJSON_AddStringToObject(x, "id", it->id) &&
-             cJSON_AddItemToObject(x, "human", pair_json(rows[i].human));
+             cJSON_AddItemToObject(x, "human", calib_verdict_json(rows[i].human));
 
         if (ok && it->n_human > 1) {
             ok = (labels = cJSON_AddArrayToObject(x, "labels")) != NULL;
             for (size_t k = 0; ok && k < it->n_human; k++)
-                ok = cJSON_AddItemToArray(labels, pair_json(it->human[k]));
+                ok = cJSON_AddItemToArray(labels, calib_verdict_json(it->human[k]));
         }
         /* The verdicts as recorded (null stays null); combined after --unparsed. */
         if (ok && it->order_12 != ARB_V_ABSENT)
-            ok = cJSON_AddItemToObject(x, "order_12", pair_json(it->order_12));
+            ok = cJSON_AddItemToObject(x, "order_12", calib_verdict_json(it->order_12));
         if (ok && it->order_21 != ARB_V_ABSENT)
-            ok = cJSON_AddItemToObject(x, "order_21", pair_json(it->order_21));
-        ok = ok && cJSON_AddItemToObject(x, "combined", pair_json(rows[i].combined));
+            ok = cJSON_AddItemToObject(x, "order_21", calib_verdict_json(it->order_21));
+        ok = ok && cJSON_AddItemToObject(x, "combined", calib_verdict_json(rows[i].combined));
+        ok = ok && (!it->n_crit || item_criteria(x, it));
         if (!ok) {
             failed = 1;
             break;
@@ -516,11 +483,15 @@ static enum arb_status pairwise(const struct arb_calib_item *items, size_t n,
         rows[i].human = arb_calib_majority(items[i].human, items[i].n_human, 3);
         rows[i].v12 = resolve_null(items[i].order_12, opts->unparsed_tie);
         rows[i].v21 = resolve_null(items[i].order_21, opts->unparsed_tie);
-        rows[i].combined = combine(rows[i].v12, rows[i].v21, opts->policy);
+        /* The procedure's verdict is final: --unparsed speaks of the judge's orders only. */
+        rows[i].combined =
+            items[i].has_final ? items[i].final : combine(rows[i].v12, rows[i].v21, opts->policy);
         annotators = items[i].n_human > annotators ? items[i].n_human : annotators;
     }
-    ok = cJSON_AddStringToObject(
-             o, "policy", opts->policy == ARB_CALIB_NET_VOTE ? "net-vote" : "inconsistent-tie") &&
+    /* The policy combines orders: a procedure's verdicts are already combined. */
+    ok = (items[0].has_final ||
+          cJSON_AddStringToObject(
+              o, "policy", opts->policy == ARB_CALIB_NET_VOTE ? "net-vote" : "inconsistent-tie")) &&
          cJSON_AddItemToObject(o, "labels", cJSON_CreateStringArray(pair_names, 3)) &&
          cJSON_AddItemToObject(o, "orders", orders_json(rows, n)) &&
          cJSON_AddItemToObject(o, "position", position_json(rows, n)) &&
@@ -528,6 +499,7 @@ static enum arb_status pairwise(const struct arb_calib_item *items, size_t n,
          (annotators < 2 ||
           cJSON_AddItemToObject(o, "human", human_json(items, rows, n, annotators))) &&
          cJSON_AddItemToObject(o, "length", length_json(items, rows, n)) &&
+         calib_criteria_study(o, items, n) &&
          cJSON_AddItemToObject(o, "items", items_json(items, rows, n));
     free(rows);
     return ok ? ARB_OK : ARB_ENOMEM;
@@ -542,6 +514,12 @@ static cJSON *bool_json(int v)
                               : cJSON_CreateNull();
 }
 
+/* An expectation item's verdict: the procedure's, else the judge's (one order). */
+static int verdict_of(const struct arb_calib_item *it)
+{
+    return it->has_final ? it->final : it->order_12;
+}
+
 /* Categories for the tables: 0 true, 1 false (the order of "labels"); unresolved stays -1. */
 static int category(int v)
 {
@@ -554,20 +532,22 @@ static enum arb_status expectations(const struct arb_calib_item *items, size_t n
     static const char *const names[] = {"true", "false"};
     int *ref = malloc(n * sizeof(int)), *got = malloc(n * sizeof(int));
     cJSON *arr = NULL;
-    struct agreement a;
+    struct calib_agreement a;
     int ok = ref && got;
 
     for (size_t i = 0; ok && i < n; i++) {
         ref[i] = category(items[i].human[0]);
-        got[i] = category(items[i].order_12);
+        got[i] = category(verdict_of(&items[i]));
     }
     if (ok) {
-        agree(ref, got, NULL, n, 2, &a);
+        calib_agree(ref, got, NULL, n, 2, &a);
         ok = cJSON_AddItemToObject(o, "labels", cJSON_CreateStringArray(names, 2)) &&
-             add_count(o, "resolved", a.resolved) && add_count(o, "unresolved", n - a.resolved) &&
-             add_count(o, "correct", a.correct) && add_num(o, "accuracy", ratio(a.correct, n)) &&
-             add_num(o, "kappa", a.kappa) &&
-             cJSON_AddItemToObject(o, "confusion", matrix_json(a.conf, 2)) &&
+             calib_add_count(o, "resolved", a.resolved) &&
+             calib_add_count(o, "unresolved", n - a.resolved) &&
+             calib_add_count(o, "correct", a.correct) &&
+             calib_add_num(o, "accuracy", calib_ratio(a.correct, n)) &&
+             calib_add_num(o, "kappa", a.kappa) &&
+             cJSON_AddItemToObject(o, "confusion", calib_matrix_json(a.conf, 2)) &&
              cJSON_AddItemToObject(o, "bootstrap", bootstrap_json(ref, got, n, 2, resamples, &a)) &&
              (arr = cJSON_AddArrayToObject(o, "items")) != NULL;
     }
@@ -576,7 +556,7 @@ static enum arb_status expectations(const struct arb_calib_item *items, size_t n
 
         ok = x && cJSON_AddItemToArray(arr, x) && cJSON_AddStringToObject(x, "id", items[i].id) &&
              cJSON_AddItemToObject(x, "human", bool_json(items[i].human[0])) &&
-             cJSON_AddItemToObject(x, "judge", bool_json(items[i].order_12));
+             cJSON_AddItemToObject(x, "judge", bool_json(verdict_of(&items[i])));
     }
     free(ref);
     free(got);
@@ -584,6 +564,71 @@ static enum arb_status expectations(const struct arb_calib_item *items, size_t n
 }
 
 /* ---- the study --------------------------------------------------------------------------- */
+
+/* 1 when v is a verdict (or label, without null) of the kind's categories. */
+static int valid(int v, enum arb_calib_kind kind, int null_ok)
+{
+    return (v >= 0 && v <= (kind == ARB_CALIB_PAIRWISE ? 2 : 1)) || (null_ok && v == ARB_V_NULL);
+}
+
+static int valid_labels(const int *labels, size_t n, enum arb_calib_kind kind)
+{
+    if (n == 0 || n > ARB_CALIB_MAX_ANNOTATORS)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (!valid(labels[k], kind, 0))
+            return 0;
+    return 1;
+}
+
+/* What the study assumes of one item: labels, and verdicts of the kind's categories. */
+static int valid_item(const struct arb_calib_item *it, enum arb_calib_kind kind)
+{
+    /* An expectation has one order (order_12); order_21 is not read. */
+    int o21 = kind == ARB_CALIB_PAIRWISE ? it->order_21 : ARB_V_ABSENT;
+
+    if (!it->id || !valid_labels(it->human, it->n_human, kind))
+        return 0;
+    if ((it->order_12 != ARB_V_ABSENT && !valid(it->order_12, kind, 1)) ||
+        (o21 != ARB_V_ABSENT && !valid(o21, kind, 1)))
+        return 0;
+    if (it->has_final ? !valid(it->final, kind, 1)
+                      : it->order_12 == ARB_V_ABSENT && o21 == ARB_V_ABSENT)
+        return 0;
+    if (kind == ARB_CALIB_EXPECTATION)
+        return it->n_human == 1;
+    for (size_t k = 0; k < it->n_crit; k++) {
+        const struct arb_calib_crit *c = &it->crit[k];
+
+        if (!c->name || (c->n_human && !valid_labels(c->human, c->n_human, kind)) ||
+            (c->verdict != ARB_V_ABSENT && !valid(c->verdict, kind, 1)))
+            return 0;
+    }
+    return 1;
+}
+
+static enum arb_status check_items(const struct arb_calib_item *items, size_t n,
+                                   enum arb_calib_kind kind, struct arb_err *err)
+{
+    if (!items || n == 0)
+        return arb_err_set(err, ARB_EUSAGE, "a calibration study needs at least one item");
+    for (size_t i = 0; i < n; i++) {
+        const struct arb_calib_item *it = &items[i];
+
+        /* One study measures one thing: the procedure, or the judge's orders. */
+        if (!it->has_final != !items[0].has_final)
+            return arb_err_set(err, ARB_EUSAGE,
+                               "item %zu ('%s') %s the procedure's verdict and item 0 ('%s') "
+                               "%s: a study measures one or the other",
+                               i, it->id ? it->id : "", it->has_final ? "has" : "lacks",
+                               items[0].id ? items[0].id : "",
+                               items[0].has_final ? "has it" : "does not");
+        if (!valid_item(it, kind))
+            return arb_err_set(err, ARB_EUSAGE, "item %zu ('%s') has no verdict or no label", i,
+                               it->id ? it->id : "");
+    }
+    return ARB_OK;
+}
 
 enum arb_status arb_calib_study(const struct arb_calib_item *items, size_t n,
                                 enum arb_calib_kind kind, const struct arb_calib_opts *opts,
@@ -598,28 +643,15 @@ enum arb_status arb_calib_study(const struct arb_calib_item *items, size_t n,
     if (!opts)
         opts = &defaults;
     resamples = opts->bootstrap ? opts->bootstrap : DEFAULT_RESAMPLES;
-    if (!items || n == 0)
-        return arb_err_set(err, ARB_EUSAGE, "a calibration study needs at least one item");
-    for (size_t i = 0; i < n; i++) {
-        const struct arb_calib_item *it = &items[i];
-        int bad = it->n_human == 0 || !it->id || !it->output_1;
-
-        if (kind == ARB_CALIB_PAIRWISE)
-            bad = bad || !it->output_2 ||
-                  (it->order_12 == ARB_V_ABSENT && it->order_21 == ARB_V_ABSENT);
-        else
-            bad = bad || it->order_12 == ARB_V_ABSENT || it->n_human != 1;
-        for (size_t k = 0; !bad && k < it->n_human; k++)
-            bad = it->human[k] < 0 || it->human[k] > (kind == ARB_CALIB_PAIRWISE ? 2 : 1);
-        if (bad)
-            return arb_err_set(err, ARB_EUSAGE, "item %zu ('%s') has no verdict or no label", i,
-                               it->id ? it->id : "");
-    }
+    st = check_items(items, n, kind, err);
+    if (st)
+        return st;
     o = cJSON_CreateObject();
     if (!o ||
         !cJSON_AddStringToObject(o, "kind",
                                  kind == ARB_CALIB_PAIRWISE ? "pairwise" : "expectation") ||
-        !add_count(o, "n", n) ||
+        !calib_add_count(o, "n", n) ||
+        !cJSON_AddStringToObject(o, "verdict", items[0].has_final ? "procedure" : "judge_orders") ||
         !cJSON_AddStringToObject(o, "unparsed",
                                  opts->unparsed_tie && kind == ARB_CALIB_PAIRWISE ? "tie"
                                                                                   : "unresolved") ||
