@@ -146,10 +146,17 @@ cJSON *arb_judge_config_json(const struct arb_judge_config *cfg);
 
 enum arb_judge_item_kind { ARB_ITEM_CRITERION = 0, ARB_ITEM_EXPECTATION };
 
+/*
+ * What the judge is told of one item.  Every text is borrowed and may be NULL.  An item
+ * without description and anchors renders as it always has (the same prompt and cache key).
+ */
 struct arb_judge_item {
     enum arb_judge_item_kind kind;
-    const char *name; /* criterion name or expectation id */
-    const char *text; /* expectation text; NULL for a criterion */
+    const char *name;        /* criterion name or expectation id */
+    const char *text;        /* expectation text; NULL for a criterion */
+    const char *description; /* what the criterion means, or how to read the expectation */
+    const char *anchor[3];   /* a criterion's texts for scores 1, 3, 5: NULL for the built-in
+                                anchor of a default name, else poor / acceptable / excellent */
 };
 
 /*

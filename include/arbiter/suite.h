@@ -37,6 +37,9 @@ struct arb_criterion {
     struct arb_check *check; /* NULL: only the judge can score it */
     char *check_json;        /* the check's config, RFC 8785 text (NULL without check) */
     int graded;              /* score 1 + 4 * check score instead of 5 on pass / 1 on fail */
+    char *description;       /* what the judge is told the criterion means; NULL when none */
+    char *anchor[3]; /* texts for scores 1, 3, 5; NULL when the suite gives none (the judge is
+                        then told the built-in anchor of a default name, else a generic one) */
 };
 
 /* An expectation: a statement about one output, pass or fail. */
@@ -45,6 +48,7 @@ struct arb_expectation {
     char *text;
     struct arb_check *check; /* NULL: free text, only the judge can decide it */
     char *check_json;
+    char *description; /* told to the judge with the text; NULL when none */
 };
 
 struct arb_system {

@@ -36,49 +36,81 @@ char *judge_template(void)
 
 /* 1-5 anchors for the criteria of the blind comparator's rubric; others get generic ones. */
 static const struct {
-    const char *name, *poor, *ok, *great;
+    const char *name, *text[3]; /* for scores 1, 3, 5 */
 } anchors[] = {
-    {"correctness", "major errors", "minor errors", "fully correct"},
-    {"completeness", "missing key elements", "mostly complete", "all elements present"},
-    {"accuracy", "significant inaccuracies", "minor inaccuracies", "accurate throughout"},
-    {"organization", "disorganized", "reasonably organized", "clear, logical structure"},
-    {"formatting", "inconsistent or broken", "mostly consistent", "professional, polished"},
-    {"usability", "difficult to use", "usable with effort", "easy to use"},
+    {"correctness", {"major errors", "minor errors", "fully correct"}},
+    {"completeness", {"missing key elements", "mostly complete", "all elements present"}},
+    {"accuracy", {"significant inaccuracies", "minor inaccuracies", "accurate throughout"}},
+    {"organization", {"disorganized", "reasonably organized", "clear, logical structure"}},
+    {"formatting", {"inconsistent or broken", "mostly consistent", "professional, polished"}},
+    {"usability", {"difficult to use", "usable with effort", "easy to use"}},
 };
+
+/* What scores 1, 3 and 5 of criterion it mean: the suite's anchor where it gives one, else
+ * the built-in one of a default name, else poor / acceptable / excellent. */
+static void criterion_anchors(const struct arb_judge_item *it, const char *out[3])
+{
+    size_t k;
+
+    out[0] = "poor";
+    out[1] = "acceptable";
+    out[2] = "excellent";
+    for (k = 0; k < sizeof(anchors) / sizeof(anchors[0]); k++)
+        if (strcmp(anchors[k].name, it->name) == 0)
+            memcpy(out, anchors[k].text, sizeof(anchors[k].text));
+    for (k = 0; k < 3; k++)
+        if (it->anchor[k])
+            out[k] = it->anchor[k];
+}
+
+/*
+ * "- name: 1 = ..., 3 = ..., 5 = ...", or with a description
+ * "- name: description\n  1 = ..., 3 = ..., 5 = ...".  Without a description the line is
+ * the one every earlier Arbiter wrote, so existing prompts (and cache keys) do not change.
+ */
+static enum arb_status render_criterion(const struct arb_judge_item *it, struct arb_buf *out)
+{
+    const char *a[3];
+
+    criterion_anchors(it, a);
+    if (it->description && it->description[0])
+        return arb_buf_printf(out, "- %s: %s\n  1 = %s, 3 = %s, 5 = %s\n", it->name,
+                              it->description, a[0], a[1], a[2]);
+    return arb_buf_printf(out, "- %s: 1 = %s, 3 = %s, 5 = %s\n", it->name, a[0], a[1], a[2]);
+}
+
+/* "- id: text", and the description indented on the next line when there is one. */
+static enum arb_status render_expectation(const struct arb_judge_item *it, struct arb_buf *out)
+{
+    const char *text = it->text ? it->text : "";
+
+    if (it->description && it->description[0])
+        return arb_buf_printf(out, "- %s: %s\n  %s\n", it->name, text, it->description);
+    return arb_buf_printf(out, "- %s: %s\n", it->name, text);
+}
 
 static enum arb_status render_items(const struct arb_judge_question *q, struct arb_buf *out)
 {
-    size_t i, k;
+    size_t i;
     int header = 0;
     enum arb_status st = ARB_OK;
 
     for (i = 0; !st && i < q->n_items; i++) {
-        const struct arb_judge_item *it = &q->items[i];
-        const char *poor = "poor", *ok = "acceptable", *great = "excellent";
-
-        if (it->kind != ARB_ITEM_CRITERION)
+        if (q->items[i].kind != ARB_ITEM_CRITERION)
             continue;
         if (!header++)
             st = arb_buf_adds(out, "Criteria (score 1-5 for each response):\n");
-        for (k = 0; k < sizeof(anchors) / sizeof(anchors[0]); k++)
-            if (strcmp(anchors[k].name, it->name) == 0) {
-                poor = anchors[k].poor;
-                ok = anchors[k].ok;
-                great = anchors[k].great;
-            }
         if (!st)
-            st = arb_buf_printf(out, "- %s: 1 = %s, 3 = %s, 5 = %s\n", it->name, poor, ok, great);
+            st = render_criterion(&q->items[i], out);
     }
     header = 0;
     for (i = 0; !st && i < q->n_items; i++) {
-        const struct arb_judge_item *it = &q->items[i];
-
-        if (it->kind != ARB_ITEM_EXPECTATION)
+        if (q->items[i].kind != ARB_ITEM_EXPECTATION)
             continue;
         if (!header++)
             st = arb_buf_adds(out, "\nExpectations (true or false for each response):\n");
         if (!st)
-            st = arb_buf_printf(out, "- %s: %s\n", it->name, it->text ? it->text : "");
+            st = render_expectation(&q->items[i], out);
     }
     return st;
 }

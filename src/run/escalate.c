@@ -24,6 +24,7 @@ struct asked {
     struct side a, b;
     char *text_a, *text_b;
     char *prompt, **exp_text; /* redacted: the case prompt, per item the expectation text */
+    char **item_text;         /* redacted, 4 per item: its description, its anchors for 1, 3, 5 */
     struct arb_judge_item *items;
     size_t *index; /* per judge item: criterion or expectation index */
     size_t n_items;
@@ -116,6 +117,9 @@ static void asked_free(struct asked *x)
     for (i = 0; x->exp_text && i < x->n_items; i++)
         free(x->exp_text[i]);
     free(x->exp_text);
+    for (i = 0; x->item_text && i < 4 * x->n_items; i++)
+        free(x->item_text[i]);
+    free(x->item_text);
     free(x->items);
     free(x->index);
     free(x);
@@ -253,7 +257,8 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
     const struct arb_suite *s = e->s;
     struct asked *x = calloc(1, sizeof(*x));
     struct arb_judge_question q;
-    size_t i, n = 0, cap = s->n_criteria + it->n_exp;
+    const char *words[4]; /* a criterion's description and anchors, as the suite has them */
+    size_t i, k, n = 0, cap = s->n_criteria + it->n_exp;
     enum arb_status st;
 
     if (!x)
@@ -263,10 +268,11 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
     x->items = calloc(cap ? cap : 1, sizeof(*x->items));
     x->index = calloc(cap ? cap : 1, sizeof(*x->index));
     x->exp_text = calloc(cap ? cap : 1, sizeof(*x->exp_text));
+    x->item_text = calloc(4 * (cap ? cap : 1), sizeof(*x->item_text));
     x->text_a = redacted(e, text_a);
     x->text_b = redacted(e, text_b);
     x->prompt = redacted(e, it->kase->prompt);
-    st = x->items && x->index && x->exp_text && x->text_a && x->text_b &&
+    st = x->items && x->index && x->exp_text && x->item_text && x->text_a && x->text_b &&
                  (x->prompt || !it->kase->prompt)
              ? ARB_OK
              : ARB_ENOMEM;
@@ -279,6 +285,17 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
             continue;
         x->items[n].kind = ARB_ITEM_CRITERION;
         x->items[n].name = s->criteria[i].name;
+        /* The suite's words about the criterion reach the judge redacted, as its task does. */
+        words[0] = s->criteria[i].description;
+        memcpy(words + 1, s->criteria[i].anchor, sizeof(s->criteria[i].anchor));
+        for (k = 0; k < 4; k++) {
+            x->item_text[4 * n + k] = redacted(e, words[k]);
+            if (words[k] && !x->item_text[4 * n + k])
+                st = ARB_ENOMEM;
+        }
+        x->items[n].description = x->item_text[4 * n];
+        for (k = 0; k < 3; k++)
+            x->items[n].anchor[k] = x->item_text[4 * n + 1 + k];
         x->index[n++] = i;
     }
     for (i = 0; !st && i < it->n_exp; i++) {
@@ -292,6 +309,10 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
         if (ex->text && !x->exp_text[n])
             st = ARB_ENOMEM;
         x->items[n].text = x->exp_text[n];
+        x->item_text[4 * n] = redacted(e, ex->description);
+        x->items[n].description = x->item_text[4 * n];
+        if (ex->description && !x->item_text[4 * n])
+            st = ARB_ENOMEM;
         x->index[n++] = i;
     }
     x->n_items = n;

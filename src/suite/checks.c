@@ -309,6 +309,7 @@ void expectations_free(struct arb_expectation *e, size_t n)
         free(e[i].text);
         arb_check_free(e[i].check);
         free(e[i].check_json);
+        free(e[i].description);
     }
     free(e);
 }
@@ -331,11 +332,14 @@ static enum arb_status one_expectation(const struct check_env *env, const cJSON 
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(item, "id");
     const cJSON *text = cJSON_GetObjectItemCaseSensitive(item, "text");
     const cJSON *check = cJSON_GetObjectItemCaseSensitive(item, "check");
+    const cJSON *description = cJSON_GetObjectItemCaseSensitive(item, "description");
     char cptr[600];
 
     x->id = strdup(id->valuestring);
     x->text = strdup(text->valuestring);
-    if (!x->id || !x->text)
+    if (cJSON_IsString(description))
+        x->description = strdup(description->valuestring);
+    if (!x->id || !x->text || (cJSON_IsString(description) && !x->description))
         return arb_err_set(err, ARB_ENOMEM, "out of memory");
     if (!check)
         return ARB_OK;

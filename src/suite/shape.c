@@ -217,6 +217,19 @@ static enum arb_status describe(const struct arb_schema_violation *vio, const cJ
         st = bound(err, src, shown, sub, kw, "<", v);
     } else if (strcmp(kw, "minLength") == 0) {
         st = located(err, ARB_ESCHEMA, src, shown, 0, "expected a non-empty string");
+    } else if (strcmp(kw, "minProperties") == 0) {
+        const cJSON *min = cJSON_GetObjectItemCaseSensitive(sub, "minProperties");
+        int n = cJSON_IsNumber(min) ? min->valueint : 1;
+
+        arb_buf_init(&b, 4096);
+        property_names(sub, &b);
+        if (n == 1)
+            st = located(err, ARB_ESCHEMA, src, shown, 0, "expected at least one key (valid: %s)",
+                         b.ptr ? b.ptr : "any");
+        else
+            st = located(err, ARB_ESCHEMA, src, shown, 0, "expected at least %d keys (valid: %s)",
+                         n, b.ptr ? b.ptr : "any");
+        arb_buf_release(&b);
     } else {
         st = located(err, ARB_ESCHEMA, src, shown, 0, "does not satisfy '%s'", kw);
     }

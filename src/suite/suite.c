@@ -161,6 +161,20 @@ static enum arb_status read_scalars(struct arb_suite *s, struct arb_err *err)
     return oom ? arb_err_set(err, ARB_ENOMEM, "out of memory") : ARB_OK;
 }
 
+/* A criterion's description and its anchors for 1, 3 and 5, as the (valid) item gives them. */
+static enum arb_status criterion_text(struct arb_criterion *c, const cJSON *item)
+{
+    static const char *const scores[3] = {"1", "3", "5"};
+    const cJSON *anchors = cJSON_GetObjectItemCaseSensitive(item, "anchors");
+    int oom = 0;
+    size_t k;
+
+    c->description = dup_or_null(str_member(item, "description"), &oom);
+    for (k = 0; k < 3; k++)
+        c->anchor[k] = dup_or_null(str_member(anchors, scores[k]), &oom);
+    return oom ? ARB_ENOMEM : ARB_OK;
+}
+
 /* Criteria of one dimension from arr at ptr (NULL: the default names, without checks). */
 static enum arb_status read_criteria(struct arb_suite *s, const struct check_env *env,
                                      const cJSON *arr, const char *ptr, enum arb_dim dim,
@@ -188,7 +202,7 @@ static enum arb_status read_criteria(struct arb_suite *s, const struct check_env
         c->dim = dim;
         c->graded = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "graded"));
         c->name = strdup(str_member(item, "name"));
-        if (!c->name)
+        if (!c->name || criterion_text(c, item))
             return arb_err_set(err, ARB_ENOMEM, "out of memory");
         for (j = 0; j + 1 < s->n_criteria && strcmp(s->criteria[j].name, c->name); j++)
             ;
@@ -488,7 +502,7 @@ enum arb_status arb_suite_set_system(struct arb_suite *s, const char *name_eq_pa
 
 void arb_suite_free(struct arb_suite *s)
 {
-    size_t i;
+    size_t i, j;
 
     if (!s)
         return;
@@ -504,6 +518,9 @@ void arb_suite_free(struct arb_suite *s)
         free(s->criteria[i].name);
         arb_check_free(s->criteria[i].check);
         free(s->criteria[i].check_json);
+        free(s->criteria[i].description);
+        for (j = 0; j < 3; j++)
+            free(s->criteria[i].anchor[j]);
     }
     free(s->criteria);
     expectations_free(s->expectations, s->n_expectations);

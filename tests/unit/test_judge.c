@@ -16,8 +16,8 @@
 #include "arbiter/schema.h"
 
 static const struct arb_judge_item items[] = {
-    {ARB_ITEM_CRITERION, "correctness", NULL},
-    {ARB_ITEM_EXPECTATION, "polite", "The answer is polite"},
+    {.kind = ARB_ITEM_CRITERION, .name = "correctness"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "polite", .text = "The answer is polite"},
 };
 
 static struct arb_judge_question question(const char *a, const char *b)

@@ -44,30 +44,30 @@
     "\"api_key_env\":\"ANTHROPIC_API_KEY\""
 
 static const struct arb_judge_item both[] = {
-    {ARB_ITEM_CRITERION, "correctness", NULL},
-    {ARB_ITEM_CRITERION, "clarity", NULL},
-    {ARB_ITEM_EXPECTATION, "polite", "The answer is polite"},
+    {.kind = ARB_ITEM_CRITERION, .name = "correctness"},
+    {.kind = ARB_ITEM_CRITERION, .name = "clarity"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "polite", .text = "The answer is polite"},
 };
 static const struct arb_judge_item criteria_only[] = {
-    {ARB_ITEM_CRITERION, "correctness", NULL},
-    {ARB_ITEM_CRITERION, "usability", NULL},
+    {.kind = ARB_ITEM_CRITERION, .name = "correctness"},
+    {.kind = ARB_ITEM_CRITERION, .name = "usability"},
 };
 static const struct arb_judge_item expectations_only[] = {
-    {ARB_ITEM_EXPECTATION, "polite", "The answer is polite"},
-    {ARB_ITEM_EXPECTATION, "names-paris", "The answer names Paris"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "polite", .text = "The answer is polite"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "names-paris", .text = "The answer names Paris"},
 };
 static const struct arb_judge_item odd[] = {
-    {ARB_ITEM_CRITERION, "a b", NULL},
-    {ARB_ITEM_CRITERION, "\xc3\xbcn\xc3\xaf", NULL}, /* "ünï" */
-    {ARB_ITEM_CRITERION, "x/y", NULL},
-    {ARB_ITEM_EXPECTATION, "a b", "Has a space"},
-    {ARB_ITEM_EXPECTATION, "\xc3\xbcn\xc3\xaf", "Has accents"},
-    {ARB_ITEM_EXPECTATION, "x/y", "Has a slash"},
+    {.kind = ARB_ITEM_CRITERION, .name = "a b"},
+    {.kind = ARB_ITEM_CRITERION, .name = "\xc3\xbcn\xc3\xaf"}, /* "ünï" */
+    {.kind = ARB_ITEM_CRITERION, .name = "x/y"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "a b", .text = "Has a space"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "\xc3\xbcn\xc3\xaf", .text = "Has accents"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "x/y", .text = "Has a slash"},
 };
 static const struct arb_judge_item odd_expectations[] = {
-    {ARB_ITEM_EXPECTATION, "a b", "Has a space"},
-    {ARB_ITEM_EXPECTATION, "\xc3\xbcn\xc3\xaf", "Has accents"},
-    {ARB_ITEM_EXPECTATION, "x/y", "Has a slash"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "a b", .text = "Has a space"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "\xc3\xbcn\xc3\xaf", .text = "Has accents"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "x/y", .text = "Has a slash"},
 };
 
 #define ITEMS(a) a, sizeof(a) / sizeof(a[0])

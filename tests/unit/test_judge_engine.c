@@ -20,7 +20,7 @@
 #include "store_fixture.h"
 
 static const struct arb_judge_item expectation[] = {
-    {ARB_ITEM_EXPECTATION, "e", "The answer is polite"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "e", .text = "The answer is polite"},
 };
 
 static const char valid_reply[] = "{\"reasoning\": \"r\", \"expectations\": {\"e\": {\"pass\": true}}}";

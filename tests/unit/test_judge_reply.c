@@ -798,8 +798,8 @@ Test(judge_reply, should_store_a_header_from_the_environment_by_name_only)
 /* ---- the request bodies ---- */
 
 static const struct arb_judge_item items[] = {
-    {ARB_ITEM_CRITERION, "correctness", NULL},
-    {ARB_ITEM_EXPECTATION, "polite", "The answer is polite"},
+    {.kind = ARB_ITEM_CRITERION, .name = "correctness"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "polite", .text = "The answer is polite"},
 };
 
 static cJSON *reply_schema(void)

@@ -17,7 +17,7 @@
 #include "arbiter/schema.h"
 
 static const struct arb_judge_item expectation[] = {
-    {ARB_ITEM_EXPECTATION, "expectation", "The answer names Paris"},
+    {.kind = ARB_ITEM_EXPECTATION, .name = "expectation", .text = "The answer names Paris"},
 };
 
 static struct arb_judge_question single(const char *output)
@@ -139,8 +139,8 @@ Test(judge_single, should_keep_placeholders_in_the_output_literal)
 Test(judge_single, should_require_every_expectation_and_nothing_else)
 {
     static const struct arb_judge_item two[] = {
-        {ARB_ITEM_EXPECTATION, "names-paris", "Names Paris"},
-        {ARB_ITEM_EXPECTATION, "short", "Under 40 characters"},
+        {.kind = ARB_ITEM_EXPECTATION, .name = "names-paris", .text = "Names Paris"},
+        {.kind = ARB_ITEM_EXPECTATION, .name = "short", .text = "Under 40 characters"},
     };
     struct arb_judge_question q = single("x");
     cJSON *schema;
@@ -237,8 +237,8 @@ Test(judge_single, should_key_the_cache_on_the_kind_of_question)
 Test(judge_single, should_pin_the_pairwise_key_and_the_config_hash)
 {
     static const struct arb_judge_item items[] = {
-        {ARB_ITEM_CRITERION, "correctness", NULL},
-        {ARB_ITEM_EXPECTATION, "polite", "The answer is polite"},
+        {.kind = ARB_ITEM_CRITERION, .name = "correctness"},
+        {.kind = ARB_ITEM_EXPECTATION, .name = "polite", .text = "The answer is polite"},
     };
     struct arb_judge_question q;
     struct arb_judge_config cfg, parsed;
@@ -298,8 +298,8 @@ Test(judge_single, should_pin_the_pairwise_key_and_the_config_hash)
 Test(judge_single, should_pass_by_majority_of_samples)
 {
     static const struct arb_judge_item two[] = {
-        {ARB_ITEM_EXPECTATION, "e1", "one"},
-        {ARB_ITEM_EXPECTATION, "e2", "two"},
+        {.kind = ARB_ITEM_EXPECTATION, .name = "e1", .text = "one"},
+        {.kind = ARB_ITEM_EXPECTATION, .name = "e2", .text = "two"},
     };
     struct arb_judge_question q = single("x");
     cJSON *slots[3];
@@ -338,7 +338,8 @@ static void never(void *ctx, const struct arb_judge_question *q, const struct ar
 
 Test(judge_single, should_refuse_criteria_and_empty_questions)
 {
-    static const struct arb_judge_item crit[] = {{ARB_ITEM_CRITERION, "correctness", NULL}};
+    static const struct arb_judge_item crit[] = {
+        {.kind = ARB_ITEM_CRITERION, .name = "correctness"}};
     struct arb_judge_config cfg;
     struct arb_judge *j = NULL;
     struct arb_judge_question q = single("x");

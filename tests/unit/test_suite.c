@@ -234,7 +234,7 @@ Test(suite_load, should_report_an_unknown_key_in_a_criterion)
 {
     expect_load_error(D "bad/criterion_key.json", ARB_ESCHEMA,
                       D "bad/criterion_key.json:4:31: /rubric/content/0/weight: unknown key "
-                        "'weight' (valid: name, check, graded, description)");
+                        "'weight' (valid: name, check, graded, description, anchors)");
 }
 
 Test(suite_load, should_report_the_wrong_type_of_seed)
