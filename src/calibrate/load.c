@@ -60,7 +60,7 @@ static enum arb_status text_member(const cJSON *o, const char *name, int require
     st = arb_jcs_string(v, out, NULL, err);
     if (st == ARB_OK || st == ARB_ENOMEM)
         return st;
-    /* Only a number beyond double's range gets here (JSON has no NaN). */
+    /* Not expected: the parser already refuses a number beyond double's range. */
     snprintf(ptr, sizeof(ptr), "/%s", name);
     return calib_located(err, ARB_ESCHEMA, w, ptr, 0, "%s", err->msg);
 }

@@ -651,11 +651,11 @@ enum arb_status arb_calib_study(const struct arb_calib_item *items, size_t n,
         !cJSON_AddStringToObject(o, "kind",
                                  kind == ARB_CALIB_PAIRWISE ? "pairwise" : "expectation") ||
         !calib_add_count(o, "n", n) ||
-        !cJSON_AddStringToObject(o, "verdict", items[0].has_final ? "procedure" : "judge_orders") ||
         !cJSON_AddStringToObject(o, "unparsed",
                                  opts->unparsed_tie && kind == ARB_CALIB_PAIRWISE ? "tie"
                                                                                   : "unresolved") ||
-        (opts->judge_hash && !cJSON_AddStringToObject(o, "judge_hash", opts->judge_hash))) {
+        (opts->judge_hash && !cJSON_AddStringToObject(o, "judge_hash", opts->judge_hash)) ||
+        !cJSON_AddStringToObject(o, "verdict", items[0].has_final ? "procedure" : "judge_orders")) {
         cJSON_Delete(o);
         return arb_err_set(err, ARB_ENOMEM, "out of memory");
     }
