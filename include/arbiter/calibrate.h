@@ -216,14 +216,35 @@ enum arb_status arb_calib_judge(struct arb_calib_set *set, const struct arb_judg
                                 const char *api_key, struct arb_store *st, int64_t run,
                                 int use_cache, size_t *unreachable, struct arb_err *err);
 
-/* The same, calling progress (when not NULL) as the judge's counters move (judge.h). */
+/*
+ * The same, calling progress (when not NULL) as the judge's counters move, and notice (when
+ * not NULL) with what the user should see as it happens (a provider's error, a switch of
+ * response format, a refusal; arb_judge_set_notice), both with progress_ctx (judge.h).
+ */
 struct arb_judge_progress;
 enum arb_status
 arb_calib_judge_progress(struct arb_calib_set *set, const struct arb_judge_config *cfg,
                          const char *api_key, struct arb_store *st, int64_t run, int use_cache,
                          size_t *unreachable,
                          void (*progress)(void *ctx, const struct arb_judge_progress *p),
-                         void *progress_ctx, struct arb_err *err);
+                         void *progress_ctx, void (*notice)(void *ctx, const char *msg),
+                         struct arb_err *err);
+
+/*
+ * Fill every item of set (pairwise; labels by case id) from run's stored verdicts, asking
+ * no judge: has_final and final (the verdict the run's whole procedure stored for the pair
+ * of systems[0] (output_1) and systems[1] (output_2): its winner, null when it has none),
+ * order_12 and order_21 (each judge order's own winner, comparison.json's
+ * judge.order_winners; ARB_V_ABSENT for a pair the checks decided alone, ARB_V_NULL when
+ * the judge gave no verdict), crit[].verdict (the side with the higher rubric score, a tie
+ * when equal, null when unscored, ARB_V_ABSENT for a criterion the rubric lacks), and
+ * output_1 / output_2 from the run's outputs when the labels carried none.  Items whose
+ * case has no such pair in the run are counted in *unmatched and left without has_final.
+ * ARB_EDB, ARB_ENOMEM.
+ */
+enum arb_status arb_calib_from_run(struct arb_store *st, int64_t run, const char *const systems[2],
+                                   struct arb_calib_set *set, size_t *unmatched,
+                                   struct arb_err *err);
 
 /* Append the study as markdown (with the definitions above) to out. */
 enum arb_status arb_calib_markdown(const cJSON *study, struct arb_buf *out);

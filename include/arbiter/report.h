@@ -99,6 +99,18 @@ enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, c
                                             struct arb_err *err);
 
 /*
+ * Add "calibration" (one line: the study of the run's procedure, "uncalibrated:
+ * WHY", or "no judge") and "calibration_study" (the study: id, procedure_hash,
+ * source, labels, n, kappa with kappa_lo and kappa_hi, accuracy, created_at,
+ * run; or null) to health.  procedure_hash NULL: a run stored before
+ * procedures had an identity; judge_hash NULL: no judge.  Called by
+ * arb_report_add_judge_health.
+ */
+enum arb_status arb_report_add_calibration(struct arb_store *st, const char *procedure_hash,
+                                           const char *judge_hash, cJSON *health,
+                                           struct arb_err *err);
+
+/*
  * Add "judge_failures" to parent: the distinct reasons the judge failed run's
  * judgments (store.h, arb_store_judge_failures: a question slot left without
  * a valid answer, its reason the error of its last attempt), most frequent

@@ -121,6 +121,9 @@ struct arb_run_opts {
      * a switch of response format, a refusal), when not NULL. */
     void (*notice)(void *ctx, const char *msg);
     void *notice_ctx;
+    /* The run's kind (runs.kind): NULL or "run", or "calibration" for the run calibrate
+     * makes of labelled pairs (never "latest"). */
+    const char *kind;
 };
 
 /* Per-system totals over every pair the system is in. */
@@ -162,6 +165,16 @@ enum arb_status arb_run_summary_add_system(struct arb_run_summary *sum, const ch
 enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
                                 const struct arb_run_opts *opts, struct arb_run_summary *sum,
                                 struct arb_err *err);
+
+/*
+ * The identity of suite's decision procedure under judge (NULL: none; runs.procedure_hash,
+ * calibrations.procedure_hash): hex SHA-256 of the RFC 8785 text of the judge
+ * config's hash, the task, the rubric (criteria with dimension, description,
+ * anchors, check), the suite's own expectations and the policy
+ * (db/migrations/007-procedure-identity.sql).  ARB_ENOMEM.
+ */
+enum arb_status arb_procedure_hash(const struct arb_suite *s, const struct arb_judge_config *judge,
+                                   char hex[65], struct arb_err *err);
 
 /* Fill *sum for an existing run from its records. */
 enum arb_status arb_run_summarize(struct arb_store *st, int64_t run, struct arb_run_summary *sum,

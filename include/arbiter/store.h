@@ -73,6 +73,10 @@ struct arb_run_row {
     const char *inputs_json; /* the identity of every input file the run read (size, SHA-256;
                                 see db/README.md), checked by --resume; NULL in runs stored
                                 by an Arbiter that did not record it */
+    const char *kind; /* "run", or "calibration" (a calibration's own run: never "latest");
+                         NULL on create means "run" */
+    const char *procedure_hash; /* the identity of the decision procedure (arb_procedure_hash),
+                                   NULL without a judge or before migration 7 */
 };
 
 /* Create a run (status "running") with run->id, or the next id when it is 0; *id
@@ -88,8 +92,8 @@ enum arb_status arb_store_run_set_status(struct arb_store *st, int64_t id, const
                                          struct arb_err *err);
 
 /*
- * Resolve "latest" or a decimal id into *id.  ARB_EUSAGE with a message
- * naming the database when there is no such run.
+ * Resolve "latest" (the newest run of kind "run") or a decimal id into *id.
+ * ARB_EUSAGE with a message naming the database when there is no such run.
  */
 enum arb_status arb_store_run_resolve(struct arb_store *st, const char *spec, int64_t *id,
                                       struct arb_err *err);
@@ -491,6 +495,25 @@ enum arb_status arb_store_scope(struct arb_store *st, int64_t run,
  */
 enum arb_status arb_store_scope_add_run(struct arb_store *st, int64_t run, struct arb_err *err);
 
+/* ---- what a case asked (store_case_view.c) ------------------------------------------- */
+
+/*
+ * The suite's task as run stored it (its suite_json's "task"): fn called once, with NULL when
+ * the suite had none; not called when there is no such run.
+ */
+enum arb_status arb_store_run_task(struct arb_store *st, int64_t run,
+                                   int (*fn)(void *ctx, const char *task), void *ctx,
+                                   struct arb_err *err);
+
+/*
+ * The prompt of case_id in run (what the systems were asked): fn called once, with NULL when
+ * the case had none; not called when run has no such case.  Reads the store as
+ * arb_store_scope left it.
+ */
+enum arb_status arb_store_case_prompt(struct arb_store *st, int64_t run, const char *case_id,
+                                      int (*fn)(void *ctx, const char *prompt), void *ctx,
+                                      struct arb_err *err);
+
 /* ---- calibrations -------------------------------------------------------------------- */
 
 /* One judge calibration study (calibrate.h). */
@@ -500,7 +523,11 @@ struct arb_calibration_row {
     int64_t n;              /* labelled items */
     double kappa, accuracy; /* combined verdict vs human; NaN (stored NULL) when undefined */
     const char *study_json; /* the whole study, per-item verdicts included */
-    int64_t run;            /* the run whose judgments hold the judge's calls; 0: none */
+    int64_t run;            /* the run whose judgments hold the judge's calls, or whose
+                               verdicts were measured (--run); 0: none */
+    const char *procedure_hash; /* the procedure measured (calibrate --suite, --run); NULL:
+                                   the judge's own verdicts (calibrate LABELS) */
+    const char *source;         /* "labels", "suite" or "run" */
 };
 
 /* Store a study (inside a transaction, like the other puts). */
@@ -514,5 +541,26 @@ enum arb_status arb_store_put_calibration(struct arb_store *st, const struct arb
  */
 enum arb_status arb_store_latest_calibration(struct arb_store *st, const char *judge_hash,
                                              double *kappa, int *found, struct arb_err *err);
+
+/* A stored pairwise study, as a run's judge health names it. */
+struct arb_calibration_info {
+    int64_t id, n, run;
+    char created_at[32];
+    char source[16];          /* "labels", "suite", "run" */
+    char procedure_hash[65];  /* "" for a study of the judge's own verdicts */
+    char judge_hash[65];
+    char labels_path[512];    /* truncated when longer */
+    double kappa, kappa_lo, kappa_hi, accuracy; /* NaN when undefined */
+};
+
+/*
+ * The latest pairwise study of procedure_hash or, when it is NULL, the latest
+ * study of the judge config judge_hash's own per-order verdicts (calibrate
+ * LABELS).  *found 0 when there is none.
+ */
+enum arb_status arb_store_calibration_of(struct arb_store *st, const char *procedure_hash,
+                                         const char *judge_hash,
+                                         struct arb_calibration_info *info, int *found,
+                                         struct arb_err *err);
 
 #endif

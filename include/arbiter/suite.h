@@ -68,9 +68,21 @@ struct arb_suite_file {
     char *path;
 };
 
+/*
+ * What decides a judged case (DESIGN.md "Verdict policy"): the rubric rule alone, the
+ * judge's pairwise winner (consistent over both orders), or the rubric rule with its ties
+ * broken by the judge's consistent winner (the default).  A case the checks decide alone is
+ * decided by the rubric rule under every policy.
+ */
+enum arb_decide_by { ARB_DECIDE_RUBRIC_THEN_JUDGE = 0, ARB_DECIDE_RUBRIC, ARB_DECIDE_JUDGE };
+
+/* The policy's name as the suite spells it ("rubric_then_judge", ...). */
+const char *arb_decide_by_name(enum arb_decide_by d);
+
 struct arb_policy {
     double tie_epsilon;                 /* overall scores this close are equal (default 0) */
     enum arb_inconsistent inconsistent; /* position_inconsistent judge verdicts */
+    enum arb_decide_by decide_by;       /* what decides a judged case */
 };
 
 struct arb_suite {

@@ -88,14 +88,14 @@ enum arb_status arb_calib_judge(struct arb_calib_set *set, const struct arb_judg
                                 int use_cache, size_t *unreachable, struct arb_err *err)
 {
     return arb_calib_judge_progress(set, cfg, api_key, st, run, use_cache, unreachable, NULL, NULL,
-                                    err);
+                                    NULL, err);
 }
 
 enum arb_status arb_calib_judge_progress(
     struct arb_calib_set *set, const struct arb_judge_config *cfg, const char *api_key,
     struct arb_store *st, int64_t run, int use_cache, size_t *unreachable,
     void (*progress)(void *ctx, const struct arb_judge_progress *p), void *progress_ctx,
-    struct arb_err *err)
+    void (*notice)(void *ctx, const char *msg), struct arb_err *err)
 {
     struct arb_judge_config both = *cfg;
     struct arb_judge_item *expect = NULL;
@@ -118,8 +118,11 @@ enum arb_status arb_calib_judge_progress(
     both.swap = 1;
     arb_store_judge_cache_init(&cache, st, run);
     rc = arb_judge_new(&both, api_key, &cache.cache, use_cache, &j, err);
-    if (!rc)
+    if (!rc) {
         arb_judge_set_progress(j, progress, progress_ctx);
+        if (notice)
+            arb_judge_set_notice(j, notice, progress_ctx);
+    }
     for (size_t i = 0; !rc && i < set->n; i++) {
         if (set->items[i].recorded)
             continue;

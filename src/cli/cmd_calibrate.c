@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "judge_opts.h"
 #include "progress.h"
+#include "calibrate_proc.h"
 #include "cmd_tune.h"
 
 static const char usage_text[] =
@@ -59,6 +60,7 @@ static const char usage_text[] =
 
 struct cal_args {
     const char *labels, *db, *format;
+    const char *run, *suite; /* --run RUN, --suite SUITE */
     struct arb_calib_opts opts;
     struct cli_progress progress;
 };
@@ -72,6 +74,8 @@ static int parse_args(int argc, char **argv, struct cal_args *ca, struct cli_jud
     const char *policy = NULL, *unparsed = NULL;
     const struct cli_option options[] = {
         CLI_OPT_DB(&ca->db),
+        CLI_OPT_STRING("--run", &ca->run),
+        CLI_OPT_STRING("--suite", &ca->suite),
         CLI_OPT_CHOICE("--format", &ca->format, formats),
         CLI_OPT_CHOICE("--policy", &policy, policies),
         CLI_OPT_CHOICE("--unparsed", &unparsed, unparsed_as),
@@ -93,6 +97,18 @@ static int parse_args(int argc, char **argv, struct cal_args *ca, struct cli_jud
         return EXIT_USAGE;
     }
     ca->labels = argv[0];
+    if (ca->run && ca->suite) {
+        cli_error("calibrate", "give --run RUN or --suite SUITE, not both");
+        return EXIT_USAGE;
+    }
+    if ((ca->run || ca->suite) && (policy || unparsed)) {
+        cli_error("calibrate",
+                  "%s: the run's own policy decides each verdict (the suite's policy.decide_by "
+                  "and position_inconsistent); --policy and --unparsed apply to the judge's "
+                  "winners alone (calibrate LABELS)",
+                  policy ? "--policy" : "--unparsed");
+        return EXIT_USAGE;
+    }
     if (policy)
         ca->opts.policy = strcmp(policy, "net-vote") == 0 ? ARB_CALIB_NET_VOTE
                                                            : ARB_CALIB_INCONSISTENT_TIE;
@@ -174,6 +190,7 @@ static int start_run(struct arb_store *st, const struct cal_args *ca,
                                : "[{\"name\":\"output_1\"},{\"name\":\"output_2\"}]";
         row.version = ARBITER_VERSION;
         row.judge_json = judge_json;
+        row.kind = "calibration"; /* holds the judge's calls: not a run of the user's */
         rs = arb_store_run_create(st, &row, run, &err);
     }
     cJSON_Delete(suite);
@@ -201,7 +218,8 @@ static int ask_judge(struct arb_store *st, struct cal_args *ca, struct arb_calib
             set->kind == ARB_CALIB_EXPECTATION ? "on their one output" : "in both orders");
     cli_progress_start(&ca->progress, "arbiter calibrate");
     rs = arb_calib_judge_progress(set, &judge->cfg, judge->key, st, *run, !judge->no_cache,
-                                  &unreachable, cli_progress_judge, &ca->progress, &err);
+                                  &unreachable, cli_progress_judge, &ca->progress,
+                                  cli_progress_notice, &err);
     cli_progress_end(&ca->progress);
     if (rs) {
         cli_error("calibrate", "%s", err.msg);
@@ -222,8 +240,8 @@ static int ask_judge(struct arb_store *st, struct cal_args *ca, struct arb_calib
     return EXIT_PASS;
 }
 
-static int store_study(struct arb_store *st, const struct cal_args *ca, const cJSON *study,
-                       int64_t run)
+int cli_calib_store(struct arb_store *st, const char *labels, const cJSON *study, int64_t run,
+                    const char *procedure_hash, const char *source)
 {
     const cJSON *top = cJSON_GetObjectItemCaseSensitive(study, "combined");
     const cJSON *hash = cJSON_GetObjectItemCaseSensitive(study, "judge_hash");
@@ -243,7 +261,9 @@ static int store_study(struct arb_store *st, const struct cal_args *ca, const cJ
     }
     memset(&row, 0, sizeof(row));
     row.judge_hash = cJSON_IsString(hash) ? hash->valuestring : NULL;
-    row.labels_path = ca->labels;
+    row.labels_path = labels;
+    row.procedure_hash = procedure_hash;
+    row.source = source;
     row.n = (int64_t)cJSON_GetObjectItemCaseSensitive(study, "n")->valuedouble;
     row.kappa = cJSON_IsNumber(kappa) ? kappa->valuedouble : NAN;
     row.accuracy = cJSON_IsNumber(acc) ? acc->valuedouble : NAN;
@@ -262,7 +282,7 @@ static int store_study(struct arb_store *st, const struct cal_args *ca, const cJ
     return rs ? EXIT_ENV : EXIT_PASS;
 }
 
-static int print_study(const cJSON *study, const char *format)
+int cli_calib_print(const cJSON *study, const char *format)
 {
     struct arb_buf md;
     char *text;
@@ -307,6 +327,19 @@ static int calibrate_cmd(int argc, char **argv)
     code = parse_args(argc, argv, &ca, &judge);
     if (code >= 0)
         return code;
+    if (ca.run || ca.suite) {
+        struct cal_proc cp = {ca.labels, ca.db, ca.format, ca.run, ca.suite, ca.opts, &judge,
+                              &ca.progress};
+
+        if (ca.run && (judge.file || judge.url || judge.model || judge.concurrency)) {
+            cli_error("calibrate", "--run measures stored verdicts and asks no judge: drop the "
+                                   "judge options");
+            return EXIT_USAGE;
+        }
+        code = ca.run ? cli_calibrate_run(&cp) : cli_calibrate_suite(&cp);
+        cli_judge_release(&judge);
+        return code;
+    }
     rs = arb_calib_load(ca.labels, &set, &err);
     if (rs) {
         cli_error("calibrate", "%s", err.msg);
@@ -348,9 +381,9 @@ static int calibrate_cmd(int argc, char **argv)
         code = cli_exit_for(rs);
         goto out;
     }
-    code = store_study(st, &ca, study, run);
+    code = cli_calib_store(st, ca.labels, study, run, NULL, "labels");
     if (!code)
-        code = print_study(study, ca.format);
+        code = cli_calib_print(study, ca.format);
 out:
     cJSON_Delete(study);
     arb_store_close(st);

@@ -63,8 +63,9 @@ static const char usage_text[] =
     "                      run included) plus a request's estimate would pass USD; the\n"
     "                      cases not judged stay pending_judge: continue with --resume\n"
     "                      and a higher --max-cost\n"
-    "  --require-calibrated KAPPA  refuse a judge whose latest calibration in the database\n"
-    "                      (arbiter calibrate) has a kappa below KAPPA, or none\n"
+    "  --require-calibrated KAPPA  refuse to run unless the latest calibration of this\n"
+    "                      decision procedure (judge, task, rubric, policy) in the\n"
+    "                      database (arbiter calibrate --suite/--run) has kappa >= KAPPA\n"
     "  --json              print the summary as one JSON object\n"
     CLI_PROGRESS_HELP
     "\n"
@@ -280,12 +281,18 @@ static int judge_failed_exit(const struct arb_run_summary *s, int fail_on_errors
     return EXIT_NEGATIVE;
 }
 
-/* --require-calibrated: the judge's latest stored calibration must reach min_kappa. */
-static int check_calibrated(struct arb_store *st, const struct cli_judge *judge, double min_kappa,
-                            const char *db)
+/*
+ * --require-calibrated: the latest study of the run's decision procedure (the judge config,
+ * the task, the rubric, the suite's expectations and the policy: arb_procedure_hash) must
+ * reach min_kappa.  A study of the judge's own winners (calibrate LABELS) measures another
+ * procedure, and is named only to say so.
+ */
+static int check_calibrated(struct arb_store *st, const struct arb_suite *suite,
+                            const struct cli_judge *judge, double min_kappa, const char *db)
 {
+    struct arb_calibration_info c;
     struct arb_err err = {{0}};
-    double kappa = NAN;
+    char proc[65];
     int found = 0;
     enum arb_status rs;
 
@@ -293,26 +300,41 @@ static int check_calibrated(struct arb_store *st, const struct cli_judge *judge,
         cli_error("run", "--require-calibrated needs a judge (the suite's, or --judge FILE)");
         return EXIT_USAGE;
     }
-    rs = arb_store_latest_calibration(st, judge->cfg.hash, &kappa, &found, &err);
+    rs = arb_procedure_hash(suite, &judge->cfg, proc, &err);
+    if (!rs)
+        rs = arb_store_calibration_of(st, proc, NULL, &c, &found, &err);
+    if (!rs && !found)
+        rs = arb_store_calibration_of(st, NULL, judge->cfg.hash, &c, &found, &err);
+    else if (!rs)
+        found = 2; /* a study of the procedure */
     if (rs) {
         cli_error("run", "%s", err.msg);
         return EXIT_ENV;
     }
-    if (!found) {
-        cli_error("run", "judge %.12s is not calibrated in '%s' (run arbiter calibrate)",
-                  judge->cfg.hash, db);
-        return EXIT_USAGE;
-    }
-    if (isnan(kappa)) {
+    if (found != 2) {
         cli_error("run",
-                  "judge %.12s has an undefined calibration kappa (one category only), "
-                  "below the required %.4f",
-                  judge->cfg.hash, min_kappa);
+                  "the decision procedure %.12s (judge %.12s with this suite's rubric and "
+                  "policy) is not calibrated in '%s'%s; run 'arbiter calibrate --suite %s LABELS "
+                  "--db %s'",
+                  proc, judge->cfg.hash, db,
+                  found ? " (the judge has a study of its own winners only, from calibrate "
+                          "LABELS: another procedure)"
+                        : "",
+                  suite->path, db);
         return EXIT_USAGE;
     }
-    if (kappa < min_kappa) {
-        cli_error("run", "judge %.12s has calibration kappa %.4f, below the required %.4f",
-                  judge->cfg.hash, kappa, min_kappa);
+    if (isnan(c.kappa)) {
+        cli_error("run",
+                  "procedure %.12s has an undefined calibration kappa (study %lld: one "
+                  "category only), below the required %.4f",
+                  proc, (long long)c.id, min_kappa);
+        return EXIT_USAGE;
+    }
+    if (c.kappa < min_kappa) {
+        cli_error("run",
+                  "procedure %.12s has calibration kappa %.4f (study %lld, n %lld), below the "
+                  "required %.4f",
+                  proc, c.kappa, (long long)c.id, (long long)c.n, min_kappa);
         return EXIT_USAGE;
     }
     return EXIT_PASS;
@@ -436,7 +458,7 @@ static int run_cmd(int argc, char **argv)
             goto out;
     }
     if (!isnan(min_kappa)) {
-        code = check_calibrated(st, &judge, min_kappa, db);
+        code = check_calibrated(st, suite, &judge, min_kappa, db);
         if (code)
             goto out;
     }

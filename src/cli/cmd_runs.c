@@ -31,6 +31,7 @@ static int print_run(void *ctx, const struct arb_run_row *r)
         cJSON_AddNumberToObject(o, "cases", (double)r->n_cases);
         cJSON_AddStringToObject(o, "suite", r->suite_name ? r->suite_name : "");
         cJSON_AddStringToObject(o, "suite_path", r->suite_path ? r->suite_path : "");
+        cJSON_AddStringToObject(o, "kind", r->kind ? r->kind : "run");
         s = cJSON_PrintUnformatted(o);
         if (s)
             puts(s);
@@ -38,9 +39,10 @@ static int print_run(void *ctx, const struct arb_run_row *r)
         cJSON_Delete(o);
         return 0;
     }
-    printf("%6lld  %-20s  %-9s  %6lld cases  %s\n", (long long)r->id,
+    printf("%6lld  %-20s  %-9s  %6lld cases  %s%s\n", (long long)r->id,
            r->created_at ? r->created_at : "", r->status ? r->status : "", (long long)r->n_cases,
-           r->suite_name ? r->suite_name : "");
+           r->suite_name ? r->suite_name : "",
+           r->kind && strcmp(r->kind, "calibration") == 0 ? "  (calibration: never latest)" : "");
     return 0;
 }
 

@@ -171,8 +171,14 @@ enum arb_status arb_report_add_judge_health(struct arb_store *st, int64_t run, c
             cJSON_AddStringToObject(o, "config_hash", hash->valuestring);
         else
             cJSON_AddNullToObject(o, "config_hash");
-        /* Calibration studies (arbiter calibrate) are not built yet. */
-        cJSON_AddStringToObject(o, "calibration", jc ? "uncalibrated" : "no judge");
+    }
+    if (!rc) {
+        const cJSON *proc = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(report, "run"), "procedure_hash");
+
+        rc = arb_report_add_calibration(st, cJSON_IsString(proc) ? proc->valuestring : NULL,
+                                        jc && cJSON_IsString(hash) ? hash->valuestring : NULL, o,
+                                        err);
     }
     arb_strset_release(&h.cases);
     /* Only judgments can fail: a run without any has nothing to look for. */

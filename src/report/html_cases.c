@@ -105,8 +105,14 @@ static void health_tiles(struct html *h, const cJSON *jh, int no_tokens)
     }
     tile(h, jh, "config_hash", "config", TILE_TEXT, 0, NULL);
     tile(h, jh, "calibration", "calibration", TILE_TEXT,
-         cJSON_IsString(cal) && strcmp(cal->valuestring, "uncalibrated") == 0, NULL);
+         cJSON_IsString(cal) && strncmp(cal->valuestring, "uncalibrated", 12) == 0, NULL);
     html_raw(h, "</div>\n");
+    /* The tile shows its start; the whole line names the study, or why none applies. */
+    if (cJSON_IsString(cal)) {
+        html_raw(h, "<p class=\"calibration\">Calibration: ");
+        html_text(h, cal->valuestring);
+        html_raw(h, "</p>\n");
+    }
 }
 
 /* What the judge cost this run (when its config has a price), and the costliest cases. */

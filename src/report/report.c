@@ -276,7 +276,10 @@ static int on_run(void *ctx, const struct arb_run_row *r)
              cJSON_AddStringToObject(o, "created_at", r->created_at ? r->created_at : "") &&
              cJSON_AddStringToObject(o, "status", r->status ? r->status : "") &&
              cJSON_AddNumberToObject(o, "seed", (double)r->seed) &&
-             cJSON_AddStringToObject(o, "arbiter_version", r->version ? r->version : "");
+             cJSON_AddStringToObject(o, "arbiter_version", r->version ? r->version : "") &&
+             cJSON_AddStringToObject(o, "kind", r->kind ? r->kind : "run") &&
+             (!r->procedure_hash ||
+              cJSON_AddStringToObject(o, "procedure_hash", r->procedure_hash));
     if (ri->ok && r->judge_json) {
         cJSON *j = cJSON_Parse(r->judge_json);
 

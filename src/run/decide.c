@@ -8,6 +8,13 @@
  * the higher overall score; within tie_epsilon, the higher expectation pass
  * rate; else TIE.  A pair with any item unresolved on either side is
  * pending_judge and gets no winner: the policy never guesses.
+ *
+ * A judged pair (its unresolved items answered by the judge) is then decided
+ * by policy.decide_by: "rubric" keeps the rule above, "judge" takes the
+ * judge's winner when both orders name the same one, "rubric_then_judge" (the
+ * default) breaks the rule's TIE with that winner.  Under every policy a pair
+ * whose orders disagree is position_inconsistent (policy.position_inconsistent:
+ * a tie, or undecided).  comparison.json records the policy and what decided.
  */
 #include <math.h>
 #include <stdio.h>
@@ -221,21 +228,120 @@ static void reasoning(const struct items *it, const struct decision *d, const st
     }
 }
 
+static const char *winner_word(char w)
+{
+    return w == 'A' ? "A" : w == 'B' ? "B" : w == 'T' ? "TIE" : NULL;
+}
+
 /* The "judge" member of a judged pair's comparison.json. */
 static int add_judge(cJSON *c, const struct judged *j)
 {
-    cJSON *jo = cJSON_AddObjectToObject(c, "judge");
-    int ok = jo != NULL;
+    cJSON *jo = cJSON_AddObjectToObject(c, "judge"), *orders;
+    int ok = jo != NULL, o;
 
     if (ok && j->failed)
         ok = cJSON_AddStringToObject(jo, "error", j->error ? j->error : "failed") != NULL;
-    else if (ok)
+    else if (ok) {
         ok = cJSON_AddStringToObject(jo, "winner", j->winner ? j->winner : "none") &&
              cJSON_AddBoolToObject(jo, "position_inconsistent", j->position_inconsistent) &&
              cJSON_AddNumberToObject(jo, "sample_agreement", j->sample_agreement);
+        /* Each order's own winner, in the pair's A/B: [A shown first, B shown first]. */
+        orders = ok ? cJSON_AddArrayToObject(jo, "order_winners") : NULL;
+        ok = orders != NULL;
+        for (o = 0; ok && o < 2; o++) {
+            const char *w = winner_word(j->order_winner[o]);
+
+            ok = cJSON_AddItemToArray(orders, w ? cJSON_CreateString(w) : cJSON_CreateNull());
+        }
+    }
     /* Whether a reply came from the cache is in the judgments table, not here: a verdict
      * must not depend on it (a replay answers everything from the cache). */
     return ok && cJSON_AddNumberToObject(jo, "judgments", j->n_judgments);
+}
+
+/*
+ * The judge's winner when its orders agree (one order: that order's), else 0; *none is set
+ * when no order named a winner.
+ */
+static char consistent_winner(const struct judged *j, int *none)
+{
+    char w0 = j->order_winner[0], w1 = j->order_winner[1];
+
+    *none = !w0 && !w1;
+    if (j->position_inconsistent)
+        return 0;
+    return w0 ? w0 : w1;
+}
+
+/*
+ * policy.decide_by on a judged pair the rubric rule has decided (d->winner set); why holds
+ * the rubric's sentence and receives the judge's when the judge decides.
+ */
+static void judge_decides(const struct items *it, const struct judged *j, struct decision *d,
+                          char *why, size_t len)
+{
+    const struct arb_policy *p = &it->suite->policy;
+    int none = 0;
+    char jw = consistent_winner(j, &none);
+
+    if (j->failed) {
+        d->status = j->refused ? "judge_refused" : "judge_failed";
+        d->decided_by = NULL;
+        snprintf(why, len, "No verdict: the judge %s (%s).", j->refused ? "refused" : "failed",
+                 j->error ? j->error : "no valid reply");
+        return;
+    }
+    if (j->position_inconsistent) {
+        /* The orders disagree about the winner: a tie by default, else left undecided. */
+        d->decided_by = "position_inconsistent";
+        snprintf(why, len,
+                 "The judge's orders disagree (%s with A shown first, %s with B shown first): %s.",
+                 winner_word(j->order_winner[0]) ? winner_word(j->order_winner[0]) : "none",
+                 winner_word(j->order_winner[1]) ? winner_word(j->order_winner[1]) : "none",
+                 p->inconsistent == ARB_INCONSISTENT_TIE ? "a tie" : "left undecided");
+        if (p->inconsistent == ARB_INCONSISTENT_TIE) {
+            d->winner = 'T';
+        } else {
+            d->status = "position_inconsistent";
+            d->winner = 0;
+        }
+        return;
+    }
+    if (!d->winner || none || !jw)
+        return; /* undecided items, or no winner named: the rubric's outcome stands */
+    if (p->decide_by == ARB_DECIDE_JUDGE) {
+        snprintf(why, len, "The judge's winner, the same in both orders: %s.",
+                 jw == 'T' ? "TIE" : jw == 'A' ? "A" : "B");
+    } else if (p->decide_by == ARB_DECIDE_RUBRIC_THEN_JUDGE && d->winner == 'T') {
+        size_t n = strlen(why);
+
+        /* "Equal overall rubric scores (7.0) and expectation pass rates." + the judge's */
+        if (n && why[n - 1] == '.')
+            why[--n] = '\0';
+        snprintf(why + n, len - n, "; the judge's winner, the same in both orders: %s.",
+                 jw == 'T' ? "TIE" : jw == 'A' ? "A" : "B");
+    } else {
+        return;
+    }
+    d->winner = jw;
+    d->decided_by = "judge";
+}
+
+/* The policy that decided, and what decided: every verdict records them. */
+static int add_policy(cJSON *c, const struct arb_policy *p, const struct decision *d,
+                      const char *why)
+{
+    cJSON *o = cJSON_AddObjectToObject(c, "policy");
+
+    /* A judged pair's reasoning is the judge's: why says what decided its verdict. */
+    if (o && why && !cJSON_AddStringToObject(o, "why", why))
+        return 0;
+    return o && cJSON_AddStringToObject(o, "decide_by", arb_decide_by_name(p->decide_by)) &&
+           cJSON_AddStringToObject(o, "position_inconsistent",
+                                   p->inconsistent == ARB_INCONSISTENT_TIE ? "tie"
+                                                                           : "unresolved") &&
+           (d->decided_by ? cJSON_AddStringToObject(o, "decided_by", d->decided_by)
+                          : cJSON_AddNullToObject(o, "decided_by")) != NULL;
 }
 
 enum arb_status decide_pair(const struct items *it, const struct side *a, const struct side *b,
@@ -249,7 +355,7 @@ enum arb_status decide_judged(const struct items *it, const struct side *a, cons
 {
     struct scores sa, sb;
     cJSON *c = cJSON_CreateObject(), *unres, *rubric, *quality, *exps;
-    char why[300];
+    char why[400];
     int n_unres, ok = c != NULL;
     double eps = it->suite->policy.tie_epsilon;
 
@@ -265,7 +371,7 @@ enum arb_status decide_judged(const struct items *it, const struct side *a, cons
         cJSON *r_obj, *e_obj;
 
         d->status = "missing_output";
-        ok = cJSON_AddNullToObject(c, "winner") &&
+        ok = add_policy(c, &it->suite->policy, d, NULL) && cJSON_AddNullToObject(c, "winner") &&
              cJSON_AddStringToObject(c, "status", d->status) &&
              cJSON_AddStringToObject(c, "reasoning",
                                      a->missing && b->missing
@@ -320,28 +426,18 @@ enum arb_status decide_judged(const struct items *it, const struct side *a, cons
         else
             d->winner = 'T';
     }
+    d->decided_by = d->winner ? "rubric" : NULL;
     reasoning(it, d, &sa, &sb, n_unres, why, sizeof(why));
-    if (j && j->failed) {
-        d->status = j->refused ? "judge_refused" : "judge_failed";
-    } else if (j && j->position_inconsistent) {
-        /* The orders disagree about the winner: a tie by default, else left undecided. */
-        if (it->suite->policy.inconsistent == ARB_INCONSISTENT_TIE) {
-            d->winner = 'T';
-        } else {
-            d->status = "position_inconsistent";
-            d->winner = 0;
-        }
-    }
+    if (j)
+        judge_decides(it, j, d, why, sizeof(why));
     if (d->winner)
-        ok = cJSON_AddStringToObject(c, "winner",
-                                     d->winner == 'T'   ? "TIE"
-                                     : d->winner == 'A' ? "A"
-                                                        : "B") != NULL;
+        ok = cJSON_AddStringToObject(c, "winner", winner_word(d->winner)) != NULL;
     else
         ok = cJSON_AddNullToObject(c, "winner") != NULL;
     ok = ok && cJSON_AddStringToObject(c, "status", d->status);
     ok = ok && cJSON_AddStringToObject(c, "reasoning",
                                        j && !j->failed && j->reasoning ? j->reasoning : why);
+    ok = ok && add_policy(c, &it->suite->policy, d, j ? why : NULL);
     rubric = ok ? cJSON_AddObjectToObject(c, "rubric") : NULL;
     quality = rubric ? cJSON_AddObjectToObject(c, "output_quality") : NULL;
     ok = quality != NULL;

@@ -1,7 +1,7 @@
 /*
  * escalate.c - sending what the checks left unresolved to the judge, and
- * deciding the pair again with the judge's scores and expectation results
- * (the judge's own winner is recorded, never obeyed: the policy decides).
+ * deciding the pair again with the judge's scores, expectation results and
+ * per-order winners under the suite's policy.decide_by (decide.c).
  *
  * A pair whose two orders disagree on the winner is position_inconsistent:
  * by default it counts as a TIE (policy "tie"); with policy "unresolved" it
@@ -214,6 +214,11 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
                 : strcmp(ans->winner, x->a.system) == 0 ? "A"
                                                         : "B";
     jd.position_inconsistent = ans->position_inconsistent;
+    for (i = 0; i < 2; i++) /* 0 names system_a (the pair's A), 1 system_b, 2 a tie */
+        jd.order_winner[i] = ans->order_winner[i] == 0   ? 'A'
+                             : ans->order_winner[i] == 1 ? 'B'
+                             : ans->order_winner[i] == 2 ? 'T'
+                                                         : 0;
     jd.sample_agreement = ans->sample_agreement;
     jd.n_judgments = ans->n_judgments;
     st = decide_judged(x->it, &x->a, &x->b, &jd, &d, &cmp);

@@ -68,6 +68,7 @@ struct side {
 struct decision {
     const char *status;              /* "decided", "pending_judge", "missing_output" */
     char winner;                     /* 'A', 'B', 'T' (tie) or 0 when not decided */
+    const char *decided_by;          /* "rubric", "judge", "position_inconsistent" or NULL */
     double score_a, score_b;         /* overall scores, NAN when unknown */
     double pass_rate_a, pass_rate_b; /* expectation pass rates, NAN when none */
 };
@@ -87,16 +88,19 @@ struct judged {
     const char *reasoning;     /* the judge's, replacing the policy's own (NULL: kept) */
     const char *winner;        /* the judge's own winner: "A", "B", "TIE" or "none" */
     int position_inconsistent; /* the orders disagreed on the winner */
+    char order_winner[2];      /* per order (0: A shown first, 1: B first) its majority winner:
+                                  'A', 'B', 'T', or 0 (no winner, or the order was not asked) */
     double sample_agreement;
     int n_judgments;
 };
 
 /*
  * decide_pair for a pair the judge answered (the sides already hold its
- * scores and expectation verdicts): the policy decides, then the judge's
- * failure, or its orders' disagreement (policy.position_inconsistent),
- * adjust status and winner; comparison.json is built once, whole, with its
- * "judge" member.  d->status and d->winner are the final ones ('T' for a
+ * scores and expectation verdicts): the rubric rule, then policy.decide_by
+ * (the judge's consistent winner decides, or breaks the rubric's tie), then
+ * the judge's failure, or its orders' disagreement
+ * (policy.position_inconsistent), adjust status and winner; comparison.json
+ * is built once, whole, with its "judge" member and the policy.  d->status and d->winner are the final ones ('T' for a
  * tie, 0 for none).  ARB_ENOMEM.
  */
 enum arb_status decide_judged(const struct items *it, const struct side *a, const struct side *b,

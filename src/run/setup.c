@@ -177,7 +177,7 @@ enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
     struct arb_run_row row;
     cJSON *systems = cJSON_CreateArray();
     char *suite_json = NULL, *systems_json = NULL, *judge_json = NULL, *scope = NULL;
-    char *inputs = NULL;
+    char *inputs = NULL, procedure[65];
     char *abs = realpath(s->path, NULL);
     size_t i;
     enum arb_status rc = systems ? ARB_OK : ARB_ENOMEM;
@@ -208,6 +208,8 @@ enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
     }
     if (!rc)
         rc = scope_json(opts->select, &scope, err);
+    if (!rc)
+        rc = arb_procedure_hash(s, opts->judge, procedure, err);
     /* Before the row exists: an input that cannot be identified leaves no run behind. */
     if (!rc && (!opts->source || opts->source->files))
         rc = run_inputs_json(s, &inputs, err); /* a stored run or one comparison: not files */
@@ -224,6 +226,8 @@ enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
         row.judge_json = judge_json;
         row.scope_json = scope;
         row.inputs_json = inputs;
+        row.kind = opts->kind;
+        row.procedure_hash = procedure;
         rc = arb_store_begin(st, err);
         if (!rc)
             rc = arb_store_run_create(st, &row, run, err);

@@ -24,5 +24,7 @@ extern const char *const store_migration5_sql_parts[];
 
 /* db/migrations/006-provider-replies.sql (src/store/migration6_sql.c). */
 extern const char *const store_migration6_sql_parts[];
+/* db/migrations/007-procedure-identity.sql (src/store/migration7_sql.c). */
+extern const char *const store_migration7_sql_parts[];
 
 #endif

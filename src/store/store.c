@@ -40,6 +40,7 @@ static const struct migration migrations[] = {
     {4, store_migration4_sql_parts, "PRAGMA user_version = 4;"},
     {5, store_migration5_sql_parts, "PRAGMA user_version = 5;"},
     {6, store_migration6_sql_parts, "PRAGMA user_version = 6;"},
+    {7, store_migration7_sql_parts, "PRAGMA user_version = 7;"},
 };
 
 #define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))
@@ -48,7 +49,8 @@ static const struct migration migrations[] = {
 #define RUN_COLUMNS                                                                                \
     "r.id, r.created_at, r.status, r.suite_path, r.suite_name, r.suite_sha256, r.suite_json, "     \
     "r.systems_json, r.seed, r.version, r.judge_json, "                                            \
-    "(SELECT count(*) FROM cases c WHERE c.run = r.id), r.scope_json, r.inputs_json "
+    "(SELECT count(*) FROM cases c WHERE c.run = r.id), r.scope_json, r.inputs_json, r.kind, "     \
+    "r.procedure_hash "
 #define CHECK_COLUMNS "case_id, system, kind, item, record_json, verdict, score FROM checks "
 #define VERDICT_COLUMNS                                                                            \
     "v.case_id, v.system_a, v.system_b, v.status, v.winner, v.score_a, v.score_b, "                \
@@ -65,15 +67,17 @@ static const char *const sql[Q_N] = {
     [Q_ROLLBACK_TO] = "ROLLBACK TO arb_store",
     [Q_RUN_CREATE] = "INSERT INTO runs (id, created_at, status, suite_path, suite_name, "
                      "suite_sha256, suite_json, systems_json, seed, version, judge_json, scope_json, "
-                     "inputs_json) "
+                     "inputs_json, kind, procedure_hash) "
                      "VALUES (?10, coalesce(?1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), "
-                     "'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?12)",
+                     "'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?12, coalesce(?13, 'run'), "
+                     "?14)",
     [Q_RUN_SYSTEMS] = "INSERT INTO systems (run, name, path, position) "
                       "SELECT ?1, json_extract(value, '$.name'), json_extract(value, '$.path'), "
                       "CAST(key AS INTEGER) FROM json_each(?2) WHERE true "
                       "ON CONFLICT DO NOTHING",
     [Q_RUN_STATUS] = "UPDATE runs SET status = ?2 WHERE id = ?1",
-    [Q_RUN_LATEST] = "SELECT max(id) FROM runs",
+    /* A calibration's run is not a run a user made: never "latest". */
+    [Q_RUN_LATEST] = "SELECT max(id) FROM runs WHERE kind = 'run'",
     [Q_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
     [Q_RUNS_ONE] = "SELECT " RUN_COLUMNS "FROM runs r WHERE r.id = ?1",
     [Q_RUNS_ALL] = "SELECT " RUN_COLUMNS "FROM runs r ORDER BY r.id DESC",
@@ -233,13 +237,23 @@ static const char *const sql[Q_N] = {
                       "LEFT JOIN cases k ON k.run = j.run AND k.case_id = j.case_id "
                       "WHERE j.run = ?1 AND j.cached = 0 GROUP BY j.case_id ORDER BY min(k.seq)",
     [Q_PUT_CALIBRATION] = "INSERT INTO calibrations (judge_hash, created_at, labels_path, n, "
-                          "kappa, accuracy, study_json, run) VALUES (?1, "
-                          "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?2, ?3, ?4, ?5, ?6, ?7)",
+                          "kappa, accuracy, study_json, run, procedure_hash, source) VALUES (?1, "
+                          "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     /* Pairwise studies only: an expectation study measures another prompt, and a --tune
      * result has no judge. */
     [Q_LATEST_CALIBRATION] = "SELECT kappa FROM calibrations WHERE judge_hash = ?1 "
                              "AND json_extract(study_json, '$.kind') = 'pairwise' "
                              "ORDER BY id DESC LIMIT 1",
+    /* The latest pairwise study of a procedure (?1) or, with ?1 NULL, of the judge config ?2's
+     * own verdicts (calibrate LABELS: no procedure). */
+    [Q_CALIBRATION_OF] =
+        "SELECT id, created_at, coalesce(source, 'labels'), coalesce(procedure_hash, ''), "
+        "coalesce(judge_hash, ''), labels_path, n, kappa, "
+        "json_extract(study_json, '$.combined.bootstrap.kappa.lo'), "
+        "json_extract(study_json, '$.combined.bootstrap.kappa.hi'), accuracy, coalesce(run, 0) "
+        "FROM calibrations WHERE json_extract(study_json, '$.kind') = 'pairwise' AND "
+        "(CASE WHEN ?1 IS NULL THEN judge_hash = ?2 AND procedure_hash IS NULL "
+        "ELSE procedure_hash = ?1 END) ORDER BY id DESC LIMIT 1",
     /* What a run's judgment of one question slot used (store_recorded.c). */
     [Q_RECORDED_JUDGMENT] = "SELECT key, reply_sha256, error FROM judgments WHERE run = ?1 "
                             "AND case_id = ?2 AND system_a = ?3 AND system_b = ?4 AND ord = ?5 "

@@ -73,6 +73,8 @@ enum arb_status arb_store_run_create(struct arb_store *st, const struct arb_run_
     rc = store_bind_text(rc, s, 9, run->judge_json);
     rc = store_bind_text(rc, s, 11, run->scope_json);
     rc = store_bind_text(rc, s, 12, run->inputs_json);
+    rc = store_bind_text(rc, s, 13, run->kind);
+    rc = store_bind_text(rc, s, 14, run->procedure_hash);
     if (run->id > 0)
         rc = store_bind_int(rc, s, 10, run->id);
     else
@@ -213,6 +215,8 @@ enum arb_status arb_store_runs(struct arb_store *st, int64_t id,
         r.n_cases = sqlite3_column_int64(s, 11);
         r.scope_json = store_col_text(s, 12);
         r.inputs_json = store_col_text(s, 13);
+        r.kind = store_col_text(s, 14);
+        r.procedure_hash = store_col_text(s, 15);
         if (fn(ctx, &r)) {
             rc = SQLITE_DONE;
             break;

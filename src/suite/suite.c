@@ -108,6 +108,11 @@ static char *dup_or_null(const char *s, int *oom)
 }
 
 /* The simple members: name, task, seed, systems, redact, policy, max_output_bytes, judge. */
+const char *arb_decide_by_name(enum arb_decide_by d)
+{
+    return d == ARB_DECIDE_RUBRIC ? "rubric" : d == ARB_DECIDE_JUDGE ? "judge" : "rubric_then_judge";
+}
+
 static enum arb_status read_scalars(struct arb_suite *s, struct arb_err *err)
 {
     const cJSON *doc = s->doc, *v, *m;
@@ -137,6 +142,11 @@ static enum arb_status read_scalars(struct arb_suite *s, struct arb_err *err)
     s->policy.inconsistent = v && strcmp(v->valuestring, "unresolved") == 0
                                  ? ARB_INCONSISTENT_UNRESOLVED
                                  : ARB_INCONSISTENT_TIE;
+    v = cJSON_GetObjectItemCaseSensitive(policy, "decide_by");
+    s->policy.decide_by = !v                                         ? ARB_DECIDE_RUBRIC_THEN_JUDGE
+                          : strcmp(v->valuestring, "rubric") == 0    ? ARB_DECIDE_RUBRIC
+                          : strcmp(v->valuestring, "judge") == 0     ? ARB_DECIDE_JUDGE
+                                                                     : ARB_DECIDE_RUBRIC_THEN_JUDGE;
 
     s->systems = calloc((size_t)cJSON_GetArraySize(systems) + 1, sizeof(*s->systems));
     s->redact = calloc((size_t)cJSON_GetArraySize(redact) + 1, sizeof(*s->redact));

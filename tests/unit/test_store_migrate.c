@@ -48,6 +48,44 @@ Test(store, should_embed_db_schema_sql_byte_for_byte)
     assert_embedded("db/migrations/004-fast-inserts.sql", store_migration4_sql_parts);
     assert_embedded("db/migrations/005-scope-cached-tokens.sql", store_migration5_sql_parts);
     assert_embedded("db/migrations/006-provider-replies.sql", store_migration6_sql_parts);
+    assert_embedded("db/migrations/007-procedure-identity.sql", store_migration7_sql_parts);
+}
+
+/* SQL that takes a current file back to before migration 7 (procedure identity). */
+#define UNDO_MIGRATION_7                                                                           \
+    "DROP INDEX calibrations_by_procedure; ALTER TABLE calibrations DROP COLUMN procedure_hash; "  \
+    "ALTER TABLE calibrations DROP COLUMN source; ALTER TABLE runs DROP COLUMN kind; "            \
+    "ALTER TABLE runs DROP COLUMN procedure_hash; "
+
+Test(store, should_migrate_a_version_6_file_marking_calibration_runs, .init = fx_setup,
+     .fini = fx_teardown)
+{
+    struct arb_store *st;
+    struct arb_err err = {{0}};
+    int64_t id = 0;
+
+    /* A version-6 file with a run and, after it, the run an older calibrate made. */
+    arb_store_close(fx_open_store(0));
+    fx_raw_exec(UNDO_MIGRATION_7
+                "INSERT INTO runs (id, created_at, suite_path, suite_sha256, suite_json, "
+                "systems_json, seed, version) VALUES (1, 'now', 's', 'h', '{\"name\":\"x\"}', "
+                "'[]', 1, 'v'), (2, 'now', 'labels.jsonl', 'h', "
+                "'{\"calibration\":\"labels.jsonl\",\"items\":3}', '[]', 0, 'v');"
+                "INSERT INTO calibrations (judge_hash, created_at, labels_path, n, study_json, run) "
+                "VALUES ('j', 'now', 'labels.jsonl', 3, '{\"kind\":\"pairwise\"}', 2);"
+                "PRAGMA user_version = 6");
+    st = fx_open_store(0);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 7);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM runs WHERE id = 1 AND kind = 'run'"), 1);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM runs WHERE id = 2 AND kind = 'calibration'"), 1);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM calibrations WHERE procedure_hash IS NULL AND "
+                            "source IS NULL"),
+                 1);
+    /* "latest" is the user's run, not the calibration's. */
+    cr_assert_eq(arb_store_run_resolve(st, "latest", &id, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(id, 1);
+    arb_store_close(st);
+    cr_assert_eq(fx_integrity_ok(), 1);
 }
 
 Test(store, should_migrate_a_version_5_file_adding_what_providers_said, .init = fx_setup,
@@ -69,9 +107,9 @@ Test(store, should_migrate_a_version_5_file_adding_what_providers_said, .init = 
                  cols[i], cols[i]);
         fx_raw_exec(sql);
     }
-    fx_raw_exec("PRAGMA user_version = 5");
+    fx_raw_exec(UNDO_MIGRATION_7 "PRAGMA user_version = 5");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 7);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM pragma_table_info('judge_calls') WHERE name IN "
                             "('response_format', 'stop_reason', 'normalization', 'error_type', "
                             "'error_code', 'error_message')"),
@@ -90,7 +128,7 @@ Test(store, should_migrate_a_version_5_file_adding_what_providers_said, .init = 
 Test(store, should_create_and_migrate_a_new_file, .init = fx_setup, .fini = fx_teardown)
 {
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 7);
     cr_assert_eq(fx_raw_int("PRAGMA application_id"), 0x41524249);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                             "('runs', 'systems', 'cases', 'outputs', 'blinding', 'checks', "
@@ -101,7 +139,7 @@ Test(store, should_create_and_migrate_a_new_file, .init = fx_setup, .fini = fx_t
     cr_assert_eq(fx_raw_int("SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
     /* Opening again migrates nothing and keeps the version. */
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 7);
 }
 
 Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_teardown)
@@ -111,9 +149,10 @@ Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_t
     fx_raw_exec("DROP TABLE calibrations; DROP TABLE judgments; DROP TABLE judge_calls; "
                 "DROP TABLE judge_calls_rejected; "
                 "DROP VIEW v_case_trials; DROP TABLE trials; ALTER TABLE runs DROP COLUMN "
-                "scope_json; ALTER TABLE runs DROP COLUMN inputs_json; PRAGMA user_version = 1");
+                "scope_json; ALTER TABLE runs DROP COLUMN inputs_json; ALTER TABLE runs DROP COLUMN "
+                "kind; ALTER TABLE runs DROP COLUMN procedure_hash; PRAGMA user_version = 1");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 7);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                             "('judge_calls', 'judgments', 'calibrations', "
                             "'judge_calls_rejected')"),
@@ -157,7 +196,7 @@ Test(store, should_migrate_a_version_2_file_keeping_its_outputs, .init = fx_setu
     free(m1);
     free(m2);
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 7);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM outputs WHERE case_id = 'c1' AND trial = 0 AND "
                             "content = 'hello'"),
                  1);
@@ -221,7 +260,7 @@ Test(store, should_migrate_a_version_3_file_keeping_its_checks, .init = fx_setup
                 "(12, 1, 'c2', 'a', 'expectation', 'e2', 'unresolved', NULL, '{}')");
     cr_assert_gt(ephemeral_steps(insert), 0, "version 3 checked IN (...) with a temporary b-tree");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 6);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 7);
     cr_assert_eq(ephemeral_steps(insert), 0, "an insert into checks still builds a b-tree");
     /* The rows, their ids (the insert order), and what the views make of them. */
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM checks"), 3);
