@@ -100,10 +100,10 @@ static int check_criteria(const struct arb_calib_set *set, const char *labels, i
     for (size_t i = 0; i < set->n; i++)
         for (size_t k = 0; k < set->items[i].n_crit; k++)
             if (set->items[i].has_final && set->items[i].crit[k].verdict == ARB_V_ABSENT) {
-                cli_error("calibrate", "%s: case '%s' labels criterion '%s', which run %lld's "
+                cli_error("calibrate",
+                          "%s: case '%s' labels criterion '%s', which run %lld's "
                           "rubric does not have",
-                          labels, set->items[i].id, set->items[i].crit[k].name,
-                          (long long)run);
+                          labels, set->items[i].id, set->items[i].crit[k].name, (long long)run);
                 return EXIT_USAGE;
             }
     return EXIT_PASS;
@@ -146,8 +146,7 @@ static int measure(struct arb_store *st, int64_t run, const struct run_facts *rf
     if (!rs && (!cJSON_AddStringToObject(study, "procedure_hash", rf->procedure) ||
                 !cJSON_AddStringToObject(study, "source", source) ||
                 !cJSON_AddNumberToObject(study, "run", (double)run) ||
-                !cJSON_AddItemToObject(study, "systems",
-                                       cJSON_CreateStringArray(systems, 2))))
+                !cJSON_AddItemToObject(study, "systems", cJSON_CreateStringArray(systems, 2))))
         rs = arb_err_set(&err, ARB_ENOMEM, "out of memory");
     if (rs) {
         cJSON_Delete(study);
@@ -237,8 +236,7 @@ static int write_inputs(const struct arb_calib_set *set, struct tmp_inputs *t)
         return EXIT_ENV;
     }
     if (!mkdtemp(t->dir)) {
-        cli_error("calibrate", "cannot make a temporary folder '%s': %s", t->dir,
-                  strerror(errno));
+        cli_error("calibrate", "cannot make a temporary folder '%s': %s", t->dir, strerror(errno));
         t->dir[0] = '\0';
         return EXIT_ENV;
     }
@@ -292,7 +290,9 @@ static int pairs_suite(const struct arb_suite *s, const struct tmp_inputs *t,
 
     for (int k = 0; k < 2; k++)
         snprintf(names[k], 256, "%s",
-                 s->n_systems > (size_t)k ? s->systems[k].name : k ? "output_2" : "output_1");
+                 s->n_systems > (size_t)k ? s->systems[k].name
+                 : k                      ? "output_2"
+                                          : "output_1");
     if (doc && systems && cJSON_AddStringToObject(systems, names[0], t->out[0]) &&
         cJSON_AddStringToObject(systems, names[1], t->out[1])) {
         cJSON_DeleteItemFromObjectCaseSensitive(doc, "systems");
@@ -316,8 +316,7 @@ static int pairs_suite(const struct arb_suite *s, const struct tmp_inputs *t,
 }
 
 /* Run suite (the labelled pairs) as a calibration run; *run receives its id. */
-static int execute(struct arb_store *st, struct arb_suite *suite, struct cal_proc *cp,
-                   int64_t *run)
+static int execute(struct arb_store *st, struct arb_suite *suite, struct cal_proc *cp, int64_t *run)
 {
     struct arb_run_opts opts;
     struct arb_run_summary sum;
@@ -357,8 +356,7 @@ static int execute(struct arb_store *st, struct arb_suite *suite, struct cal_pro
         fprintf(stderr,
                 "arbiter calibrate: run %lld (a calibration run): %zu pairs, %zu decided, %zu "
                 "judge_failed, %zu judge_refused\n",
-                (long long)sum.run_id, sum.cases, sum.decided, sum.judge_failed,
-                sum.judge_refused);
+                (long long)sum.run_id, sum.cases, sum.decided, sum.judge_failed, sum.judge_refused);
     }
     arb_run_summary_release(&sum);
     return code;

@@ -68,8 +68,9 @@ enum arb_status arb_report_add_calibration(struct arb_store *st, const char *pro
         rc = arb_store_calibration_of(st, procedure_hash, NULL, &c, &found, err);
         if (!rc && found) {
             kappa_text(&c, kappa, sizeof(kappa));
-            snprintf(line, sizeof(line), "procedure %.12s, n %lld, kappa %s, %.10s (calibrate --%s)",
-                     procedure_hash, (long long)c.n, kappa, c.created_at, c.source);
+            snprintf(line, sizeof(line),
+                     "procedure %.12s, n %lld, kappa %s, %.10s (calibrate --%s)", procedure_hash,
+                     (long long)c.n, kappa, c.created_at, c.source);
             study = study_json(&c);
             if (!study)
                 return ARB_ENOMEM;

@@ -311,7 +311,9 @@ static void judge_decides(const struct items *it, const struct judged *j, struct
         return; /* undecided items, or no winner named: the rubric's outcome stands */
     if (p->decide_by == ARB_DECIDE_JUDGE) {
         snprintf(why, len, "The judge's winner, the same in both orders: %s.",
-                 jw == 'T' ? "TIE" : jw == 'A' ? "A" : "B");
+                 jw == 'T'   ? "TIE"
+                 : jw == 'A' ? "A"
+                             : "B");
     } else if (p->decide_by == ARB_DECIDE_RUBRIC_THEN_JUDGE && d->winner == 'T') {
         size_t n = strlen(why);
 
@@ -319,7 +321,9 @@ static void judge_decides(const struct items *it, const struct judged *j, struct
         if (n && why[n - 1] == '.')
             why[--n] = '\0';
         snprintf(why + n, len - n, "; the judge's winner, the same in both orders: %s.",
-                 jw == 'T' ? "TIE" : jw == 'A' ? "A" : "B");
+                 jw == 'T'   ? "TIE"
+                 : jw == 'A' ? "A"
+                             : "B");
     } else {
         return;
     }

@@ -113,8 +113,7 @@ enum arb_status arb_procedure_hash(const struct arb_suite *s, const struct arb_j
     if (o && cJSON_AddNumberToObject(o, "v", 1) &&
         (judge ? cJSON_AddStringToObject(o, "judge", judge->hash)
                : cJSON_AddNullToObject(o, "judge")) != NULL &&
-        add_text(o, "task", s->task) &&
-        cJSON_AddItemToObject(o, "rubric", rubric_json(s)) &&
+        add_text(o, "task", s->task) && cJSON_AddItemToObject(o, "rubric", rubric_json(s)) &&
         cJSON_AddItemToObject(o, "expectations", expectations_json(s)) &&
         cJSON_AddItemToObject(o, "policy", policy_json(&s->policy)))
         st = arb_jcs_string(o, &canon, NULL, err);
