@@ -175,6 +175,7 @@ test-cli:
 	@sh tests/cli/nofiles.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/judge_failures.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/failure_reasons.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/show_case.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/calibrate_procedure.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/criterion_text.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/providers.sh $(BUILD)/arbiter $(BUILD)/judge_sim

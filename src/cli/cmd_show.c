@@ -1,45 +1,64 @@
 /*
- * cmd_show.c - `arbiter show`: one case of a run: outputs, every check
- * record, the judge's answers in each order, the verdicts.  Nothing is
- * printed before the case is found, so an unknown case is one error line.
+ * cmd_show.c - `arbiter show`: one case of a run, whole: what it asked (the
+ * suite's task, the case's prompt), the outputs, every check record, the
+ * judge's answers in each order, and each pair's verdict with what the judge
+ * said in each order put together (case_view.h: who was shown first, each
+ * order's winner, position inconsistency).  Nothing is printed before the
+ * case is found, so an unknown case is one error line.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "arbiter/case_view.h"
 #include "arbiter/store.h"
 #include "cli.h"
 #include "parse_options.h"
+#include "show_verdict.h"
 
 static const char usage_text[] =
     "usage: arbiter show RUN CASE [--db FILE] [--records | --json]\n"
     "\n"
-    "One case of a run (RUN is an id or 'latest'): both outputs, every check with its\n"
-    "verdict, score and notes, the judge's answer in each order it was asked (blind: it\n"
-    "saw Response A and Response B: its winner, reasoning and scores), and each pair's\n"
-    "verdict with its scores and reasoning.  Under a verdict the judge failed or\n"
-    "refused, each judgment left without a valid answer: its order, sample and last\n"
-    "attempt, and why (the error of that attempt).\n"
+    "One case of a run (RUN is an id or 'latest'): the suite's task and the case's\n"
+    "prompt, both outputs, every check with its verdict, score and notes, the judge's\n"
+    "answer in each order it was asked (blind: it saw Response A, the output shown\n"
+    "first, and Response B: its winner, reasoning, scores and expectations), and each\n"
+    "pair's verdict: what the judge said in each order (who was shown first, the winner),\n"
+    "whether the orders disagreed (position-inconsistent: then each order's reasoning),\n"
+    "the sample agreement, the policy that decided, the scores and the reasoning.  Under\n"
+    "a verdict the judge failed or refused, each judgment left without a valid answer:\n"
+    "its order, sample and last attempt, and why (the error of that attempt).\n"
     "\n"
     "  --db FILE  the database (default ./" CLI_DEFAULT_DB ")\n"
     "  --records  print every record in full as well (check records, the judge's answers,\n"
     "             comparison.json)\n"
-    "  --json     one object with the full records, and \"judge_failures\": each judgment\n"
-    "             left without a valid answer (A, B, order, sample, attempt from 0, reason)\n"
+    "  --json     one object with the full records; \"task\" ({\"suite\", \"prompt\"}),\n"
+    "             \"judge_failures\": each judgment left without a valid answer (A, B,\n"
+    "             order, sample, attempt from 0, reason), and under each verdict its\n"
+    "             \"reasoning\" and \"judge\": {\"orders\": [{\"ord\", \"shown_first\",\n"
+    "             \"shown_second\", \"sample\", \"winner\", \"winner_as_shown\", \"reasoning\",\n"
+    "             \"criteria\", \"expectations\", \"error\"...}], \"position_inconsistent\",\n"
+    "             \"sample_agreement\", \"winner\"} (null when the pair was not judged)\n"
     "\n"
     "A CASE id that starts with '-' goes after '--': arbiter show 3 -- -x\n";
 
 struct show {
     int json;
     int records; /* text: the full records too */
-    cJSON *doc; /* --json: the object being built */
+    cJSON *doc;  /* --json: the object being built */
     const char *case_id;
     int n;
     int checks_shown, trials_shown, judgments_shown;
     int oom;         /* a judgment or a failure could not be added */
     cJSON *failures; /* the judge's failed slots of the case ("judge_failures" of --json) */
+    struct arb_store *st;
+    int64_t run;
+    char *task;              /* the suite's task (a copy), or NULL */
+    enum arb_status view_rs; /* a verdict's judge view could not be read */
+    struct arb_err *err;
 };
 
 /* The text form's first line, printed with the case's first row. */
@@ -47,6 +66,54 @@ static void begin(struct show *sh)
 {
     if (!sh->n++ && !sh->json)
         printf("case %s\n", sh->case_id);
+}
+
+static int add_string_or_null(cJSON *o, const char *key, const char *s)
+{
+    return (s ? cJSON_AddStringToObject(o, key, s) : cJSON_AddNullToObject(o, key)) != NULL;
+}
+
+/* "--- HEADER" and text whole, ending in a newline; nothing when there is no text. */
+static void print_block(const char *header, const char *text)
+{
+    size_t n = text ? strlen(text) : 0;
+
+    if (!text)
+        return;
+    printf("%s\n%s%s", header, text, n && text[n - 1] == '\n' ? "" : "\n");
+}
+
+/* Keep a copy of the suite's task, for the case's first lines. */
+static int on_task(void *ctx, const char *task)
+{
+    struct show *sh = ctx;
+
+    if (task && !(sh->task = strdup(task)))
+        sh->oom = 1;
+    return 0;
+}
+
+/* What the case asked: the suite's task and the case's own prompt. */
+static int on_prompt(void *ctx, const char *prompt)
+{
+    struct show *sh = ctx;
+    cJSON *t;
+
+    begin(sh);
+    if (!sh->json) {
+        print_block("--- task (the suite's)", sh->task);
+        print_block("--- prompt (the case's)", prompt);
+        return 0;
+    }
+    t = cJSON_CreateObject();
+    if (!t || !add_string_or_null(t, "suite", sh->task) ||
+        !add_string_or_null(t, "prompt", prompt) ||
+        !cJSON_ReplaceItemInObjectCaseSensitive(sh->doc, "task", t)) {
+        cJSON_Delete(t);
+        sh->oom = 1;
+        return 1;
+    }
+    return 0;
 }
 
 static int on_output(void *ctx, const struct arb_output_row *o)
@@ -124,25 +191,9 @@ static void print_notes(const char *record_json)
     cJSON_Delete(rec);
 }
 
-/* "    LABEL: text" cut at about max bytes (on a UTF-8 boundary), newlines as spaces. */
-static void print_text_max(const char *label, const char *text, size_t max)
-{
-    size_t n = strlen(text), i;
-
-    if (n > max) {
-        n = max;
-        while (n && ((unsigned char)text[n] & 0xC0) == 0x80)
-            n--;
-    }
-    printf("    %s: ", label);
-    for (i = 0; i < n; i++)
-        putchar(text[i] == '\n' || text[i] == '\r' ? ' ' : text[i]);
-    printf("%s\n", n < strlen(text) ? " [...]" : "");
-}
-
 static void print_text(const char *label, const char *text)
 {
-    print_text_max(label, text, 400);
+    cli_show_text(label, text, 400);
 }
 
 /* The judge's per-item answers: "    scores: correctness A 4, B 2; ..." and expectations. */
@@ -264,7 +315,8 @@ static int on_judgment(void *ctx, const struct arb_judgment_row *j)
         return 0;
     }
     if (!sh->judgments_shown++)
-        printf("--- judge (blind: it saw Response A and Response B, in each order)\n");
+        printf("--- judge (blind: it saw Response A, shown first, and Response B, in each "
+               "order)\n");
     printf("order %s: Response A = %s%s%s, sample %d%s: %s%s%s%s", j->ord, a,
            b[0] ? ", Response B = " : "", b, j->sample + 1, j->attempt ? " (asked again)" : "",
            j->valid ? "valid" : "invalid", j->cached ? ", from the cache" : "",
@@ -283,7 +335,7 @@ static int on_judgment(void *ctx, const struct arb_judgment_row *j)
 
         putchar('\n');
         if (cJSON_IsString(r))
-            print_text("reasoning", r->valuestring);
+            cli_show_text("reasoning", r->valuestring, REASONING_SHOWN);
         else if (!ans)
             print_text("answer (not JSON)", j->answer_json);
         print_items(ans, a, b);
@@ -335,48 +387,77 @@ static void print_failures(const struct show *sh, const struct arb_verdict_row *
                  cJSON_GetObjectItemCaseSensitive(f, "order")->valuestring,
                  cJSON_GetObjectItemCaseSensitive(f, "sample")->valuedouble + 1,
                  cJSON_GetObjectItemCaseSensitive(f, "attempt")->valuedouble + 1);
-        print_text_max(label, cJSON_GetObjectItemCaseSensitive(f, "reason")->valuestring, 4000);
+        cli_show_text(label, cJSON_GetObjectItemCaseSensitive(f, "reason")->valuestring, 4000);
     }
+}
+
+/* --json: a verdict with its comparison, its reasoning and the judge's view (taken over). */
+static int verdict_json(struct show *sh, const struct arb_verdict_row *v, cJSON *cmp, cJSON *view)
+{
+    cJSON *x = cJSON_CreateObject();
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(cmp, "reasoning");
+    int ok = x && cJSON_AddStringToObject(x, "A", v->system_a) &&
+             cJSON_AddStringToObject(x, "B", v->system_b) &&
+             cJSON_AddStringToObject(x, "status", v->status) &&
+             add_string_or_null(x, "winner", v->winner) &&
+             add_string_or_null(x, "reasoning", cJSON_IsString(r) ? r->valuestring : NULL);
+
+    /* An unreadable comparison is left out, as it always was. */
+    if (ok && cmp)
+        ok = cJSON_AddItemToObject(x, "comparison", cJSON_Duplicate(cmp, 1)) != 0;
+    if (ok)
+        ok = view ? cJSON_AddItemToObject(x, "judge", view) != 0
+                  : cJSON_AddNullToObject(x, "judge") != NULL;
+    if (ok)
+        view = NULL;
+    if (ok)
+        ok = cJSON_AddItemToArray(cJSON_GetObjectItem(sh->doc, "verdicts"), x) != 0;
+    if (!ok) {
+        cJSON_Delete(x);
+        cJSON_Delete(view);
+        sh->oom = 1;
+        return 1;
+    }
+    return 0;
 }
 
 static int on_verdict(void *ctx, const struct arb_verdict_row *v)
 {
     struct show *sh = ctx;
+    cJSON *view = NULL, *cmp;
+    enum arb_status rs;
 
     begin(sh);
+    rs = arb_case_judge_read(sh->st, sh->run, v, &view, sh->err);
+    if (rs) {
+        sh->view_rs = rs;
+        return 1;
+    }
+    cmp = v->comparison_json ? cJSON_Parse(v->comparison_json) : NULL;
     if (sh->json) {
-        cJSON *x = cJSON_CreateObject();
+        int stop = verdict_json(sh, v, cmp, view);
 
-        cJSON_AddItemToArray(cJSON_GetObjectItem(sh->doc, "verdicts"), x);
-        cJSON_AddStringToObject(x, "A", v->system_a);
-        cJSON_AddStringToObject(x, "B", v->system_b);
-        cJSON_AddStringToObject(x, "status", v->status);
-        if (v->winner)
-            cJSON_AddStringToObject(x, "winner", v->winner);
-        else
-            cJSON_AddNullToObject(x, "winner");
-        cJSON_AddItemToObject(x, "comparison", cJSON_Parse(v->comparison_json));
-        return 0;
+        cJSON_Delete(cmp);
+        return stop;
     }
     printf("--- verdict: A = %s, B = %s: %s, winner %s\n", v->system_a, v->system_b, v->status,
            v->winner ? v->winner : "(none)");
     print_failures(sh, v);
+    cli_show_judge_view(view);
+    cli_show_policy(cmp);
     if (sh->records) {
         printf("    %s\n", v->comparison_json ? v->comparison_json : "");
     } else {
-        cJSON *cmp = v->comparison_json ? cJSON_Parse(v->comparison_json) : NULL;
-        const cJSON *r = cJSON_GetObjectItemCaseSensitive(cmp, "reasoning");
-
         if (!isnan(v->score_a) || !isnan(v->score_b))
             printf("    overall score (2-10): %s %.3g, %s %.3g\n", v->system_a, v->score_a,
                    v->system_b, v->score_b);
         if (!isnan(v->pass_rate_a) || !isnan(v->pass_rate_b))
             printf("    expectation pass rate: %s %.3g, %s %.3g\n", v->system_a, v->pass_rate_a,
                    v->system_b, v->pass_rate_b);
-        if (cJSON_IsString(r) && r->valuestring[0])
-            print_text("reasoning", r->valuestring);
-        cJSON_Delete(cmp);
+        cli_show_reasoning(cmp, view);
     }
+    cJSON_Delete(cmp);
+    cJSON_Delete(view);
     return 0;
 }
 
@@ -413,7 +494,7 @@ static int show_cmd(int argc, char **argv)
     if (sh.json) {
         sh.doc = cJSON_CreateObject();
         if (!sh.doc || !cJSON_AddStringToObject(sh.doc, "case", case_id) ||
-            !cJSON_AddArrayToObject(sh.doc, "outputs") ||
+            !cJSON_AddNullToObject(sh.doc, "task") || !cJSON_AddArrayToObject(sh.doc, "outputs") ||
             !cJSON_AddArrayToObject(sh.doc, "checks") ||
             !cJSON_AddArrayToObject(sh.doc, "trials") ||
             !cJSON_AddArrayToObject(sh.doc, "judgments") ||
@@ -426,6 +507,7 @@ static int show_cmd(int argc, char **argv)
         return EXIT_ENV;
     }
     sh.case_id = case_id;
+    sh.err = &err;
     rs = cli_open_for_reading("show", db, &st);
     if (rs) {
         cJSON_Delete(sh.doc);
@@ -433,9 +515,15 @@ static int show_cmd(int argc, char **argv)
             cJSON_Delete(sh.failures);
         return cli_exit_for(rs);
     }
+    sh.st = st;
     if (!rs)
         rs = arb_store_run_resolve(st, run_spec, &run, &err);
+    sh.run = run;
     if (!rs)
+        rs = arb_store_run_task(st, run, on_task, &sh, &err);
+    if (!rs && !sh.oom)
+        rs = arb_store_case_prompt(st, run, case_id, on_prompt, &sh, &err);
+    if (!rs && !sh.oom)
         rs = arb_store_outputs(st, run, case_id, on_output, &sh, &err);
     if (!rs)
         rs = arb_store_checks(st, run, case_id, on_check, &sh, &err);
@@ -447,6 +535,8 @@ static int show_cmd(int argc, char **argv)
         rs = arb_store_judge_failures(st, run, case_id, on_failure, &sh, &err);
     if (!rs && !sh.oom)
         rs = arb_store_verdicts(st, run, case_id, on_verdict, &sh, &err);
+    if (!rs)
+        rs = sh.view_rs;
     if (!rs && sh.oom) {
         cli_error("show", "out of memory");
         code = EXIT_ENV;
@@ -466,6 +556,7 @@ static int show_cmd(int argc, char **argv)
     cJSON_Delete(sh.doc);
     if (!sh.json)
         cJSON_Delete(sh.failures);
+    free(sh.task);
     arb_store_close(st);
     return code;
 }

@@ -1,13 +1,16 @@
 /*
  * cases.c - the per-case detail of a report, for the HTML format: each
- * verdict with both outputs (cut to a readable length), every check record
- * and the judge's reasoning.
+ * verdict with what the case asked (its prompt; the suite's task once, as
+ * "cases_task"), both outputs (cut to a readable length), every check
+ * record, the judge's reasoning, its answers in each order (case_view.h) and
+ * the policy that decided.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arbiter/case_view.h"
 #include "arbiter/report.h"
 
 #define OUTPUT_SHOWN 20000 /* bytes of each output shown in a report */
@@ -92,6 +95,68 @@ static int on_check(void *ctx, const struct arb_check_row *c)
     return 0;
 }
 
+struct task_copy {
+    char *text; /* the suite's task, or NULL */
+    int oom;
+};
+
+static int on_task(void *ctx, const char *task)
+{
+    struct task_copy *t = ctx;
+
+    if (task && !(t->text = strdup(task)))
+        t->oom = 1;
+    return 0;
+}
+
+struct prompt_ctx {
+    cJSON *x;
+    int oom;
+};
+
+/* The case's prompt: "prompt" of x, when the case has one. */
+static int on_prompt(void *ctx, const char *prompt)
+{
+    struct prompt_ctx *p = ctx;
+
+    if (prompt && !cJSON_AddStringToObject(p->x, "prompt", prompt))
+        p->oom = 1;
+    return 0;
+}
+
+/*
+ * What the case asked, the judge's answers in each order ("judge", when it was asked) and
+ * what decided (the comparison's "policy" and "decided_by", when it has them) added to x.
+ */
+static enum arb_status add_case_view(struct cases_ctx *cc, const struct arb_verdict_row *v,
+                                     const cJSON *cmp, cJSON *x)
+{
+    static const char *const decision[] = {"policy", "decided_by"};
+    struct prompt_ctx pc = {x, 0};
+    cJSON *view = NULL;
+    enum arb_status rs =
+        arb_store_case_prompt(cc->st, cc->run, v->case_id, on_prompt, &pc, cc->err);
+
+    if (!rs && pc.oom)
+        rs = ARB_ENOMEM;
+    if (!rs)
+        rs = arb_case_judge_read(cc->st, cc->run, v, &view, cc->err);
+    if (!rs && view && !cJSON_AddItemToObject(x, "judge", view)) {
+        cJSON_Delete(view);
+        rs = ARB_ENOMEM;
+    }
+    for (size_t i = 0; !rs && i < sizeof(decision) / sizeof(decision[0]); i++) {
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(cmp, decision[i]);
+        cJSON *copy = m ? cJSON_Duplicate(m, 1) : NULL;
+
+        if (m && (!copy || !cJSON_AddItemToObject(x, decision[i], copy))) {
+            cJSON_Delete(copy);
+            rs = ARB_ENOMEM;
+        }
+    }
+    return rs;
+}
+
 static int on_verdict(void *ctx, const struct arb_verdict_row *v)
 {
     struct cases_ctx *cc = ctx;
@@ -131,7 +196,13 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
     why = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cmp, "judge"), "error");
     if (cJSON_IsString(why) && why->valuestring[0])
         cJSON_AddStringToObject(x, "judge_error", why->valuestring);
+    cc->rc = add_case_view(cc, v, cmp, x);
     cJSON_Delete(cmp);
+    if (cc->rc) {
+        if (cc->rc == ARB_ENOMEM)
+            arb_err_set(cc->err, ARB_ENOMEM, "out of memory");
+        return 1;
+    }
     outs = cJSON_AddObjectToObject(x, "outputs");
     checks = cJSON_AddArrayToObject(x, "checks");
     if (!outs || !checks ||
@@ -149,10 +220,18 @@ enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *r
     struct cases_ctx cc = {
         st, run, cJSON_AddArrayToObject(report, "cases_detail"), limit, 0, NULL, ARB_OK, err};
     enum arb_status rc;
+    struct task_copy task = {NULL, 0};
 
     if (!cc.arr)
         return ARB_ENOMEM;
-    rc = arb_store_verdicts(st, run, NULL, on_verdict, &cc, err);
+    /* The suite's task once: every case of the run was asked it. */
+    rc = arb_store_run_task(st, run, on_task, &task, err);
+    if (!rc &&
+        (task.oom || (task.text && !cJSON_AddStringToObject(report, "cases_task", task.text))))
+        rc = ARB_ENOMEM;
+    free(task.text);
+    if (!rc)
+        rc = arb_store_verdicts(st, run, NULL, on_verdict, &cc, err);
     if (!rc)
         rc = cc.rc;
     if (!rc && cc.n >= limit)

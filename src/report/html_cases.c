@@ -1,7 +1,8 @@
 /*
  * html_cases.c - the judge-health panel, the CI gates and the cases: a table
- * of every case linking to its details (both outputs side by side, every
- * check record in a collapsible <details>, the judge's reasoning).
+ * of every case linking to its details (what it asked, both outputs side by
+ * side, every check record in a collapsible <details>, the judge's reasoning
+ * and its answer in each order: html_case_judge.c).
  *
  * Case ids, outputs, reasoning and records are hostile input: all of it goes
  * through html_text, and anchors through html_anchor.  Members the report
@@ -510,12 +511,20 @@ static void case_details(struct html *h, const cJSON *report, const cJSON *c, in
         html_text_short(h, html_str(c, "judge_error"), 2000);
         html_raw(h, "</blockquote>\n");
     }
-    if (*html_str(c, "reasoning")) {
+    html_case_task(h, report, c);
+    if (html_case_inconsistent(c)) {
+        /* The comparison keeps the first order's reasoning: each order's is below. */
+        html_raw(h, "<h4>The judge's orders disagree</h4>\n<p class=\"note\">Asked with each "
+                    "output shown first, the judge named a different winner each time "
+                    "(position-inconsistent): each order's winner and reasoning are under "
+                    "<em>The judge, order by order</em>.</p>\n");
+    } else if (*html_str(c, "reasoning")) {
         html_raw(h, "<h4>The judge's reasoning</h4>\n<blockquote class=\"reasoning\">");
         html_text(h, html_str(c, "reasoning"));
         html_raw(h, "</blockquote>\n");
     }
     outputs(h, report, c);
+    html_case_judge(h, report, c);
     if (cJSON_GetArraySize(html_get(c, "checks")) > 0) {
         html_printf(h, "<h4>Checks (%d)</h4>\n", cJSON_GetArraySize(html_get(c, "checks")));
         cJSON_ArrayForEach(k, html_get(c, "checks"))
@@ -539,12 +548,13 @@ void html_cases(struct html *h, const cJSON *report)
         html_raw(h, "<p class=\"empty\">No cases.</p>\n</section>\n");
         return;
     }
-    html_raw(h, "<p class=\"note\">Each case links to both outputs, every check record and the "
-                "judge's reasoning.");
+    html_raw(h, "<p class=\"note\">Each case links to what it asked, both outputs, every check "
+                "record, the judge's reasoning and its answer in each order.");
     if (!isnan(html_num(report, "cases_detail_limit")))
         html_printf(h, " Only the first %.0f verdicts are listed.",
                     html_num(report, "cases_detail_limit"));
     html_raw(h, "</p>\n");
+    html_cases_task(h, report);
     cases_table(h, report, cases);
     cJSON_ArrayForEach(c, cases)
     {

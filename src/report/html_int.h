@@ -99,4 +99,14 @@ void html_judge_panel(struct html *h, const cJSON *report);
 void html_gates(struct html *h, const cJSON *report);
 void html_cases(struct html *h, const cJSON *report);
 
+/*
+ * One case whole (html_case_judge.c): the suite's task once, at the top of the cases
+ * ("cases_task"); a case's task and prompt; the judge's answer in each order with what they
+ * made together and the policy that decided; whether its orders disagreed.
+ */
+void html_cases_task(struct html *h, const cJSON *report);
+void html_case_task(struct html *h, const cJSON *report, const cJSON *c);
+void html_case_judge(struct html *h, const cJSON *report, const cJSON *c);
+int html_case_inconsistent(const cJSON *c);
+
 #endif

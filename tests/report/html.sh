@@ -16,8 +16,9 @@
 # script (and the CSP removed, so that it runs) must produce "Uncaught TypeError".
 #
 # What a reader sees: a copy of a page with a probe script (the CSP removed the same way)
-# writes the rendered text (innerText, after CSS) of every table header, the judge's line
-# and the first line of each output into the DOM, where the checks read it.
+# writes the rendered text (innerText, after CSS) of every table header, the judge's line,
+# the first line of each output and, per case, what it asked, its headings and the judge's
+# answer in each order into the DOM, where the checks read it.
 . "$(dirname "$0")/../cli/lib.sh"
 ARB="$1"
 SIM="${2:-}"
@@ -59,6 +60,10 @@ hasnt() { ! grep -qiF -- "$2" "$1"; }
 #   th-differ: N      headers whose rendered text differs from their source text
 #   judge: TEXT       the judge panel's first line
 #   output: TEXT      the first line of each output shown
+#   asked: ID | TEXT  a case's task and prompt (ID its anchor; lines joined by " | ")
+#   heading: ID | TEXT  each heading of a case
+#   order: ID | TEXT  each order's answer in a case: who was shown first, winner, reasoning...
+#   judge-sum: ID | TEXT  what the orders made together
 probe() {
     cat >"$T/probe.js" <<'JS'
 var o = [], th = document.querySelectorAll("th"), bad = 0, i;
@@ -71,6 +76,19 @@ var j = document.querySelector("#judge .note");
 o.push("judge: " + (j ? j.innerText.trim() : ""));
 var pre = document.querySelectorAll("pre.output");
 for (i = 0; i < pre.length; i++) o.push("output: " + pre[i].textContent.split("\n")[0]);
+function seen(sel, name) {
+    var e = document.querySelectorAll(sel), k, c, lines;
+    for (k = 0; k < e.length; k++) {
+        c = e[k].closest(".case");
+        lines = e[k].innerText.split("\n").map(function (l) { return l.trim(); })
+            .filter(function (l) { return l !== ""; });
+        o.push(name + ": " + (c ? c.id : "") + " | " + lines.join(" | "));
+    }
+}
+seen(".case .asked", "asked");
+seen(".case h4", "heading");
+seen(".judge-order", "order");
+seen(".judge-sum", "judge-sum");
 var p = document.createElement("pre");
 p.id = "probe";
 p.textContent = o.join("\n");
@@ -226,6 +244,67 @@ check "as written: a directory output's first file under its name" \
 check "as written: its other file under its name" has "$T/dirout.html" "=== file: notes.md ==="
 check "as written: a JSONL output has no file header" grep -qx 'output: the answer for c1' "$P"
 check "as written: no header of the directory report upper-cased" grep -qx 'th-differ: 0' "$P"
+
+# --- One case whole: a judge whose orders disagree ----------------------------------------
+# judge_sim --prefer-a 1 names the output it was shown first in both orders, so the case is
+# position-inconsistent: its view must show both orders, each with who was shown first, its
+# winner and its reasoning, and what the case asked, not "tie" with one reasoning.
+PI="$T/pi"
+mkdir -p "$PI"
+printf '{"id": "k1", "output": "Paris."}\n' >"$PI/a.jsonl"
+printf '{"id": "k1", "output": "The capital of France is Paris."}\n' >"$PI/b.jsonl"
+export ARB_HTML_KEY=html-key
+start_sim --prefer-a 1
+cat >"$PI/suite.json" <<JSON
+{"name": "orders disagree", "task": "Answer briefly (zz-task).", "seed": 2,
+ "systems": {"alpha": "a.jsonl", "beta": "b.jsonl"},
+ "rubric": {"content": [{"name": "accuracy"}], "structure": []},
+ "expectations": [{"id": "polite", "text": "The answer is polite"}],
+ "judge": {"provider": "openai", "base_url": "http://127.0.0.1:$PORT/v1", "model": "sim",
+           "api_key_env": "ARB_HTML_KEY", "timeout_s": 5},
+ "cases": [{"id": "k1", "prompt": "What is the capital of France? (zz-prompt)"}]}
+JSON
+"$ARB" run "$PI/suite.json" --db "$T/pi.db" >"$T/pi.out" 2>&1 ||
+    bad "position-inconsistent run: $(tail -3 "$T/pi.out")"
+stop_sim
+pq() { sqlite3 "$T/pi.db" "$1"; }
+PA=$(pq "SELECT system_a FROM verdicts")
+PB=$(pq "SELECT system_b FROM verdicts")
+R_AB=$(pq "SELECT json_extract(answer_json, '\$.reasoning') FROM judgments WHERE ord = 'AB'")
+R_BA=$(pq "SELECT json_extract(answer_json, '\$.reasoning') FROM judgments WHERE ord = 'BA'")
+if [ "$(pq "SELECT json_extract(comparison_json, '\$.judge.position_inconsistent') FROM verdicts")" = 1 ] &&
+    [ -n "$R_AB" ] && [ -n "$R_BA" ] && [ "$R_AB" != "$R_BA" ]; then
+    ok
+else
+    bad "orders disagree: the test needs a position-inconsistent case with two reasonings"
+fi
+check "orders disagree: report --format html" "$ARB" report latest --db "$T/pi.db" --format html \
+    -o "$T/pi.html"
+check "orders disagree: no <script> in the file" hasnt "$T/pi.html" "<script"
+check "orders disagree: a CSP" has "$T/pi.html" '<meta http-equiv="Content-Security-Policy"'
+probe "$T/pi.html" piprobe
+P="$T/piprobe.probe"
+check "orders disagree: order AB shown with its first system, winner and reasoning" \
+    grep -qF "order: case-k1 | Order AB: $PA shown first | Response A was $PA, Response B $PB. | Winner: $PA (Response A) | $R_AB" "$P"
+check "orders disagree: order BA shown with its first system, winner and reasoning" \
+    grep -qF "order: case-k1 | Order BA: $PB shown first | Response A was $PB, Response B $PA. | Winner: $PB (Response A) | $R_BA" "$P"
+check "orders disagree: each order's scores and expectations" \
+    sh -c "[ \"\$(grep -c '^order: case-k1 | .* | Criterion (1-5)	$PA	$PB | accuracy	[1-5]	[1-5] | Expectation	$PA	$PB | polite	\(pass\|fail\)	\(pass\|fail\)\$' '$P')\" = 2 ]"
+check "orders disagree: said so, with the sample agreement" \
+    grep -q '^judge-sum: case-k1 | position-inconsistent its orders disagree on the winner; sample agreement 0%' "$P"
+check "orders disagree: the heading says so" grep -qx "heading: case-k1 | The judge's orders disagree" "$P"
+check "orders disagree: no single reasoning for both orders" \
+    sh -c "! grep -q \"^heading: case-k1 | The judge's reasoning\" '$P'"
+check "orders disagree: the task and the prompt" \
+    grep -qx 'asked: case-k1 | Task | Answer briefly (zz-task). | Prompt | What is the capital of France? (zz-prompt)' "$P"
+check "orders disagree: no header of the page upper-cased" grep -qx 'th-differ: 0' "$P"
+browse pidom --dump-dom "file://$T/pi.html" >/dev/null
+if console_lines "$T/pidom.err" >"$T/console.txt"; then
+    bad "orders disagree: console messages from the page:"
+    sed 's/^/    /' "$T/console.txt"
+else
+    ok
+fi
 
 # --- Hostile ids, names and outputs ------------------------------------------------------
 S="$T/hostile"
