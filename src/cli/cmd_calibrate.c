@@ -20,22 +20,38 @@
 #include "cmd_tune.h"
 
 static const char usage_text[] =
-    "usage: arbiter calibrate LABELS [--judge FILE] [--db FILE]\n"
+    "usage: arbiter calibrate --run RUN LABELS [--db FILE] [--format json|md] [--bootstrap N]\n"
+    "       arbiter calibrate --suite SUITE PAIRS [--judge FILE] [--db FILE] [--format json|md]\n"
+    "                         [--bootstrap N] [--[no-]progress]\n"
+    "       arbiter calibrate LABELS [--judge FILE] [--db FILE]\n"
     "                         [--policy inconsistent-tie|net-vote] [--unparsed tie|unresolved]\n"
     "                         [--bootstrap N] [--format json|md] [--[no-]progress]\n"
     "       arbiter calibrate --tune CHECK LABELS [--target 0.95] [--format json|md]\n"
     "                         [--db FILE]\n"
     "\n"
-    "Measure how a judge agrees with human labels.  LABELS is a JSONL file, one item a\n"
-    "line: {\"id\", \"prompt\", \"output_1\", \"output_2\", \"human\": \"1\"|\"2\"|\"tie\" or a "
-    "list\n"
-    "(one per annotator), \"judge\": {\"order_12\": v, \"order_21\": v}} with v \"1\", \"2\",\n"
-    "\"tie\" or null, in the original numbering; or expectation labels {\"id\", \"output\",\n"
-    "\"expectation\", \"human\": true|false, \"judge\": true|false|null}.  Items with \"judge\"\n"
-    "are studied on those recorded verdicts; the others are put to the judge (--judge\n"
-    "FILE), blind, fenced and cached, and its verdicts recorded: a pair in both orders,\n"
-    "an expectation as one question on its one output (does it meet the expectation?\n"
-    "true, false, or null without a valid reply; majority of the samples).\n"
+    "Measure a run's decision procedure (its judge, prompt, rubric and policy) against\n"
+    "human labels, and store the study under the procedure's identity, where 'run\n"
+    "--require-calibrated' and the report's judge health look it up.\n"
+    "\n"
+    "  --run RUN           a finished run's stored verdicts (RUN is an id or 'latest'), no\n"
+    "                      judge call.  LABELS is JSONL: {\"id\": CASE, \"human\": SYSTEM or\n"
+    "                      \"tie\" or a list (one per annotator), \"criteria\"?: {NAME: SYSTEM\n"
+    "                      or \"tie\" or a list}, \"note\"?: text}\n"
+    "  --suite SUITE       the labelled pairs run through SUITE's own procedure (checks,\n"
+    "                      blinding, judge prompt, rubric, policy: as 'arbiter run') into a\n"
+    "                      calibration run (never 'latest'), then measured as --run does.\n"
+    "                      PAIRS is JSONL: {\"id\", \"prompt\", \"output_1\", \"output_2\",\n"
+    "                      \"human\": \"1\"|\"2\"|\"tie\" or a list, \"criteria\"?, \"expected\"?};\n"
+    "                      output_1 is the suite's first system, outputs may be any JSON\n"
+    "\n"
+    "Without --run or --suite: the judge alone (its config, a generic prompt, no rubric).\n"
+    "LABELS is then {\"id\", \"prompt\", \"output_1\", \"output_2\", \"human\": \"1\"|\"2\"|\"tie\"\n"
+    "or a list, \"judge\": {\"order_12\": v, \"order_21\": v}} with v \"1\", \"2\", \"tie\" or null,\n"
+    "in the original numbering; or expectation labels {\"id\", \"output\", \"expectation\",\n"
+    "\"human\": true|false, \"judge\": true|false|null}.  Items with \"judge\" are studied on\n"
+    "those recorded verdicts; the others are put to the judge (--judge FILE), blind, fenced\n"
+    "and cached: a pair in both orders, an expectation as one question on its one output.\n"
+    "Such a study is stored under the judge's hash and never calibrates a run's procedure.\n"
     "\n"
     "  --judge FILE        the judge config (JSON, as a suite's \"judge\"); its hash keys the\n"
     "                      stored study (its API key is only needed to ask it)\n"
@@ -56,7 +72,8 @@ static const char usage_text[] =
     "                      outputs people labelled (see 'arbiter calibrate --tune --help')\n"
     "\n"
     "exit: 0 the study was stored and printed, 2 usage or input error (located as\n"
-    "FILE:LINE:COL), 4 database or judge failure\n";
+    "FILE:LINE:COL; a label for a case the run lacks; a criterion its rubric lacks), 4\n"
+    "database or judge failure\n";
 
 struct cal_args {
     const char *labels, *db, *format;
@@ -394,7 +411,7 @@ out:
 
 const struct arb_cmd arb_cmd_calibrate = {
     .name = "calibrate",
-    .summary = "measure a judge against human labels: agreement, kappa, position bias",
+    .summary = "measure a run's decision procedure (or a judge) against human labels",
     .usage = usage_text,
     .run = calibrate_cmd,
 };
