@@ -6,11 +6,12 @@
 -- before this migration (their suite_json has a "calibration" member) become 'calibration'.
 --
 -- runs.procedure_hash: the identity of the run's decision procedure, hex SHA-256 of the
--- RFC 8785 text of {"judge": the judge config hash (model, parameters, prompt template),
--- "task", "rubric": every criterion with its dimension, description, anchors and check,
--- "expectations": the suite's own, "policy": decide_by, position_inconsistent and
--- tie_epsilon, "v": 1}.  Two runs with the same procedure decide a case the same way.  NULL
--- for a run without a judge and for runs stored before this migration.
+-- RFC 8785 text of {"judge": the judge config hash (model, parameters, prompt template) or
+-- null, "task", "rubric": every criterion with its dimension, description, anchors, check
+-- and the SHA-256 of each expected_file the check reads, "expectations": the suite's own,
+-- the same way, "redact", "policy": decide_by, position_inconsistent and tie_epsilon,
+-- "v": 1}.  Two runs with the same procedure decide a case the same way.  NULL for runs
+-- stored before this migration.
 --
 -- calibrations.procedure_hash: the procedure whose verdicts a study measured (`calibrate
 -- --suite`, `calibrate --run`); NULL for a study of the judge's own per-order winners

@@ -534,14 +534,6 @@ struct arb_calibration_row {
 enum arb_status arb_store_put_calibration(struct arb_store *st, const struct arb_calibration_row *c,
                                           struct arb_err *err);
 
-/*
- * The kappa of the latest pairwise study of judge_hash: *found 1 and *kappa
- * (NaN when it was undefined), or *found 0 when the judge was never
- * calibrated on pairs (expectation studies measure the single-output prompt).
- */
-enum arb_status arb_store_latest_calibration(struct arb_store *st, const char *judge_hash,
-                                             double *kappa, int *found, struct arb_err *err);
-
 /* A stored pairwise study, as a run's judge health names it. */
 struct arb_calibration_info {
     int64_t id, n, run;

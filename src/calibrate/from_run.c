@@ -20,6 +20,7 @@ struct fill {
     struct arb_calib_item *it;
     int found;
     enum arb_status rc;
+    struct arb_err *err;
 };
 
 /* A system's name as a verdict: ARB_V_1, ARB_V_2, ARB_V_TIE, or ARB_V_NULL. */
@@ -58,6 +59,15 @@ static double crit_score(const cJSON *rubric, const char *side, const char *name
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* Element k of order_winners as a verdict: ARB_V_ABSENT past its end (not asked). */
+static int order_word(const struct fill *f, const cJSON *orders, int k,
+                      const struct arb_verdict_row *v)
+{
+    const cJSON *w = cJSON_GetArrayItem(orders, k);
+
+    return w ? pair_word(f, w, v->system_a, v->system_b) : ARB_V_ABSENT;
+}
+
 static void fill_orders(struct fill *f, const cJSON *cmp, const struct arb_verdict_row *v)
 {
     const cJSON *judge = cJSON_GetObjectItemCaseSensitive(cmp, "judge");
@@ -73,16 +83,20 @@ static void fill_orders(struct fill *f, const cJSON *cmp, const struct arb_verdi
         it->order_12 = it->order_21 = ARB_V_NULL;
         return;
     }
-    a_first = pair_word(f, cJSON_GetArrayItem(orders, 0), v->system_a, v->system_b);
-    b_first = pair_word(f, cJSON_GetArrayItem(orders, 1), v->system_a, v->system_b);
+    /* One element when the judge asked one order (swap off): the other was never asked. */
+    a_first = order_word(f, orders, 0, v);
+    b_first = order_word(f, orders, 1, v);
     it->order_12 = a_is_1 ? a_first : b_first;
     it->order_21 = a_is_1 ? b_first : a_first;
 }
 
-/* Present in the rubric of side A (content or structure), scored or not. */
+/* Present in the rubric of a side that has one (content or structure), scored or not. */
 static int in_rubric(const cJSON *rubric, const char *name)
 {
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(rubric, "A");
+
+    if (!r)
+        r = cJSON_GetObjectItemCaseSensitive(rubric, "B");
 
     return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "content"), name) ||
            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "structure"), name);
@@ -101,10 +115,13 @@ static void fill_criteria(struct fill *f, const cJSON *cmp, const struct arb_ver
         const char *name = it->crit[k].name;
         double a = crit_score(rubric, "A", name), b = crit_score(rubric, "B", name);
 
-        if (!rubric || !cJSON_GetObjectItemCaseSensitive(rubric, "B"))
-            it->crit[k].verdict = ARB_V_NULL; /* missing_output: no pair to compare */
+        if (!rubric)
+            it->crit[k].verdict = ARB_V_NULL; /* neither output exists */
         else if (!in_rubric(rubric, name))
             it->crit[k].verdict = ARB_V_ABSENT;
+        else if (!cJSON_GetObjectItemCaseSensitive(rubric, "A") ||
+                 !cJSON_GetObjectItemCaseSensitive(rubric, "B"))
+            it->crit[k].verdict = ARB_V_NULL; /* missing_output: no pair to compare */
         else if (isnan(a) || isnan(b))
             it->crit[k].verdict = ARB_V_NULL;
         else
@@ -129,7 +146,9 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
     it->final = side_of(f, v->winner);
     cmp = v->comparison_json ? cJSON_Parse(v->comparison_json) : NULL;
     if (v->comparison_json && !cmp) {
-        f->rc = ARB_ENOMEM;
+        f->rc = arb_err_set(f->err, ARB_EPARSE,
+                            "the stored comparison of case '%s' (%s vs %s) is not JSON", v->case_id,
+                            v->system_a, v->system_b);
         return 1;
     }
     fill_orders(f, cmp, v);
@@ -166,7 +185,7 @@ enum arb_status arb_calib_from_run(struct arb_store *st, int64_t run, const char
     *unmatched = 0;
     for (size_t i = 0; !rc && i < set->n; i++) {
         struct arb_calib_item *it = &set->items[i];
-        struct fill f = {systems, it, 0, ARB_OK};
+        struct fill f = {systems, it, 0, ARB_OK, err};
 
         it->has_final = 0;
         it->final = ARB_V_NULL;

@@ -18,6 +18,7 @@
  * first system and output_2 its second, so their names are redacted from the
  * outputs as in a run.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -36,12 +37,19 @@
 /* ---- the run measured ----------------------------------------------------------------- */
 
 struct run_facts {
-    char systems[2][256];
+    char *systems[2]; /* owned */
     size_t n_systems;
     char procedure[65];
     char judge_hash[65];
-    int found;
+    int found, oom;
 };
+
+static void run_facts_release(struct run_facts *rf)
+{
+    free(rf->systems[0]);
+    free(rf->systems[1]);
+    rf->systems[0] = rf->systems[1] = NULL;
+}
 
 static int on_run_row(void *ctx, const struct arb_run_row *r)
 {
@@ -55,8 +63,9 @@ static int on_run_row(void *ctx, const struct arb_run_row *r)
     {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(x, "name");
 
-        if (cJSON_IsString(name) && rf->n_systems < 2)
-            snprintf(rf->systems[rf->n_systems], sizeof(rf->systems[0]), "%s", name->valuestring);
+        if (cJSON_IsString(name) && rf->n_systems < 2 &&
+            !(rf->systems[rf->n_systems] = strdup(name->valuestring)))
+            rf->oom = 1;
         rf->n_systems += cJSON_IsString(name);
     }
     snprintf(rf->procedure, sizeof(rf->procedure), "%s",
@@ -73,8 +82,11 @@ static int read_run(struct arb_store *st, int64_t run, struct run_facts *rf)
     struct arb_err err = {{0}};
 
     memset(rf, 0, sizeof(*rf));
-    if (arb_store_runs(st, run, on_run_row, rf, &err) || !rf->found) {
-        cli_error("calibrate", "%s", err.msg[0] ? err.msg : "cannot read the run");
+    if (arb_store_runs(st, run, on_run_row, rf, &err) || !rf->found || rf->oom) {
+        cli_error("calibrate", "%s",
+                  err.msg[0] ? err.msg
+                  : rf->oom  ? "out of memory"
+                             : "cannot read the run");
         return EXIT_ENV;
     }
     if (rf->n_systems != 2) {
@@ -86,8 +98,9 @@ static int read_run(struct arb_store *st, int64_t run, struct run_facts *rf)
     }
     if (!rf->procedure[0]) {
         cli_error("calibrate",
-                  "run %lld was stored before procedures had an identity (schema 7): replay "
-                  "it ('arbiter replay %lld') and calibrate the replay",
+                  "run %lld was stored before procedures had an identity (schema 7): run its "
+                  "suite again, or re-judge it into a new run ('arbiter replay %lld --rejudge "
+                  "JUDGE.json'), and calibrate that run",
                   (long long)run, (long long)run);
         return EXIT_USAGE;
     }
@@ -170,6 +183,7 @@ int cli_calibrate_run(struct cal_proc *cp)
     enum arb_status rs;
     int code;
 
+    memset(&rf, 0, sizeof(rf));
     rs = arb_store_open(cp->db, 0, &st, &err);
     if (!rs)
         rs = arb_store_run_resolve(st, cp->run, &run, &err);
@@ -190,6 +204,7 @@ int cli_calibrate_run(struct cal_proc *cp)
     }
     if (!code)
         code = measure(st, run, &rf, set, cp, "run");
+    run_facts_release(&rf);
     arb_calib_set_free(set);
     arb_store_close(st);
     return code;
@@ -240,6 +255,20 @@ static int write_inputs(const struct arb_calib_set *set, struct tmp_inputs *t)
         t->dir[0] = '\0';
         return EXIT_ENV;
     }
+    /* Absolute: the suite's copy resolves relative paths from the suite's own folder. */
+    if (t->dir[0] != '/') {
+        char *abs = realpath(t->dir, NULL);
+
+        if (!abs || strlen(abs) >= sizeof(t->dir)) {
+            cli_error("calibrate", "cannot resolve the temporary folder '%s'", t->dir);
+            rmdir(t->dir);
+            free(abs);
+            t->dir[0] = '\0';
+            return EXIT_ENV;
+        }
+        memcpy(t->dir, abs, strlen(abs) + 1);
+        free(abs);
+    }
     snprintf(t->cases, sizeof(t->cases), "%s/cases.jsonl", t->dir);
     snprintf(t->out[0], sizeof(t->out[0]), "%s/output_1.jsonl", t->dir);
     snprintf(t->out[1], sizeof(t->out[1]), "%s/output_2.jsonl", t->dir);
@@ -277,22 +306,20 @@ static int write_inputs(const struct arb_calib_set *set, struct tmp_inputs *t)
 
 /*
  * The suite with the labelled pairs as its cases and outputs: the same document with
- * "cases" and "systems" replaced, parsed from the suite's folder.  names receives the two
- * systems (the suite's first two, else output_1 and output_2).
+ * "cases" and "systems" replaced (the suite's first two systems, else output_1 and
+ * output_2), parsed from the suite's folder.
  */
 static int pairs_suite(const struct arb_suite *s, const struct tmp_inputs *t,
-                       struct arb_suite **out, char names[2][256])
+                       struct arb_suite **out)
 {
+    const char *names[2];
     cJSON *doc = cJSON_Duplicate(s->doc, 1), *systems = cJSON_CreateObject();
     struct arb_err err = {{0}};
     char *text = NULL;
     enum arb_status rs = ARB_ENOMEM;
 
     for (int k = 0; k < 2; k++)
-        snprintf(names[k], 256, "%s",
-                 s->n_systems > (size_t)k ? s->systems[k].name
-                 : k                      ? "output_2"
-                                          : "output_1");
+        names[k] = s->n_systems > (size_t)k ? s->systems[k].name : k ? "output_2" : "output_1";
     if (doc && systems && cJSON_AddStringToObject(systems, names[0], t->out[0]) &&
         cJSON_AddStringToObject(systems, names[1], t->out[1])) {
         cJSON_DeleteItemFromObjectCaseSensitive(doc, "systems");
@@ -370,12 +397,12 @@ int cli_calibrate_suite(struct cal_proc *cp)
     struct arb_err err = {{0}};
     struct tmp_inputs t;
     struct run_facts rf;
-    char names[2][256];
     int64_t run = 0;
     enum arb_status rs;
     int code;
 
     memset(&t, 0, sizeof(t));
+    memset(&rf, 0, sizeof(rf));
     rs = arb_suite_load(cp->suite, &suite, &err);
     if (!rs)
         rs = arb_calib_load(cp->labels, &set, &err);
@@ -394,7 +421,7 @@ int cli_calibrate_suite(struct cal_proc *cp)
     }
     code = write_inputs(set, &t);
     if (!code)
-        code = pairs_suite(suite, &t, &pairs, names);
+        code = pairs_suite(suite, &t, &pairs);
     if (!code)
         code = cli_judge_setup(cp->judge, "calibrate", pairs->judge, NULL);
     if (code)
@@ -415,6 +442,7 @@ int cli_calibrate_suite(struct cal_proc *cp)
     }
 out:
     tmp_remove(&t);
+    run_facts_release(&rf);
     arb_store_close(st);
     arb_calib_set_free(set);
     arb_suite_free(pairs);

@@ -58,12 +58,28 @@ enum arb_status arb_report_add_calibration(struct arb_store *st, const char *pro
     int found = 0;
     enum arb_status rc = ARB_OK;
 
-    if (!judge_hash) {
+    if (!judge_hash && procedure_hash) {
+        /* Without a judge the checks and the policy decide: a study may still measure them. */
+        rc = arb_store_calibration_of(st, procedure_hash, NULL, &c, &found, err);
+        if (rc)
+            return rc;
+        if (found) {
+            kappa_text(&c, kappa, sizeof(kappa));
+            snprintf(line, sizeof(line),
+                     "no judge; procedure %.12s, n %lld, kappa %s, %.10s (calibrate --%s)",
+                     procedure_hash, (long long)c.n, kappa, c.created_at, c.source);
+            study = study_json(&c);
+            if (!study)
+                return ARB_ENOMEM;
+        } else {
+            snprintf(line, sizeof(line), "no judge");
+        }
+    } else if (!judge_hash) {
         snprintf(line, sizeof(line), "no judge");
     } else if (!procedure_hash) {
         snprintf(line, sizeof(line),
-                 "uncalibrated: the run was stored before procedures had an identity "
-                 "(re-run it, or replay it, to calibrate its procedure)");
+                 "uncalibrated: the run was stored before procedures had an identity (run its "
+                 "suite again, or replay --rejudge it into a new run, to calibrate)");
     } else {
         rc = arb_store_calibration_of(st, procedure_hash, NULL, &c, &found, err);
         if (!rc && found) {

@@ -245,10 +245,11 @@ static int add_judge(cJSON *c, const struct judged *j)
         ok = cJSON_AddStringToObject(jo, "winner", j->winner ? j->winner : "none") &&
              cJSON_AddBoolToObject(jo, "position_inconsistent", j->position_inconsistent) &&
              cJSON_AddNumberToObject(jo, "sample_agreement", j->sample_agreement);
-        /* Each order's own winner, in the pair's A/B: [A shown first, B shown first]. */
+        /* Each order's own winner, in the pair's A/B: [A shown first, B shown first]; one
+         * element when the judge does not swap. */
         orders = ok ? cJSON_AddArrayToObject(jo, "order_winners") : NULL;
         ok = orders != NULL;
-        for (o = 0; ok && o < 2; o++) {
+        for (o = 0; ok && o < j->n_orders && o < 2; o++) {
             const char *w = winner_word(j->order_winner[o]);
 
             ok = cJSON_AddItemToArray(orders, w ? cJSON_CreateString(w) : cJSON_CreateNull());
@@ -283,6 +284,7 @@ static void judge_decides(const struct items *it, const struct judged *j, struct
     const struct arb_policy *p = &it->suite->policy;
     int none = 0;
     char jw = consistent_winner(j, &none);
+    const char *jword, *both;
 
     if (j->failed) {
         d->status = j->refused ? "judge_refused" : "judge_failed";
@@ -309,21 +311,17 @@ static void judge_decides(const struct items *it, const struct judged *j, struct
     }
     if (!d->winner || none || !jw)
         return; /* undecided items, or no winner named: the rubric's outcome stands */
+    jword = jw == 'T' ? "TIE" : jw == 'A' ? "A" : "B";
+    both = j->n_orders == 2 ? ", the same in both orders" : "";
     if (p->decide_by == ARB_DECIDE_JUDGE) {
-        snprintf(why, len, "The judge's winner, the same in both orders: %s.",
-                 jw == 'T'   ? "TIE"
-                 : jw == 'A' ? "A"
-                             : "B");
+        snprintf(why, len, "The judge's winner%s: %s.", both, jword);
     } else if (p->decide_by == ARB_DECIDE_RUBRIC_THEN_JUDGE && d->winner == 'T') {
         size_t n = strlen(why);
 
         /* "Equal overall rubric scores (7.0) and expectation pass rates." + the judge's */
         if (n && why[n - 1] == '.')
             why[--n] = '\0';
-        snprintf(why + n, len - n, "; the judge's winner, the same in both orders: %s.",
-                 jw == 'T'   ? "TIE"
-                 : jw == 'A' ? "A"
-                             : "B");
+        snprintf(why + n, len - n, "; the judge's winner%s: %s.", both, jword);
     } else {
         return;
     }

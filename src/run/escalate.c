@@ -37,6 +37,7 @@ struct escalation {
     struct arb_store_judge_cache cache; /* the judge's record, in st under run */
     const struct arb_suite *s;
     struct arb_judge *judge;
+    int orders; /* 2 when the judge asks both orders (swap), else 1 */
     const char **redact; /* the suite's strings and the system names */
     size_t n_redact;
     char *task; /* the suite's task, redacted */
@@ -63,6 +64,7 @@ enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct a
     e->st = st;
     e->run = run;
     e->s = s;
+    e->orders = cfg->swap ? 2 : 1;
     e->redact = calloc(s->n_redact + s->n_systems + 1, sizeof(*e->redact));
     if (!e->redact) {
         free(e);
@@ -214,6 +216,7 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
                 : strcmp(ans->winner, x->a.system) == 0 ? "A"
                                                         : "B";
     jd.position_inconsistent = ans->position_inconsistent;
+    jd.n_orders = e->orders;
     for (i = 0; i < 2; i++) /* 0 names system_a (the pair's A), 1 system_b, 2 a tie */
         jd.order_winner[i] = ans->order_winner[i] == 0   ? 'A'
                              : ans->order_winner[i] == 1 ? 'B'

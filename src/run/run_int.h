@@ -88,8 +88,9 @@ struct judged {
     const char *reasoning;     /* the judge's, replacing the policy's own (NULL: kept) */
     const char *winner;        /* the judge's own winner: "A", "B", "TIE" or "none" */
     int position_inconsistent; /* the orders disagreed on the winner */
+    int n_orders;              /* orders asked: 2, or 1 when the judge does not swap */
     char order_winner[2];      /* per order (0: A shown first, 1: B first) its majority winner:
-                                  'A', 'B', 'T', or 0 (no winner, or the order was not asked) */
+                                  'A', 'B', 'T', or 0 (no winner) */
     double sample_agreement;
     int n_judgments;
 };

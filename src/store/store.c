@@ -239,13 +239,9 @@ static const char *const sql[Q_N] = {
     [Q_PUT_CALIBRATION] = "INSERT INTO calibrations (judge_hash, created_at, labels_path, n, "
                           "kappa, accuracy, study_json, run, procedure_hash, source) VALUES (?1, "
                           "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    /* Pairwise studies only: an expectation study measures another prompt, and a --tune
-     * result has no judge. */
-    [Q_LATEST_CALIBRATION] = "SELECT kappa FROM calibrations WHERE judge_hash = ?1 "
-                             "AND json_extract(study_json, '$.kind') = 'pairwise' "
-                             "ORDER BY id DESC LIMIT 1",
     /* The latest pairwise study of a procedure (?1) or, with ?1 NULL, of the judge config ?2's
-     * own verdicts (calibrate LABELS: no procedure). */
+     * own verdicts (calibrate LABELS: no procedure).  Pairwise only: an expectation study
+     * measures another prompt, and a --tune result has no judge. */
     [Q_CALIBRATION_OF] =
         "SELECT id, created_at, coalesce(source, 'labels'), coalesce(procedure_hash, ''), "
         "coalesce(judge_hash, ''), labels_path, n, kappa, "

@@ -1,6 +1,7 @@
 /*
  * store_calib.c - the calibrations table: store a judge calibration study,
- * and look up the latest kappa of a judge config (run --require-calibrated).
+ * and look up the latest study of a decision procedure, or of a judge's own
+ * winners (run --require-calibrated, the report's judge health).
  * The study itself is computed by src/calibrate/; this file only keeps it.
  */
 #include <math.h>
@@ -37,33 +38,6 @@ enum arb_status arb_store_put_calibration(struct arb_store *st, const struct arb
     return store_exec(st, s, rc, err, "store a calibration (calibrations)");
 }
 
-enum arb_status arb_store_latest_calibration(struct arb_store *st, const char *judge_hash,
-                                             double *kappa, int *found, struct arb_err *err)
-{
-    sqlite3_stmt *s;
-    enum arb_status ret;
-    int rc;
-
-    *found = 0;
-    *kappa = NAN;
-    if (!judge_hash)
-        return arb_err_set(err, ARB_EUSAGE, "arb_store_latest_calibration: no judge hash");
-    ret = store_acquire(st, Q_LATEST_CALIBRATION, &s, err);
-    if (ret != ARB_OK)
-        return ret;
-    rc = store_bind_text(SQLITE_OK, s, 1, judge_hash);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        *found = 1;
-        *kappa = store_col_real(s, 0);
-    } else if (rc != SQLITE_DONE) {
-        ret = store_fail(st, rc, err, "look up a calibration");
-    }
-    store_release(st, Q_LATEST_CALIBRATION, s);
-    return ret;
-}
-
 static void copy_col(sqlite3_stmt *s, int col, char *dst, size_t size)
 {
     const char *v = store_col_text(s, col);
@@ -72,9 +46,8 @@ static void copy_col(sqlite3_stmt *s, int col, char *dst, size_t size)
 }
 
 enum arb_status arb_store_calibration_of(struct arb_store *st, const char *procedure_hash,
-                                         const char *judge_hash,
-                                         struct arb_calibration_info *info, int *found,
-                                         struct arb_err *err)
+                                         const char *judge_hash, struct arb_calibration_info *info,
+                                         int *found, struct arb_err *err)
 {
     sqlite3_stmt *s;
     enum arb_status ret;

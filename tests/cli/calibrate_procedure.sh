@@ -34,7 +34,9 @@ printf '{"reasoning":"markers decide","criteria":{"helpfulness":{"A":%s,"B":%s},
 EOF
 i=0
 for pair in "QQBAD answer|QQGOOD reply" "QQGOOD answer|QQBAD reply" "QQFLIP answer|QQFLIP reply" \
-            "QQBAD answer|QQGOOD reply" "QQGOOD answer|QQBAD reply" "QQGOOD answer|QQHIGH QQBAD reply"; do
+            "QQBAD answer|QQGOOD reply" "QQGOOD answer|QQBAD reply" "QQGOOD answer|QQHIGH QQBAD reply" \
+            "QQFLIP answer|QQFLIP reply" "QQFLIP answer|QQFLIP reply" "QQFLIP answer|QQFLIP reply" \
+            "QQFLIP answer|QQFLIP reply"; do
     i=$((i + 1))
     printf '{"id":"c%d","prompt":"Question %d?"}\n' $i $i >>"$D/cases.jsonl"
     printf '{"id":"c%d","output":"%s %d"}\n' $i "${pair%%|*}" $i >>"$D/base.jsonl"
@@ -66,20 +68,20 @@ run_suite() { # run_suite NAME: the new run's id in $R
 }
 
 # 1. The three policies on the same pairs.  c1, c2, c4, c5: equal rubric means, the judge
-# consistent; c3: the orders disagree; c6: the rubric prefers the candidate, the judge the
-# baseline in both orders.
+# consistent; c3, c7-c10: the orders disagree; c6: the rubric prefers the candidate, the judge
+# the baseline in both orders.
 run_suite rubric; r_rubric=$R
 run_suite judge; r_judge=$R
 run_suite then; r_then=$R
 run_suite then-unres; r_unres=$R
 run_suite default; r_default=$R
-[ "$(winners "$r_rubric")" = "c1=TIE c2=TIE c3=TIE c4=TIE c5=TIE c6=candidate" ] && ok ||
+[ "$(winners "$r_rubric")" = "c1=TIE c2=TIE c3=TIE c4=TIE c5=TIE c6=candidate c7=TIE c8=TIE c9=TIE c10=TIE" ] && ok ||
     bad "decide_by rubric: $(winners "$r_rubric")"
-[ "$(winners "$r_judge")" = "c1=candidate c2=baseline c3=TIE c4=candidate c5=baseline c6=baseline" ] && ok ||
+[ "$(winners "$r_judge")" = "c1=candidate c2=baseline c3=TIE c4=candidate c5=baseline c6=baseline c7=TIE c8=TIE c9=TIE c10=TIE" ] && ok ||
     bad "decide_by judge: $(winners "$r_judge")"
-[ "$(winners "$r_then")" = "c1=candidate c2=baseline c3=TIE c4=candidate c5=baseline c6=candidate" ] && ok ||
+[ "$(winners "$r_then")" = "c1=candidate c2=baseline c3=TIE c4=candidate c5=baseline c6=candidate c7=TIE c8=TIE c9=TIE c10=TIE" ] && ok ||
     bad "decide_by rubric_then_judge: $(winners "$r_then")"
-[ "$(winners "$r_unres")" = "c1=candidate c2=baseline c3=- c4=candidate c5=baseline c6=candidate" ] && ok ||
+[ "$(winners "$r_unres")" = "c1=candidate c2=baseline c3=- c4=candidate c5=baseline c6=candidate c7=- c8=- c9=- c10=-" ] && ok ||
     bad "position_inconsistent unresolved: $(winners "$r_unres")"
 [ "$(winners "$r_default")" = "$(winners "$r_then")" ] && ok || bad "the default is not rubric_then_judge: $(winners "$r_default")"
 [ "$(sqlite3 "$DB" "SELECT status FROM verdicts WHERE run = $r_unres AND case_id = 'c3'")" = position_inconsistent ] && ok ||
@@ -88,7 +90,7 @@ run_suite default; r_default=$R
 for r in "$r_rubric:rubric" "$r_judge:judge" "$r_then:rubric_then_judge"; do
     n=$(sqlite3 "$DB" "SELECT count(*) FROM verdicts WHERE run = ${r%%:*} AND
         json_extract(comparison_json, '\$.policy.decide_by') = '${r#*:}'")
-    [ "$n" = 6 ] && ok || bad "run ${r%%:*}: $n of 6 verdicts record decide_by ${r#*:}"
+    [ "$n" = 10 ] && ok || bad "run ${r%%:*}: $n of 10 verdicts record decide_by ${r#*:}"
 done
 by() { sqlite3 "$DB" "SELECT json_extract(comparison_json, '\$.policy.decided_by') FROM verdicts WHERE run = $1 AND case_id = '$2'"; }
 [ "$(by "$r_then" c1)" = judge ] && [ "$(by "$r_then" c6)" = rubric ] && [ "$(by "$r_then" c3)" = position_inconsistent ] &&
@@ -117,16 +119,21 @@ cat >"$D/labels-run.jsonl" <<'EOF'
 {"id":"c4","human":"baseline","note":"the judge is wrong here"}
 {"id":"c5","human":["baseline","baseline","candidate"]}
 {"id":"c6","human":"candidate","criteria":{"helpfulness":"candidate"}}
+{"id":"c7","human":"tie"}
+{"id":"c8","human":"tie"}
+{"id":"c9","human":"tie"}
+{"id":"c10","human":"tie"}
 EOF
 "$ARB" calibrate --run "$r_then" "$D/labels-run.jsonl" --db "$DB" >"$T/cal-run.json" 2>"$T/err" ||
     bad "calibrate --run: $(cat "$T/err")"
 # The share of the run's verdicts that match the labels, computed apart: sqlite over the
 # verdicts, the labels' majorities written out by hand.
 want=$(sqlite3 "$DB" "WITH l(id, h) AS (VALUES ('c1','candidate'),('c2','baseline'),('c3','TIE'),
-    ('c4','baseline'),('c5','baseline'),('c6','candidate'))
+    ('c4','baseline'),('c5','baseline'),('c6','candidate'),('c7','TIE'),('c8','TIE'),('c9','TIE'),
+    ('c10','TIE'))
     SELECT printf('%d/%d', sum(coalesce(v.winner, '') = l.h), count(*)) FROM l JOIN verdicts v
     ON v.case_id = l.id AND v.run = $r_then")
-[ "$want" = 5/6 ] && ok || bad "the hand count is $want, not 5/6"
+[ "$want" = 9/10 ] && ok || bad "the hand count is $want, not 9/10"
 got=$(sqlite3 "$DB" "SELECT json_extract(study_json, '\$.combined.correct') || '/' ||
       json_extract(study_json, '\$.combined.n') FROM calibrations ORDER BY id DESC LIMIT 1")
 [ "$got" = "$want" ] && ok || bad "calibrate --run agreement $got, the verdicts' $want"
@@ -138,9 +145,19 @@ grep -q "\"procedure_hash\":\"$(proc "$r_then")\"" "$T/cal-run.json" && ok || ba
 grep -q '"criteria":{"helpfulness":{"n":1' "$T/cal-run.json" && ok || bad "per-criterion agreement missing"
 "$ARB" check '{"op":"json_schema","expected_file":"schemas/calibration.schema.json"}' --observed-file "$T/cal-run.json" >/dev/null &&
     ok || bad "the study does not match schemas/calibration.schema.json"
-# The rubric-only run, measured: 2 of 6 (c3, c6).
+# Each order's own winner, in the labels' numbering whichever system was shown as A: the
+# judge always picks what it is shown first on the five QQFLIP cases, so each is
+# first-biased (order_12 "1", order_21 "2"), and at least one has the candidate as A.
+flip_a=$(sqlite3 "$DB" "SELECT count(*) FROM blinding WHERE run = $r_then AND
+    case_id IN ('c3','c7','c8','c9','c10') AND system_a = 'candidate'")
+[ "$flip_a" -ge 1 ] && [ "$flip_a" -le 4 ] && ok || bad "test setup: $flip_a of 5 flips show the candidate as A (want both ways)"
+grep -q '"first_biased":5,"second_biased":0,' "$T/cal-run.json" && ok ||
+    bad "position figures: $(grep -o '"position":{[^}]*' "$T/cal-run.json")"
+grep -q '"order_12":{"n":10,"correct":3,' "$T/cal-run.json" && grep -q '"order_21":{"n":10,"correct":3,' "$T/cal-run.json" && ok ||
+    bad "order figures: $(grep -o '"orders":{[^}]*}[^}]*}' "$T/cal-run.json")"
+# The rubric-only run, measured: 6 of 10 (c3, c6, c7-c10).
 "$ARB" calibrate --run "$r_rubric" "$D/labels-run.jsonl" --db "$DB" >"$T/cal-rubric.json" 2>"$T/err" || bad "calibrate --run rubric: $(cat "$T/err")"
-grep -q '"combined":{"n":6,"resolved":6,"unresolved":0,"correct":2,' "$T/cal-rubric.json" && ok ||
+grep -q '"combined":{"n":10,"resolved":10,"unresolved":0,"correct":6,' "$T/cal-rubric.json" && ok ||
     bad "rubric run: $(grep -o '"combined":{[^}]*' "$T/cal-rubric.json")"
 
 # 4. calibrate --suite: the labelled pairs through the suite's own procedure.
@@ -179,7 +196,7 @@ grep -q "\"run\":{\"id\":$r_desc," "$T/latest.json" && ok || bad "report latest 
 
 # 6. The report's judge health names the study of the run's procedure, or says why none applies.
 "$ARB" report "$r_then" --db "$DB" >"$T/rep.md" 2>"$T/err" || bad "report: $(cat "$T/err")"
-grep -q "| calibration | procedure $(proc "$r_then" | cut -c1-12), n 6, kappa 0\.[0-9][0-9] \[" "$T/rep.md" && ok ||
+grep -q "| calibration | procedure $(proc "$r_then" | cut -c1-12), n 10, kappa 0\.[0-9][0-9] \[" "$T/rep.md" && ok ||
     bad "report: $(grep calibration "$T/rep.md")"
 "$ARB" report "$r_then" --db "$DB" --format json 2>/dev/null | tr -d ' \t\n' >"$T/rep.json"
 grep -q '"calibration_study":{"id":[0-9]*,"procedure_hash":"'"$(proc "$r_then")"'","source":"\(run\|suite\)","labels":' "$T/rep.json" && ok ||
@@ -188,12 +205,12 @@ grep -q '"calibration_study":{"id":[0-9]*,"procedure_hash":"'"$(proc "$r_then")"
 grep -q "| calibration | uncalibrated: no study of procedure $(proc "$r_judge" | cut -c1-12) " "$T/rep2.md" && ok ||
     bad "another procedure's report: $(grep calibration "$T/rep2.md")"
 "$ARB" report "$r_then" --db "$DB" --format html -o "$T/rep.html" 2>/dev/null
-grep -q "procedure $(proc "$r_then" | cut -c1-12), n 6" "$T/rep.html" && ok || bad "the HTML report does not name the study"
+grep -q "procedure $(proc "$r_then" | cut -c1-12), n 10" "$T/rep.html" && ok || bad "the HTML report does not name the study"
 
 # 7. --require-calibrated looks the procedure up.
-kappa=$(sqlite3 "$DB" "SELECT printf('%.4f', kappa) FROM calibrations WHERE procedure_hash = '$(proc "$r_then")' ORDER BY id DESC LIMIT 1")
+kappa=$(sqlite3 "$DB" "SELECT printf('%.4f', CAST(kappa * 10000 AS INTEGER) / 10000.0) FROM calibrations WHERE procedure_hash = '$(proc "$r_then")' ORDER BY id DESC LIMIT 1")
 expect_cmd "require-calibrated at its kappa" 0 "" "" -- "$ARB" run "$D/then.json" --db "$DB" --require-calibrated "$kappa"
-expect_cmd "require-calibrated above its kappa" 2 "" "has calibration kappa $kappa (study" -- "$ARB" run "$D/then.json" --db "$DB" --require-calibrated 0.99
+expect_cmd "require-calibrated above its kappa" 2 "" "has calibration kappa" -- "$ARB" run "$D/then.json" --db "$DB" --require-calibrated 0.99
 expect_cmd "require-calibrated, another procedure" 2 "" "is not calibrated in" -- "$ARB" run "$D/judge.json" --db "$DB" --require-calibrated 0
 
 # 8. Refused, with what to fix.
@@ -209,5 +226,32 @@ sqlite3 "$DB" "UPDATE runs SET procedure_hash = NULL WHERE id = $r_rubric"
 expect_cmd "a run stored before identities" 2 "" "was stored before procedures had an identity" -- "$ARB" calibrate --run "$r_rubric" "$D/labels-run.jsonl" --db "$DB"
 "$ARB" report "$r_rubric" --db "$DB" 2>/dev/null | grep -q "uncalibrated: the run was stored before procedures had an identity" && ok ||
     bad "an old run's report does not say why it is uncalibrated"
+
+# 9. A judge that asks one order (swap off): the other order was never asked, not failed.
+sed -e 's/"model":"markers"}/"model":"markers","swap":false}/' "$D/then.json" >"$D/noswap.json"
+grep -q '"swap":false' "$D/noswap.json" || bad "test setup: no swap in noswap.json"
+run_suite noswap; r_noswap=$R
+"$ARB" calibrate --run "$r_noswap" "$D/labels-run.jsonl" --db "$DB" >"$T/cal-noswap.json" 2>"$T/err" || bad "calibrate --run (no swap): $(cat "$T/err")"
+n12=$(sed -n 's/.*"order_12":{"n":\([0-9]*\),"correct":[0-9]*,"accuracy":[^,]*,"unresolved":\([0-9]*\)}.*/\1 \2/p' "$T/cal-noswap.json")
+n21=$(sed -n 's/.*"order_21":{"n":\([0-9]*\),"correct":[0-9]*,"accuracy":[^,]*,"unresolved":\([0-9]*\)}.*/\1 \2/p' "$T/cal-noswap.json")
+[ "${n12#* }" = 0 ] && [ "${n21#* }" = 0 ] && [ $(( ${n12% *} + ${n21% *} )) -eq 10 ] && ok ||
+    bad "one order per case: order_12 '$n12', order_21 '$n21' (n unresolved)"
+
+# 10. A case with one output missing: its criterion label counts as unresolved, not as a
+# criterion the rubric lacks.
+grep -v '"id":"c1"' "$D/base.jsonl" >"$D/base-missing.jsonl"
+sed -e 's/"base.jsonl"/"base-missing.jsonl"/' "$D/then.json" >"$D/missing.json"
+run_suite missing; r_missing=$R
+printf '{"id":"c1","human":"candidate","criteria":{"helpfulness":"candidate"}}\n{"id":"c2","human":"baseline"}\n' >"$D/labels-missing.jsonl"
+"$ARB" calibrate --run "$r_missing" "$D/labels-missing.jsonl" --db "$DB" >"$T/cal-missing.json" 2>"$T/err" &&
+    grep -q '"criteria":{"helpfulness":{"n":1,"labelled":1,"unresolved":1,' "$T/cal-missing.json" && ok ||
+    bad "a missing output's criterion label: $(cat "$T/err") $(grep -o '"criteria":{[^}]*' "$T/cal-missing.json")"
+
+# 11. A relative TMPDIR: the labelled pairs are written where the suite's copy can find them.
+mkdir -p "$T/rel/tmp"
+arb_abs=$(cd "$(dirname "$ARB")" && pwd)/$(basename "$ARB")
+(cd "$T/rel" && TMPDIR=tmp "$arb_abs" calibrate --suite "$D/then.json" "$D/labels-pairs.jsonl" --db "$DB" >/dev/null 2>"$T/err") &&
+    ok || bad "calibrate --suite with a relative TMPDIR: $(cat "$T/err")"
+[ -z "$(ls "$T/rel/tmp")" ] && ok || bad "calibrate --suite left files in TMPDIR: $(ls "$T/rel/tmp")"
 
 test_done

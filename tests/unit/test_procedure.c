@@ -6,7 +6,9 @@
  * suite is pinned: a change to it orphans every stored study, so it must be deliberate.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -62,7 +64,7 @@ Test(procedure, should_be_pinned_for_a_fixed_suite_and_judge)
     cr_assert_str_eq(a, b);
     cr_assert_eq(strlen(a), 64);
     /* Pinned: a different value means stored studies no longer apply to this procedure. */
-    cr_assert_str_eq(a, "f81c3fb24f439a3cb7e66968f715b9bd32b687fd20c5e782cafb7a2f3bbc2335",
+    cr_assert_str_eq(a, "5d4d6a744111956bbb83ce1d014c813c18d6634ecd41aeef49776c1d1b71c444",
                      "procedure hash changed: %s", a);
 }
 
@@ -113,4 +115,66 @@ Test(procedure, should_not_change_with_what_it_is_applied_to)
     variant(", \"policy\": {\"decide_by\": \"rubric_then_judge\"}", "", text, sizeof(text));
     hash_of(text, JUDGE, other);
     cr_assert_str_eq(base, other);
+}
+
+/* Two checks that differ only in their expected value, or only in graded: two procedures. */
+Test(procedure, should_change_with_a_check_and_its_grading)
+{
+    static const char *const checks[] = {
+        "\"check\": {\"op\": \"contains\", \"expected\": \"x\"}",
+        "\"check\": {\"op\": \"contains\", \"expected\": \"y\"}",
+        "\"graded\": true, \"check\": {\"op\": \"levenshtein\", \"expected\": \"y\"}",
+        "\"graded\": false, \"check\": {\"op\": \"levenshtein\", \"expected\": \"y\"}",
+    };
+    char hashes[4][65], text[2048], with[256];
+
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(with, sizeof(with), "\"Does it help?\", %s", checks[i]);
+        variant("\"Does it help?\"", with, text, sizeof(text));
+        hash_of(text, JUDGE, hashes[i]);
+        for (size_t k = 0; k < i; k++)
+            cr_assert_str_neq(hashes[i], hashes[k], "checks %zu and %zu share an identity", i, k);
+    }
+}
+
+/* A check's expected_file counts by what it holds: editing the file is another procedure. */
+Test(procedure, should_change_with_what_an_expected_file_holds)
+{
+    char dir[] = "/tmp/arbiter-procedure-XXXXXX", path[64], text[2048], a[65], b[65], c[65];
+    struct arb_suite *s = NULL;
+    struct arb_err err = {{0}};
+    FILE *f;
+
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/e.json", dir);
+    variant("\"Does it help?\"",
+            "\"Does it help?\", \"check\": {\"op\": \"json_match\", \"expected_file\": "
+            "\"e.json\"}",
+            text, sizeof(text));
+    for (int round = 0; round < 3; round++) {
+        struct arb_judge_config cfg;
+        cJSON *j = cJSON_Parse(JUDGE);
+
+        f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs(round == 1 ? "{\"a\": 2}" : "{\"a\": 1}", f);
+        fclose(f);
+        memset(&cfg, 0, sizeof(cfg));
+        cr_assert_eq(arb_judge_config_parse(j, &cfg, &err), ARB_OK, "%s", err.msg);
+        cr_assert_eq(arb_suite_parse(text, strlen(text), "p.json", dir, &s, &err), ARB_OK, "%s",
+                     err.msg);
+        cr_assert_eq(arb_procedure_hash(s, &cfg,
+                                        round == 0   ? a
+                                        : round == 1 ? b
+                                                     : c,
+                                        &err),
+                     ARB_OK, "%s", err.msg);
+        arb_suite_free(s);
+        arb_judge_config_release(&cfg);
+        cJSON_Delete(j);
+    }
+    unlink(path);
+    rmdir(dir);
+    cr_assert_str_neq(a, b, "the file's content is not part of the identity");
+    cr_assert_str_eq(a, c, "the same content gave another identity");
 }
