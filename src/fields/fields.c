@@ -15,6 +15,14 @@
  * observed leaf as text (a JSON string's content, any other value as its
  * RFC 8785 text) with the expected leaf value as the case's expected, so
  * observed 5 against expected 5 works with exact, numeric and within alike.
+ * Leaves compare JSON values with their types (fields_types.c): exact and
+ * every operator that does not normalize scores 0 when expected and observed
+ * are of different JSON types (1 against "1", true against "true", null
+ * against "null"), with the note "type mismatch: expected number, observed
+ * string"; numbers compare as numbers (1 equals 1.0).  numeric and within
+ * read a numeric string as a number, normalized_exact, name and icontains read
+ * any value as its JSON text, regex and membership a non-string observed
+ * value: the leaf's entry then names each conversion.
  *
  * Applying a node to an expected value E and an observed value O:
  *  - leaf: one comparison of the whole value, except that an array E is
@@ -35,11 +43,16 @@
  * would compare in an extra observed item also counts, scoring 0.  The score
  * is the mean over all counted leaves (0 with the note no_leaves when there is
  * none), so an unordered list of strings scores (sum of matched similarities)
- * / max(len(expected), len(observed)).  The verdict follows threshold and
- * fail_below as for any operator.
+ * / max(len(expected), len(observed)).  Without leaves, arrays that are empty
+ * on both sides (and no expected array unmatched) score 1 with the note
+ * "empty": two empty lists match, as the peers publish.  The verdict follows
+ * threshold and fail_below as for any operator.
  *
  * The record's details: {"leaves": [{"path", "score", "record"} or {"path",
- * "score": 0, "missing" | "extra" | "depth_limit": true}], "matchings":
+ * "score": 0, "missing" | "extra" | "depth_limit": true}; a leaf whose types
+ * differ or were converted adds "types": {"expected", "observed"} (JSON type
+ * names) and, when converted, "normalization": [steps] and "compared":
+ * {"expected", "observed"} (the values as read)], "matchings":
  * [{"path", "pairs": [[expected index, observed index]], "missed": [...],
  * "extra": [...]}], "leaf_count": N}.  Paths join field names with '.' and
  * add [i] for array items: "" is the whole output, "[0]" an item of a root
@@ -66,7 +79,6 @@
 #include "arbiter/json.h"
 #include "fields_int.h"
 
-#define MAX_CELLS ((size_t)4 * 1000 * 1000)
 #define MAX_NOTES 50
 
 /* What a pass over the data does. */
@@ -87,6 +99,7 @@ struct run {
     struct arb_buf path;       /* data path of the current value (not in MODE_SCORE) */
     cJSON *leaves, *matchings;
     size_t n_notes;
+    size_t empty_agreed, empty_unmatched; /* empty expected arrays, by what was observed */
     int depth_noted;
     struct arb_err *err;
 };
@@ -204,11 +217,14 @@ static enum arb_status observed_text(struct run *x, const cJSON *v, const char *
 
 /* ---- leaves without a counterpart ---------------------------------------------------- */
 
-/* One leaf entry in the details; takes record (may be NULL). */
-static enum arb_status emit(struct run *x, const char *flag, double score, cJSON *record)
+/* One leaf entry in the details (*out, when not NULL); takes record (may be NULL). */
+static enum arb_status emit(struct run *x, const char *flag, double score, cJSON *record,
+                            cJSON **out)
 {
     cJSON *e = cJSON_CreateObject();
 
+    if (out)
+        *out = e;
     if (!e) {
         cJSON_Delete(record);
         return ARB_ENOMEM;
@@ -241,7 +257,7 @@ static enum arb_status too_deep(struct run *x, enum mode mode, struct tally *t)
         if (st)
             return st;
     }
-    return emit(x, "depth_limit", 0.0, NULL);
+    return emit(x, "depth_limit", 0.0, NULL, NULL);
 }
 
 /*
@@ -261,6 +277,8 @@ static enum arb_status walk(struct run *x, const struct node *nd, const cJSON *v
 
     if (depth > MAX_DEPTH)
         return too_deep(x, mode, t);
+    if (cJSON_IsArray(v) && !v->child && side == SIDE_EXPECTED && mode == MODE_RECORD)
+        x->empty_unmatched++;
     if (cJSON_IsArray(v)) {
         const struct node *sub = nd->kind == NODE_UNORDERED ? nd->kids[0] : nd;
 
@@ -290,7 +308,7 @@ static enum arb_status walk(struct run *x, const struct node *nd, const cJSON *v
     if (nd->kind != NODE_LEAF && side == SIDE_EXPECTED)
         return shape_error(x, nd, v, mode);
     t->n++;
-    return mode == MODE_RECORD ? emit(x, flag, 0.0, NULL) : ARB_OK;
+    return mode == MODE_RECORD ? emit(x, flag, 0.0, NULL, NULL) : ARB_OK;
 }
 
 /* Missing or extra leaves count only when the total is being kept. */
@@ -302,17 +320,73 @@ static enum arb_status unpaired(struct run *x, const struct node *nd, const cJSO
     return walk(x, nd, v, side, mode, depth, t);
 }
 
+/* An empty expected array: whether the observed value agrees (two empty lists match). */
+static void count_empty(struct run *x, const cJSON *e, const cJSON *o, enum mode mode)
+{
+    if (mode != MODE_RECORD || e->child)
+        return;
+    if (cJSON_IsArray(o) && (!o->child || x->fp->allow_extra))
+        x->empty_agreed++;
+    else
+        x->empty_unmatched++;
+}
+
 /* ---- comparisons --------------------------------------------------------------------- */
+
+/*
+ * A leaf whose values are of types its operator does not read as each other
+ * (fields_types.c): score 0 without running the check, and a record saying so.
+ */
+static enum arb_status mismatched(struct run *x, const struct node *nd, const struct leaf_types *lt,
+                                  const cJSON *e, const cJSON *o, enum mode mode, struct tally *t)
+{
+    struct arb_result r;
+    char msg[96];
+    double score = nd->check->negate ? 1.0 : 0.0;
+    cJSON *rec, *entry = NULL;
+    enum arb_status st;
+
+    t->sum += score;
+    t->n++;
+    if (mode != MODE_RECORD)
+        return ARB_OK;
+    snprintf(msg, sizeof(msg), "type mismatch: expected %s, observed %s",
+             leaf_json_type(leaf_expected(nd, e)), leaf_json_type(o));
+    arb_result_init(&r);
+    st = arb_check_fail(nd->check, e, msg, &r);
+    if (!st)
+        st = observed_text(x, o, &r.observed, &r.observed_len);
+    if (!st && nd->check->negate) {
+        r.score = 1.0;
+        r.verdict = ARB_PASS;
+    }
+    rec = st ? NULL : arb_result_to_cjson(&r);
+    if (!st)
+        st = rec ? emit(x, NULL, score, rec, &entry) : ARB_ENOMEM;
+    if (!st)
+        st = leaf_types_record(nd, lt, e, o, &x->texts, entry, x->err);
+    arb_result_release(&r);
+    return st;
+}
 
 static enum arb_status leaf(struct run *x, const struct node *nd, const cJSON *e, const cJSON *o,
                             enum mode mode, struct tally *t)
 {
     struct arb_result r;
-    cJSON *rec;
+    struct leaf_types lt;
+    cJSON *rec, *entry = NULL;
     const char *s;
     size_t n;
     enum arb_status st;
 
+    if (leaf_types_trivial(nd, e, o)) {
+        lt.mismatch = 0;
+        lt.n_steps = 0;
+    } else {
+        leaf_types_decide(nd, e, o, &lt);
+    }
+    if (lt.mismatch)
+        return mismatched(x, nd, &lt, e, o, mode, t);
     if (mode == MODE_BOUND && !nd->cheap) {
         t->sum += 1.0;
         t->inexact = 1;
@@ -355,8 +429,10 @@ static enum arb_status leaf(struct run *x, const struct node *nd, const cJSON *e
     }
     if (!st) {
         rec = arb_result_to_cjson(&r);
-        st = rec ? emit(x, NULL, r.score, rec) : ARB_ENOMEM;
+        st = rec ? emit(x, NULL, r.score, rec, &entry) : ARB_ENOMEM;
     }
+    if (!st)
+        st = leaf_types_record(nd, &lt, e, o, &x->texts, entry, x->err);
     arb_result_release(&r);
     return st;
 }
@@ -396,6 +472,7 @@ static enum arb_status ordered(struct run *x, const struct node *nd, const cJSON
     size_t i = 0, mark = x->path.len;
     enum arb_status st = ARB_OK;
 
+    count_empty(x, e, o, mode);
     if (!cJSON_IsArray(o) && mode == MODE_RECORD)
         st = note(x, "missing: the observed value at '%s' is not an array", path_shown(x));
     for (; !st && ei; ei = ei->next, i++) {
@@ -414,71 +491,6 @@ static enum arb_status ordered(struct run *x, const struct node *nd, const cJSON
     }
     return st;
 }
-
-/* The items of an array as a vector (cJSON arrays are lists). */
-static enum arb_status items_of(const cJSON *a, const cJSON ***out, size_t *n)
-{
-    const cJSON *it;
-    size_t k = 0;
-
-    *n = cJSON_IsArray(a) ? (size_t)cJSON_GetArraySize(a) : 0;
-    *out = malloc((*n + 1) * sizeof(**out));
-    if (!*out)
-        return ARB_ENOMEM;
-    if (!*n)
-        return ARB_OK;
-    cJSON_ArrayForEach(it, a)
-    {
-        (*out)[k++] = it;
-    }
-    return ARB_OK;
-}
-
-/* Append {"path", "pairs", "missed", "extra"} to the details. */
-static enum arb_status record_matching(struct run *x, const size_t *row_to_col, size_t ne,
-                                       const unsigned char *used, size_t no)
-{
-    cJSON *m = cJSON_CreateObject(), *pairs, *missed, *extra;
-    size_t i;
-
-    if (!m)
-        return ARB_ENOMEM;
-    cJSON_AddItemToArray(x->matchings, m);
-    if (!cJSON_AddStringToObject(m, "path", path_str(x)))
-        return ARB_ENOMEM;
-    pairs = cJSON_AddArrayToObject(m, "pairs");
-    missed = cJSON_AddArrayToObject(m, "missed");
-    extra = cJSON_AddArrayToObject(m, "extra");
-    if (!pairs || !missed || !extra)
-        return ARB_ENOMEM;
-    for (i = 0; i < ne; i++) {
-        cJSON *p;
-
-        if (row_to_col[i] == ARB_ASSIGN_NONE) {
-            if (!cJSON_AddItemToArray(missed, cJSON_CreateNumber((double)i)))
-                return ARB_ENOMEM;
-            continue;
-        }
-        p = cJSON_CreateArray();
-        if (!p || !cJSON_AddItemToArray(pairs, p) ||
-            !cJSON_AddItemToArray(p, cJSON_CreateNumber((double)i)) ||
-            !cJSON_AddItemToArray(p, cJSON_CreateNumber((double)row_to_col[i])))
-            return ARB_ENOMEM;
-    }
-    for (i = 0; i < no; i++)
-        if (!used[i] && !cJSON_AddItemToArray(extra, cJSON_CreateNumber((double)i)))
-            return ARB_ENOMEM;
-    return ARB_OK;
-}
-
-/* The pair matrix of an unordered array and what is known of it. */
-struct pairs {
-    const cJSON **ev, **ov;
-    size_t ne, no;
-    double *m;              /* ne x no item scores, or upper bounds where inexact */
-    unsigned char *inexact; /* 1 where m holds a bound */
-    size_t *row_to_col;
-};
 
 static enum arb_status score_pair(struct run *x, const struct node *item, struct pairs *p, size_t i,
                                   size_t j, enum mode mode, int depth)
@@ -586,38 +598,6 @@ static enum arb_status match_items(struct run *x, const struct node *item, struc
     return st;
 }
 
-static void pairs_release(struct pairs *p)
-{
-    free(p->ev);
-    free(p->ov);
-    free(p->m);
-    free(p->inexact);
-    free(p->row_to_col);
-}
-
-static enum arb_status pairs_init(struct pairs *p, const cJSON *e, const cJSON *o)
-{
-    enum arb_status st;
-    size_t i;
-
-    memset(p, 0, sizeof(*p));
-    st = items_of(e, &p->ev, &p->ne);
-    if (!st)
-        st = items_of(o, &p->ov, &p->no);
-    if (st)
-        return st;
-    p->row_to_col = malloc((p->ne + 1) * sizeof(*p->row_to_col));
-    if (!p->row_to_col)
-        return ARB_ENOMEM;
-    for (i = 0; i < p->ne; i++)
-        p->row_to_col[i] = ARB_ASSIGN_NONE;
-    if (p->ne && p->no && p->ne > MAX_CELLS / p->no)
-        return ARB_ETOOBIG;
-    p->m = malloc((p->ne * p->no + 1) * sizeof(*p->m));
-    p->inexact = calloc(p->ne * p->no + 1, 1);
-    return p->m && p->inexact ? ARB_OK : ARB_ENOMEM;
-}
-
 static enum arb_status unordered(struct run *x, const struct node *nd, const cJSON *e,
                                  const cJSON *o, enum mode mode, int depth, struct tally *t)
 {
@@ -629,6 +609,7 @@ static enum arb_status unordered(struct run *x, const struct node *nd, const cJS
 
     if (!cJSON_IsArray(e))
         return shape_error(x, nd, e, mode);
+    count_empty(x, e, o, mode);
     st = pairs_init(&p, e, o);
     if (st == ARB_ETOOBIG) {
         p.no = 0; /* nothing matched, and the observed items are not counted either */
@@ -660,7 +641,7 @@ static enum arb_status unordered(struct run *x, const struct node *nd, const cJS
         if (p.row_to_col[i] != ARB_ASSIGN_NONE)
             used[p.row_to_col[i]] = 1;
     if (!st && mode == MODE_RECORD && cJSON_IsArray(o))
-        st = record_matching(x, p.row_to_col, p.ne, used, p.no);
+        st = record_matching(x->matchings, path_str(x), p.row_to_col, p.ne, used, p.no);
     for (i = 0; !st && i < p.ne; i++) {
         st = push_index(x, mode, i);
         if (!st)
@@ -758,8 +739,12 @@ OP_RUN(op_fields_run)
     st = apply(&x, fp->root, e, doc, MODE_RECORD, 0, &t);
     if (!st)
         st = finish_details(&x, res, t.n);
-    if (!st && t.n == 0)
+    if (!st && t.n == 0 && x.empty_agreed && !x.empty_unmatched) {
+        res->score = 1.0; /* as the peers publish: two empty lists match */
+        st = result_note(res, "empty: every array compared is empty on both sides");
+    } else if (!st && t.n == 0) {
         st = result_note(res, "no_leaves: the map selects no field present in expected");
+    }
     if (!st && t.n)
         res->score = t.sum / (double)t.n;
 out:

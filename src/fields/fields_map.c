@@ -65,6 +65,7 @@ static void classify(struct node *nd)
     const struct arb_check *c = nd->check;
 
     nd->cheap = is_cheap(c);
+    nd->typing = leaf_typing_of(c);
     nd->plain_exact = strcmp(arb_check_op(c), "exact") == 0 && !c->expected && !c->negate &&
                       c->extract == EXTRACT_NONE;
 }

@@ -36,6 +36,8 @@ t "directory output without file" 2 "" "is a directory" -- check '{"op":"contain
 t "invalid pattern is refused like a suite's (issue 15)" 2 "" "CHECK:1:26: /expected: invalid_regex_pattern: missing closing parenthesis" -- check '{"op":"regex","expected":"(unclosed"}' --observed x
 t "invalid pattern from a batch line's expected is a note" 0 'invalid_regex_pattern' "" -- check --batch $D/regex_case_pattern.jsonl
 t "not json text noted" 1 'json_parse_failed' "" -- check '{"op":"json_valid"}' --observed '{"a":'
+t "fields leaf: a type mismatch is noted (issue 19)" 1 '"notes":["type mismatch: expected number, observed string"]' "" -- check '{"op":"fields","fields":{"a":"exact"},"expected":{"a":1}}' --observed '{"a":"1"}'
+t "fields leaf: a numeric string read as a number is recorded" 0 '"normalization":["string_to_number"]' "" -- check '{"op":"fields","fields":{"a":"numeric"},"expected":{"a":1}}' --observed '{"a":"1.0"}'
 
 # check: usage and input errors exit 2 with a message naming the problem.
 t "missing CHECK" 2 "" "missing CHECK" -- check
