@@ -369,51 +369,18 @@ static enum arb_status mismatched(struct run *x, const struct node *nd, const st
     return st;
 }
 
-static enum arb_status leaf(struct run *x, const struct node *nd, const cJSON *e, const cJSON *o,
-                            enum mode mode, struct tally *t)
+/* A leaf in MODE_RECORD: its own record, kept in the details with what the type rule did. */
+static enum arb_status leaf_record(struct run *x, const struct node *nd, const cJSON *e,
+                                   const cJSON *o, const struct leaf_types *lt, struct tally *t)
 {
     struct arb_result r;
-    struct leaf_types lt;
     cJSON *rec, *entry = NULL;
     const char *s;
     size_t n;
-    enum arb_status st;
+    enum arb_status st = observed_text(x, o, &s, &n);
 
-    if (leaf_types_trivial(nd, e, o)) {
-        lt.mismatch = 0;
-        lt.n_steps = 0;
-    } else {
-        leaf_types_decide(nd, e, o, &lt);
-    }
-    if (lt.mismatch)
-        return mismatched(x, nd, &lt, e, o, mode, t);
-    if (mode == MODE_BOUND && !nd->cheap) {
-        t->sum += 1.0;
-        t->inexact = 1;
-        return ARB_OK;
-    }
-    st = observed_text(x, o, &s, &n);
     if (st)
         return st;
-    if (nd->plain_exact && mode != MODE_RECORD) {
-        const char *es;
-        size_t en;
-
-        /* exact's own rule (expected_text is observed_text's rule), minus the record */
-        st = observed_text(x, e, &es, &en);
-        if (!st)
-            t->sum += en == n && memcmp(es, s, n) == 0 ? 1.0 : 0.0;
-        return st;
-    }
-    if (mode != MODE_RECORD) {
-        st = arb_check_run(nd->check, s, n, e, &x->scratch, x->err);
-        if (st)
-            return arb_err_prefix(x->err, st, "%s", nd->cfg_path);
-        x->res->limited |= x->scratch.limited; /* a limit is never a score: see below */
-        t->sum += x->scratch.score;
-        t->n++;
-        return ARB_OK;
-    }
     arb_result_init(&r);
     st = arb_check_run(nd->check, s, n, e, &r, x->err);
     if (st) {
@@ -432,9 +399,52 @@ static enum arb_status leaf(struct run *x, const struct node *nd, const cJSON *e
         st = rec ? emit(x, NULL, r.score, rec, &entry) : ARB_ENOMEM;
     }
     if (!st)
-        st = leaf_types_record(nd, &lt, e, o, &x->texts, entry, x->err);
+        st = leaf_types_record(nd, lt, e, o, &x->texts, entry, x->err);
     arb_result_release(&r);
     return st;
+}
+
+static enum arb_status leaf(struct run *x, const struct node *nd, const cJSON *e, const cJSON *o,
+                            enum mode mode, struct tally *t)
+{
+    struct leaf_types lt;
+    const char *s;
+    size_t n;
+    enum arb_status st;
+
+    lt.mismatch = 0;
+    lt.n_steps = 0;
+    if (!leaf_types_trivial(nd, e, o))
+        leaf_types_decide(nd, e, o, &lt);
+    if (lt.mismatch)
+        return mismatched(x, nd, &lt, e, o, mode, t);
+    if (mode == MODE_RECORD)
+        return leaf_record(x, nd, e, o, &lt, t);
+    if (mode == MODE_BOUND && !nd->cheap) {
+        t->sum += 1.0;
+        t->inexact = 1;
+        return ARB_OK;
+    }
+    st = observed_text(x, o, &s, &n);
+    if (st)
+        return st;
+    if (nd->plain_exact) {
+        const char *es;
+        size_t en;
+
+        /* exact's own rule (expected_text is observed_text's rule), minus the record */
+        st = observed_text(x, e, &es, &en);
+        if (!st)
+            t->sum += en == n && memcmp(es, s, n) == 0 ? 1.0 : 0.0;
+        return st;
+    }
+    st = arb_check_run(nd->check, s, n, e, &x->scratch, x->err);
+    if (st)
+        return arb_err_prefix(x->err, st, "%s", nd->cfg_path);
+    x->res->limited |= x->scratch.limited; /* a limit is never a score: see below */
+    t->sum += x->scratch.score;
+    t->n++;
+    return ARB_OK;
 }
 
 static enum arb_status map(struct run *x, const struct node *nd, const cJSON *e, const cJSON *o,

@@ -43,6 +43,7 @@ struct node {
     int cheap;               /* NODE_LEAF: fast enough to run on every pair of items */
     int plain_exact;         /* NODE_LEAF: exact with no expected, extract or not */
     enum leaf_typing typing; /* NODE_LEAF */
+    const cJSON *own;        /* NODE_LEAF: the check's own expected (borrowed), or NULL */
     char **names;            /* NODE_MAP: field names, n of them */
     struct node **kids;      /* NODE_MAP: n children; NODE_UNORDERED: one */
     size_t n;
@@ -95,7 +96,7 @@ void leaf_types_decide(const struct node *nd, const cJSON *e, const cJSON *o,
  */
 static inline int leaf_types_trivial(const struct node *nd, const cJSON *e, const cJSON *o)
 {
-    int et = (nd->check->expected ? nd->check->expected : e)->type & 0xFF, ot = o->type & 0xFF;
+    int et = (nd->own ? nd->own : e)->type & 0xFF, ot = o->type & 0xFF;
 
     switch (nd->typing) {
     case TYPING_STRICT:

@@ -66,6 +66,7 @@ static void classify(struct node *nd)
 
     nd->cheap = is_cheap(c);
     nd->typing = leaf_typing_of(c);
+    nd->own = c->expected;
     nd->plain_exact = strcmp(arb_check_op(c), "exact") == 0 && !c->expected && !c->negate &&
                       c->extract == EXTRACT_NONE;
 }
