@@ -7,8 +7,14 @@
  * validated, patterns compiled, expected_file read) and then run on any number
  * of observed texts (arb_check_run).  Each run fills one result record:
  *
- *   operator, expected, observed (after extract), normalization, notes,
- *   score, threshold, fail_below, verdict (+ children for aggregates)
+ *   operator, expected, observed (after extract), normalization, compared,
+ *   notes, score, threshold, fail_below, verdict (+ children for aggregates)
+ *
+ * normalization names every conversion the operator applied before comparing
+ * (a step is listed once, whichever side it applied to); compared, present
+ * when the operator compares values other than the recorded texts (numbers
+ * read from text, normalized text, canonical JSON), holds those values (the
+ * normalized surfaces) and the steps each side went through.
  *
  * verdict is pass when score >= threshold, fail when score < fail_below (or
  * < threshold when there is no grey band), else unresolved.  A negated check
@@ -48,15 +54,33 @@ struct arb_check_opts {
     size_t max_file_size;                  /* cap for expected_file; 0 means 64 MiB */
 };
 
+/* Which side a normalization step applied to (struct arb_result's norm_side). */
+enum arb_side_flags { ARB_SIDE_EXPECTED = 1 << 0, ARB_SIDE_OBSERVED = 1 << 1 };
+
+/* What struct arb_result's compared surfaces are. */
+enum arb_compared_kind {
+    ARB_COMPARED_NONE = 0, /* no conversion: expected and observed were compared as recorded */
+    ARB_COMPARED_NUMBER,   /* compared_num[0] (expected) and [1] (observed) */
+    ARB_COMPARED_TEXT,     /* compared_text[]: text, written as JSON strings */
+    ARB_COMPARED_JSON      /* compared_text[]: RFC 8785 JSON text, written as JSON values */
+};
+
 /* One result record.  Initialise with arb_result_init, free with arb_result_release. */
 struct arb_result {
     const char *op;        /* the operator's name (static) */
     const cJSON *expected; /* borrowed from the check or the case; NULL when none */
     const char *observed;  /* the compared text after extract; NULL when extraction failed */
     size_t observed_len;
-    char *observed_owned; /* storage behind observed when it is not the caller's input */
-    const char *norm[8];  /* normalization steps applied, in order (static strings) */
+    char *observed_owned;       /* storage behind observed when it is not the caller's input */
+    const char *norm[8];        /* normalization steps applied, in order (static strings) */
+    unsigned char norm_side[8]; /* per step: the sides it applied to (enum arb_side_flags) */
     size_t n_norm;
+    enum arb_compared_kind compared_kind;
+    double compared_num[2];       /* ARB_COMPARED_NUMBER: expected, observed */
+    const char *compared_text[2]; /* TEXT/JSON: expected, observed (inside compared_owned) */
+    size_t compared_len[2];
+    char *compared_owned; /* owned storage behind compared_text (kept across runs) */
+    size_t compared_cap;
     char **notes; /* owned strings */
     size_t n_notes, cap_notes;
     double score;
@@ -140,9 +164,11 @@ enum arb_status arb_check_fail(const struct arb_check *c, const cJSON *case_expe
                                const char *note, struct arb_result *res);
 
 /*
- * Append the record as one line of JSON (no newline) to out, members in the
- * order of DESIGN.md: operator, expected, observed, normalization, notes,
- * score, threshold, fail_below, verdict, then not, details, children.
+ * Append the record as one line of JSON (no newline) to out, members in this
+ * order: operator, expected, observed, normalization, compared (only when the
+ * operator compared converted values: {"expected", "observed", "expected_steps",
+ * "observed_steps"}), notes, score, threshold, fail_below, verdict, then not,
+ * details, children.
  */
 enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out);
 

@@ -49,6 +49,7 @@ void arb_result_release(struct arb_result *r)
         free(r->notes[i]);
     free(r->notes);
     free(r->observed_owned);
+    free(r->compared_owned);
     cJSON_Delete(r->details);
     for (i = 0; i < r->n_children; i++)
         arb_result_release(&r->children[i]);
@@ -87,10 +88,59 @@ enum arb_status result_notef(struct arb_result *r, const char *fmt, ...)
     return result_note(r, msg);
 }
 
+void result_norm_side(struct arb_result *r, const char *step, unsigned side)
+{
+    size_t i;
+
+    for (i = 0; i < r->n_norm; i++) {
+        if (strcmp(r->norm[i], step) == 0) {
+            r->norm_side[i] |= (unsigned char)side;
+            return;
+        }
+    }
+    if (r->n_norm < sizeof(r->norm) / sizeof(r->norm[0])) {
+        r->norm_side[r->n_norm] = (unsigned char)side;
+        r->norm[r->n_norm++] = step;
+    }
+}
+
 void result_norm(struct arb_result *r, const char *step)
 {
-    if (r->n_norm < sizeof(r->norm) / sizeof(r->norm[0]))
-        r->norm[r->n_norm++] = step;
+    result_norm_side(r, step, ARB_SIDE_EXPECTED | ARB_SIDE_OBSERVED);
+}
+
+void result_compared_numbers(struct arb_result *r, double e, double o)
+{
+    r->compared_kind = ARB_COMPARED_NUMBER;
+    r->compared_num[0] = e;
+    r->compared_num[1] = o;
+}
+
+enum arb_status result_compared_texts(struct arb_result *r, enum arb_compared_kind kind,
+                                      const char *e, size_t ne, const char *o, size_t no)
+{
+    /* One block for both sides, kept by arb_check_run from one run to the next. */
+    char *p = r->compared_owned;
+
+    if (ne + no + 2 > r->compared_cap) {
+        p = realloc(r->compared_owned, ne + no + 2);
+        if (!p)
+            return ARB_ENOMEM;
+        r->compared_owned = p;
+        r->compared_cap = ne + no + 2;
+    }
+    if (ne)
+        memcpy(p, e, ne);
+    p[ne] = '\0';
+    if (no)
+        memcpy(p + ne + 1, o, no);
+    p[ne + 1 + no] = '\0';
+    r->compared_kind = kind;
+    r->compared_text[0] = p;
+    r->compared_len[0] = ne;
+    r->compared_text[1] = p + ne + 1;
+    r->compared_len[1] = no;
+    return ARB_OK;
 }
 
 enum arb_verdict verdict_of(double score, double threshold, double fail_below, int has_fail_below)
@@ -602,8 +652,14 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
     struct op_input in;
     enum arb_status st;
     int failed = 0;
+    char *keep = res->compared_owned;
+    size_t keep_cap = res->compared_cap;
 
+    /* The compared surfaces' storage is reused (most runs need about as much as the last). */
+    res->compared_owned = NULL;
     arb_result_release(res);
+    res->compared_owned = keep;
+    res->compared_cap = keep_cap;
     res->op = c->op->name;
     res->threshold = c->threshold;
     res->fail_below = c->fail_below;

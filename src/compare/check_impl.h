@@ -88,7 +88,15 @@ enum arb_status result_notef(struct arb_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Record a normalization step applied to both sides (result_norm) or to the sides in side
+ * (enum arb_side_flags); a step already recorded gains the sides. */
 void result_norm(struct arb_result *r, const char *step);
+void result_norm_side(struct arb_result *r, const char *step, unsigned side);
+/* Record the values actually compared: two numbers, or two texts (kind ARB_COMPARED_TEXT, or
+ * ARB_COMPARED_JSON for RFC 8785 text), copied into the record.  ARB_ENOMEM. */
+void result_compared_numbers(struct arb_result *r, double e, double o);
+enum arb_status result_compared_texts(struct arb_result *r, enum arb_compared_kind kind,
+                                      const char *e, size_t ne, const char *o, size_t no);
 enum arb_verdict verdict_of(double score, double threshold, double fail_below, int has_fail_below);
 
 /*

@@ -9,14 +9,21 @@
  *  - json_canonical: 1 when both sides have the same RFC 8785 form.
  *  - json_match: the fraction of checked keys (default: every key of
  *    expected) whose observed value equals the expected one (evalwire
- *    json_match; numbers by value, objects regardless of order).  Not an
- *    object, or no key to check: 0 with a note.
+ *    json_match; numbers by value, objects regardless of order: equal RFC
+ *    8785 forms, recorded as the step rfc8785).  A key absent from observed
+ *    is read as null, as evalwire's output_obj.get(k) reads it, so it matches
+ *    an expected null (step absent_as_null and a note naming the key).  Not
+ *    an object, or no key to check: 0 with a note.
  *  - json_subset: 1 when expected is contained in observed: every expected
  *    member is present with a contained value, arrays have the same length
  *    and contained items in order (as Jest's toMatchObject), scalars are
  *    equal.  The first difference is a note (its JSON pointer).
  *  - json_distance: 1 - DamerauLevenshtein(jcs(e), jcs(o)) / max(len), over
  *    code points (LangChain's JsonEditDistanceEvaluator, as a similarity).
+ *
+ * json_canonical, json_distance and json_match record the RFC 8785 texts they
+ * compared (json_match: the checked members of each side) as the record's
+ * compared surfaces.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +65,10 @@ static enum arb_status canonical_pair(const struct op_input *in, struct arb_resu
         if (st == ARB_ESCHEMA)
             st = result_notef(res, "json_parse_failed: %s", jerr.msg);
         else if (!st)
-            *ok = 1;
+            st = result_compared_texts(res, ARB_COMPARED_JSON, a->ptr ? a->ptr : "", a->len,
+                                       b->ptr ? b->ptr : "", b->len);
+        if (!st)
+            *ok = res->compared_kind == ARB_COMPARED_JSON;
     }
     cJSON_Delete(doc);
     cJSON_Delete(owned);
@@ -84,7 +94,9 @@ OP_RUN(op_json_canonical_run)
 /* ---- json_match ---------------------------------------------------------------------- */
 
 struct match_priv {
-    cJSON *keys; /* array of strings, or NULL for every key of expected */
+    cJSON *keys;          /* array of strings, or NULL for every key of expected */
+    struct arb_buf esurf; /* the expected surface, when expected is the check's own */
+    int esurf_ok;
 };
 
 void op_free_json(void *priv)
@@ -92,6 +104,7 @@ void op_free_json(void *priv)
     struct match_priv *mp = priv;
 
     cJSON_Delete(mp->keys);
+    arb_buf_release(&mp->esurf);
     free(mp);
 }
 
@@ -103,6 +116,7 @@ OP_COMPILE(op_json_match_compile)
 
     if (!mp)
         return ARB_ENOMEM;
+    arb_buf_init(&mp->esurf, 0);
     c->priv = mp;
     if (!keys)
         return ARB_OK;
@@ -117,15 +131,111 @@ OP_COMPILE(op_json_match_compile)
     return mp->keys ? ARB_OK : ARB_ENOMEM;
 }
 
+/*
+ * A compared surface of json_match: an object of the checked members, built from shallow copies
+ * of the compared values in a pool (one allocation per run, nothing to delete node by node).
+ */
+struct surface {
+    cJSON obj;
+    cJSON *pool;
+    size_t n;
+    cJSON *last;
+};
+
+/* Add v (NULL: a null) under name, once: a key listed twice is one member. */
+static void surface_put(struct surface *s, const char *name, const cJSON *v)
+{
+    cJSON *m;
+
+    for (m = s->obj.child; m; m = m->next)
+        if (strcmp(m->string, name) == 0)
+            return;
+    m = &s->pool[s->n++];
+    if (v)
+        *m = *v;
+    else
+        memset(m, 0, sizeof(*m));
+    m->type = v ? (v->type & 0xFF) : cJSON_NULL;
+    m->next = m->prev = NULL;
+    m->string = (char *)name;
+    if (s->last)
+        s->last->next = m;
+    else
+        s->obj.child = m;
+    s->last = m;
+}
+
+/*
+ * Compare the value of one checked key.  An absent observed key reads as null (evalwire's
+ * output_obj.get(k)); when that makes it equal to an expected null, the record says so.
+ */
+static enum arb_status match_key(const cJSON *ev, const cJSON *ov, const char *name,
+                                 struct arb_result *res, struct surface *se, struct surface *so,
+                                 int *match)
+{
+    enum arb_status st = ARB_OK;
+
+    *match = 0;
+    if (ev && !ov && cJSON_IsNull(ev)) {
+        *match = 1;
+        result_norm_side(res, "absent_as_null", ARB_SIDE_OBSERVED);
+        st = result_notef(res,
+                          "absent_as_null: observed has no '%.200s', read as null as evalwire "
+                          "json_match reads it, which equals the expected null",
+                          name);
+        surface_put(so, name, NULL);
+    }
+    if (ev)
+        surface_put(se, name, ev);
+    if (ov)
+        surface_put(so, name, ov);
+    if (ev && ov)
+        *match = arb_json_equal(ev, ov);
+    return st;
+}
+
+/*
+ * The checked members of each side as RFC 8785 text: the record's compared surfaces.  The
+ * expected side depends only on expected and keys, so with the check's own expected it is
+ * written once and kept.
+ */
+static enum arb_status match_surfaces(struct arb_check *c, const struct op_input *in,
+                                      struct arb_result *res, const struct surface *se,
+                                      const struct surface *so)
+{
+    struct match_priv *mp = c->priv;
+    int own = in->expected == c->expected;
+    struct arb_buf *a = own ? &mp->esurf : &c->scratch[0], *b = &c->scratch[1];
+    enum arb_status st = ARB_OK;
+
+    if (!own || !mp->esurf_ok) {
+        arb_buf_reset(a);
+        st = arb_jcs_write(&se->obj, a, NULL);
+        mp->esurf_ok = own && !st;
+    }
+    arb_buf_reset(b);
+    if (!st)
+        st = arb_jcs_write(&so->obj, b, NULL);
+    if (!st)
+        st = result_compared_texts(res, ARB_COMPARED_JSON, a->ptr ? a->ptr : "", a->len,
+                                   b->ptr ? b->ptr : "", b->len);
+    return st == ARB_ESCHEMA ? ARB_OK : st; /* a value with no canonical form: no surfaces */
+}
+
 OP_RUN(op_json_match_run)
 {
     const struct match_priv *mp = c->priv;
     cJSON *doc = NULL, *owned = NULL;
     const cJSON *e = expected_json(in->expected, &owned);
     const cJSON *keys, *k;
-    size_t checked = 0, matching = 0;
+    struct surface se, so;
+    cJSON small[32]; /* the surfaces' nodes for up to 16 checked keys, without an allocation */
+    size_t checked = 0, matching = 0, nkeys;
+    int match;
     enum arb_status st;
 
+    memset(&se, 0, sizeof(se));
+    memset(&so, 0, sizeof(so));
     if (!cJSON_IsObject(e)) {
         cJSON_Delete(owned);
         return result_note(res, "expected_not_an_object");
@@ -138,21 +248,36 @@ OP_RUN(op_json_match_run)
         goto out;
     }
     keys = mp->keys ? mp->keys : e;
+    nkeys = (size_t)cJSON_GetArraySize(keys);
+    se.obj.type = so.obj.type = cJSON_Object;
+    se.pool =
+        2 * nkeys <= sizeof(small) / sizeof(small[0]) ? small : calloc(2 * nkeys, sizeof(cJSON));
+    if (!se.pool) {
+        st = ARB_ENOMEM;
+        goto out;
+    }
+    so.pool = se.pool + nkeys;
     cJSON_ArrayForEach(k, keys)
     {
         const char *name = mp->keys ? k->valuestring : k->string;
-        const cJSON *ev = cJSON_GetObjectItemCaseSensitive(e, name);
-        const cJSON *ov = cJSON_GetObjectItemCaseSensitive(doc, name);
 
         checked++;
-        if (ev && ov && arb_json_equal(ev, ov))
-            matching++;
+        st = match_key(cJSON_GetObjectItemCaseSensitive(e, name),
+                       cJSON_GetObjectItemCaseSensitive(doc, name), name, res, &se, &so, &match);
+        if (st)
+            goto out;
+        matching += (size_t)match;
     }
-    if (checked == 0)
+    if (checked == 0) {
         st = result_note(res, "no_keys_to_check");
-    else
-        res->score = (double)matching / (double)checked;
+        goto out;
+    }
+    result_norm(res, "rfc8785");
+    res->score = (double)matching / (double)checked;
+    st = match_surfaces(c, in, res, &se, &so);
 out:
+    if (se.pool != small)
+        free(se.pool);
     cJSON_Delete(doc);
     cJSON_Delete(owned);
     return st;

@@ -17,6 +17,13 @@
  *    missing arguments are {}.  exact: same calls, same order, same count.
  *    in_order: expected calls appear in order, extras allowed.  any_order:
  *    every expected call is matched by a distinct observed call.
+ *
+ * The conversions made before comparing are the record's normalization, per
+ * side: json_canonical_args (arguments compared as RFC 8785 text, with
+ * match_args), arguments_text_parsed (arguments given as JSON text were
+ * parsed), missing_args_as_empty (absent or null arguments read as {}), and
+ * the compared surfaces are the calls as compared: [{"args": ..., "name": ...}]
+ * (names only without match_args).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -180,9 +187,13 @@ struct call {
     char *args; /* RFC 8785 text of the arguments */
 };
 
+/* Conversions add_call made, as bits of struct calls' steps. */
+enum call_step { CS_ARGS_TEXT = 1 << 0, CS_MISSING_ARGS = 1 << 1 };
+
 struct calls {
     struct call *v;
     size_t n, cap;
+    unsigned steps; /* enum call_step */
 };
 
 static void calls_release(struct calls *cs)
@@ -226,8 +237,10 @@ static enum arb_status add_call(struct calls *cs, const cJSON *o, int *unknown)
     if (!args)
         args = member(o, "input");
     if (cJSON_IsString(args) &&
-        arb_json_parse(args->valuestring, strlen(args->valuestring), 0, &parsed, NULL) == ARB_OK)
+        arb_json_parse(args->valuestring, strlen(args->valuestring), 0, &parsed, NULL) == ARB_OK) {
         args = parsed;
+        cs->steps |= CS_ARGS_TEXT;
+    }
     if (cs->n == cs->cap) {
         size_t cap = cs->cap ? cs->cap * 2 : 8;
         struct call *v = realloc(cs->v, cap * sizeof(*v));
@@ -242,6 +255,7 @@ static enum arb_status add_call(struct calls *cs, const cJSON *o, int *unknown)
     cl = &cs->v[cs->n];
     cl->name = name->valuestring;
     if (!args || cJSON_IsNull(args)) {
+        cs->steps |= CS_MISSING_ARGS;
         cl->args = strdup("{}");
         st = cl->args ? ARB_OK : ARB_ENOMEM;
     } else {
@@ -306,6 +320,64 @@ static int call_eq(const struct call *a, const struct call *b, int match_args)
     return !match_args || strcmp(a->args, b->args) == 0;
 }
 
+/* The calls as compared, RFC 8785 text: [{"args":...,"name":"..."}] ("name" only without args). */
+static enum arb_status calls_surface(const struct calls *cs, int with_args, struct arb_buf *out)
+{
+    enum arb_status st = arb_buf_addc(out, '[');
+    size_t i;
+
+    for (i = 0; !st && i < cs->n; i++) {
+        cJSON name = {0}; /* a stack node: the name's JSON string form without an allocation */
+
+        name.type = cJSON_String;
+        name.valuestring = (char *)cs->v[i].name;
+        st = arb_buf_adds(out, i ? ",{" : "{");
+        if (!st && with_args) {
+            st = arb_buf_adds(out, "\"args\":");
+            if (!st)
+                st = arb_buf_adds(out, cs->v[i].args);
+            if (!st)
+                st = arb_buf_addc(out, ',');
+        }
+        if (!st)
+            st = arb_buf_adds(out, "\"name\":");
+        if (!st)
+            st = arb_jcs_write(&name, out, NULL);
+        if (!st)
+            st = arb_buf_addc(out, '}');
+    }
+    return st ? st : arb_buf_addc(out, ']');
+}
+
+/* Name each side's conversions and record both call lists as the compared surfaces. */
+static enum arb_status traj_record(struct arb_check *c, struct arb_result *res,
+                                   const struct calls *ec, const struct calls *oc, int match_args)
+{
+    const struct calls *side[2] = {ec, oc};
+    const unsigned flag[2] = {ARB_SIDE_EXPECTED, ARB_SIDE_OBSERVED};
+    struct arb_buf *a = &c->scratch[0], *b = &c->scratch[1];
+    enum arb_status st;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        if (!match_args)
+            continue; /* names only: the arguments were not compared */
+        if (side[k]->steps & CS_ARGS_TEXT)
+            result_norm_side(res, "arguments_text_parsed", flag[k]);
+        if (side[k]->steps & CS_MISSING_ARGS)
+            result_norm_side(res, "missing_args_as_empty", flag[k]);
+        result_norm_side(res, "json_canonical_args", flag[k]);
+    }
+    arb_buf_reset(a);
+    arb_buf_reset(b);
+    st = calls_surface(ec, match_args, a);
+    if (!st)
+        st = calls_surface(oc, match_args, b);
+    if (!st)
+        st = result_compared_texts(res, ARB_COMPARED_JSON, a->ptr, a->len, b->ptr, b->len);
+    return st;
+}
+
 enum traj_mode { TRAJ_EXACT, TRAJ_IN_ORDER, TRAJ_ANY_ORDER };
 
 static enum arb_status traj_run(struct arb_check *c, const struct op_input *in,
@@ -330,6 +402,9 @@ static enum arb_status traj_run(struct arb_check *c, const struct op_input *in,
     if (unknown_e && (st = result_note(res, "expected_call_shape_not_recognized")))
         goto out;
     if (unknown_o && (st = result_note(res, "observed_call_shape_not_recognized")))
+        goto out;
+    st = traj_record(c, res, &ec, &oc, tp->match_args);
+    if (st)
         goto out;
     switch (mode) {
     case TRAJ_EXACT:

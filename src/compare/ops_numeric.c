@@ -7,12 +7,19 @@
  *    |o - e| <= tolerance / 100 * |e| (didactic's within).
  *
  * Numbers are read from text the way people write them in outputs: optional
- * sign, currency symbols before or after, thousands separators (","), a
- * decimal point, an exponent, a trailing "%", and accounting parentheses for
- * negatives: "$1,234.50", "-€12", "(42.00)", "1.5e3", "12 %".  Anything else
- * (including words, two numbers, inf and nan) is not_a_number: score 0.
- * An expected JSON number is used as is; an expected string is read the same
- * way as the output.
+ * sign (ASCII '-' or '+', or U+2212 MINUS SIGN), currency symbols before or
+ * after, thousands separators (","), a decimal point, an exponent, a trailing
+ * "%", and accounting parentheses for negatives: "$1,234.50", "-€12",
+ * "(42.00)", "1.5e3", "12 %".  Anything else (including words, two numbers,
+ * inf and nan) is not_a_number: score 0.  An expected JSON number is used as
+ * is; an expected string is read the same way as the output.
+ *
+ * Every conversion the reader makes is a normalization step of the record,
+ * for the side it was made on (see step_names): dropped white space, currency
+ * and other Unicode symbols, a '+', U+2212 read as '-', parentheses read as a
+ * negative, dropped thousands separators, and a dropped '%' (the value is
+ * kept as written: "12 %" reads as 12, not 0.12).  The two numbers compared
+ * are the record's compared surfaces.
  */
 #include <ctype.h>
 #include <math.h>
@@ -23,39 +30,106 @@
 #include "arbiter/unicode.h"
 #include "ops.h"
 
-/* Skip white space and currency/other symbols (not '+', '-', digits or '.'). */
-static size_t skip_decor(const char *s, size_t len, size_t i)
+/* The conversions read_number makes, as bits of its *steps; names in this order. */
+enum num_step {
+    NS_WHITESPACE = 1 << 0,
+    NS_CURRENCY = 1 << 1,
+    NS_SYMBOL = 1 << 2,
+    NS_PLUS = 1 << 3,
+    NS_UNICODE_MINUS = 1 << 4,
+    NS_ACCOUNTING = 1 << 5,
+    NS_THOUSANDS = 1 << 6,
+    NS_PERCENT = 1 << 7
+};
+
+static const char *const step_names[] = {
+    "whitespace",          /* white space dropped (around the number or between its parts) */
+    "currency_symbol",     /* a Unicode currency symbol (Sc) dropped: "$", "€", "¥" */
+    "other_symbol",        /* any other Unicode symbol (Sm, Sk, So) dropped: "≈", "°", "=" */
+    "plus_sign",           /* a leading '+' dropped */
+    "unicode_minus",       /* U+2212 MINUS SIGN read as '-' */
+    "accounting_negative", /* "(42.00)" read as -42 */
+    "thousands_separator", /* ',' between groups of three digits dropped */
+    "percent_sign"         /* a trailing '%' dropped; the value is kept as written */
+};
+
+/* Unicode general category Sc (currency symbols), Unicode 15. */
+static int is_currency(uint32_t cp)
+{
+    static const uint32_t ranges[][2] = {
+        {0x24, 0x24},      {0xA2, 0xA5},     {0x58F, 0x58F},     {0x60B, 0x60B},
+        {0x7FE, 0x7FF},    {0x9F2, 0x9F3},   {0x9FB, 0x9FB},     {0xAF1, 0xAF1},
+        {0xBF9, 0xBF9},    {0xE3F, 0xE3F},   {0x17DB, 0x17DB},   {0x20A0, 0x20C0},
+        {0xA838, 0xA838},  {0xFDFC, 0xFDFC}, {0xFE69, 0xFE69},   {0xFF04, 0xFF04},
+        {0xFFE0, 0xFFE1},  {0xFFE5, 0xFFE6}, {0x11FDD, 0x11FE0}, {0x1E2FF, 0x1E2FF},
+        {0x1ECB0, 0x1ECB0}};
+    size_t k;
+
+    for (k = 0; k < sizeof(ranges) / sizeof(ranges[0]); k++)
+        if (cp >= ranges[k][0] && cp <= ranges[k][1])
+            return 1;
+    return 0;
+}
+
+/* U+2212 MINUS SIGN at s[i]: its UTF-8 bytes are E2 88 92. */
+static int is_unicode_minus(const char *s, size_t len, size_t i)
+{
+    return i + 2 < len && (unsigned char)s[i] == 0xE2 && (unsigned char)s[i + 1] == 0x88 &&
+           (unsigned char)s[i + 2] == 0x92;
+}
+
+/*
+ * Skip white space and currency/other symbols (not '+', '-', U+2212, digits or '.'), adding
+ * what was skipped to *steps.
+ */
+static size_t skip_decor(const char *s, size_t len, size_t i, unsigned *steps)
 {
     while (i < len) {
         size_t next = i;
         uint32_t cp = arb_utf8_next(s, len, &next);
 
-        if (cp == '+' || cp == '-' || cp == '(' || cp == ')' || cp == '.' || cp == ',' ||
-            cp == '%' || (cp >= '0' && cp <= '9'))
+        if (cp == '+' || cp == '-' || cp == 0x2212 || cp == '(' || cp == ')' || cp == '.' ||
+            cp == ',' || cp == '%' || (cp >= '0' && cp <= '9'))
             break;
-        if (!(arb_uc_is_space(cp) || arb_uc_is_symbol(cp)))
+        if (arb_uc_is_space(cp))
+            *steps |= NS_WHITESPACE;
+        else if (is_currency(cp))
+            *steps |= NS_CURRENCY;
+        else if (arb_uc_is_symbol(cp))
+            *steps |= NS_SYMBOL;
+        else
             break;
         i = next;
     }
     return i;
 }
 
-/* Read a number from s as described in the file comment; 0 on success. */
-static int read_number(const char *s, size_t len, double *out)
+/*
+ * Read a number from s as described in the file comment; 0 on success.  *steps receives the
+ * conversions made (enum num_step bits).
+ */
+static int read_number(const char *s, size_t len, double *out, unsigned *steps)
 {
     char digits[128];
-    size_t i = 0, nd = 0, int_digits = 0, group_len = 0;
+    size_t i = 0, nd = 0, group_len = 0;
     int neg = 0, paren = 0, seen_digit = 0, seen_point = 0, grouped = 0;
     char *end;
 
-    i = skip_decor(s, len, i);
+    *steps = 0;
+    i = skip_decor(s, len, i, steps);
     if (i < len && s[i] == '(') {
         paren = 1;
-        i = skip_decor(s, len, i + 1);
+        i = skip_decor(s, len, i + 1, steps);
     }
     if (i < len && (s[i] == '-' || s[i] == '+')) {
         neg = s[i] == '-';
-        i = skip_decor(s, len, i + 1);
+        if (!neg)
+            *steps |= NS_PLUS;
+        i = skip_decor(s, len, i + 1, steps);
+    } else if (is_unicode_minus(s, len, i)) {
+        neg = 1;
+        *steps |= NS_UNICODE_MINUS;
+        i = skip_decor(s, len, i + 3, steps);
     }
     for (; i < len; i++) {
         char ch = s[i];
@@ -65,10 +139,8 @@ static int read_number(const char *s, size_t len, double *out)
                 return -1;
             digits[nd++] = ch;
             seen_digit = 1;
-            if (!seen_point) {
-                int_digits++;
+            if (!seen_point)
                 group_len++;
-            }
         } else if (ch == ',' && !seen_point && seen_digit) {
             /* Thousands separator: groups after the first must be three digits. */
             if (grouped && group_len != 3)
@@ -77,6 +149,7 @@ static int read_number(const char *s, size_t len, double *out)
                 return -1;
             grouped = 1;
             group_len = 0;
+            *steps |= NS_THOUSANDS;
         } else if (ch == '.' && !seen_point) {
             if (grouped && group_len != 3)
                 return -1;
@@ -105,18 +178,20 @@ static int read_number(const char *s, size_t len, double *out)
         }
     }
     digits[nd] = '\0';
-    i = skip_decor(s, len, i);
-    if (i < len && s[i] == '%')
-        i = skip_decor(s, len, i + 1);
+    i = skip_decor(s, len, i, steps);
+    if (i < len && s[i] == '%') {
+        *steps |= NS_PERCENT;
+        i = skip_decor(s, len, i + 1, steps);
+    }
     if (paren) {
         if (i >= len || s[i] != ')' || neg)
             return -1;
         neg = 1;
-        i = skip_decor(s, len, i + 1);
+        *steps |= NS_ACCOUNTING;
+        i = skip_decor(s, len, i + 1, steps);
     }
     if (i != len)
         return -1;
-    (void)int_digits;
     *out = strtod(digits, &end);
     if (*end || !isfinite(*out))
         return -1;
@@ -125,19 +200,38 @@ static int read_number(const char *s, size_t len, double *out)
     return 0;
 }
 
+/* Record the steps in bits as applied to side. */
+static void record_steps(struct arb_result *res, unsigned bits, unsigned side)
+{
+    size_t k;
+
+    for (k = 0; bits && k < sizeof(step_names) / sizeof(step_names[0]); k++)
+        if (bits & (1u << k))
+            result_norm_side(res, step_names[k], side);
+}
+
+/*
+ * Read both numbers; *ok is 1 when both read, and then the record names each side's
+ * conversions and holds the two numbers as its compared surfaces.
+ */
 static enum arb_status both_numbers(const struct op_input *in, struct arb_result *res, double *e,
                                     double *o, int *ok)
 {
     const cJSON *x = in->expected;
+    unsigned esteps = 0, osteps = 0;
 
     *ok = 0;
     if (cJSON_IsNumber(x) && isfinite(x->valuedouble)) {
         *e = x->valuedouble;
-    } else if (!cJSON_IsString(x) || read_number(x->valuestring, strlen(x->valuestring), e)) {
+    } else if (!cJSON_IsString(x) ||
+               read_number(x->valuestring, strlen(x->valuestring), e, &esteps)) {
         return result_note(res, "not_a_number: expected value");
     }
-    if (read_number(in->text, in->len, o))
+    if (read_number(in->text, in->len, o, &osteps))
         return result_note(res, "not_a_number");
+    record_steps(res, esteps, ARB_SIDE_EXPECTED);
+    record_steps(res, osteps, ARB_SIDE_OBSERVED);
+    result_compared_numbers(res, *e, *o);
     *ok = 1;
     return ARB_OK;
 }
@@ -150,10 +244,12 @@ struct num_priv {
 int numeric_expected_ok(const cJSON *x)
 {
     double e;
+    unsigned steps;
 
     if (cJSON_IsNumber(x))
         return isfinite(x->valuedouble);
-    return cJSON_IsString(x) && read_number(x->valuestring, strlen(x->valuestring), &e) == 0;
+    return cJSON_IsString(x) &&
+           read_number(x->valuestring, strlen(x->valuestring), &e, &steps) == 0;
 }
 
 enum arb_status numeric_expected_error(const cJSON *x, const char *path, struct arb_err *err)

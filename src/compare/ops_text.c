@@ -5,7 +5,7 @@
  * Semantics (and the peer each follows):
  *  - exact: byte equality, case-sensitive (evalwire exact_match).  An expected
  *    value that is not a string is compared as its RFC 8785 text, so 42
- *    matches "42".
+ *    matches "42" (the step expected_as_json_text, in every string operator).
  *  - normalized_exact: equality after the declared steps, applied in the order
  *    given: lowercase (Unicode simple lowercase), strip (Unicode white space at
  *    both ends), collapse_whitespace (runs of white space become one space),
@@ -23,6 +23,9 @@
  *    dropping trailing legal suffixes (Inc, Ltd, GmbH, ...) and sorting the
  *    tokens, so "Smith, John" matches "John Smith" and "ACME Corp." matches
  *    "Acme".  Threshold 0.9 by default.
+ *
+ * normalized_exact (with at least one step), icontains and name record the
+ * texts they compared, after their steps, as the record's compared surfaces.
  */
 #define _GNU_SOURCE /* memmem */
 #include <limits.h>
@@ -39,9 +42,12 @@ void op_free(void *priv)
     free(priv);
 }
 
-static enum arb_status get_expected(struct arb_check *c, const struct op_input *in, const char **s,
-                                    size_t *n)
+/* The expected text; a non-string expected is read as its RFC 8785 text, a named step. */
+static enum arb_status get_expected(struct arb_check *c, const struct op_input *in,
+                                    struct arb_result *res, const char **s, size_t *n)
 {
+    if (!cJSON_IsString(in->expected))
+        result_norm_side(res, "expected_as_json_text", ARB_SIDE_EXPECTED);
     return expected_text(in->expected, &c->scratch[2], s, n);
 }
 
@@ -49,7 +55,7 @@ OP_RUN(op_exact_run)
 {
     const char *e;
     size_t n;
-    enum arb_status st = get_expected(c, in, &e, &n);
+    enum arb_status st = get_expected(c, in, res, &e, &n);
 
     if (st)
         return st;
@@ -193,7 +199,7 @@ OP_RUN(op_normalized_run)
     const char *e, *ne, *no;
     size_t n, nen, non, i;
     struct arb_buf eb[2];
-    enum arb_status st = get_expected(c, in, &e, &n);
+    enum arb_status st = get_expected(c, in, res, &e, &n);
 
     if (st)
         return st;
@@ -206,6 +212,8 @@ OP_RUN(op_normalized_run)
         for (i = 0; i < np->n; i++)
             result_norm(res, step_names[np->steps[i]]);
         res->score = (nen == non && memcmp(ne, no, non) == 0) ? 1.0 : 0.0;
+        if (np->n)
+            st = result_compared_texts(res, ARB_COMPARED_TEXT, ne, nen, no, non);
     }
     arb_buf_release(&eb[0]);
     arb_buf_release(&eb[1]);
@@ -225,7 +233,7 @@ OP_RUN(op_contains_run)
 {
     const char *e;
     size_t n;
-    enum arb_status st = get_expected(c, in, &e, &n);
+    enum arb_status st = get_expected(c, in, res, &e, &n);
 
     if (!st)
         res->score = contains(in->text, in->len, e, n) ? 1.0 : 0.0;
@@ -237,7 +245,7 @@ OP_RUN(op_icontains_run)
     const char *e;
     size_t n;
     struct arb_buf le;
-    enum arb_status st = get_expected(c, in, &e, &n);
+    enum arb_status st = get_expected(c, in, res, &e, &n);
 
     if (st)
         return st;
@@ -247,11 +255,12 @@ OP_RUN(op_icontains_run)
     if (!st)
         st = arb_utf8_lower(in->text, in->len, &c->scratch[0]);
     if (!st) {
+        const char *lo = c->scratch[0].ptr ? c->scratch[0].ptr : "";
+        const char *lx = le.ptr ? le.ptr : "";
+
         result_norm(res, "lowercase");
-        res->score = contains(c->scratch[0].ptr ? c->scratch[0].ptr : "", c->scratch[0].len,
-                              le.ptr ? le.ptr : "", le.len)
-                         ? 1.0
-                         : 0.0;
+        res->score = contains(lo, c->scratch[0].len, lx, le.len) ? 1.0 : 0.0;
+        st = result_compared_texts(res, ARB_COMPARED_TEXT, lx, le.len, lo, c->scratch[0].len);
     }
     arb_buf_release(&le);
     return st;
@@ -261,7 +270,7 @@ OP_RUN(op_starts_with_run)
 {
     const char *e;
     size_t n;
-    enum arb_status st = get_expected(c, in, &e, &n);
+    enum arb_status st = get_expected(c, in, res, &e, &n);
 
     if (!st)
         res->score = (n <= in->len && memcmp(in->text, e, n) == 0) ? 1.0 : 0.0;
@@ -272,7 +281,7 @@ OP_RUN(op_ends_with_run)
 {
     const char *e;
     size_t n;
-    enum arb_status st = get_expected(c, in, &e, &n);
+    enum arb_status st = get_expected(c, in, res, &e, &n);
 
     if (!st)
         res->score = (n <= in->len && memcmp(in->text + in->len - n, e, n) == 0) ? 1.0 : 0.0;
@@ -290,7 +299,7 @@ OP_RUN(op_membership_run)
 
     res->score = 0.0;
     if (!cJSON_IsArray(list)) {
-        st = get_expected(c, in, &e, &n);
+        st = get_expected(c, in, res, &e, &n);
         if (!st && n == in->len && memcmp(e, in->text, n) == 0)
             res->score = 1.0;
         cJSON_Delete(owned);
@@ -298,6 +307,8 @@ OP_RUN(op_membership_run)
     }
     cJSON_ArrayForEach(item, list)
     {
+        if (!cJSON_IsString(item))
+            result_norm_side(res, "expected_as_json_text", ARB_SIDE_EXPECTED);
         st = expected_text(item, &c->scratch[2], &e, &n);
         if (st)
             break;
@@ -353,7 +364,7 @@ OP_RUN(op_levenshtein_run)
     const char *e;
     size_t n, ne = 0, no = 0, d = 0, mx;
     uint32_t *ce = NULL, *co = NULL;
-    enum arb_status st = get_expected(c, in, &e, &n);
+    enum arb_status st = get_expected(c, in, res, &e, &n);
 
     if (!st)
         st = arb_utf8_to_cps(e, n, &ce, &ne);
@@ -477,7 +488,7 @@ OP_RUN(op_name_run)
     uint32_t *ce = NULL, *co = NULL;
     struct arb_buf en;
     double sim = 0.0;
-    enum arb_status st = get_expected(c, in, &e, &n);
+    enum arb_status st = get_expected(c, in, res, &e, &n);
 
     if (st)
         return st;
@@ -497,6 +508,8 @@ OP_RUN(op_name_run)
         result_norm(res, "drop_legal_suffixes");
         result_norm(res, "sort_tokens");
         res->score = sim;
+        st = result_compared_texts(res, ARB_COMPARED_TEXT, en.ptr ? en.ptr : "", en.len,
+                                   c->scratch[1].ptr ? c->scratch[1].ptr : "", c->scratch[1].len);
     }
     free(ce);
     free(co);

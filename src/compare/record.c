@@ -7,6 +7,9 @@
  * of each invalid byte, so every record is valid JSON; the record's notes
  * say invalid_utf8 when that happened.  arb_result_to_cjson builds the same
  * record as a cJSON tree, for records nested in other records (fields).
+ * The compared member (the normalized surfaces) is written only when the
+ * operator compared converted values; JSON surfaces are already RFC 8785 text
+ * and are written as they are.
  */
 #include <math.h>
 #include <stdio.h>
@@ -104,6 +107,75 @@ static enum arb_status write_json(struct arb_buf *out, const cJSON *v)
     return st;
 }
 
+/*
+ * The steps that applied to side, as a JSON array of names, appended to a stack buffer: step
+ * names are static ASCII identifiers (no escaping), and one append per record is cheaper than
+ * one per name on the check --batch path.  Returns the length written.
+ */
+static size_t steps_text(const struct arb_result *r, unsigned side, char *buf, size_t cap)
+{
+    size_t i, n = 0, len;
+
+    buf[n++] = '[';
+    for (i = 0; i < r->n_norm; i++) {
+        if (!(r->norm_side[i] & side))
+            continue;
+        len = strlen(r->norm[i]);
+        if (n + len + 4 >= cap)
+            break; /* cannot happen: 8 steps of short names */
+        if (n > 1)
+            buf[n++] = ',';
+        buf[n++] = '"';
+        memcpy(buf + n, r->norm[i], len);
+        n += len;
+        buf[n++] = '"';
+    }
+    buf[n++] = ']';
+    return n;
+}
+
+static enum arb_status write_surface(struct arb_buf *out, const struct arb_result *r, int i)
+{
+    switch (r->compared_kind) {
+    case ARB_COMPARED_NUMBER:
+        return write_number(out, r->compared_num[i]);
+    case ARB_COMPARED_TEXT:
+        return write_string(out, r->compared_text[i], r->compared_len[i]);
+    case ARB_COMPARED_JSON:
+        return arb_buf_add(out, r->compared_text[i], r->compared_len[i]);
+    case ARB_COMPARED_NONE:
+        break;
+    }
+    return arb_buf_add(out, "null", 4);
+}
+
+/* ,"compared":{"expected":E,"observed":O,"expected_steps":[...],"observed_steps":[...]} */
+static enum arb_status write_compared(const struct arb_result *r, struct arb_buf *out)
+{
+    static const char head[] = ",\"compared\":{\"expected\":";
+    static const char mid[] = ",\"observed\":";
+    char tail[640];
+    size_t n;
+    enum arb_status st;
+
+    if (r->compared_kind == ARB_COMPARED_NONE)
+        return ARB_OK;
+    memcpy(tail, ",\"expected_steps\":", 18);
+    n = 18 + steps_text(r, ARB_SIDE_EXPECTED, tail + 18, 300);
+    memcpy(tail + n, ",\"observed_steps\":", 18);
+    n += 18;
+    n += steps_text(r, ARB_SIDE_OBSERVED, tail + n, 300);
+    tail[n++] = '}';
+    st = arb_buf_add(out, head, sizeof(head) - 1);
+    if (!st)
+        st = write_surface(out, r, 0);
+    if (!st)
+        st = arb_buf_add(out, mid, sizeof(mid) - 1);
+    if (!st)
+        st = write_surface(out, r, 1);
+    return st ? st : arb_buf_add(out, tail, n);
+}
+
 enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out)
 {
     enum arb_status st;
@@ -130,7 +202,11 @@ enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf
             st = write_string(out, r->norm[i], strlen(r->norm[i]));
     }
     if (!st)
-        st = arb_buf_adds(out, "],\"notes\":[");
+        st = arb_buf_addc(out, ']');
+    if (!st)
+        st = write_compared(r, out);
+    if (!st)
+        st = arb_buf_adds(out, ",\"notes\":[");
     for (i = 0; !st && i < r->n_notes; i++) {
         if (i)
             st = arb_buf_addc(out, ',');
@@ -244,6 +320,51 @@ static cJSON *string_list(const char *const *v, size_t n)
     return arr;
 }
 
+static cJSON *steps_node(const struct arb_result *r, unsigned side)
+{
+    const char *v[sizeof(r->norm) / sizeof(r->norm[0])];
+    size_t i, n = 0;
+
+    for (i = 0; i < r->n_norm; i++)
+        if (r->norm_side[i] & side)
+            v[n++] = r->norm[i];
+    return string_list(v, n);
+}
+
+static cJSON *surface_node(const struct arb_result *r, int i)
+{
+    cJSON *v = NULL;
+
+    switch (r->compared_kind) {
+    case ARB_COMPARED_NUMBER:
+        return number_node(r->compared_num[i]);
+    case ARB_COMPARED_TEXT:
+        return string_node(r->compared_text[i], r->compared_len[i]);
+    case ARB_COMPARED_JSON:
+        if (arb_json_parse(r->compared_text[i], r->compared_len[i], 0, &v, NULL) != ARB_OK)
+            return NULL;
+        return v;
+    case ARB_COMPARED_NONE:
+        break;
+    }
+    return cJSON_CreateNull();
+}
+
+/* The compared member as a tree; NULL when memory runs out. */
+static cJSON *compared_node(const struct arb_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (!o)
+        return NULL;
+    if (add(o, "expected", surface_node(r, 0)) && add(o, "observed", surface_node(r, 1)) &&
+        add(o, "expected_steps", steps_node(r, ARB_SIDE_EXPECTED)) &&
+        add(o, "observed_steps", steps_node(r, ARB_SIDE_OBSERVED)))
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
 cJSON *arb_result_to_cjson(const struct arb_result *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -258,6 +379,7 @@ cJSON *arb_result_to_cjson(const struct arb_result *r)
         add(o, "observed",
             r->observed ? string_node(r->observed, r->observed_len) : cJSON_CreateNull()) &&
         add(o, "normalization", string_list(r->norm, r->n_norm)) &&
+        (r->compared_kind == ARB_COMPARED_NONE || add(o, "compared", compared_node(r))) &&
         add(o, "notes", string_list((const char *const *)r->notes, r->n_notes)) &&
         add(o, "score", number_node(r->score)) && add(o, "threshold", number_node(r->threshold)) &&
         add(o, "fail_below", r->has_fail_below ? number_node(r->fail_below) : cJSON_CreateNull()) &&

@@ -25,6 +25,11 @@ t "an unknown option points at the command's help" 2 "" "arbiter report: unknown
 t "pass exits 0" 0 '"verdict":"pass"' "" -- check '{"op":"normalized_exact","expected":"The answer is 42."}' --observed 'the answer is  42.'
 t "record has every member in order" 0 '{"operator":"exact","expected":"a","observed":"a","normalization":[],"notes":[],"score":1,"threshold":1,"fail_below":null,"verdict":"pass"}' "" -- check '{"op":"exact","expected":"a"}' --observed a
 t "fail exits 1" 1 '"verdict":"fail"' "" -- check '{"op":"exact","expected":"a"}' --observed b
+# No hidden normalization (issue 19): each conversion is named and the values compared are shown.
+t "numeric names each conversion and the numbers compared" 0 '"observed":"$1,234.50","normalization":["currency_symbol","thousands_separator"],"compared":{"expected":1234.5,"observed":1234.5,"expected_steps":[],"observed_steps":["currency_symbol","thousands_separator"]},"notes":[]' "" -- check '{"op":"numeric","expected":1234.5}' --observed '$1,234.50'
+t "numeric reads 12 % as 12" 1 '"normalization":["whitespace","percent_sign"],"compared":{"expected":0.12,"observed":12,' "" -- check '{"op":"numeric","expected":0.12}' --observed '12 %'
+t "json_match reads an absent key as null and says so" 0 '"compared":{"expected":{"a":null},"observed":{"a":null},"expected_steps":["rfc8785"],"observed_steps":["absent_as_null","rfc8785"]},"notes":["absent_as_null: observed has no '"'a'"'' "" -- check '{"op":"json_match","expected":{"a":null}}' --observed '{}'
+t "trajectories name argument canonicalization" 0 '"normalization":["json_canonical_args","arguments_text_parsed"],"compared":{"expected":[{"args":{"a":1,"b":2},"name":"f"}],"observed":[{"args":{"a":1,"b":2},"name":"f"}]' "" -- check '{"op":"trajectory_exact","expected":[{"name":"f","args":{"b":2,"a":1}}]}' --observed '{"tool_calls":[{"function":{"name":"f","arguments":"{\"a\": 1.0, \"b\": 2}"}}]}'
 t "unresolved exits 3" 3 '"verdict":"unresolved"' "" -- check '{"op":"levenshtein","expected":"kitten","threshold":0.8,"fail_below":0.5}' --observed sitting
 t "check --help" 0 "usage: arbiter check" "" -- check --help
 t "operators listed" 0 "trajectory_any_order" "" -- check --operators
