@@ -320,29 +320,50 @@ static int call_eq(const struct call *a, const struct call *b, int match_args)
     return !match_args || strcmp(a->args, b->args) == 0;
 }
 
+/* Append a call's name as a JSON string: as it is when nothing needs escaping, else RFC 8785. */
+static enum arb_status name_json(const char *name, struct arb_buf *out)
+{
+    const unsigned char *p = (const unsigned char *)name;
+    cJSON node;
+    enum arb_status st;
+
+    while (*p >= 0x20 && *p != '"' && *p != '\\')
+        p++;
+    if (*p == '\0') {
+        st = arb_buf_addc(out, '"');
+        if (!st)
+            st = arb_buf_add(out, name, (size_t)(p - (const unsigned char *)name));
+        return st ? st : arb_buf_addc(out, '"');
+    }
+    memset(&node, 0, sizeof(node)); /* a stack node: no allocation for the rare escaped name */
+    node.type = cJSON_String;
+    node.valuestring = (char *)name;
+    return arb_jcs_write(&node, out, NULL);
+}
+
 /* The calls as compared, RFC 8785 text: [{"args":...,"name":"..."}] ("name" only without args). */
 static enum arb_status calls_surface(const struct calls *cs, int with_args, struct arb_buf *out)
 {
+    static const char args_key[] = "{\"args\":", name_key[] = "\"name\":";
     enum arb_status st = arb_buf_addc(out, '[');
     size_t i;
 
     for (i = 0; !st && i < cs->n; i++) {
-        cJSON name = {0}; /* a stack node: the name's JSON string form without an allocation */
-
-        name.type = cJSON_String;
-        name.valuestring = (char *)cs->v[i].name;
-        st = arb_buf_adds(out, i ? ",{" : "{");
+        if (i)
+            st = arb_buf_addc(out, ',');
         if (!st && with_args) {
-            st = arb_buf_adds(out, "\"args\":");
+            st = arb_buf_add(out, args_key, sizeof(args_key) - 1);
             if (!st)
                 st = arb_buf_adds(out, cs->v[i].args);
             if (!st)
                 st = arb_buf_addc(out, ',');
+        } else if (!st) {
+            st = arb_buf_addc(out, '{');
         }
         if (!st)
-            st = arb_buf_adds(out, "\"name\":");
+            st = arb_buf_add(out, name_key, sizeof(name_key) - 1);
         if (!st)
-            st = arb_jcs_write(&name, out, NULL);
+            st = name_json(cs->v[i].name, out);
         if (!st)
             st = arb_buf_addc(out, '}');
     }

@@ -110,7 +110,8 @@ static enum arb_status write_json(struct arb_buf *out, const cJSON *v)
 /*
  * The steps that applied to side, as a JSON array of names, appended to a stack buffer: step
  * names are static ASCII identifiers (no escaping), and one append per record is cheaper than
- * one per name on the check --batch path.  Returns the length written.
+ * one per name on the check --batch path.  side 0 takes every step.  Returns the length
+ * written.
  */
 static size_t steps_text(const struct arb_result *r, unsigned side, char *buf, size_t cap)
 {
@@ -118,7 +119,7 @@ static size_t steps_text(const struct arb_result *r, unsigned side, char *buf, s
 
     buf[n++] = '[';
     for (i = 0; i < r->n_norm; i++) {
-        if (!(r->norm_side[i] & side))
+        if (side && !(r->norm_side[i] & side))
             continue;
         len = strlen(r->norm[i]);
         if (n + len + 4 >= cap)
@@ -134,10 +135,17 @@ static size_t steps_text(const struct arb_result *r, unsigned side, char *buf, s
     return n;
 }
 
-static enum arb_status write_surface(struct arb_buf *out, const struct arb_result *r, int i)
+/*
+ * One compared surface.  exp_num is the text already written for a numeric expected (or NULL):
+ * an expected number compared as it is need not be formatted twice.
+ */
+static enum arb_status write_surface(struct arb_buf *out, const struct arb_result *r, int i,
+                                     const char *exp_num)
 {
     switch (r->compared_kind) {
     case ARB_COMPARED_NUMBER:
+        if (i == 0 && exp_num && r->expected->valuedouble == r->compared_num[0])
+            return arb_buf_adds(out, exp_num);
         return write_number(out, r->compared_num[i]);
     case ARB_COMPARED_TEXT:
         return write_string(out, r->compared_text[i], r->compared_len[i]);
@@ -150,7 +158,8 @@ static enum arb_status write_surface(struct arb_buf *out, const struct arb_resul
 }
 
 /* ,"compared":{"expected":E,"observed":O,"expected_steps":[...],"observed_steps":[...]} */
-static enum arb_status write_compared(const struct arb_result *r, struct arb_buf *out)
+static enum arb_status write_compared(const struct arb_result *r, struct arb_buf *out,
+                                      const char *exp_num)
 {
     static const char head[] = ",\"compared\":{\"expected\":";
     static const char mid[] = ",\"observed\":";
@@ -168,43 +177,46 @@ static enum arb_status write_compared(const struct arb_result *r, struct arb_buf
     tail[n++] = '}';
     st = arb_buf_add(out, head, sizeof(head) - 1);
     if (!st)
-        st = write_surface(out, r, 0);
+        st = write_surface(out, r, 0, exp_num);
     if (!st)
         st = arb_buf_add(out, mid, sizeof(mid) - 1);
     if (!st)
-        st = write_surface(out, r, 1);
+        st = write_surface(out, r, 1, NULL);
     return st ? st : arb_buf_add(out, tail, n);
 }
 
 enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out)
 {
+    char exp_num[ARB_JSON_NUMBER_MAX], steps[320];
+    int have_num = 0;
     enum arb_status st;
-    size_t i;
+    size_t i, at;
 
     st = arb_buf_adds(out, "{\"operator\":");
     if (!st)
         st = write_string(out, r->op ? r->op : "", r->op ? strlen(r->op) : 0);
     if (!st)
         st = arb_buf_adds(out, ",\"expected\":");
+    at = out->len;
     if (!st)
         st = write_json(out, r->expected);
+    /* kept (on the stack: out may move) for a compared expected that is the same number */
+    if (!st && cJSON_IsNumber(r->expected) && out->len - at < sizeof(exp_num)) {
+        memcpy(exp_num, out->ptr + at, out->len - at);
+        exp_num[out->len - at] = '\0';
+        have_num = 1;
+    }
     if (!st)
         st = arb_buf_adds(out, ",\"observed\":");
     if (!st)
         st = r->observed ? write_string(out, r->observed, r->observed_len)
                          : arb_buf_adds(out, "null");
     if (!st)
-        st = arb_buf_adds(out, ",\"normalization\":[");
-    for (i = 0; !st && i < r->n_norm; i++) {
-        if (i)
-            st = arb_buf_addc(out, ',');
-        if (!st)
-            st = write_string(out, r->norm[i], strlen(r->norm[i]));
-    }
+        st = arb_buf_adds(out, ",\"normalization\":");
     if (!st)
-        st = arb_buf_addc(out, ']');
+        st = arb_buf_add(out, steps, steps_text(r, 0, steps, sizeof(steps)));
     if (!st)
-        st = write_compared(r, out);
+        st = write_compared(r, out, have_num ? exp_num : NULL);
     if (!st)
         st = arb_buf_adds(out, ",\"notes\":[");
     for (i = 0; !st && i < r->n_notes; i++) {

@@ -306,6 +306,20 @@ Test(normalization, should_record_names_only_when_arguments_are_not_compared)
     cJSON_Delete(rec);
 }
 
+Test(normalization, should_write_call_names_that_need_escaping_as_json)
+{
+    cJSON *rec = run("{\"op\":\"trajectory_exact\",\"match_args\":false,"
+                     "\"expected\":[{\"name\":\"a\\\"b\\u0001\\\\\"}]}",
+                     "[{\"name\":\"a\\\"b\\u0001\\\\\"}]");
+
+    assert_verdict(rec, "pass");
+    assert_member(rec, "compared",
+                  "{\"expected\":[{\"name\":\"a\\\"b\\u0001\\\\\"}],"
+                  "\"observed\":[{\"name\":\"a\\\"b\\u0001\\\\\"}],"
+                  "\"expected_steps\":[],\"observed_steps\":[]}");
+    cJSON_Delete(rec);
+}
+
 /* ---- text and canonical JSON -------------------------------------------------------- */
 
 Test(normalization, should_record_the_texts_compared_by_the_text_normalizers)
