@@ -17,7 +17,8 @@
  *  - json_subset: 1 when expected is contained in observed: every expected
  *    member is present with a contained value, arrays have the same length
  *    and contained items in order (as Jest's toMatchObject), scalars are
- *    equal.  The first difference is a note (its JSON pointer).
+ *    equal as JSON values (step rfc8785).  The first difference is a note (its
+ *    JSON pointer).
  *  - json_distance: 1 - DamerauLevenshtein(jcs(e), jcs(o)) / max(len), over
  *    code points (LangChain's JsonEditDistanceEvaluator, as a similarity).
  *
@@ -337,6 +338,7 @@ OP_RUN(op_json_subset_run)
 
     arb_buf_init(&path, 1 << 16);
     if (!st && doc) {
+        result_norm(res, "rfc8785"); /* scalars equal as JSON values: 1 = 1.0 */
         arb_buf_add(&path, "", 0);
         if (subset(e, doc, &path, 0))
             res->score = 1.0;

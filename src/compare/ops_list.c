@@ -5,7 +5,9 @@
  *    per line (lines trimmed, empty lines dropped).  For each expected item,
  *    found first at position p < k it scores 1 - p/k, else 0; the score is
  *    the mean (0 with a note when nothing is expected).  String items compare
- *    by bytes, other items as JSON values.
+ *    by bytes, other items as JSON values.  Named steps (observed side):
+ *    one_item_per_line, strip (a line was trimmed), drop_empty_lines; rfc8785
+ *    when items compared as JSON values.
  *  - trajectory_exact / trajectory_in_order / trajectory_any_order (Google
  *    ADK's EXACT, IN_ORDER, ANY_ORDER): the observed text is JSON: an array of
  *    calls, an array of chat messages (their tool_calls are taken in order,
@@ -62,8 +64,11 @@ static int is_blank(char ch)
     return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '\v';
 }
 
-/* Build a JSON array of the observed items (JSON array, else lines). */
-static enum arb_status observed_items(const struct op_input *in, cJSON **out)
+/* Conversions observed_items made, as bits of its *steps. */
+enum item_step { IS_LINES = 1 << 0, IS_STRIP = 1 << 1, IS_EMPTY = 1 << 2 };
+
+/* Build a JSON array of the observed items (JSON array, else lines); *steps as above. */
+static enum arb_status observed_items(const struct op_input *in, cJSON **out, unsigned *steps)
 {
     cJSON *arr = NULL;
     size_t i = 0;
@@ -78,20 +83,26 @@ static enum arb_status observed_items(const struct op_input *in, cJSON **out)
     arr = cJSON_CreateArray();
     if (!arr)
         return ARB_ENOMEM;
+    *steps |= IS_LINES;
     while (i < in->len) {
-        size_t start = i, end;
+        size_t start = i, line_start = i, end, line_end;
         const char *nl = memchr(in->text + i, '\n', in->len - i);
         char *line;
         cJSON *item;
 
         end = nl ? (size_t)(nl - in->text) : in->len;
+        line_end = end;
         i = end + 1;
         while (start < end && is_blank(in->text[start]))
             start++;
         while (end > start && is_blank(in->text[end - 1]))
             end--;
-        if (end == start)
+        if (end == start) {
+            *steps |= IS_EMPTY;
             continue;
+        }
+        if (start != line_start || end != line_end)
+            *steps |= IS_STRIP;
         line = malloc(end - start + 1);
         if (!line) {
             cJSON_Delete(arr);
@@ -111,11 +122,26 @@ static enum arb_status observed_items(const struct op_input *in, cJSON **out)
     return ARB_OK;
 }
 
-static int items_equal(const cJSON *a, const cJSON *b)
+/* Strings by bytes, anything else as JSON values (*by_value set: the step rfc8785). */
+static int items_equal(const cJSON *a, const cJSON *b, int *by_value)
 {
     if (cJSON_IsString(a) && cJSON_IsString(b))
         return strcmp(a->valuestring, b->valuestring) == 0;
+    *by_value = 1;
     return arb_json_equal(a, b);
+}
+
+/* Name what top_k did to the observed text (and rfc8785 when items compared as JSON). */
+static void top_k_steps(struct arb_result *res, unsigned steps, int by_value)
+{
+    if (steps & IS_LINES)
+        result_norm_side(res, "one_item_per_line", ARB_SIDE_OBSERVED);
+    if (steps & IS_STRIP)
+        result_norm_side(res, "strip", ARB_SIDE_OBSERVED);
+    if (steps & IS_EMPTY)
+        result_norm_side(res, "drop_empty_lines", ARB_SIDE_OBSERVED);
+    if (by_value)
+        result_norm(res, "rfc8785");
 }
 
 OP_RUN(op_top_k_run)
@@ -126,7 +152,9 @@ OP_RUN(op_top_k_run)
     const cJSON *item, *o;
     double sum = 0.0;
     size_t n = 0;
-    enum arb_status st = observed_items(in, &obs);
+    unsigned steps = 0;
+    int by_value = 0;
+    enum arb_status st = observed_items(in, &obs, &steps);
 
     if (st) {
         cJSON_Delete(owned);
@@ -139,7 +167,7 @@ OP_RUN(op_top_k_run)
 
             n++;
             for (o = obs->child; o && p < tp->k; o = o->next, p++) {
-                if (items_equal(item, o)) {
+                if (items_equal(item, o, &by_value)) {
                     sum += 1.0 - (double)p / (double)tp->k;
                     break;
                 }
@@ -150,12 +178,13 @@ OP_RUN(op_top_k_run)
 
         n = 1;
         for (o = obs->child; o && p < tp->k; o = o->next, p++) {
-            if (items_equal(e, o)) {
+            if (items_equal(e, o, &by_value)) {
                 sum = 1.0 - (double)p / (double)tp->k;
                 break;
             }
         }
     }
+    top_k_steps(res, steps, by_value);
     if (n == 0)
         st = result_note(res, "no_expected_items");
     else

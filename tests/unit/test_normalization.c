@@ -320,6 +320,31 @@ Test(normalization, should_write_call_names_that_need_escaping_as_json)
     cJSON_Delete(rec);
 }
 
+Test(normalization, should_name_how_top_k_reads_lines)
+{
+    cJSON *lines = run("{\"op\":\"top_k\",\"expected\":[\"b\"],\"k\":2}", "a\n\n  b \n");
+    cJSON *array = run("{\"op\":\"top_k\",\"expected\":[1],\"k\":2}", "[0, 1.0]");
+    cJSON *plain = run("{\"op\":\"top_k\",\"expected\":[\"b\"],\"k\":2}", "a\nb");
+
+    assert_member(lines, "score", "0.5");
+    assert_member(lines, "normalization", "[\"one_item_per_line\",\"strip\",\"drop_empty_lines\"]");
+    assert_member(array, "score", "0.5");
+    assert_member(array, "normalization", "[\"rfc8785\"]");
+    assert_member(plain, "normalization", "[\"one_item_per_line\"]");
+    cJSON_Delete(lines);
+    cJSON_Delete(array);
+    cJSON_Delete(plain);
+}
+
+Test(normalization, should_name_value_equality_in_json_subset)
+{
+    cJSON *rec = run("{\"op\":\"json_subset\",\"expected\":{\"a\":1}}", "{\"a\":1.0,\"b\":2}");
+
+    assert_verdict(rec, "pass");
+    assert_member(rec, "normalization", "[\"rfc8785\"]");
+    cJSON_Delete(rec);
+}
+
 /* ---- text and canonical JSON -------------------------------------------------------- */
 
 Test(normalization, should_record_the_texts_compared_by_the_text_normalizers)
