@@ -614,6 +614,8 @@ static enum arb_status run_extract(struct arb_check *c, struct op_input *in, str
             st = res->observed_owned ? ARB_OK : ARB_ENOMEM;
             res->observed_len = st ? 0 : strlen(node->valuestring);
         } else {
+            /* a number, boolean, null, object or array is compared as its RFC 8785 text */
+            result_norm_side(res, "extracted_as_json_text", ARB_SIDE_OBSERVED);
             st = arb_jcs_string(node, &res->observed_owned, &res->observed_len, NULL);
         }
         cJSON_Delete(doc);

@@ -399,6 +399,21 @@ Test(normalization, should_name_reading_a_non_string_expected_as_its_json_text)
     cJSON_Delete(item);
 }
 
+Test(normalization, should_name_an_extracted_value_read_as_its_json_text)
+{
+    cJSON *num = run("{\"op\":\"exact\",\"expected\":\"10.5\",\"extract\":\"/total\"}",
+                     "{\"total\": 10.50}");
+    cJSON *str = run("{\"op\":\"exact\",\"expected\":\"Acme\",\"extract\":\"/vendor\"}",
+                     "{\"vendor\": \"Acme\"}");
+
+    assert_verdict(num, "pass");
+    assert_member(num, "observed", "\"10.5\"");
+    assert_member(num, "normalization", "[\"extracted_as_json_text\"]");
+    assert_member(str, "normalization", "[]");
+    cJSON_Delete(num);
+    cJSON_Delete(str);
+}
+
 Test(normalization, should_write_no_compared_member_for_an_operator_that_converts_nothing)
 {
     cJSON *rec = run("{\"op\":\"exact\",\"expected\":\"a\"}", "a");
