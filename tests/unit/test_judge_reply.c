@@ -4,7 +4,7 @@
  *
  * Every reply body is written from a published shape:
  *   - OpenAI: CreateChatCompletionResponse, CreateChatCompletionStreamResponse and
- *     ErrorResponse of ../shared/providers/openai-openapi.yaml (openai/openai-openapi 2.3.0);
+ *     ErrorResponse of openapi.yaml of github.com/openai/openai-openapi (openai/openai-openapi 2.3.0);
  *     the plain reply is that file's own example ("The chat completion object").
  *   - Anthropic: the Messages API reference (https://docs.anthropic.com/en/api/messages:
  *     content blocks text, tool_use, thinking, stop_reason, usage), its "Streaming messages"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate the OpenAI request and response schemas of tests/data/providers/openai/.
 
-    python3 tests/data/providers/openai/extract.py ../shared/providers/openai-openapi.yaml
+    python3 tests/data/providers/openai/extract.py PATH/TO/openai-openapi/openapi.yaml
 
 Maintainer tool only (python3 + PyYAML); the tests read the JSON it writes, never this.
 
@@ -117,7 +117,9 @@ def closure(schemas, root):
 
 
 def main():
-    src = sys.argv[1] if len(sys.argv) > 1 else "../shared/providers/openai-openapi.yaml"
+    if len(sys.argv) < 2:
+        sys.exit("usage: extract.py PATH/TO/openai-openapi/openapi.yaml")
+    src = sys.argv[1]
     with open(src, encoding="utf-8") as f:
         doc = yaml.load(f, Loader=Yaml12Loader)
     if not str(doc.get("openapi", "")).startswith("3.1"):
