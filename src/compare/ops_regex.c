@@ -280,6 +280,10 @@ OP_RUN(op_regex_run)
     int m;
 
     res->score = 0.0;
+    /* An empty pattern would match anything; evalwire's regex_match says False for it (as
+     * for a missing one), and so does Arbiter, with a note. */
+    if (cJSON_IsString(in->expected) && !in->expected->valuestring[0])
+        return result_note(res, "empty_pattern");
     if (in->expected == c->expected && c->expected) {
         if (c->problem) {
             st = result_note(res, "invalid_regex_pattern");
