@@ -49,6 +49,26 @@ $ARB check '{"op":"json_schema","expected_file":"schemas/report.schema.json"}' \
 ci=$(val "$T/s1.json" '$.trials.systems[0].k[1]."pass@k_ci"')
 [ -n "$ci" ] && [ "$ci" = "$(val "$T/s2.json" '$.trials.systems[0].k[1]."pass@k_ci"')" ] && ok ||
     bad "pass@k interval: '$ci'"
+# pass@1 and pass^1 are the same quantity: one resampling of the cases gives them the same
+# interval (20 cases of 3 trials passing 0 to 3 times, so the intervals are not [0, 1]).
+mkdir -p "$T/many"
+printf '{"name": "many", "seed": 1, "systems": {"a": "a.jsonl", "b": "b.jsonl"}, "expectations": [{"id": "ok", "text": "says ok", "check": {"op": "contains", "expected": "ok"}}], "cases": "cases.jsonl"}\n' >"$T/many/suite.json"
+i=0
+while [ $i -lt 20 ]; do
+    printf '{"id":"m%d"}\n' $i >>"$T/many/cases.jsonl"
+    printf '{"id":"m%d","output":"ok"}\n' $i >>"$T/many/b.jsonl"
+    for t in 0 1 2; do
+        if [ $t -lt $((i % 4)) ]; then o=ok; else o=no; fi
+        printf '{"id":"m%d","output":"%s","trial":%d}\n' $i $o $t >>"$T/many/a.jsonl"
+    done
+    i=$((i + 1))
+done
+$ARB run "$T/many/suite.json" --db "$T/m.db" >/dev/null 2>&1 || bad "run of 20 cases"
+$ARB report 1 --db "$T/m.db" --format json --strategy statistical -o "$T/m.json" || bad "report of 20 cases"
+at=$(val "$T/m.json" '$.trials.systems[0].k[0]."pass@k_ci"')
+hat=$(val "$T/m.json" '$.trials.systems[0].k[0]."pass^k_ci"')
+[ -n "$at" ] && [ "$at" = "$hat" ] && [ "$at" != "[0.0,1.0]" ] && ok ||
+    bad "pass@1 and pass^1 get different intervals: $at vs $hat"
 $ARB report 1 --db "$T/t.db" >"$T/r.md" || bad "report md"
 grep -q '^## Trials: pass@k and pass^k' "$T/r.md" && grep -q '^| a | 2 | 6 | 2 | 2 | 0.833 |' "$T/r.md" &&
     ok || bad "markdown trials: $(sed -n '/Trials/,+8p' "$T/r.md")"
