@@ -58,22 +58,20 @@ enum arb_status arb_report_add_calibration(struct arb_store *st, const char *pro
     int found = 0;
     enum arb_status rc = ARB_OK;
 
-    if (!judge_hash && procedure_hash) {
-        /* Without a judge the checks and the policy decide: a study may still measure them. */
+    /* The run's procedure, judged or not (without a judge the checks and the policy decide,
+     * and a study may still measure them). */
+    if (procedure_hash)
         rc = arb_store_calibration_of(st, procedure_hash, NULL, &c, &found, err);
-        if (rc)
-            return rc;
-        if (found) {
-            kappa_text(&c, kappa, sizeof(kappa));
-            snprintf(line, sizeof(line),
-                     "no judge; procedure %.12s, n %lld, kappa %s, %.10s (calibrate --%s)",
-                     procedure_hash, (long long)c.n, kappa, c.created_at, c.source);
-            study = study_json(&c);
-            if (!study)
-                return ARB_ENOMEM;
-        } else {
-            snprintf(line, sizeof(line), "no judge");
-        }
+    if (rc)
+        return rc;
+    if (found) {
+        kappa_text(&c, kappa, sizeof(kappa));
+        snprintf(line, sizeof(line), "%sprocedure %.12s, n %lld, kappa %s, %.10s (calibrate --%s)",
+                 judge_hash ? "" : "no judge; ", procedure_hash, (long long)c.n, kappa,
+                 c.created_at, c.source);
+        study = study_json(&c);
+        if (!study)
+            return ARB_ENOMEM;
     } else if (!judge_hash) {
         snprintf(line, sizeof(line), "no judge");
     } else if (!procedure_hash) {
@@ -81,29 +79,18 @@ enum arb_status arb_report_add_calibration(struct arb_store *st, const char *pro
                  "uncalibrated: the run was stored before procedures had an identity (run its "
                  "suite again, or replay --rejudge it into a new run, to calibrate)");
     } else {
-        rc = arb_store_calibration_of(st, procedure_hash, NULL, &c, &found, err);
-        if (!rc && found) {
-            kappa_text(&c, kappa, sizeof(kappa));
+        rc = arb_store_calibration_of(st, NULL, judge_hash, &c, &found, err);
+        if (!rc && found)
             snprintf(line, sizeof(line),
-                     "procedure %.12s, n %lld, kappa %s, %.10s (calibrate --%s)", procedure_hash,
-                     (long long)c.n, kappa, c.created_at, c.source);
-            study = study_json(&c);
-            if (!study)
-                return ARB_ENOMEM;
-        } else if (!rc) {
-            rc = arb_store_calibration_of(st, NULL, judge_hash, &c, &found, err);
-            if (!rc && found)
-                snprintf(line, sizeof(line),
-                         "uncalibrated: no study of procedure %.12s; judge config %.12s has a "
-                         "study of its own per-order winners (calibrate LABELS), which is not "
-                         "the run's rubric and policy (arbiter calibrate --suite SUITE LABELS)",
-                         procedure_hash, judge_hash);
-            else if (!rc)
-                snprintf(line, sizeof(line),
-                         "uncalibrated: no study of procedure %.12s (arbiter calibrate --suite "
-                         "SUITE LABELS, or --run RUN LABELS)",
-                         procedure_hash);
-        }
+                     "uncalibrated: no study of procedure %.12s; judge config %.12s has a study "
+                     "of its own per-order winners (calibrate LABELS), which is not the run's "
+                     "rubric and policy (arbiter calibrate --suite SUITE LABELS)",
+                     procedure_hash, judge_hash);
+        else if (!rc)
+            snprintf(line, sizeof(line),
+                     "uncalibrated: no study of procedure %.12s (arbiter calibrate --suite "
+                     "SUITE LABELS, or --run RUN LABELS)",
+                     procedure_hash);
     }
     if (rc)
         return rc;
