@@ -182,6 +182,39 @@ enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf
 cJSON *arb_result_to_cjson(const struct arb_result *r);
 
 /* The i-th operator name in registry order, NULL past the last. */
+/*
+ * The llm_judge operator (seeds/evaluator-factories.txt): a check only the judge decides.  Run
+ * alone its record is unresolved with the note needs_judge; a run with a judge asks the judge
+ * the filled template (template.h: {output}, {expected_output}, {{ and }}) and reads
+ * result_key from the reply.  Every string is the check's (valid while it lives).
+ */
+struct arb_llm_judge {
+    const char *template_text; /* the prompt, with {output} and optionally {expected_output} */
+    const char *result_key;    /* the reply member that decides (default "score") */
+    int result_bool;           /* result_type "bool" (1, the default): true passes, false fails;
+                                  "score" (0): a number from 0 to 1 against the threshold */
+    int on_error_fail;         /* on_error "fail" (1): a failed call or a reply without a usable
+                                  result_key fails the check with the error as a note;
+                                  "unresolved" (0, the default): it stays unresolved */
+};
+
+/* c's question when c is an llm_judge check, else NULL. */
+const struct arb_llm_judge *arb_check_llm_judge(const struct arb_check *c);
+
+/*
+ * Append to out what {expected_output} reads for the expected value e (NULL: ""): a string as
+ * written, an array's first item (evalwire's expected_items[0]; "" for an empty array), any
+ * other value as its RFC 8785 text.  ARB_ENOMEM, ARB_ETOOBIG.
+ */
+enum arb_status arb_llm_judge_expected(const cJSON *e, struct arb_buf *out);
+
+/*
+ * The verdict of c for a judged score (1 or 0 for a boolean result): threshold and fail_below
+ * as for any check, then "not".  *reported receives the score the record shows (1 - score when
+ * negated).
+ */
+enum arb_verdict arb_check_judged(const struct arb_check *c, double score, double *reported);
+
 const char *arb_operator_name(size_t i);
 
 #endif

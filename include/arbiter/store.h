@@ -219,6 +219,11 @@ struct arb_check_row {
 enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
                                     const struct arb_check_row *c, struct arb_err *err);
 
+/* Replace the verdict, score and record of the check record put before (an llm_judge check
+ * the judge has decided).  Inside a transaction; a record never put is left alone. */
+enum arb_status arb_store_set_check(struct arb_store *st, int64_t run,
+                                    const struct arb_check_row *c, struct arb_err *err);
+
 /* Call fn for each check record of (run, case_id) (NULL case_id: every case), in insert order. */
 enum arb_status arb_store_checks(struct arb_store *st, int64_t run, const char *case_id,
                                  int (*fn)(void *ctx, const struct arb_check_row *c), void *ctx,

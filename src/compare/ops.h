@@ -71,4 +71,9 @@ OP_RUN(op_any_run);
 OP_RUN(op_k_of_n_run);
 OP_RUN(op_weighted_mean_run);
 
+/* ops_llm_judge.c */
+OP_COMPILE(op_llm_judge_compile);
+OP_RUN(op_llm_judge_run);
+void op_llm_judge_free(void *priv);
+
 #endif

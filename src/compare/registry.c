@@ -20,6 +20,7 @@ static const char *const p_top_k[] = {"k", NULL};
 static const char *const p_traj[] = {"match_args", NULL};
 static const char *const p_agg[] = {"checks", NULL};
 static const char *const p_k_of_n[] = {"checks", "k", NULL};
+static const char *const p_llm_judge[] = {"template", "result_key", "result_type", "on_error", NULL};
 
 #define NE OP_NEEDS_EXPECTED
 #define NUM OP_NUMBER_EXPECTED
@@ -54,6 +55,8 @@ static const struct op_def ops[] = {
     {"k_of_n", p_k_of_n, OP_SETS_VERDICT, 1.0, op_agg_compile, op_k_of_n_run, NULL},
     {"weighted_mean", p_agg, OP_SETS_VERDICT, 1.0, op_agg_compile, op_weighted_mean_run, NULL},
 };
+    {"llm_judge", p_llm_judge, OP_SETS_VERDICT, 1.0, op_llm_judge_compile, op_llm_judge_run,
+     op_llm_judge_free},
 
 #define N_OPS (sizeof(ops) / sizeof(ops[0]))
 

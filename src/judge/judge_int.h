@@ -155,6 +155,19 @@ cJSON *judge_single_schema(const struct arb_judge_question *q);
 void judge_single_combine(const struct arb_judge_question *q, cJSON *const *slots, int samples,
                           struct arb_judge_answer *a);
 
+/* ---- the llm_judge question (template.c) ---- */
+
+/* The user message: the question's template filled, the output between fences of code fence. */
+enum arb_status judge_template_render(const struct arb_judge_question *q, const char *fence,
+                                      struct arb_buf *out);
+
+/* {"reasoning": string, result_key: boolean or number}, both required.  Caller frees. */
+cJSON *judge_template_schema(const struct arb_judge_question *q);
+
+/* The valid answers slots[0..samples) into a->pass_a[0] or a->score_a[0], and the reasoning. */
+void judge_template_combine(const struct arb_judge_question *q, cJSON *const *slots, int samples,
+                            struct arb_judge_answer *a);
+
 /* What one request asks (everything borrowed). */
 struct judge_request {
     int single;            /* the single-output system message */

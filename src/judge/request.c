@@ -138,6 +138,8 @@ enum arb_status judge_render(const struct arb_judge_question *q, const char *fen
                 break;
             st = arb_buf_add(out, line, (size_t)(p - line));
             n = (size_t)(end - p - 2);
+    if (q->template_text)
+        return judge_template_render(q, fence, out);
             if (st)
                 break;
             if (n == 4 && memcmp(p + 2, "task", 4) == 0)
@@ -294,6 +296,8 @@ static int schema_in_prompt(const struct arb_judge_config *cfg, const struct jud
 {
     return cfg->provider != ARB_JUDGE_COMMAND && rq->mode >= ARB_RF_JSON_OBJECT;
 }
+    if (q->template_text)
+        return judge_template_schema(q);
 
 /* The user message: the prompt, and the schema after JUDGE_SCHEMA_MARKER when the request
  * carries none of its own (*out caller frees; NULL when out of memory). */

@@ -103,6 +103,10 @@ void judge_single_combine(const struct arb_judge_question *q, cJSON *const *slot
     long agree = 0, votes = 0;
     const cJSON *r;
 
+    if (q->template_text) {
+        judge_template_combine(q, slots, samples, a);
+        return;
+    }
     for (size_t i = 0; i < q->n_items; i++) {
         int yes = 0;
 

@@ -28,6 +28,7 @@ struct asked {
     struct arb_judge_item *items;
     size_t *index; /* per judge item: criterion or expectation index */
     size_t n_items;
+    struct llmj_asked *lj; /* the pair's llm_judge checks, asked on their own */
 };
 
 struct escalation {
@@ -45,6 +46,7 @@ struct escalation {
     size_t n_asked, cap_asked;
     enum arb_status st_cb; /* first failure inside a callback */
     struct arb_err *err;
+    struct llmj_env lj_env; /* for the llm_judge checks' questions (escalate_llmj.c) */
 };
 
 static char *redacted(const struct escalation *e, const char *text);
@@ -89,6 +91,11 @@ enum arb_status escalation_new(struct arb_store *st, int64_t run, const struct a
         escalation_free(e);
         return rc;
     }
+    e->lj_env.judge = e->judge;
+    e->lj_env.redact = e->redact;
+    e->lj_env.n_redact = e->n_redact;
+    e->lj_env.st = st;
+    e->lj_env.run = run;
     *out = e;
     return ARB_OK;
 }
@@ -124,6 +131,7 @@ static void asked_free(struct asked *x)
     free(x->item_text);
     free(x->items);
     free(x->index);
+    llmj_asked_free(x->lj);
     free(x);
 }
 
@@ -210,6 +218,11 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
     jd.failed = ans->failed;
     jd.refused = ans->refused;
     jd.error = ans->error;
+    if (!jd.failed && llmj_error(x->lj)) {
+        /* an llm_judge check the judge could not answer stays unresolved (on_error) */
+        jd.failed = 1;
+        jd.error = llmj_error(x->lj);
+    }
     jd.reasoning = ans->reasoning;
     jd.winner = !ans->winner                            ? "none"
                 : strcmp(ans->winner, "TIE") == 0       ? "TIE"
@@ -289,7 +302,7 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
     if (!st)
         st = copy_side(&x->b, b, s->n_criteria, it->n_exp);
     for (i = 0; !st && i < s->n_criteria; i++) {
-        if (!isnan(a->crit[i]) && !isnan(b->crit[i]))
+        if ((!isnan(a->crit[i]) && !isnan(b->crit[i])) || llmj_is(s->criteria[i].check))
             continue;
         x->items[n].kind = ARB_ITEM_CRITERION;
         x->items[n].name = s->criteria[i].name;
@@ -309,7 +322,7 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
     for (i = 0; !st && i < it->n_exp; i++) {
         const struct arb_expectation *ex = item_expectation(it, i);
 
-        if (a->exp[i] != ARB_UNRESOLVED && b->exp[i] != ARB_UNRESOLVED)
+        if ((a->exp[i] != ARB_UNRESOLVED && b->exp[i] != ARB_UNRESOLVED) || llmj_is(ex->check))
             continue;
         x->items[n].kind = ARB_ITEM_EXPECTATION;
         x->items[n].name = ex->id;
@@ -341,6 +354,10 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
     }
     e->asked[e->n_asked++] = x;
     memset(&q, 0, sizeof(q));
+    /* Asked first, so answered first: the pair's answer then decides with their verdicts. */
+    st = llmj_ask(&e->lj_env, it, &x->a, &x->b, a, b, &x->lj, err);
+    if (st)
+        return st;
     q.case_id = it->kase->id;
     q.system_a = a->system;
     q.system_b = b->system;
@@ -362,7 +379,11 @@ enum arb_status escalation_drain(struct escalation *e, size_t *unreachable, stru
     e->err = err;
     e->st_cb = ARB_OK;
     st = arb_judge_drain(e->judge, &unr, err);
+    e->lj_env.err = err;
+    e->lj_env.st_cb = ARB_OK;
     if (!st)
+    if (!st)
+        st = e->lj_env.st_cb;
         st = e->st_cb;
     *unreachable += unr;
     for (i = 0; i < e->n_asked; i++)

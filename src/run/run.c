@@ -142,6 +142,7 @@ static enum arb_status evaluate_system(struct runner *r, const struct arb_case *
 
     sd->system = s->systems[sys].name;
     sd->missing = r->outs[sys].n == 0;
+    llmj_list_clear(&sd->llmj);
     for (i = 0; i < s->n_criteria; i++)
         sd->crit[i] = NAN;
     for (i = 0; i < it->n_exp; i++)
@@ -158,12 +159,16 @@ static enum arb_status evaluate_system(struct runner *r, const struct arb_case *
         st = eval_check(r, kc, sys, cr->check, "criterion", cr->name, &v, &score);
         if (!st && v != ARB_UNRESOLVED)
             sd->crit[i] = cr->graded ? 1.0 + 4.0 * score : v == ARB_PASS ? 5.0 : 1.0;
+        else if (!st && r->esc && llmj_is(cr->check)) /* the judge will be asked its question */
+            st = llmj_keep(&sd->llmj, cr->check, 1, i, cr->name, &r->res, r->rec.ptr);
     }
     for (i = 0; !st && i < it->n_exp; i++) {
         const struct arb_expectation *ex = item_expectation(it, i);
 
         if (ex->check)
             st = eval_check(r, kc, sys, ex->check, "expectation", ex->id, &sd->exp[i], &score);
+        if (!st && r->esc && llmj_is(ex->check) && sd->exp[i] == ARB_UNRESOLVED)
+            st = llmj_keep(&sd->llmj, ex->check, 0, i, ex->id, &r->res, r->rec.ptr);
     }
     if (!st && s->fields_check)
         st = eval_check(r, kc, sys, s->fields_check, "fields", "fields", &v, &score);
@@ -439,6 +444,7 @@ static void runner_release(struct runner *r)
     for (i = 0; r->sides && i < r->s->n_systems; i++) {
         free(r->sides[i].crit);
         free(r->sides[i].exp);
+        llmj_list_release(&r->sides[i].llmj);
     }
     free(r->outs);
     free(r->sides);

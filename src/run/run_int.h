@@ -56,12 +56,29 @@ enum arb_status evaluate_trials(struct arb_store_writer *w, int64_t run, const s
                                 size_t n, struct arb_result *res, struct arb_buf *rec,
                                 struct arb_err *err);
 
+/* An llm_judge check left unresolved on one output: what its question needs (owned). */
+struct llmj_ask {
+    const struct arb_check *check;
+    int criterion; /* index is a criterion's (1) or an expectation's (0) */
+    size_t index;
+    char *item;     /* the criterion's name or the expectation's id */
+    char *output;   /* the observed text after extract */
+    char *expected; /* what {expected_output} reads */
+    char *record;   /* the record as stored */
+};
+
+struct llmj_list {
+    struct llmj_ask *v;
+    size_t n, cap;
+};
+
 /* One system's output on a case, as the checks judged it. */
 struct side {
     const char *system;
     int missing;           /* no output for this case */
     double *crit;          /* per criterion: 1-5, or NAN when unresolved */
     enum arb_verdict *exp; /* per expectation */
+    struct llmj_list llmj; /* its llm_judge checks left for the judge (escalate_llmj.c) */
 };
 
 /* The policy's decision on one pair (a is the system shown as A). */
@@ -160,6 +177,47 @@ struct run_scope {
     size_t found;           /* of the named ids, how many the suite had */
     int named;              /* only the ids in want */
     struct arb_strset want; /* the named ids */
+/* ---- llm_judge checks (escalate_llmj.c) ------------------------------------------------ */
+
+/* Whether c is an llm_judge check (its item is asked on its own, not in the pair's question). */
+int llmj_is(const struct arb_check *c);
+
+/* Keep what c's question needs, from its unresolved record res (stored as record). */
+enum arb_status llmj_keep(struct llmj_list *l, const struct arb_check *c, int criterion,
+                          size_t index, const char *item, const struct arb_result *res,
+                          const char *record);
+void llmj_list_clear(struct llmj_list *l);   /* free the kept checks, keep the storage */
+void llmj_list_release(struct llmj_list *l); /* free everything */
+
+/* What the questions of an escalation share (borrowed from it). */
+struct llmj_env {
+    struct arb_judge *judge;
+    const char *const *redact; /* the suite's strings and the system names */
+    size_t n_redact;
+    struct arb_store *st; /* where the judged records go (no transaction open in a drain) */
+    int64_t run;
+    enum arb_status st_cb; /* the first failure inside an answer */
+    struct arb_err *err;   /* the drain's */
+};
+
+struct llmj_asked;
+
+/*
+ * Ask the judge every llm_judge check the sides src_a and src_b kept, one question each;
+ * the answers set the items of a and b (the pair's copies, which must outlive the drain) and
+ * replace the checks' records.  *out (free with llmj_asked_free after the drain; NULL when
+ * there was nothing to ask) is set even when asking fails.
+ */
+enum arb_status llmj_ask(struct llmj_env *env, const struct items *it, struct side *a,
+                         struct side *b, const struct side *src_a, const struct side *src_b,
+                         struct llmj_asked **out, struct arb_err *err);
+
+/* After the answers: the failure that leaves a check unresolved (on_error "unresolved"), which
+ * makes the pair judge_failed; NULL when none. */
+const char *llmj_error(const struct llmj_asked *lj);
+
+void llmj_asked_free(struct llmj_asked *lj);
+
 };
 
 /* The selection of a new run (sel may be NULL). */

@@ -109,6 +109,8 @@ static const char *const sql[Q_N] = {
     [Q_PUT_CHECK] = "INSERT INTO checks (run, case_id, system, kind, item, verdict, score, "
                     "record_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
                     "ON CONFLICT DO NOTHING",
+    [Q_SET_CHECK] = "UPDATE checks SET verdict = ?6, score = ?7, record_json = ?8 "
+                    "WHERE run = ?1 AND case_id = ?2 AND system = ?3 AND kind = ?4 AND item = ?5",
     [Q_PUT_VERDICT] = "INSERT INTO verdicts (run, case_id, system_a, system_b, status, winner, "
                       "score_a, score_b, pass_rate_a, pass_rate_b, comparison_json) "
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "

@@ -38,6 +38,7 @@ enum store_stmt {
     Q_PUT_BLINDING,
     Q_PUT_PROBLEM,
     Q_PUT_CHECK,
+    Q_SET_CHECK,
     Q_PUT_VERDICT,
     Q_OUTPUTS,
     Q_OUTPUTS_BY_KEY,
