@@ -152,6 +152,39 @@ enum arb_status arb_report_add_weighted(struct arb_store *st, int64_t run, cJSON
                                         const double weights[3], struct arb_err *err);
 
 /*
+ * A comparison grader (seeds/comparison-graders.md, "Grader Interface"): argv
+ * (borrowed, NULL-terminated; argv[0] the program, searched in PATH, run
+ * without a shell) is run once per case with the case's runs on its standard
+ * input, killed after timeout_s seconds.
+ */
+struct arb_grader {
+    char *const *argv;
+    double timeout_s;
+};
+
+/*
+ * The custom strategy: add "custom" {"grader" (argv), "timeout_s", "cases"
+ * (per case with outputs, in case order: "case", "rankings" [{"run", "rank",
+ * "score"}] and "reasoning" as the grader answered them), "systems" (per
+ * system: "cases" ranked in, "mean_score", "mean_rank", "firsts")}; see
+ * custom.c for the grader's input.  The first case the grader fails stops it:
+ * ARB_EREMOTE with err naming the grader, the case and what went wrong (could
+ * not start, timed out, exit status, empty answer, not JSON, the JSON path of
+ * a missing or wrong member); else ARB_ENOMEM or the store's failure.
+ */
+enum arb_status arb_report_add_custom(struct arb_store *st, int64_t run, cJSON *report,
+                                      const struct arb_grader *g, struct arb_err *err);
+
+/*
+ * The hybrid strategy, after the weighted and custom parts: add "hybrid"
+ * {"weighted_weight" (1 - custom_weight), "custom_weight", "systems": per
+ * system "weighted" (its weighted score), "custom" (its mean grader score, or
+ * null when never ranked) and "score" = weighted x (1 - custom_weight) +
+ * custom x custom_weight (null without a custom part)}.  ARB_ENOMEM.
+ */
+enum arb_status arb_report_add_hybrid(cJSON *report, double custom_weight, struct arb_err *err);
+
+/*
  * Append run's verdicts to out as one CSV table (RFC 4180: CRLF line ends,
  * fields with a comma, quote, CR or LF quoted, quotes doubled; NULL empty):
  * a header row, then one row per case and pair of systems in case order,

@@ -21,36 +21,37 @@
 static const char usage_text[] =
     "usage: arbiter report RUN [--db FILE] [--format md|json|html|csv] [-o FILE]\n"
     "                      [--strategy statistical|weighted] [--fail-under METRIC=VALUE]...\n"
+    "                      [--strategy custom|hybrid --grader CMD ...]\n"
     "                      [--require-significant] [--candidate NAME] [--against RUN2]\n"
     "                      [--baseline NAME] [--limit N] [--cases ID,ID|@FILE]\n"
     "\n"
-    "The report of a run (RUN is an id or 'latest'), computed from the database only:\n"
-    "per system wins, losses, ties and win rate (ties count half; also without ties),\n"
-    "expectation pass rates overall, per expectation and per case (markdown: the 20\n"
-    "worst cases; JSON: every case), pass@k and pass^k when outputs have trials, mean\n"
-    "rubric scores, the counts of decided, pending-judge, judge-failed and missing-output\n"
-    "cases, and the judge's health (escalation, cache, tokens, position consistency,\n"
-    "first-position and length bias).\n"
+    "The report of a run (RUN is an id or 'latest'), from the database only: per system\n"
+    "wins, losses, ties and win rate (ties count half; also without ties), expectation\n"
+    "pass rates (overall, per expectation, per case: markdown the 20 worst, JSON all),\n"
+    "pass@k and pass^k for trials, mean rubric scores, the case counts, and the judge's\n"
+    "health (escalation, cache, tokens, position consistency, first-position and length bias).\n"
     "\n"
     "  --db FILE                the database (default ./" CLI_DEFAULT_DB ")\n"
     "  --format md|json|html    markdown (default), one JSON object (schemas/\n"
     "                           report.schema.json), or one self-contained HTML page\n"
-    "  --format csv             the per-case table of 'arbiter export --csv' (one row per\n"
-    "                           case and pair of systems; see its --help for the columns);\n"
+    "  --format csv             the per-case table of 'arbiter export --csv' (see its --help);\n"
     "                           the gates still apply, the report's other parts are not in it\n"
-    "  -o FILE                  write to FILE instead of standard output (through a\n"
-    "                           temporary file renamed when complete; never the database,\n"
-    "                           the --cases file or a file the run was made of: its suite,\n"
-    "                           cases file or outputs)\n"
-    "  --strategy statistical   95% percentile bootstrap intervals (1000 resamples,\n"
-    "                           COMPARE_BOOTSTRAP_ITERATIONS overrides; seeded by the run, so\n"
-    "                           the report is reproducible), exact sign test and paired\n"
+    "  -o FILE                  write to FILE instead of standard output (renamed into place\n"
+    "                           when complete; never the database, the --cases file or a file\n"
+    "                           the run was made of)\n"
+    "  --strategy statistical   95% bootstrap intervals (1000 resamples, seeded by the run;\n"
+    "                           COMPARE_BOOTSTRAP_ITERATIONS overrides), sign test and paired\n"
     "                           bootstrap per pair, McNemar per expectation, Bradley-Terry\n"
     "                           ratings for three or more systems\n"
     "  --strategy weighted      quality x 0.5 + latency x 0.3 + reliability x 0.2 per system\n"
     "                           (COMPARE_QUALITY, COMPARE_LATENCY, COMPARE_RELIABILITY\n"
-    "                           override): quality from the overall rubric score, latency\n"
-    "                           from the outputs' durations, reliability from tool errors\n"
+    "                           override; not summing to 1: divided by their sum, notice)\n"
+    "  --strategy custom        a grader program ranks each case's outputs (README.md,\n"
+    "                           \"Custom graders\"); hybrid: weighted x (1 - W) + grader x W\n"
+    "  --grader CMD             the grader: CMD split into words at blanks (quotes group;\n"
+    "                           no shell), run once per case, its stderr passed through\n"
+    "  --grader-timeout S       kill it after S seconds on one case (default 60)\n"
+    "  --hybrid-weight W        the grader's share in hybrid (default 0.5)\n"
     "  --fail-under win_rate=X  exit 1 when the candidate's win rate is below X\n"
     "  --fail-under pass_rate=X exit 1 when its expectation pass rate is below X\n"
     "  --require-significant    exit 1 unless it is significantly better (sign test and\n"
@@ -59,8 +60,7 @@ static const char usage_text[] =
     "  --baseline NAME          paired tests (and --require-significant) only against NAME:\n"
     "                           each system against the baseline rather than every pair\n"
     "  --against RUN2           which verdicts changed from RUN2 to RUN (by case and pair):\n"
-    "                           counts, transitions such as 'baseline -> TIE', the cases;\n"
-    "                           e.g. a run against its re-judging (arbiter replay --rejudge)\n"
+    "                           counts, transitions such as 'baseline -> TIE', the cases\n"
     "                           (--limit, --cases: the same ids of RUN2)\n" CLI_CASE_SELECT_HELP
     "                      (in RUN's case order); every part of the report (counts,\n"
     "                      rates, statistics, trials, judge health, problems of a case,\n"
@@ -68,7 +68,8 @@ static const char usage_text[] =
     "                      cases; an id RUN lacks is an error (exit 2)\n"
     "\n"
     "exit: 0 written (gates passed), 1 a gate missed (one line each on stderr), 2 usage\n"
-    "error, 4 database failure\n";
+    "error, 4 database failure or the grader failed (the message names it, the case, and\n"
+    "the JSON path of a wrong answer)\n";
 
 static size_t resamples_from_env(void)
 {
@@ -135,7 +136,8 @@ static int has_system(const cJSON *report, const char *name)
 
 struct report_args {
     const char *db, *run_spec, *format, *out_path;
-    const char *strategy, *against_spec, *baseline;
+    const char *strategy, *against_spec, *baseline, *grader;
+    double grader_timeout, hybrid_weight;
     struct cli_gates gates;
     struct cli_case_select cases;
 };
@@ -149,7 +151,7 @@ static int fail_under_option(const char *cmd, const struct cli_option *opt, cons
 static int parse_args(struct report_args *ra, int argc, char **argv)
 {
     static const char *const formats[] = {"md", "json", "html", "csv", NULL};
-    static const char *const strategies[] = {"statistical", "weighted", NULL};
+    static const char *const strategies[] = {"statistical", "weighted", "custom", "hybrid", NULL};
     const struct cli_option options[] = {
         CLI_OPT_DB(&ra->db),
         CLI_OPT_CHOICE("--format", &ra->format, formats),
@@ -160,6 +162,10 @@ static int parse_args(struct report_args *ra, int argc, char **argv)
         CLI_OPT_STRING("--candidate", &ra->gates.candidate),
         CLI_OPT_STRING("--against", &ra->against_spec),
         CLI_OPT_STRING("--baseline", &ra->baseline),
+        CLI_OPT_NONEMPTY("--grader", &ra->grader, "a command"),
+        CLI_OPT_DOUBLE("--grader-timeout", &ra->grader_timeout, "seconds", 0, 86400,
+                       CLI_OPT_LO_OPEN),
+        CLI_OPT_DOUBLE("--hybrid-weight", &ra->hybrid_weight, "a weight", 0, 1, 0),
         CLI_CASE_SELECT_OPTIONS(&ra->cases),
         CLI_OPT_END(),
     };
@@ -175,6 +181,77 @@ static int parse_args(struct report_args *ra, int argc, char **argv)
     return CLI_PARSED;
 }
 
+/*
+ * --grader CMD as words: split at blanks; '...' and "..." group (quotes removed, nothing inside
+ * them special); no other shell syntax.  A NULL-terminated array whose words live in the same
+ * allocation: free(*out) frees all.  0, or -1 with the message printed.
+ */
+static int grader_words(const char *cmd, char ***out)
+{
+    size_t len = strlen(cmd), n = 0;
+    char **argv = malloc((len / 2 + 2) * sizeof(*argv) + len + 1), *w;
+    const char *p = cmd;
+
+    if (!argv) {
+        cli_error("report", "out of memory");
+        return -1;
+    }
+    w = (char *)(argv + len / 2 + 2);
+    while (*p) {
+        int word = 0;
+        char quote = 0;
+
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        argv[n++] = w;
+        for (; *p && (quote || (*p != ' ' && *p != '\t')); p++, word = 1) {
+            if (quote && *p == quote)
+                quote = 0;
+            else if (!quote && (*p == '\'' || *p == '"'))
+                quote = *p;
+            else
+                *w++ = *p;
+        }
+        *w++ = '\0';
+        if (quote || !word) {
+            cli_error("report", "--grader: unterminated %c quote in '%s'", quote, cmd);
+            free(argv);
+            return -1;
+        }
+    }
+    argv[n] = NULL;
+    if (!n) {
+        cli_error("report", "--grader: expected a command, got '%s'", cmd);
+        free(argv);
+        return -1;
+    }
+    *out = argv;
+    return 0;
+}
+
+/* What custom and hybrid need, and what only they take; 0 or -1 (message printed). */
+static int check_grader_args(const struct report_args *ra)
+{
+    int wants = ra->strategy && (ra->strategy[0] == 'c' || ra->strategy[0] == 'h');
+
+    if (wants && !ra->grader) {
+        cli_error("report", "--strategy %s needs --grader CMD (the grader program)", ra->strategy);
+        return -1;
+    }
+    if (!wants && (ra->grader || ra->grader_timeout > 0)) {
+        cli_error("report", "--grader%s is for --strategy custom or hybrid",
+                  ra->grader ? "" : "-timeout");
+        return -1;
+    }
+    if (ra->hybrid_weight >= 0 && !(ra->strategy && ra->strategy[0] == 'h')) {
+        cli_error("report", "--hybrid-weight is for --strategy hybrid");
+        return -1;
+    }
+    return 0;
+}
+
 /* The checks that need no database; 0 or -1 (message printed). */
 static int check_args(const struct report_args *ra)
 {
@@ -182,6 +259,8 @@ static int check_args(const struct report_args *ra)
         cli_error("report", "missing RUN (an id or 'latest'; see 'arbiter runs')");
         return -1;
     }
+    if (check_grader_args(ra))
+        return -1;
     if (ra->baseline && !(ra->strategy && strcmp(ra->strategy, "statistical") == 0) &&
         !ra->gates.require_significant) {
         cli_error("report", "--baseline chooses the paired tests: add --strategy statistical or "
@@ -207,6 +286,26 @@ static enum arb_status add_scope(cJSON *report, const struct arb_case_select *se
         if (!cJSON_AddItemToArray(ids, cJSON_CreateString(sel->ids[i])))
             ids = NULL;
     return ids ? ARB_OK : ARB_ENOMEM;
+}
+
+/* The custom part and, for hybrid, the two put together. */
+static enum arb_status add_grader(const struct report_args *ra, struct arb_store *st, int64_t run,
+                                  cJSON *report, int *usage, struct arb_err *err)
+{
+    struct arb_grader g = {NULL, ra->grader_timeout > 0 ? ra->grader_timeout : 60};
+    char **argv;
+    enum arb_status rs;
+
+    if (grader_words(ra->grader, &argv)) {
+        *usage = 1;
+        return ARB_OK;
+    }
+    g.argv = argv;
+    rs = arb_report_add_custom(st, run, report, &g, err);
+    if (!rs && ra->strategy[0] == 'h')
+        rs = arb_report_add_hybrid(report, ra->hybrid_weight >= 0 ? ra->hybrid_weight : 0.5, err);
+    free(argv);
+    return rs;
 }
 
 /*
@@ -240,15 +339,22 @@ static enum arb_status build(struct report_args *ra, struct arb_store *st, int64
         rs = add_scope(*report, &ra->cases.sel);
     if (!rs)
         rs = arb_report_add_judge_health(st, run, *report, err);
-    if (!rs && ra->strategy && ra->strategy[0] == 'w') {
+    if (!rs && ra->strategy && (ra->strategy[0] == 'w' || ra->strategy[0] == 'h')) {
         double w[3];
+        const cJSON *notice;
 
         if (weights_from_env(w)) {
             *usage = 1;
             return ARB_OK;
         }
         rs = arb_report_add_weighted(st, run, *report, w, err);
+        notice = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(*report, "weights"), "notice");
+        if (!rs && cJSON_IsString(notice))
+            cli_error("report", "notice: %s", notice->valuestring);
     }
+    if (!rs && ra->strategy && (ra->strategy[0] == 'c' || ra->strategy[0] == 'h'))
+        rs = add_grader(ra, st, run, *report, usage, err);
     if (!rs)
         rs = arb_report_add_trials(st, run, *report, want_stats ? &ro : NULL, err);
     if (!rs && ra->against_spec) {
@@ -297,6 +403,7 @@ static int report_cmd(int argc, char **argv)
     memset(&ra, 0, sizeof(ra));
     ra.db = CLI_DEFAULT_DB;
     ra.format = "md";
+    ra.hybrid_weight = -1; /* not given */
     parsed = parse_args(&ra, argc, argv);
     if (parsed == CLI_PARSED && check_args(&ra))
         parsed = EXIT_USAGE;

@@ -16,6 +16,7 @@
 
 #include "arbiter/report.h"
 #include "html_int.h"
+#include "strategy_int.h"
 
 /* Colorblind-safe, readable on white (after Okabe-Ito and Tableau 10). */
 static const char *const palette[] = {"#3b6fb6", "#e07b39", "#3a9a6b", "#c0504d",

@@ -8,6 +8,7 @@
 
 #include "arbiter/report.h"
 #include "report_int.h"
+#include "strategy_int.h"
 
 /* A reason of failure is cut at so many bytes in a table. */
 #define MAX_REASON_BYTES 500
@@ -524,36 +525,6 @@ static enum arb_status trials_section(const cJSON *report, struct arb_buf *out)
     return st ? st : arb_buf_adds(out, "\n");
 }
 
-static enum arb_status weighted_section(const cJSON *report, struct arb_buf *out)
-{
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(report, "weights"), *x;
-    char q[32], d[32], l[32], r[32], sc[32];
-    enum arb_status st;
-
-    if (!w)
-        return ARB_OK;
-    st = arb_buf_printf(out,
-                        "## Weighted (quality x %.2f + latency x %.2f + reliability x %.2f)\n\n"
-                        "| System | Quality | Mean duration (ms) | Latency | Reliability | Score "
-                        "|\n|---|---:|---:|---:|---:|---:|\n",
-                        num(w, "quality"), num(w, "latency"), num(w, "reliability"));
-    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(report, "weighted"))
-    {
-        cell(q, sizeof(q), num(x, "quality"), 3, 0);
-        cell(d, sizeof(d), num(x, "mean_duration_ms"), 0, 0);
-        cell(l, sizeof(l), num(x, "latency"), 3, 0);
-        cell(r, sizeof(r), num(x, "reliability"), 3, 0);
-        cell(sc, sizeof(sc), num(x, "score"), 3, 0);
-        if (!st)
-            st = arb_buf_adds(out, "| ");
-        if (!st)
-            st = add_text(out, str(x, "system"));
-        if (!st)
-            st = arb_buf_printf(out, " | %s | %s | %s | %s | %s |\n", q, d, l, r, sc);
-    }
-    return st ? st : arb_buf_adds(out, "\n");
-}
-
 /* The judge's cost, when its config has a price: the total, per judged case, the costliest. */
 static enum arb_status cost_lines(const cJSON *report, struct arb_buf *out)
 {
@@ -662,7 +633,7 @@ static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
 }
 
 static enum arb_status (*const sections[])(const cJSON *report, struct arb_buf *out) = {
-    systems_table, matrix_section,     against_section,  statistics_section, weighted_section,
+    systems_table, matrix_section,     against_section,  statistics_section, md_strategies,
     rubric_table,  expectations_table, case_rates_table, trials_section,     health_section,
 };
 

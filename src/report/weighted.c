@@ -2,24 +2,31 @@
  * weighted.c - the `weighted` strategy of the agent-eval harness's compare
  * (seeds/comparison-graders.md): per system
  *   score = quality * w_q + latency * w_l + reliability * w_r
- * with quality the mean overall rubric score of decided cases scaled to 0-1
- * (overall / 10), latency the fastest system's mean output duration divided
+ * with quality the outputs' own prior grader score when every compared
+ * output of the system carries one (score.score from 0 to 1, as agent-eval
+ * capture files do; the mean of them), else the mean overall rubric score of
+ * decided cases scaled to 0-1 (overall / 10); "quality_source" says which.
+ * Latency the fastest system's mean output duration divided
  * by this system's (1 for the fastest; inverse duration, normalized), and
  * reliability the share of outputs without tool errors.  Durations and tool
  * errors come from the outputs' capture fields (duration or timing, in ms;
  * toolErrors as a count or a list); a system with none recorded gets null
- * and its term counts 0.
+ * and its term counts 0.  Weights that do not sum to 1 are divided by their
+ * sum, and the report says so ("weights": "given", "normalized", "notice");
+ * weights summing to 0 are refused.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arbiter/report.h"
+#include "strategy_int.h"
 
 struct wsys {
     const char *name;
-    double dur_sum;
-    size_t dur_n, outputs, clean;
+    double dur_sum, prior_sum;
+    size_t dur_n, outputs, clean, prior_n;
 };
 
 struct wctx {
@@ -32,7 +39,7 @@ struct wctx {
     struct arb_err *err;
 };
 
-static double duration_ms(const cJSON *meta)
+double strategy_duration_ms(const cJSON *meta)
 {
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(meta, "duration");
 
@@ -46,7 +53,7 @@ static double duration_ms(const cJSON *meta)
     return cJSON_IsNumber(d) && d->valuedouble >= 0 ? d->valuedouble : NAN;
 }
 
-static int tool_errors(const cJSON *meta)
+int strategy_tool_errors(const cJSON *meta)
 {
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(meta, "toolErrors");
 
@@ -55,6 +62,15 @@ static int tool_errors(const cJSON *meta)
     if (cJSON_IsArray(e))
         return cJSON_GetArraySize(e) > 0;
     return cJSON_IsTrue(e);
+}
+
+/* The output's own grader score from an earlier grading step (score.score, 0-1), or NaN. */
+static double prior_score(const cJSON *meta)
+{
+    const cJSON *s =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(meta, "score"), "score");
+
+    return cJSON_IsNumber(s) && s->valuedouble >= 0 && s->valuedouble <= 1 ? s->valuedouble : NAN;
 }
 
 static int on_output(void *ctx, const struct arb_output_row *o)
@@ -69,13 +85,18 @@ static int on_output(void *ctx, const struct arb_output_row *o)
     if (i == w->n)
         return 0;
     meta = o->meta_json ? cJSON_Parse(o->meta_json) : NULL;
-    d = duration_ms(meta);
+    d = strategy_duration_ms(meta);
     if (!isnan(d)) {
         w->sys[i].dur_sum += d;
         w->sys[i].dur_n++;
     }
     w->sys[i].outputs++;
-    w->sys[i].clean += !tool_errors(meta);
+    w->sys[i].clean += !strategy_tool_errors(meta);
+    d = prior_score(meta);
+    if (!isnan(d)) {
+        w->sys[i].prior_sum += d;
+        w->sys[i].prior_n++;
+    }
     cJSON_Delete(meta);
     return 0;
 }
@@ -97,13 +118,84 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
     return 0;
 }
 
+/* "weights": the weights used, and when the given ones did not sum to 1, those and a notice. */
+static enum arb_status add_weights(cJSON *report, const double given[3], double w[3],
+                                   struct arb_err *err)
+{
+    static const char *const names[] = {"quality", "latency", "reliability"};
+    double sum = given[0] + given[1] + given[2];
+    int normalized = fabs(sum - 1.0) > 1e-9;
+    cJSON *wo = cJSON_AddObjectToObject(report, "weights"), *g;
+    char notice[256];
+    size_t i;
+
+    if (!(sum > 0))
+        return arb_err_set(err, ARB_EUSAGE,
+                           "the weights (quality %g, latency %g, reliability %g) sum to 0: "
+                           "nothing to weigh",
+                           given[0], given[1], given[2]);
+    for (i = 0; i < 3; i++)
+        w[i] = normalized ? given[i] / sum : given[i];
+    if (!wo || !cJSON_AddBoolToObject(wo, "normalized", normalized))
+        return ARB_ENOMEM;
+    for (i = 0; i < 3; i++)
+        if (!cJSON_AddNumberToObject(wo, names[i], w[i]))
+            return ARB_ENOMEM;
+    if (!normalized)
+        return ARB_OK;
+    g = cJSON_AddObjectToObject(wo, "given");
+    for (i = 0; g && i < 3; i++)
+        if (!cJSON_AddNumberToObject(g, names[i], given[i]))
+            g = NULL;
+    snprintf(notice, sizeof(notice),
+             "the weights given (quality %g, latency %g, reliability %g) sum to %g, not 1: "
+             "divided by their sum (quality %.4g, latency %.4g, reliability %.4g)",
+             given[0], given[1], given[2], sum, w[0], w[1], w[2]);
+    return g && cJSON_AddStringToObject(wo, "notice", notice) ? ARB_OK : ARB_ENOMEM;
+}
+
+static cJSON *num_or_null(double v)
+{
+    return isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
+}
+
+/* One system's row of "weighted". */
+static enum arb_status add_row(cJSON *arr, const struct wsys *x, const cJSON *ov, double fastest,
+                               const double w[3])
+{
+    int prior = x->outputs && x->prior_n == x->outputs;
+    double q = prior                ? x->prior_sum / (double)x->prior_n
+               : cJSON_IsNumber(ov) ? ov->valuedouble / 10.0
+                                    : NAN;
+    double mean = x->dur_n ? x->dur_sum / (double)x->dur_n : NAN;
+    double l = isnan(mean) ? NAN : mean > 0 ? fastest / mean : 1.0;
+    double r = x->outputs ? (double)x->clean / (double)x->outputs : NAN;
+    double score =
+        (isnan(q) ? 0 : q) * w[0] + (isnan(l) ? 0 : l) * w[1] + (isnan(r) ? 0 : r) * w[2];
+    cJSON *o = cJSON_CreateObject();
+
+    if (!o || !cJSON_AddItemToArray(arr, o))
+        return ARB_ENOMEM;
+    if (!cJSON_AddStringToObject(o, "system", x->name) ||
+        !cJSON_AddItemToObject(o, "quality", num_or_null(q)) ||
+        !cJSON_AddStringToObject(o, "quality_source", prior ? "prior_score" : "rubric") ||
+        !cJSON_AddNumberToObject(o, "prior_scores", (double)x->prior_n) ||
+        !cJSON_AddNumberToObject(o, "outputs", (double)x->outputs) ||
+        !cJSON_AddItemToObject(o, "mean_duration_ms", num_or_null(mean)) ||
+        !cJSON_AddItemToObject(o, "latency", num_or_null(l)) ||
+        !cJSON_AddItemToObject(o, "reliability", num_or_null(r)) ||
+        !cJSON_AddNumberToObject(o, "score", score))
+        return ARB_ENOMEM;
+    return ARB_OK;
+}
+
 enum arb_status arb_report_add_weighted(struct arb_store *st, int64_t run, cJSON *report,
                                         const double weights[3], struct arb_err *err)
 {
     const cJSON *systems = cJSON_GetObjectItemCaseSensitive(report, "systems"), *s;
     struct wctx w = {st, run, NULL, 0, NULL, ARB_OK, err};
-    cJSON *arr, *wo;
-    double fastest = INFINITY;
+    cJSON *arr = NULL;
+    double fastest = INFINITY, wt[3];
     size_t i;
     enum arb_status rc;
 
@@ -120,41 +212,13 @@ enum arb_status arb_report_add_weighted(struct arb_store *st, int64_t run, cJSON
     for (i = 0; i < w.n; i++)
         if (w.sys[i].dur_n && w.sys[i].dur_sum / (double)w.sys[i].dur_n < fastest)
             fastest = w.sys[i].dur_sum / (double)w.sys[i].dur_n;
-    wo = rc ? NULL : cJSON_AddObjectToObject(report, "weights");
-    arr = wo ? cJSON_AddArrayToObject(report, "weighted") : NULL;
-    if (!rc && !arr)
+    if (!rc)
+        rc = add_weights(report, weights, wt, err);
+    if (!rc && !(arr = cJSON_AddArrayToObject(report, "weighted")))
         rc = ARB_ENOMEM;
-    if (!rc) {
-        cJSON_AddNumberToObject(wo, "quality", weights[0]);
-        cJSON_AddNumberToObject(wo, "latency", weights[1]);
-        cJSON_AddNumberToObject(wo, "reliability", weights[2]);
-    }
-    i = 0;
-    cJSON_ArrayForEach(s, systems)
-    {
-        const cJSON *ov = cJSON_GetObjectItemCaseSensitive(s, "overall_score");
-        const struct wsys *x = &w.sys[i++];
-        double q = cJSON_IsNumber(ov) ? ov->valuedouble / 10.0 : NAN;
-        double mean = x->dur_n ? x->dur_sum / (double)x->dur_n : NAN;
-        double l = isnan(mean) ? NAN : mean > 0 ? fastest / mean : 1.0;
-        double r = x->outputs ? (double)x->clean / (double)x->outputs : NAN;
-        double score = (isnan(q) ? 0 : q) * weights[0] + (isnan(l) ? 0 : l) * weights[1] +
-                       (isnan(r) ? 0 : r) * weights[2];
-        cJSON *o = cJSON_CreateObject();
-
-        if (rc || !o || !cJSON_AddItemToArray(arr, o)) {
-            rc = rc ? rc : ARB_ENOMEM;
-            break;
-        }
-        cJSON_AddStringToObject(o, "system", x->name);
-        cJSON_AddItemToObject(o, "quality", isnan(q) ? cJSON_CreateNull() : cJSON_CreateNumber(q));
-        cJSON_AddItemToObject(o, "mean_duration_ms",
-                              isnan(mean) ? cJSON_CreateNull() : cJSON_CreateNumber(mean));
-        cJSON_AddItemToObject(o, "latency", isnan(l) ? cJSON_CreateNull() : cJSON_CreateNumber(l));
-        cJSON_AddItemToObject(o, "reliability",
-                              isnan(r) ? cJSON_CreateNull() : cJSON_CreateNumber(r));
-        cJSON_AddNumberToObject(o, "score", score);
-    }
+    for (i = 0, s = rc ? NULL : systems->child; s && !rc; s = s->next, i++)
+        rc = add_row(arr, &w.sys[i], cJSON_GetObjectItemCaseSensitive(s, "overall_score"), fastest,
+                     wt);
     free(w.sys);
     free(w.last_case);
     return rc;
