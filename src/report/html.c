@@ -377,6 +377,12 @@ static void page_header(struct html *h, const cJSON *report)
     if (cJSON_GetArraySize(html_get(report, "pairs")) > 0 ||
         cJSON_GetArraySize(html_get(report, "systems")) == 2)
         html_raw(h, "<a href=\"#pairs\">Pairs</a>");
+    if (cJSON_IsObject(html_get(report, "weights")))
+        html_raw(h, "<a href=\"#weighted\">Weighted</a>");
+    if (cJSON_IsObject(html_get(report, "custom")))
+        html_raw(h, "<a href=\"#custom\">Custom grader</a>");
+    if (cJSON_IsObject(html_get(report, "hybrid")))
+        html_raw(h, "<a href=\"#hybrid\">Hybrid</a>");
     html_raw(h, "<a href=\"#rubric\">Rubric</a>");
     if (cJSON_GetArraySize(html_get(report, "expectations")) > 0)
         html_raw(h, "<a href=\"#expectations\">Expectations</a>");
@@ -520,6 +526,7 @@ enum arb_status arb_report_html(const cJSON *report, struct arb_buf *out)
     page_header(&h, report);
     overview(&h, report);
     systems_table(&h, report);
+    html_strategies(&h, report);
     html_win_matrix(&h, report);
     html_against(&h, report);
     html_chart_pairs(&h, report);
