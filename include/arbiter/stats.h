@@ -79,6 +79,7 @@ struct arb_cluster_stat {
     int want_p;
     int ok;
     struct arb_interval out;
+    double median;
     double p_two_sided;
 };
 
@@ -92,6 +93,14 @@ enum arb_status arb_bootstrap_clusters(struct arb_cluster_stat *stats, size_t m,
  * Fan's type 7, the default of R and NumPy).  NaN for both when n is 0.
  */
 void arb_percentile_interval(double *v, size_t n, double level, double *lo, double *hi);
+
+/*
+ * The q-quantile (0 <= q <= 1) of sorted[0..n), ascending: linear
+ * interpolation between the order statistics at h = (n - 1) * q (Hyndman
+ * and Fan's type 7, NumPy's default "linear"), so q = 0.5 is the median, the
+ * mean of the two middle values when n is even.  NaN when n is 0.
+ */
+double arb_quantile(const double *sorted, size_t n, double q);
 
 /* Exact two-sided sign test of wins vs losses (ties dropped): P(|X - n/2| >= |w - n/2|). */
 double arb_sign_test(size_t wins, size_t losses);

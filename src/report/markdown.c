@@ -8,6 +8,7 @@
 
 #include "arbiter/report.h"
 #include "report_int.h"
+#include "stats_int.h"
 #include "strategy_int.h"
 
 /* A reason of failure is cut at so many bytes in a table. */
@@ -210,118 +211,6 @@ static enum arb_status expectations_table(const cJSON *report, struct arb_buf *o
     return st ? st : arb_buf_adds(out, "\n");
 }
 
-static void ci(char *out, size_t len, const cJSON *iv, int decimals, int percent)
-{
-    char lo[32], hi[32];
-
-    if (!cJSON_IsArray(iv) || cJSON_GetArraySize(iv) != 2) {
-        snprintf(out, len, "-");
-        return;
-    }
-    cell(lo, sizeof(lo), cJSON_GetArrayItem(iv, 0)->valuedouble, decimals, percent);
-    cell(hi, sizeof(hi), cJSON_GetArrayItem(iv, 1)->valuedouble, decimals, percent);
-    snprintf(out, len, "[%s, %s]", lo, hi);
-}
-
-static enum arb_status statistics_section(const cJSON *report, struct arb_buf *out)
-{
-    const cJSON *info = cJSON_GetObjectItemCaseSensitive(report, "statistics"), *s, *p;
-    char a[32], b[80], c[32], d[80], e[32], f[80], g[32];
-    enum arb_status st;
-
-    if (!info)
-        return ARB_OK;
-    st = arb_buf_printf(out,
-                        "## Statistics (%.0f bootstrap resamples, seed %.0f, 95%% intervals)\n\n"
-                        "| System | Win rate | 95%% CI | Pass rate | 95%% CI | Overall score | "
-                        "95%% CI |\n|---|---:|---:|---:|---:|---:|---:|\n",
-                        num(info, "resamples"), num(info, "seed"));
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(report, "systems"))
-    {
-        const cJSON *iv = cJSON_GetObjectItemCaseSensitive(s, "intervals");
-
-        cell(a, sizeof(a), num(s, "win_rate"), 1, 1);
-        ci(b, sizeof(b), cJSON_GetObjectItemCaseSensitive(iv, "win_rate"), 1, 1);
-        cell(c, sizeof(c), num(cJSON_GetObjectItemCaseSensitive(s, "expectations"), "pass_rate"), 1,
-             1);
-        ci(d, sizeof(d), cJSON_GetObjectItemCaseSensitive(iv, "pass_rate"), 1, 1);
-        cell(e, sizeof(e), num(s, "overall_score"), 2, 0);
-        ci(f, sizeof(f), cJSON_GetObjectItemCaseSensitive(iv, "overall_score"), 2, 0);
-        if (!st)
-            st = arb_buf_adds(out, "| ");
-        if (!st)
-            st = add_text(out, str(s, "name"));
-        if (!st)
-            st = arb_buf_printf(out, " | %s | %s | %s | %s | %s | %s |\n", a, b, c, d, e, f);
-    }
-    if (!st)
-        st = arb_buf_adds(out, "\nPaired tests over cases (exact sign test on wins vs losses; "
-                               "paired bootstrap of the per-case overall score difference A - B; "
-                               "significant when both give p < 0.05) and, beside them, whether "
-                               "the two systems' 95% intervals of the overall score do not "
-                               "overlap:"
-                               "\n\n| A | B | A wins | B wins | Ties | Sign test p | Mean diff | "
-                               "95% CI | Bootstrap p | Significant | 95% intervals do not overlap "
-                               "|\n"
-                               "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
-    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(report, "pairs"))
-    {
-        const cJSON *pb = cJSON_GetObjectItemCaseSensitive(p, "paired_bootstrap");
-        double lohi[2] = {num(pb, "lo"), num(pb, "hi")};
-        cJSON *iv = cJSON_CreateDoubleArray(lohi, 2);
-
-        cell(a, sizeof(a), num(p, "sign_test_p"), 4, 0);
-        cell(c, sizeof(c), num(pb, "mean_diff"), 3, 0);
-        ci(d, sizeof(d), isnan(lohi[0]) ? NULL : iv, 3, 0);
-        cell(g, sizeof(g), num(pb, "p"), 4, 0);
-        cJSON_Delete(iv);
-        if (!st)
-            st = arb_buf_adds(out, "| ");
-        if (!st)
-            st = add_text(out, str(p, "a"));
-        if (!st)
-            st = arb_buf_adds(out, " | ");
-        if (!st)
-            st = add_text(out, str(p, "b"));
-        if (!st)
-            st = arb_buf_printf(
-                out, " | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s |\n", num(p, "a_wins"),
-                num(p, "b_wins"), num(p, "ties"), a, c, d, g,
-                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "significant")) ? "yes" : "no",
-                cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(p, "intervals_separate"))
-                    ? (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "intervals_separate"))
-                           ? "yes"
-                           : "no")
-                    : "-");
-    }
-    if (!st && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "mcnemar")))
-        st = arb_buf_adds(out, "\nMcNemar's exact test per expectation (cases where only one of "
-                               "the two passes):\n\n| Expectation | A | B | Only A passes | Only B "
-                               "passes | p |\n|---|---|---|---:|---:|---:|\n");
-    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(report, "mcnemar"))
-    {
-        cell(a, sizeof(a), num(p, "p"), 4, 0);
-        if (!st)
-            st = arb_buf_adds(out, "| ");
-        if (!st)
-            st = add_text(out, str(p, "expectation"));
-        if (!st)
-            st = arb_buf_printf(out, " | %s | %s | %.0f | %.0f | %s |\n", str(p, "a"), str(p, "b"),
-                                num(p, "only_a_passes"), num(p, "only_b_passes"), a);
-    }
-    if (!st && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "bradley_terry")))
-        st = arb_buf_adds(out, "\nBradley-Terry ratings (log-strength, mean 0):\n\n| System | "
-                               "Rating | 95% CI |\n|---|---:|---:|\n");
-    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(report, "bradley_terry"))
-    {
-        cell(a, sizeof(a), num(p, "rating"), 3, 0);
-        ci(b, sizeof(b), cJSON_GetObjectItemCaseSensitive(p, "interval"), 3, 0);
-        if (!st)
-            st = arb_buf_printf(out, "| %s | %s | %s |\n", str(p, "system"), a, b);
-    }
-    return st ? st : arb_buf_adds(out, "\n");
-}
-
 /* Expectation pass rates per case (report "case_pass_rates"), one column per system. */
 static enum arb_status case_rates_table(const cJSON *report, struct arb_buf *out)
 {
@@ -481,50 +370,6 @@ static enum arb_status against_section(const cJSON *report, struct arb_buf *out)
     return st ? st : arb_buf_adds(out, "\n");
 }
 
-/* pass@k and pass^k per system and k (report "trials"). */
-static enum arb_status trials_section(const cJSON *report, struct arb_buf *out)
-{
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(report, "trials"), *s, *k;
-    char a[32], b[80], c[32], d[80];
-    enum arb_status st;
-
-    if (!t)
-        return ARB_OK;
-    st = arb_buf_adds(out, "## Trials: pass@k and pass^k\n\n"
-                           "pass@k: the chance that at least one of k trials passes every "
-                           "expectation with a check; pass^k: that all k do (unbiased estimators "
-                           "over each case's trials, averaged over the cases with at least k).\n\n"
-                           "| System | Cases | Trials | k | Cases with k | pass@k | 95% CI | "
-                           "pass^k | 95% CI |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(t, "systems"))
-    {
-        cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(s, "k"))
-        {
-            cell(a, sizeof(a), num(k, "pass@k"), 3, 0);
-            ci(b, sizeof(b), cJSON_GetObjectItemCaseSensitive(k, "pass@k_ci"), 3, 0);
-            cell(c, sizeof(c), num(k, "pass^k"), 3, 0);
-            ci(d, sizeof(d), cJSON_GetObjectItemCaseSensitive(k, "pass^k_ci"), 3, 0);
-            if (!st)
-                st = arb_buf_adds(out, "| ");
-            if (!st)
-                st = add_text(out, str(s, "name"));
-            if (!st)
-                st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s |\n",
-                                    num(s, "cases"), num(s, "trials"), num(k, "k"), num(k, "cases"),
-                                    a, b, c, d);
-        }
-        if (!st && num(s, "unresolved_cases") > 0) {
-            st = arb_buf_adds(out, "| ");
-            if (!st)
-                st = add_text(out, str(s, "name"));
-            if (!st)
-                st = arb_buf_printf(out, " | %.0f left out | %.0f unresolved | | | | | | |\n",
-                                    num(s, "unresolved_cases"), num(s, "unresolved_trials"));
-        }
-    }
-    return st ? st : arb_buf_adds(out, "\n");
-}
-
 /* The judge's cost, when its config has a price: the total, per judged case, the costliest. */
 static enum arb_status cost_lines(const cJSON *report, struct arb_buf *out)
 {
@@ -633,8 +478,8 @@ static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
 }
 
 static enum arb_status (*const sections[])(const cJSON *report, struct arb_buf *out) = {
-    systems_table, matrix_section,     against_section,  statistics_section, md_strategies,
-    rubric_table,  expectations_table, case_rates_table, trials_section,     health_section,
+    systems_table, matrix_section,     against_section,  md_statistics, md_strategies,
+    rubric_table,  expectations_table, case_rates_table, md_trials,     health_section,
 };
 
 /* Under the case counts: the judge's most frequent reason of failure, when it failed. */

@@ -32,6 +32,9 @@ struct acc {
     const struct arb_report_parts *parts;
     char **extra; /* systems only verdicts name, found by a first pass (an edited database) */
     size_t n_extra;
+    struct arb_store *store; /* the statistics read the outputs' durations */
+    int64_t run;
+    struct arb_err *err;
     enum arb_status st;
 };
 
@@ -162,7 +165,8 @@ static int on_begin(void *ctx, struct arb_run_summary *sum)
     a->st = a->want_cases ? case_rates_init(&a->cr, a->names, n) : ARB_OK;
     if (!a->st && a->parts->win_matrix && !(a->matrix = matrix_acc_new(a->names, n)))
         a->st = ARB_ENOMEM;
-    if (!a->st && a->parts->statistics && !(a->stats = stats_acc_new(a->names, n)))
+    if (!a->st && a->parts->statistics &&
+        !(a->stats = stats_acc_new(a->names, n, a->store, a->run, a->err)))
         a->st = ARB_ENOMEM;
     return a->st != ARB_OK;
 }
@@ -317,15 +321,21 @@ enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t
     return arb_report_compose(st, run, &parts, out, err);
 }
 
-/* The accumulators, empty (all but extra, which a recount keeps). */
+/* The accumulators, empty (all but extra and the store, which a recount keeps). */
 static enum arb_status acc_init(struct acc *a, const struct arb_report_parts *parts)
 {
     char **extra = a->extra;
     size_t n_extra = a->n_extra;
+    struct arb_store *store = a->store;
+    int64_t run = a->run;
+    struct arb_err *err = a->err;
 
     memset(a, 0, sizeof(*a));
     a->extra = extra;
     a->n_extra = n_extra;
+    a->store = store;
+    a->run = run;
+    a->err = err;
     arb_buf_init(&a->case_id, 0);
     a->parts = parts;
     cmp_view_init(&a->view);
@@ -403,6 +413,9 @@ enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
     enum arb_status rc;
 
     memset(&a, 0, sizeof(a));
+    a.store = st;
+    a.run = run;
+    a.err = err;
     rc = acc_init(&a, parts);
     if (!r)
         rc = ARB_ENOMEM;

@@ -7,7 +7,12 @@
  * expectation; Bradley-Terry ratings with bootstrap intervals when there are
  * more than two systems.  A pair is "significant" when both paired tests
  * give p < 0.05; beside that, "intervals_separate" applies the seed's rule
- * (the two systems' 95% overall-score intervals do not overlap).
+ * (the two systems' 95% overall-score intervals do not overlap), and
+ * "reasoning" says both in one line (reasoning.c).  Each system's mean
+ * latency comes from its compared outputs' durations (duration.c) and gets
+ * its interval from the same resampling of the cases as the others; every
+ * interval has the median of its resampled values beside it
+ * ("bootstrap_median", the seed's central estimate).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -16,9 +21,11 @@
 #include "arbiter/report.h"
 #include "arbiter/stats.h"
 #include "report_int.h"
+#include "stats_int.h"
 
 #define SEEN_EXPECTATIONS 1
 #define SEEN_SCORE        2
+#define PER_SYS           4 /* statistics per system: win, pass and score rates, latency */
 
 struct dvec {
     double *v;
@@ -63,6 +70,7 @@ struct sys_acc {
         games; /* outcomes (1 win, 0.5 tie, 0 loss) of the decided pairs, and their number */
     struct dvec passed, total;   /* expectations passed and decided (each case once) */
     struct dvec overall, scored; /* overall score of the first decided pair with one, and 1 */
+    struct dvec ms, timed;       /* the compared output's duration (ms), and 1, when it has one */
 };
 
 struct pair_acc {
@@ -86,7 +94,10 @@ struct stats_acc {
     size_t n_exps, cap_exps;
     char *case_id;
     size_t n_cases;
-    unsigned char *seen; /* per system: what was counted for case_id (SEEN_*) */
+    unsigned char *seen;     /* per system: what was counted for case_id (SEEN_*) */
+    struct arb_store *store; /* where the outputs' durations are read */
+    int64_t run;
+    struct arb_err *err;
     enum arb_status st;
 };
 
@@ -147,12 +158,26 @@ static int new_case(struct stats_acc *s, const char *id)
         struct sys_acc *y = &s->sys[i];
 
         bad |= push(&y->win, 0) | push(&y->games, 0) | push(&y->passed, 0) | push(&y->total, 0) |
-               push(&y->overall, 0) | push(&y->scored, 0);
+               push(&y->overall, 0) | push(&y->scored, 0) | push(&y->ms, 0) | push(&y->timed, 0);
     }
     for (i = 0; i < s->n_pairs; i++)
         bad |= push(&s->pairs[i].diff, 0) | push(&s->pairs[i].paired, 0);
     s->n_cases++;
     return bad || !s->case_id;
+}
+
+/* A compared output of the current case: its system's duration, when it has one. */
+static int on_output(void *ctx, const struct arb_output_row *o)
+{
+    struct stats_acc *s = ctx;
+    size_t i = sys_index(s, o->system);
+    double ms = i == (size_t)-1 ? NAN : report_output_ms(o->meta_json);
+
+    if (!isnan(ms) && s->sys[i].timed.v[s->sys[i].timed.n - 1] == 0) {
+        last(&s->sys[i].ms, ms);
+        last(&s->sys[i].timed, 1.0);
+    }
+    return 0;
 }
 
 /* 1 passed, 0 failed, -1 unresolved or absent, for expectation id in a side's details. */
@@ -201,8 +226,13 @@ enum arb_status stats_acc_verdict(struct stats_acc *s, const struct arb_verdict_
 
     if (ia == (size_t)-1 || ib == (size_t)-1 || ia == ib || !cmp || s->st)
         return s->st;
-    if ((!s->case_id || strcmp(s->case_id, v->case_id) != 0) && new_case(s, v->case_id))
-        return s->st = ARB_ENOMEM;
+    if (!s->case_id || strcmp(s->case_id, v->case_id) != 0) {
+        if (new_case(s, v->case_id))
+            return s->st = ARB_ENOMEM;
+        if (s->store &&
+            arb_store_compared_outputs(s->store, s->run, v->case_id, on_output, s, s->err))
+            return s->st = ARB_EDB;
+    }
     p = pair_of(s, ia, ib);
     flip = ia > ib; /* the verdict's A is the pair's second system */
     add_once(s, ia, &cmp->side[0], decided);
@@ -252,6 +282,12 @@ enum arb_status stats_acc_verdict(struct stats_acc *s, const struct arb_verdict_
             e->c++;
     }
     return s->st;
+}
+
+/* A number, or null when it is NaN. */
+static cJSON *number_or_null(double v)
+{
+    return isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
 }
 
 /* [lo, hi] of a statistic, or null when it has no case. */
@@ -388,6 +424,8 @@ void stats_acc_free(struct stats_acc *s)
         free(s->sys[i].total.v);
         free(s->sys[i].overall.v);
         free(s->sys[i].scored.v);
+        free(s->sys[i].ms.v);
+        free(s->sys[i].timed.v);
     }
     for (i = 0; i < s->n_pairs; i++) {
         free(s->pairs[i].diff.v);
@@ -403,33 +441,82 @@ void stats_acc_free(struct stats_acc *s)
     free(s);
 }
 
-/*
- * The seed's rule for a pair: the two systems' 95% intervals of the overall
- * score do not overlap.  -1 when either interval is missing.
- */
-static int intervals_separate(const cJSON *report, const char *a, const char *b)
+/* System name's 95% overall-score interval from the report, NaN when it has none. */
+static void overall_interval(const cJSON *report, const char *name, double *lo, double *hi)
 {
     const cJSON *s;
-    double lo[2] = {NAN, NAN}, hi[2] = {NAN, NAN};
 
+    *lo = *hi = NAN;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(report, "systems"))
     {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(s, "name");
         const cJSON *iv = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(s, "intervals"), "overall_score");
-        int k = !cJSON_IsString(n)               ? -1
-                : strcmp(n->valuestring, a) == 0 ? 0
-                : strcmp(n->valuestring, b) == 0 ? 1
-                                                 : -1;
 
-        if (k >= 0 && cJSON_GetArraySize(iv) == 2) {
-            lo[k] = cJSON_GetArrayItem(iv, 0)->valuedouble;
-            hi[k] = cJSON_GetArrayItem(iv, 1)->valuedouble;
+        if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0 && cJSON_GetArraySize(iv) == 2) {
+            *lo = cJSON_GetArrayItem(iv, 0)->valuedouble;
+            *hi = cJSON_GetArrayItem(iv, 1)->valuedouble;
         }
     }
-    if (isnan(lo[0]) || isnan(lo[1]))
+}
+
+/*
+ * The seed's rule for a pair: the two systems' 95% intervals of the overall
+ * score do not overlap.  -1 when either interval is missing.
+ */
+static int intervals_separate(const struct pair_figures *f)
+{
+    if (isnan(f->lo[0]) || isnan(f->lo[1]))
         return -1;
-    return lo[0] > hi[1] || lo[1] > hi[0];
+    return f->lo[0] > f->hi[1] || f->lo[1] > f->hi[0];
+}
+
+/*
+ * System i's "intervals" and "bootstrap_median" (win_rate, pass_rate,
+ * overall_score, latency_ms) and "latency_ms" {"mean", "cases"} into sys.
+ */
+static enum arb_status system_json(cJSON *sys, const struct stats_acc *s,
+                                   const struct arb_cluster_stat *cs, size_t i)
+{
+    static const char *const keys[PER_SYS] = {"win_rate", "pass_rate", "overall_score",
+                                              "latency_ms"};
+    const struct arb_cluster_stat *c = cs + PER_SYS * i;
+    cJSON *iv = cJSON_AddObjectToObject(sys, "intervals");
+    cJSON *med = cJSON_AddObjectToObject(sys, "bootstrap_median");
+    cJSON *lat = cJSON_AddObjectToObject(sys, "latency_ms");
+    int ok = iv && med && lat;
+
+    for (size_t k = 0; ok && k < PER_SYS; k++) {
+        cJSON *x, *m;
+
+        /* Two systems: the second's win rate is 1 minus the first's, resample by resample. */
+        if (k == 0 && s->n_sys == 2 && i == 1) {
+            x = cs[0].ok
+                    ? cJSON_CreateDoubleArray((double[]){1.0 - cs[0].out.hi, 1.0 - cs[0].out.lo}, 2)
+                    : cJSON_CreateNull();
+            m = number_or_null(cs[0].ok ? 1.0 - cs[0].median : NAN);
+        } else {
+            x = interval_json(&c[k]);
+            m = number_or_null(c[k].ok ? c[k].median : NAN);
+        }
+        if (!x || !cJSON_AddItemToObject(iv, keys[k], x)) {
+            cJSON_Delete(x);
+            x = NULL;
+        }
+        if (!x || !m || !cJSON_AddItemToObject(med, keys[k], m)) {
+            cJSON_Delete(m);
+            ok = 0;
+        }
+    }
+    if (ok) {
+        cJSON *mean = number_or_null(c[3].ok ? c[3].out.estimate : NAN);
+
+        ok = mean && cJSON_AddItemToObject(lat, "mean", mean);
+        if (!ok)
+            cJSON_Delete(mean);
+    }
+    ok = ok && cJSON_AddNumberToObject(lat, "cases", column_sum(&s->sys[i].timed));
+    return ok ? ARB_OK : ARB_ENOMEM;
 }
 
 /* 1 when pair p is reported: every pair, or with a baseline only the pairs with it. */
@@ -479,12 +566,28 @@ static enum arb_status pairs_json(const struct stats_acc *s, const struct arb_re
         cJSON_AddBoolToObject(x, "significant", have && sign < 0.05 && pval < 0.05);
         /* Beside them, the seed's rule: the overall-score intervals do not overlap. */
         {
-            int sep = intervals_separate(report, s->sys[p->a].name, s->sys[p->b].name);
+            struct pair_figures f = {{s->sys[p->a].name, s->sys[p->b].name},
+                                     {NAN, NAN},
+                                     {NAN, NAN},
+                                     sign,
+                                     have ? pval : NAN,
+                                     have ? iv->estimate : NAN,
+                                     (double)p->a_wins,
+                                     (double)p->b_wins,
+                                     have && sign < 0.05 && pval < 0.05};
+            char line[600];
+            int sep;
 
+            overall_interval(report, f.name[0], &f.lo[0], &f.hi[0]);
+            overall_interval(report, f.name[1], &f.lo[1], &f.hi[1]);
+            sep = intervals_separate(&f);
             if (sep < 0)
                 cJSON_AddNullToObject(x, "intervals_separate");
             else
                 cJSON_AddBoolToObject(x, "intervals_separate", sep);
+            stats_pair_reasoning(line, sizeof(line), &f);
+            if (!cJSON_AddStringToObject(x, "reasoning", line))
+                return ARB_ENOMEM;
         }
     }
     return ARB_OK;
@@ -517,13 +620,17 @@ static enum arb_status mcnemar_json(const struct stats_acc *s, const char *basel
     return ARB_OK;
 }
 
-struct stats_acc *stats_acc_new(const char *const *names, size_t n)
+struct stats_acc *stats_acc_new(const char *const *names, size_t n, struct arb_store *store,
+                                int64_t run, struct arb_err *err)
 {
     struct stats_acc *s = calloc(1, sizeof(*s));
     size_t i, j;
 
     if (!s)
         return NULL;
+    s->store = store;
+    s->run = run;
+    s->err = err;
     s->sys = calloc(n ? n : 1, sizeof(*s->sys));
     s->seen = calloc(n ? n : 1, 1);
     s->pairs = calloc(n > 1 ? n * (n - 1) / 2 : 1, sizeof(*s->pairs));
@@ -542,8 +649,8 @@ struct stats_acc *stats_acc_new(const char *const *names, size_t n)
 }
 
 /*
- * The statistics to resample, into cs: for each system its win rate, pass rate
- * and overall score; for each pair shown, the paired score difference.
+ * The statistics to resample, into cs: for each system its win rate, pass rate,
+ * overall score and mean latency; for each pair shown, the paired score difference.
  */
 static void plan(const struct stats_acc *s, const char *baseline, struct arb_cluster_stat *cs)
 {
@@ -551,7 +658,7 @@ static void plan(const struct stats_acc *s, const char *baseline, struct arb_clu
 
     for (i = 0; i < n; i++) {
         const struct sys_acc *y = &s->sys[i];
-        struct arb_cluster_stat *c = cs + 3 * i;
+        struct arb_cluster_stat *c = cs + PER_SYS * i;
 
         /* Two systems: every outcome of one is 1 minus the other's, and so is the interval. */
         c[0].num = n == 2 && i == 1 ? NULL : finite_column(&y->win, &y->games);
@@ -560,9 +667,11 @@ static void plan(const struct stats_acc *s, const char *baseline, struct arb_clu
         c[1].den = den_column(&y->total);
         c[2].num = finite_column(&y->overall, &y->scored);
         c[2].den = den_column(&y->scored);
+        c[3].num = finite_column(&y->ms, &y->timed);
+        c[3].den = den_column(&y->timed);
     }
     for (i = 0; i < s->n_pairs; i++) {
-        struct arb_cluster_stat *c = cs + 3 * n + i;
+        struct arb_cluster_stat *c = cs + PER_SYS * n + i;
 
         c->num = pair_shown(s, &s->pairs[i], baseline)
                      ? finite_column(&s->pairs[i].diff, &s->pairs[i].paired)
@@ -577,7 +686,7 @@ enum arb_status stats_acc_emit(struct stats_acc *s, const struct arb_report_opts
 {
     const cJSON *sys;
     cJSON *info;
-    size_t i = 0, n = s->n_sys, m = 3 * n + s->n_pairs;
+    size_t i = 0, n = s->n_sys, m = PER_SYS * n + s->n_pairs;
     struct arb_cluster_stat *cs = s->st ? NULL : calloc(m ? m : 1, sizeof(*cs));
     enum arb_status rc = s->st ? s->st : cs ? ARB_OK : ARB_ENOMEM;
 
@@ -589,27 +698,12 @@ enum arb_status stats_acc_emit(struct stats_acc *s, const struct arb_report_opts
      * verdicts name, which have no statistics). */
     cJSON_ArrayForEach(sys, cJSON_GetObjectItemCaseSensitive(report, "systems"))
     {
-        cJSON *iv = rc || i >= n ? NULL : cJSON_AddObjectToObject((cJSON *)sys, "intervals");
-        const struct arb_cluster_stat *c = cs + 3 * i;
-
         if (rc || i >= n)
             break;
-        if (!iv) {
-            rc = ARB_ENOMEM;
-            break;
-        }
-        if (n == 2 && i == 1 && cs[0].ok)
-            cJSON_AddItemToObject(
-                iv, "win_rate",
-                cJSON_CreateDoubleArray((double[]){1.0 - cs[0].out.hi, 1.0 - cs[0].out.lo}, 2));
-        else
-            cJSON_AddItemToObject(iv, "win_rate", interval_json(&c[0]));
-        cJSON_AddItemToObject(iv, "pass_rate", interval_json(&c[1]));
-        cJSON_AddItemToObject(iv, "overall_score", interval_json(&c[2]));
-        i++;
+        rc = system_json((cJSON *)sys, s, cs, i++);
     }
     if (!rc)
-        rc = pairs_json(s, o, cs + 3 * n, report);
+        rc = pairs_json(s, o, cs + PER_SYS * n, report);
     if (!rc)
         rc = mcnemar_json(s, o->baseline, report);
     if (!rc && n > 2)

@@ -27,13 +27,16 @@ static int cmp_double(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* Type 7 quantile of sorted v[0..n), n > 0. */
-static double quantile(const double *v, size_t n, double q)
+/* Type 7 quantile of sorted v[0..n) (stats.h). */
+double arb_quantile(const double *v, size_t n, double q)
 {
-    double h = (double)(n - 1) * q;
-    size_t lo = (size_t)floor(h);
-    double frac = h - (double)lo;
+    double h = n ? (double)(n - 1) * q : 0.0, frac;
+    size_t lo;
 
+    if (n == 0 || !(q >= 0.0 && q <= 1.0))
+        return NAN;
+    lo = (size_t)floor(h);
+    frac = h - (double)lo;
     if (lo + 1 >= n)
         return v[n - 1];
     /* frac * 0 is 0, so equal neighbours give that value exactly. */
@@ -49,8 +52,8 @@ void arb_percentile_interval(double *v, size_t n, double level, double *lo, doub
         return;
     }
     qsort(v, n, sizeof(*v), cmp_double);
-    *lo = quantile(v, n, q);
-    *hi = quantile(v, n, 1.0 - q);
+    *lo = arb_quantile(v, n, q);
+    *hi = arb_quantile(v, n, 1.0 - q);
 }
 
 /* The value of case i: x[i], or a[i] - b[i] when paired. */

@@ -205,7 +205,7 @@ static enum arb_status prepare(struct arb_cluster_stat *s, size_t n, double *ref
     double sn = 0.0, sd = 0.0;
 
     s->ok = 0;
-    s->out.estimate = s->out.lo = s->out.hi = s->p_two_sided = NAN;
+    s->out.estimate = s->out.lo = s->out.hi = s->median = s->p_two_sided = NAN;
     *ref = 0.0;
     if (!s->num)
         return ARB_OK; /* skipped */
@@ -268,10 +268,9 @@ static enum arb_status one_block(struct arb_cluster_stat **stats, const double *
     return ARB_OK;
 }
 
-/* Interval (and p) of one statistic from its resampled values (sorted here). */
+/* Interval, median (and p) of one statistic from its resampled values (sorted here). */
 static void finish(struct arb_cluster_stat *s, double *v, size_t resamples, double level)
 {
-
     if (s->want_p) {
         size_t le = 0, ge = 0;
 
@@ -282,6 +281,7 @@ static void finish(struct arb_cluster_stat *s, double *v, size_t resamples, doub
         s->p_two_sided = fmin(1.0, 2.0 * (double)(le < ge ? le : ge) / (double)resamples);
     }
     arb_percentile_interval(v, resamples, level, &s->out.lo, &s->out.hi);
+    s->median = arb_quantile(v, resamples, 0.5); /* v is sorted now */
 }
 
 enum arb_status arb_bootstrap_clusters(struct arb_cluster_stat *stats, size_t m, size_t n,

@@ -144,6 +144,10 @@ double arb_pass_at_k(size_t n, size_t c, size_t k)
         return NAN;
     if (n - c < k)
         return 1.0;
+    /* k = 1 is c/n exactly, as pass^1 is: the product below would round 1 - (n-c)/n to a
+     * different last bit, and the same quantity would get two values and two intervals. */
+    if (k == 1)
+        return (double)c / (double)n;
     for (size_t i = n - c + 1; i <= n; i++)
         prod *= 1.0 - (double)k / (double)i;
     return 1.0 - prod;
