@@ -10,6 +10,7 @@
 #define ARBITER_BUF_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "arbiter/status.h"
 
@@ -32,10 +33,43 @@ void arb_buf_reset(struct arb_buf *b);
 /* Write n bytes as 2n lowercase hex digits and a NUL into out (2n + 1 chars). */
 void arb_hex(const unsigned char *in, size_t n, char *out);
 
-/* Append bytes.  ARB_ENOMEM on allocation failure, ARB_ETOOBIG past the cap. */
-enum arb_status arb_buf_add(struct arb_buf *b, const void *data, size_t len);
-enum arb_status arb_buf_adds(struct arb_buf *b, const char *s);
-enum arb_status arb_buf_addc(struct arb_buf *b, char c);
+/* arb_buf_add when the bytes do not fit in the storage it has: grows it, then appends. */
+enum arb_status arb_buf_add_grow(struct arb_buf *b, const void *data, size_t len);
+
+/* 1 when len more bytes (len > 0) and the NUL fit in the storage b has, under its cap. */
+static inline int arb_buf_fits(const struct arb_buf *b, size_t len)
+{
+    return len && len < b->cap - b->len && b->len + len < b->toobig;
+}
+
+/*
+ * Append bytes.  ARB_ENOMEM on allocation failure, ARB_ETOOBIG past the cap.  Inline (as git's
+ * strbuf_addch is) because writers of records and canonical JSON append a few bytes at a time:
+ * when they fit, it is a copy and no call.
+ */
+static inline enum arb_status arb_buf_add(struct arb_buf *b, const void *data, size_t len)
+{
+    /* room for len bytes and the NUL (cap > len once storage exists), under the cap; len 0 and
+     * a NULL data go the long way (memcpy must not see NULL) */
+    if (arb_buf_fits(b, len)) {
+        memcpy(b->ptr + b->len, data, len);
+        b->len += len;
+        b->ptr[b->len] = '\0';
+        return ARB_OK;
+    }
+    return arb_buf_add_grow(b, data, len);
+}
+
+static inline enum arb_status arb_buf_adds(struct arb_buf *b, const char *s)
+{
+    return arb_buf_add(b, s, strlen(s));
+}
+
+static inline enum arb_status arb_buf_addc(struct arb_buf *b, char c)
+{
+    return arb_buf_add(b, &c, 1);
+}
+
 enum arb_status arb_buf_printf(struct arb_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

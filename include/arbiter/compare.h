@@ -94,6 +94,7 @@ struct arb_result {
     cJSON *details; /* owned; operator-specific (per-path leaves, violations); may be NULL */
     struct arb_result *children; /* aggregates: one per child check */
     size_t n_children;
+    size_t cap_children; /* results allocated behind children (kept across runs for reuse) */
 };
 
 void arb_result_init(struct arb_result *r);

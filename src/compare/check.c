@@ -51,7 +51,7 @@ void arb_result_release(struct arb_result *r)
     free(r->observed_owned);
     free(r->compared_owned);
     cJSON_Delete(r->details);
-    for (i = 0; i < r->n_children; i++)
+    for (i = 0; i < r->cap_children; i++)
         arb_result_release(&r->children[i]);
     free(r->children);
     arb_result_init(r);
@@ -93,7 +93,8 @@ void result_norm_side(struct arb_result *r, const char *step, unsigned side)
     size_t i;
 
     for (i = 0; i < r->n_norm; i++) {
-        if (strcmp(r->norm[i], step) == 0) {
+        /* steps are the operators' string literals: the same step is mostly the same pointer */
+        if (r->norm[i] == step || strcmp(r->norm[i], step) == 0) {
             r->norm_side[i] |= (unsigned char)side;
             return;
         }
@@ -655,13 +656,21 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
     enum arb_status st;
     int failed = 0;
     char *keep = res->compared_owned;
-    size_t keep_cap = res->compared_cap;
+    size_t keep_cap = res->compared_cap, kids_cap = res->cap_children;
+    struct arb_result *kids = res->children;
 
-    /* The compared surfaces' storage is reused (most runs need about as much as the last). */
+    /*
+     * The compared surfaces' storage and the children's results are reused (most runs need
+     * about as much as the last); a child's own run empties it the same way.
+     */
     res->compared_owned = NULL;
+    res->children = NULL;
+    res->cap_children = 0;
     arb_result_release(res);
     res->compared_owned = keep;
     res->compared_cap = keep_cap;
+    res->children = kids;
+    res->cap_children = kids_cap;
     res->op = c->op->name;
     res->threshold = c->threshold;
     res->fail_below = c->fail_below;

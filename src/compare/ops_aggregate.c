@@ -87,12 +87,19 @@ static enum arb_status run_children(struct arb_check *c, const struct op_input *
     size_t i;
     enum arb_status st;
 
-    res->children = calloc(c->n_children, sizeof(*res->children));
-    if (!res->children)
-        return ARB_ENOMEM;
+    if (res->cap_children < c->n_children) {
+        /* results left from an earlier run are kept (arb_check_run): grow them for this one */
+        struct arb_result *kids = realloc(res->children, c->n_children * sizeof(*kids));
+
+        if (!kids)
+            return ARB_ENOMEM;
+        for (i = res->cap_children; i < c->n_children; i++)
+            arb_result_init(&kids[i]);
+        res->children = kids;
+        res->cap_children = c->n_children;
+    }
     *pass = *unres = 0;
     for (i = 0; i < c->n_children; i++) {
-        arb_result_init(&res->children[i]);
         res->n_children = i + 1;
         st = arb_check_run(c->children[i], in->text, in->len, in->expected, &res->children[i],
                            in->err);

@@ -53,7 +53,7 @@ static enum arb_status grow(struct arb_buf *b, size_t extra)
     return ARB_OK;
 }
 
-enum arb_status arb_buf_add(struct arb_buf *b, const void *data, size_t len)
+enum arb_status arb_buf_add_grow(struct arb_buf *b, const void *data, size_t len)
 {
     enum arb_status st = grow(b, len);
 
@@ -64,16 +64,6 @@ enum arb_status arb_buf_add(struct arb_buf *b, const void *data, size_t len)
     b->len += len;
     b->ptr[b->len] = '\0';
     return ARB_OK;
-}
-
-enum arb_status arb_buf_adds(struct arb_buf *b, const char *s)
-{
-    return arb_buf_add(b, s, strlen(s));
-}
-
-enum arb_status arb_buf_addc(struct arb_buf *b, char c)
-{
-    return arb_buf_add(b, &c, 1);
 }
 
 enum arb_status arb_buf_printf(struct arb_buf *b, const char *fmt, ...)

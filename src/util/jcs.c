@@ -251,7 +251,7 @@ struct jcs {
     const char *why;
 };
 
-static int put(struct jcs *j, const void *data, size_t len)
+static inline int put(struct jcs *j, const void *data, size_t len)
 {
     if (j->st == ARB_OK)
         j->st = arb_buf_add(j->out, data, len);
@@ -274,8 +274,25 @@ static int write_string(struct jcs *j, const cJSON *node, const char *str)
     char esc[6] = {'\\', 'u', '0', '0', 0, 0};
     size_t n;
 
+    /* the common string, printable ASCII with nothing to escape, in one piece */
+    for (run = p; *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\'; p++)
+        ;
+    if (*p == '\0') {
+        n = (size_t)(p - run);
+        if (j->st == ARB_OK && arb_buf_fits(j->out, n + 2)) {
+            char *w = j->out->ptr + j->out->len;
+
+            w[0] = '"';
+            memcpy(w + 1, run, n);
+            w[n + 1] = '"';
+            w[n + 2] = '\0';
+            j->out->len += n + 2;
+            return 0;
+        }
+    }
+    p = run;
     put(j, "\"", 1);
-    for (run = p;; p++) {
+    for (;; p++) {
         if (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
             continue;
         if (*p >= 0x80) {
