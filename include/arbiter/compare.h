@@ -182,7 +182,6 @@ enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf
  */
 cJSON *arb_result_to_cjson(const struct arb_result *r);
 
-/* The i-th operator name in registry order, NULL past the last. */
 /*
  * The llm_judge operator (seeds/evaluator-factories.txt): a check only the judge decides.  Run
  * alone its record is unresolved with the note needs_judge; a run with a judge asks the judge
@@ -216,6 +215,7 @@ enum arb_status arb_llm_judge_expected(const cJSON *e, struct arb_buf *out);
  */
 enum arb_verdict arb_check_judged(const struct arb_check *c, double score, double *reported);
 
+/* The i-th operator name in registry order, NULL past the last. */
 const char *arb_operator_name(size_t i);
 
 #endif

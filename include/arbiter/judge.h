@@ -174,6 +174,16 @@ struct arb_judge_question {
     const struct arb_judge_item *items;
     size_t n_items;
     uint64_t seed; /* for the fence nonces */
+    /* An llm_judge check's question (a single output, one item named result_key): the
+     * user's template is asked instead of prompts/expectation.md, {output} filled with
+     * output_a between fence lines and {expected_output} with expected; the reply is
+     * {"reasoning": string, result_key: boolean (result_bool) or number}, combined into
+     * pass_a[0] (majority of samples) or score_a[0] (their mean).  NULL: the built-in
+     * question. */
+    const char *template_text;
+    const char *expected; /* the case's expected text for {expected_output}; NULL: "" */
+    const char *result_key;
+    int result_bool;
 };
 
 /*
@@ -189,16 +199,6 @@ struct arb_judge_answer {
     int refused; /* with failed: an order was refused (a refusal, a content filter), not
                     asked again; the case is judge_refused and error holds the judge's words */
     const char *error;         /* why, when failed */
-    /* An llm_judge check's question (a single output, one item named result_key): the
-     * user's template is asked instead of prompts/expectation.md, {output} filled with
-     * output_a between fence lines and {expected_output} with expected; the reply is
-     * {"reasoning": string, result_key: boolean (result_bool) or number}, combined into
-     * pass_a[0] (majority of samples) or score_a[0] (their mean).  NULL: the built-in
-     * question. */
-    const char *template_text;
-    const char *expected; /* the case's expected text for {expected_output}; NULL: "" */
-    const char *result_key;
-    int result_bool;
     double *score_a, *score_b; /* per item (criteria): mean 1-5 over orders and samples; NaN else */
     int *pass_a, *pass_b;      /* per item (expectations): 1 pass, 0 fail, -1 none */
     int *item_inconsistent;    /* per item: the orders disagreed */

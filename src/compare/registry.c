@@ -54,9 +54,9 @@ static const struct op_def ops[] = {
     {"any", p_agg, OP_SETS_VERDICT, 1.0, op_agg_compile, op_any_run, NULL},
     {"k_of_n", p_k_of_n, OP_SETS_VERDICT, 1.0, op_agg_compile, op_k_of_n_run, NULL},
     {"weighted_mean", p_agg, OP_SETS_VERDICT, 1.0, op_agg_compile, op_weighted_mean_run, NULL},
-};
     {"llm_judge", p_llm_judge, OP_SETS_VERDICT, 1.0, op_llm_judge_compile, op_llm_judge_run,
      op_llm_judge_free},
+};
 
 #define N_OPS (sizeof(ops) / sizeof(ops[0]))
 

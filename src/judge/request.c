@@ -125,6 +125,8 @@ enum arb_status judge_render(const struct arb_judge_question *q, const char *fen
     size_t i;
     enum arb_status st = ARB_OK;
 
+    if (q->template_text)
+        return judge_template_render(q, fence, out);
     for (i = 0; !st && tmpl[i]; i++) {
         const char *line = tmpl[i], *p;
 
@@ -138,8 +140,6 @@ enum arb_status judge_render(const struct arb_judge_question *q, const char *fen
                 break;
             st = arb_buf_add(out, line, (size_t)(p - line));
             n = (size_t)(end - p - 2);
-    if (q->template_text)
-        return judge_template_render(q, fence, out);
             if (st)
                 break;
             if (n == 4 && memcmp(p + 2, "task", 4) == 0)
@@ -232,6 +232,8 @@ cJSON *judge_schema(const struct arb_judge_question *q)
     static const char *const winners[] = {"A", "B", "TIE"};
     cJSON *o, *props, *w, *r;
 
+    if (q->template_text)
+        return judge_template_schema(q);
     if (judge_is_single(q))
         return judge_single_schema(q);
     o = cJSON_CreateObject();
@@ -296,8 +298,6 @@ static int schema_in_prompt(const struct arb_judge_config *cfg, const struct jud
 {
     return cfg->provider != ARB_JUDGE_COMMAND && rq->mode >= ARB_RF_JSON_OBJECT;
 }
-    if (q->template_text)
-        return judge_template_schema(q);
 
 /* The user message: the prompt, and the schema after JUDGE_SCHEMA_MARKER when the request
  * carries none of its own (*out caller frees; NULL when out of memory). */

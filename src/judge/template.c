@@ -47,6 +47,9 @@ cJSON *judge_template_schema(const struct arb_judge_question *q)
     /* reasoning first, then the result: the judge explains before it decides */
     ok = ok && r && k && cJSON_AddStringToObject(r, "type", "string") &&
          cJSON_AddStringToObject(k, "type", q->result_bool ? "boolean" : "number");
+    /* a score is held against a threshold in (0, 1]: the reply says where in 0..1 it lies */
+    ok = ok && (q->result_bool || (cJSON_AddNumberToObject(k, "minimum", 0) &&
+                                   cJSON_AddNumberToObject(k, "maximum", 1)));
     if (ok && req && cJSON_AddItemToObject(o, "required", req))
         req = NULL;
     else

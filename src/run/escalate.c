@@ -353,11 +353,11 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
         return st;
     }
     e->asked[e->n_asked++] = x;
-    memset(&q, 0, sizeof(q));
     /* Asked first, so answered first: the pair's answer then decides with their verdicts. */
     st = llmj_ask(&e->lj_env, it, &x->a, &x->b, a, b, &x->lj, err);
     if (st)
         return st;
+    memset(&q, 0, sizeof(q));
     q.case_id = it->kase->id;
     q.system_a = a->system;
     q.system_b = b->system;
@@ -378,12 +378,12 @@ enum arb_status escalation_drain(struct escalation *e, size_t *unreachable, stru
 
     e->err = err;
     e->st_cb = ARB_OK;
-    st = arb_judge_drain(e->judge, &unr, err);
     e->lj_env.err = err;
     e->lj_env.st_cb = ARB_OK;
-    if (!st)
+    st = arb_judge_drain(e->judge, &unr, err);
     if (!st)
         st = e->lj_env.st_cb;
+    if (!st)
         st = e->st_cb;
     *unreachable += unr;
     for (i = 0; i < e->n_asked; i++)

@@ -271,8 +271,9 @@ static void on_answer(void *ctx, const struct arb_judge_question *jq,
         v = ARB_FAIL;
         shown = 0.0;
     } else if (error) {
-        snprintf(owner->error, sizeof(owner->error), "llm_judge %s '%s' of %s: %s",
-                 q->criterion ? "criterion" : "expectation", q->name, q->system, error);
+        if (!owner->error[0]) /* the first one names the pair's failure */
+            snprintf(owner->error, sizeof(owner->error), "llm_judge %s '%s' of %s: %s",
+                     q->criterion ? "criterion" : "expectation", q->name, q->system, error);
     } else {
         v = arb_check_judged(q->check, score, &shown);
         result = lj->result_bool ? cJSON_CreateBool(score > 0.5) : cJSON_CreateNumber(score);

@@ -165,18 +165,6 @@ enum arb_status escalation_drain(struct escalation *e, size_t *unreachable, stru
 /* The judge behind an escalation (for its budget and progress hooks). */
 struct arb_judge *escalation_judge(struct escalation *e);
 
-/* ---- a run's row and its selection of cases (setup.c) ---------------------------------- */
-
-struct arb_run_opts;
-
-/* Which cases a run keeps (arb_case_select), as they stream by in suite order. */
-struct run_scope {
-    int on;                 /* a selection applies */
-    size_t limit;           /* keep at most this many; 0: no limit */
-    size_t picked;          /* kept so far */
-    size_t found;           /* of the named ids, how many the suite had */
-    int named;              /* only the ids in want */
-    struct arb_strset want; /* the named ids */
 /* ---- llm_judge checks (escalate_llmj.c) ------------------------------------------------ */
 
 /* Whether c is an llm_judge check (its item is asked on its own, not in the pair's question). */
@@ -218,6 +206,18 @@ const char *llmj_error(const struct llmj_asked *lj);
 
 void llmj_asked_free(struct llmj_asked *lj);
 
+/* ---- a run's row and its selection of cases (setup.c) ---------------------------------- */
+
+struct arb_run_opts;
+
+/* Which cases a run keeps (arb_case_select), as they stream by in suite order. */
+struct run_scope {
+    int on;                 /* a selection applies */
+    size_t limit;           /* keep at most this many; 0: no limit */
+    size_t picked;          /* kept so far */
+    size_t found;           /* of the named ids, how many the suite had */
+    int named;              /* only the ids in want */
+    struct arb_strset want; /* the named ids */
 };
 
 /* The selection of a new run (sel may be NULL). */
