@@ -176,10 +176,10 @@ t "require significant passes for the candidate" 0 "- significant_vs_a: passed" 
 t "require significant fails for the baseline" 1 "" "baseline is not significantly better than candidate" -- report 1 --db "$DB" --require-significant --candidate baseline
 t "unknown candidate" 2 "" "--candidate: no system 'nobody'" -- report 1 --db "$DB" --fail-under win_rate=0.5 --candidate nobody
 t "bad gate" 2 "" "--fail-under: expected win_rate=X or pass_rate=X" -- report 1 --db "$DB" --fail-under speed=3
-t "weighted strategy" 0 "| baseline | 0.769 | 2552 | 1.000 | 1.000 | 0.884 |" "" -- report 1 --db "$DB" --strategy weighted
-COMPARE_LATENCY=0 t "weighted weights from the environment" 0 "| baseline | 0.769 | 2552 | 1.000 | 1.000 | 0.584 |" "" -- report 1 --db "$DB" --strategy weighted
+t "weighted strategy" 0 "| baseline | 0.769 | rubric (0/29 outputs scored) | 2552 | 1.000 | 1.000 | 0.884 |" "" -- report 1 --db "$DB" --strategy weighted
+COMPARE_QUALITY=0.8 COMPARE_LATENCY=0 t "weighted weights from the environment" 0 "| baseline | 0.769 | rubric (0/29 outputs scored) | 2552 | 1.000 | 1.000 | 0.815 |" "" -- report 1 --db "$DB" --strategy weighted
 COMPARE_QUALITY=2 t "weighted bad weight" 2 "" "COMPARE_QUALITY: expected a weight from 0 to 1" -- report 1 --db "$DB" --strategy weighted
-t "unknown strategy" 2 "" "--strategy: expected statistical or weighted" -- report 1 --db "$DB" --strategy vibes
+t "unknown strategy" 2 "" "--strategy: expected statistical, weighted, custom or hybrid" -- report 1 --db "$DB" --strategy vibes
 t "three systems get Bradley-Terry" 0 "Bradley-Terry ratings" "" -- report latest --db "$T/three.db" --strategy statistical
 
 # Every exported comparison.json conforms to schemas/comparison.schema.json.
