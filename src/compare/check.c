@@ -405,6 +405,14 @@ static enum arb_status compile_common(struct arb_check *c, const cJSON *cfg,
         if (st)
             return st;
     }
+    if (c->expected && (c->op->flags & OP_LIST_EXPECTED)) {
+        char at[512];
+
+        snprintf(at, sizeof(at), "%s/%s", path, e ? "expected" : "expected_file");
+        st = expected_list_check(c->expected, at, err);
+        if (st)
+            return st;
+    }
 
     c->threshold = c->op->default_threshold;
     st = param_number(cfg, "threshold", path, &c->threshold, NULL, err);
@@ -576,11 +584,16 @@ enum arb_status arb_check_takes_expected(const struct arb_check *c, const cJSON 
         if (st)
             return st;
     }
-    if (!case_expected || c->expected || !(c->op->flags & OP_NUMBER_EXPECTED) ||
-        numeric_expected_ok(case_expected))
+    if (!case_expected || c->expected)
         return ARB_OK;
-    *op = c->op->name;
-    return numeric_expected_error(case_expected, "", err);
+    st = ARB_OK;
+    if (c->op->flags & OP_LIST_EXPECTED)
+        st = expected_list_check(case_expected, "", err);
+    else if ((c->op->flags & OP_NUMBER_EXPECTED) && !numeric_expected_ok(case_expected))
+        st = numeric_expected_error(case_expected, "", err);
+    if (st)
+        *op = c->op->name;
+    return st;
 }
 
 /* ---- run ----------------------------------------------------------------------------- */

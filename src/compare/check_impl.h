@@ -26,10 +26,11 @@ struct op_input {
 };
 
 enum op_flags {
-    OP_NEEDS_EXPECTED = 1 << 0, /* a run without expected is an error */
-    OP_SETS_VERDICT = 1 << 1,   /* the operator decides the verdict itself (aggregates) */
-    OP_NO_EXPECTED = 1 << 2,    /* "expected" is not a parameter at all */
-    OP_NUMBER_EXPECTED = 1 << 3 /* expected must pass numeric_expected_ok (numeric, within) */
+    OP_NEEDS_EXPECTED = 1 << 0,  /* a run without expected is an error */
+    OP_SETS_VERDICT = 1 << 1,    /* the operator decides the verdict itself (aggregates) */
+    OP_NO_EXPECTED = 1 << 2,     /* "expected" is not a parameter at all */
+    OP_NUMBER_EXPECTED = 1 << 3, /* expected must pass numeric_expected_ok (numeric, within) */
+    OP_LIST_EXPECTED = 1 << 4    /* expected must pass expected_list_check (top_k, membership) */
 };
 
 struct op_def {
@@ -124,6 +125,44 @@ enum arb_status check_compile_at(const cJSON *config, const struct arb_check_opt
  * error naming path ("/expected: expected a number, ... got 'abc'") when it is not. */
 int numeric_expected_ok(const cJSON *x);
 enum arb_status numeric_expected_error(const cJSON *x, const char *path, struct arb_err *err);
+
+/*
+ * evalwire's expected forms (expected_forms.c).  arb_pylist_parse reads s[0..n) as a Python
+ * list literal of str, as ast.literal_eval does, into a new array *out (the caller's): ARB_OK;
+ * ARB_EPARSE with why ("offset 4: unterminated string"); ARB_ENOMEM.
+ */
+enum arb_status arb_pylist_parse(const char *s, size_t n, cJSON **out, char *why, size_t whylen);
+/* Whether s is '[' ... ']' (leading spaces and tabs, trailing white space aside). */
+int expected_looks_like_list(const char *s);
+/*
+ * The one value exact, contains and numeric compare (evalwire's expected_items[0]): a JSON array
+ * of one item is that item (step expected_single_item_list); with py, a string holding a Python
+ * list of str is its first item (step expected_python_list_literal, and expected_first_item
+ * when it holds more), an empty one is NULL with the note expected_empty_list, an unreadable
+ * one the string itself with a note.  *owned receives a tree to free (or NULL).
+ */
+enum arb_status expected_one(const cJSON *e, int py, struct arb_result *res, cJSON **owned,
+                             const cJSON **out);
+/*
+ * The list top_k and membership read (evalwire's _parse_expected): an array as is, a string
+ * holding a JSON array (expected_json), or one holding a Python list of str (step
+ * expected_python_list_literal); any other value as is.  A string that looks like a list but
+ * reads as neither is itself, with the note expected_list_unreadable.  *owned as above.
+ */
+enum arb_status expected_list(const cJSON *e, struct arb_result *res, cJSON **owned,
+                              const cJSON **out);
+/*
+ * Whether e is a string expected_one would return as is (with py: one that cannot be a list
+ * literal): the operators' fast path, inline.
+ */
+static inline int expected_plain_string(const cJSON *e, int py)
+{
+    return e && (e->type & 0xFF) == cJSON_String &&
+           (!py || (e->valuestring[0] != '[' && e->valuestring[0] != ' ' &&
+                    e->valuestring[0] != '\t'));
+}
+/* The error naming path when e looks like a list and cannot be read as one (else ARB_OK). */
+enum arb_status expected_list_check(const cJSON *e, const char *path, struct arb_err *err);
 
 /* Regex support shared by the regex operator and regex extraction (ops_regex.c). */
 struct regex_prog;

@@ -44,6 +44,92 @@ void regex_free(struct regex_prog *p)
     free(p);
 }
 
+static int hex_digits(const char *p, size_t avail, size_t want)
+{
+    size_t k;
+
+    if (avail < want)
+        return 0;
+    for (k = 0; k < want; k++)
+        if (!((p[k] >= '0' && p[k] <= '9') || ((p[k] | 0x20) >= 'a' && (p[k] | 0x20) <= 'f')))
+            return 0;
+    return 1;
+}
+
+/*
+ * Python's and JavaScript's code point escapes in PCRE2's spelling: \uXXXX, \UXXXXXXXX (Python)
+ * and \u{X...} (JavaScript's u mode) become \x{...}, in a character class too.  An escaped
+ * backslash (\\u) and text quoted by \Q...\E are left alone; in a comment of the x flag the
+ * change is harmless (PCRE2 ignores the comment either way).  A \u PCRE2 would refuse anyway
+ * (too few digits) is left for it to refuse.  *out is NULL when nothing needs translating, else
+ * the caller frees it.
+ */
+static enum arb_status translate_escapes(const char *pat, size_t len, char **out, size_t *out_len)
+{
+    struct arb_buf b;
+    size_t i = 0, from = 0, want, skip;
+    enum arb_status st = ARB_OK;
+
+    *out = NULL;
+    if (!memchr(pat, '\\', len))
+        return ARB_OK;
+    arb_buf_init(&b, 0);
+    while (i + 1 < len && !st) {
+        const char *p = pat + i;
+
+        if (p[0] != '\\') {
+            i++;
+            continue;
+        }
+        if (p[1] == 'Q') {
+            const char *e = NULL;
+            size_t k;
+
+            for (k = i + 2; k + 1 < len && !e; k++)
+                if (pat[k] == '\\' && pat[k + 1] == 'E')
+                    e = pat + k;
+            i = e ? (size_t)(e - pat) + 2 : len;
+            continue;
+        }
+        want = p[1] == 'u' ? 4 : p[1] == 'U' ? 8 : 0;
+        skip = 2;
+        if (p[1] == 'u' && i + 2 < len && p[2] == '{') {
+            const char *close = memchr(p + 3, '}', len - i - 3);
+
+            want = close ? (size_t)(close - p - 3) : 0;
+            if (!want || want > 8 || !hex_digits(p + 3, want, want)) {
+                i += 2;
+                continue;
+            }
+            skip = 3; /* the hex digits start after "\\u{" and the '}' is dropped below */
+        } else if (!want || !hex_digits(p + 2, len - i - 2, want)) {
+            i += 2; /* an escape pair: \\ never starts another escape */
+            continue;
+        }
+        st = arb_buf_add(&b, pat + from, i - from);
+        if (!st)
+            st = arb_buf_adds(&b, "\\x{");
+        if (!st)
+            st = arb_buf_add(&b, p + skip, want);
+        if (!st)
+            st = arb_buf_addc(&b, '}');
+        i += skip + want + (skip == 3);
+        from = i;
+    }
+    if (!st && !b.ptr) {
+        arb_buf_release(&b);
+        return ARB_OK;
+    }
+    if (!st)
+        st = arb_buf_add(&b, pat + from, len - from);
+    if (st) {
+        arb_buf_release(&b);
+        return st;
+    }
+    *out = arb_buf_detach(&b, out_len);
+    return *out ? ARB_OK : ARB_ENOMEM;
+}
+
 enum arb_status regex_compile(const char *pattern, size_t len, const char *flags, unsigned mode,
                               struct regex_prog **out, char *errbuf, size_t errlen)
 {
@@ -53,6 +139,9 @@ enum arb_status regex_compile(const char *pattern, size_t len, const char *flags
     PCRE2_SIZE off;
     PCRE2_UCHAR msg[160];
     const char *f;
+    char *translated = NULL;
+    size_t tlen = 0;
+    int was_translated;
 
     *out = NULL;
     for (f = flags; f && *f; f++) {
@@ -78,13 +167,21 @@ enum arb_status regex_compile(const char *pattern, size_t len, const char *flags
         opts |= PCRE2_ANCHORED;
     else if (mode == MODE_FULLMATCH)
         opts |= PCRE2_ANCHORED | PCRE2_ENDANCHORED;
-    p = calloc(1, sizeof(*p));
-    if (!p)
+    if (translate_escapes(pattern, len, &translated, &tlen))
         return ARB_ENOMEM;
-    p->code = pcre2_compile((PCRE2_SPTR)pattern, len, opts, &code, &off, NULL);
+    p = calloc(1, sizeof(*p));
+    if (!p) {
+        free(translated);
+        return ARB_ENOMEM;
+    }
+    p->code = pcre2_compile((PCRE2_SPTR)(translated ? translated : pattern),
+                            translated ? tlen : len, opts, &code, &off, NULL);
+    was_translated = translated != NULL;
+    free(translated);
     if (!p->code) {
         pcre2_get_error_message(code, msg, sizeof(msg));
-        snprintf(errbuf, errlen, "%s at offset %zu", (const char *)msg, (size_t)off);
+        snprintf(errbuf, errlen, "%s at offset %zu%s", (const char *)msg, (size_t)off,
+                 was_translated ? " (after \\u escapes became \\x{...})" : "");
         free(p);
         return ARB_ESCHEMA;
     }

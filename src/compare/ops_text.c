@@ -51,16 +51,47 @@ static enum arb_status get_expected(struct arb_check *c, const struct op_input *
     return expected_text(in->expected, &c->scratch[2], s, n);
 }
 
+/*
+ * exact and contains read expected as evalwire does (expected_one; py: a Python list literal
+ * too): the item compared, when it is not the recorded expected, is the compared surface.
+ * *e is NULL for an empty list (the note says so; the score stays 0).
+ */
+static enum arb_status one_expected(struct arb_check *c, const struct op_input *in,
+                                    struct arb_result *res, int py, cJSON **owned, const char **e,
+                                    size_t *n)
+{
+    const cJSON *x;
+    enum arb_status st = expected_one(in->expected, py, res, owned, &x);
+
+    *e = NULL;
+    if (st || !x)
+        return st;
+    if (!cJSON_IsString(x))
+        result_norm_side(res, "expected_as_json_text", ARB_SIDE_EXPECTED);
+    st = expected_text(x, &c->scratch[2], e, n);
+    if (!st && x != in->expected)
+        st = result_compared_texts(res, ARB_COMPARED_TEXT, *e, *n, in->text, in->len);
+    return st;
+}
+
 OP_RUN(op_exact_run)
 {
     const char *e;
-    size_t n;
-    enum arb_status st = get_expected(c, in, res, &e, &n);
+    size_t n = 0;
+    cJSON *owned = NULL;
+    enum arb_status st = ARB_OK;
 
-    if (st)
-        return st;
-    res->score = (n == in->len && memcmp(e, in->text, n) == 0) ? 1.0 : 0.0;
-    return ARB_OK;
+    /* the common case, a string that cannot be a list literal, without a call */
+    if (expected_plain_string(in->expected, 1)) {
+        e = in->expected->valuestring;
+        n = strlen(e);
+    } else {
+        st = one_expected(c, in, res, 1, &owned, &e, &n);
+    }
+    if (!st && e)
+        res->score = (n == in->len && memcmp(e, in->text, n) == 0) ? 1.0 : 0.0;
+    cJSON_Delete(owned);
+    return st;
 }
 
 /* ---- normalization steps ------------------------------------------------------------- */
@@ -232,11 +263,19 @@ static int contains(const char *hay, size_t hn, const char *needle, size_t nn)
 OP_RUN(op_contains_run)
 {
     const char *e;
-    size_t n;
-    enum arb_status st = get_expected(c, in, res, &e, &n);
+    size_t n = 0;
+    cJSON *owned = NULL;
+    enum arb_status st = ARB_OK;
 
-    if (!st)
+    if (expected_plain_string(in->expected, 0)) {
+        e = in->expected->valuestring;
+        n = strlen(e);
+    } else {
+        st = one_expected(c, in, res, 0, &owned, &e, &n);
+    }
+    if (!st && e)
         res->score = contains(in->text, in->len, e, n) ? 1.0 : 0.0;
+    cJSON_Delete(owned);
     return st;
 }
 
@@ -291,20 +330,25 @@ OP_RUN(op_ends_with_run)
 OP_RUN(op_membership_run)
 {
     cJSON *owned = NULL;
-    const cJSON *list = expected_json(in->expected, &owned);
-    const cJSON *item;
+    const cJSON *list, *item;
     const char *e;
     size_t n;
     enum arb_status st = ARB_OK;
 
+    if (cJSON_IsArray(in->expected))
+        list = in->expected; /* the common case, without a call */
+    else
+        st = expected_list(in->expected, res, &owned, &list);
     res->score = 0.0;
-    if (!cJSON_IsArray(list)) {
+    if (!st && !cJSON_IsArray(list)) {
         st = get_expected(c, in, res, &e, &n);
         if (!st && n == in->len && memcmp(e, in->text, n) == 0)
             res->score = 1.0;
         cJSON_Delete(owned);
         return st;
     }
+    if (st)
+        list = NULL;
     cJSON_ArrayForEach(item, list)
     {
         if (!cJSON_IsString(item))

@@ -22,8 +22,9 @@ static const char *const p_agg[] = {"checks", NULL};
 static const char *const p_k_of_n[] = {"checks", "k", NULL};
 static const char *const p_llm_judge[] = {"template", "result_key", "result_type", "on_error", NULL};
 
-#define NE OP_NEEDS_EXPECTED
-#define NUM OP_NUMBER_EXPECTED
+#define NE   OP_NEEDS_EXPECTED
+#define NUM  OP_NUMBER_EXPECTED
+#define LIST OP_LIST_EXPECTED
 
 static const struct op_def ops[] = {
     {"exact", p_none, NE, 1.0, NULL, op_exact_run, NULL},
@@ -33,7 +34,7 @@ static const struct op_def ops[] = {
     {"starts_with", p_none, NE, 1.0, NULL, op_starts_with_run, NULL},
     {"ends_with", p_none, NE, 1.0, NULL, op_ends_with_run, NULL},
     {"regex", p_regex, NE, 1.0, op_regex_compile, op_regex_run, op_regex_free},
-    {"membership", p_none, NE, 1.0, NULL, op_membership_run, NULL},
+    {"membership", p_none, NE | LIST, 1.0, NULL, op_membership_run, NULL},
     {"levenshtein", p_lev, NE, 1.0, op_levenshtein_compile, op_levenshtein_run, op_free},
     {"name", p_none, NE, 0.9, NULL, op_name_run, NULL},
     {"numeric", p_numeric, NE | NUM, 1.0, op_numeric_compile, op_numeric_run, op_free},
@@ -46,7 +47,7 @@ static const struct op_def ops[] = {
     {"json_schema", p_none, NE, 1.0, op_json_schema_compile, op_json_schema_run,
      op_json_schema_free},
     {"fields", p_fields, NE, 1.0, op_fields_compile, op_fields_run, op_fields_free},
-    {"top_k", p_top_k, NE, 1.0, op_top_k_compile, op_top_k_run, op_free},
+    {"top_k", p_top_k, NE | LIST, 1.0, op_top_k_compile, op_top_k_run, op_free},
     {"trajectory_exact", p_traj, NE, 1.0, op_traj_compile, op_traj_exact_run, op_free},
     {"trajectory_in_order", p_traj, NE, 1.0, op_traj_compile, op_traj_in_order_run, op_free},
     {"trajectory_any_order", p_traj, NE, 1.0, op_traj_compile, op_traj_any_order_run, op_free},

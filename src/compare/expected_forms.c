@@ -1,0 +1,317 @@
+/*
+ * expected_forms.c - evalwire's expected forms: a Python list literal of strings read the way
+ * ast.literal_eval reads one, and the helpers the operators use to read an expected value as
+ * evalwire's _parse_expected does (a one-item list is its item; "['a', 'b']" is a list).
+ *
+ * The reader accepts what literal_eval accepts for a list of str: '[' items ']' with an optional
+ * trailing comma; each item one or more adjacent string literals (joined, as Python joins them)
+ * with an optional u/U/r/R prefix, in single, double or triple quotes; the escapes of a str
+ * literal (\\ \' \" \a \b \f \n \r \t \v, \ooo, \xhh, \uXXXX, \UXXXXXXXX, backslash-newline;
+ * an unknown escape keeps its backslash); white space, line continuations and comments between
+ * tokens; leading spaces and tabs (literal_eval strips them).  It refuses, saying where and why,
+ * what literal_eval would refuse or read as something other than a list of str: bytes (b''),
+ * f-strings, numbers, nested lists, \N{...} (a name table is not carried), and the code points
+ * JSON text cannot hold (surrogates, U+0000).  Nothing is global; the list is the caller's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/unicode.h"
+#include "check_impl.h"
+
+struct pyrd {
+    const char *s;
+    size_t n, i;
+    char *why;
+    size_t whylen;
+};
+
+static int fail(struct pyrd *r, size_t at, const char *what)
+{
+    snprintf(r->why, r->whylen, "offset %zu: %s", at, what);
+    return -1;
+}
+
+/* Past white space, line continuations and comments. */
+static void skip_gap(struct pyrd *r)
+{
+    while (r->i < r->n) {
+        char ch = r->s[r->i];
+
+        if (ch == ' ' || ch == '\t' || ch == '\f' || ch == '\n' || ch == '\r') {
+            r->i++;
+        } else if (ch == '\\' && r->i + 1 < r->n &&
+                   (r->s[r->i + 1] == '\n' || r->s[r->i + 1] == '\r')) {
+            r->i += 2;
+        } else if (ch == '#') {
+            while (r->i < r->n && r->s[r->i] != '\n' && r->s[r->i] != '\r')
+                r->i++;
+        } else {
+            break;
+        }
+    }
+}
+
+static int hexval(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
+        return (ch | 0x20) - 'a' + 10;
+    return -1;
+}
+
+/* Add code point cp (from the escape at 'at') to out; -1 when JSON text cannot hold it. */
+static int add_cp(struct pyrd *r, size_t at, unsigned long cp, struct arb_buf *out)
+{
+    char u[4];
+
+    if (cp == 0)
+        return fail(r, at, "U+0000 in a string");
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return fail(r, at, "escape is not a Unicode scalar value (a surrogate or past U+10FFFF)");
+    return arb_buf_add(out, u, arb_utf8_encode((uint32_t)cp, u)) ? -2 : 0;
+}
+
+/* The escape after the backslash at r->i in a str literal; r->i moves past it. */
+static int escape(struct pyrd *r, struct arb_buf *out)
+{
+    static const char from[] = "\\'\"abfnrtv";
+    static const char to[] = "\\'\"\a\b\f\n\r\t\v";
+    size_t at = r->i, k, want;
+    unsigned long cp = 0;
+    const char *hit;
+    char ch;
+
+    if (r->i + 1 >= r->n)
+        return fail(r, at, "unterminated string");
+    ch = r->s[r->i + 1];
+    r->i += 2;
+    if (ch == '\n' || ch == '\r') {
+        if (ch == '\r' && r->i < r->n && r->s[r->i] == '\n')
+            r->i++;
+        return 0;
+    }
+    hit = ch ? strchr(from, ch) : NULL;
+    if (hit)
+        return arb_buf_addc(out, to[hit - from]) ? -2 : 0;
+    if (ch >= '0' && ch <= '7') {
+        cp = (unsigned long)(ch - '0');
+        for (k = 0; k < 2 && r->i < r->n && r->s[r->i] >= '0' && r->s[r->i] <= '7'; k++)
+            cp = cp * 8 + (unsigned long)(r->s[r->i++] - '0');
+        return add_cp(r, at, cp, out);
+    }
+    want = ch == 'x' ? 2 : ch == 'u' ? 4 : ch == 'U' ? 8 : 0;
+    if (want) {
+        for (k = 0; k < want; k++) {
+            int h = r->i < r->n ? hexval(r->s[r->i]) : -1;
+
+            if (h < 0)
+                return fail(r, at, "truncated \\x, \\u or \\U escape");
+            cp = cp * 16 + (unsigned long)h;
+            r->i++;
+        }
+        return add_cp(r, at, cp, out);
+    }
+    if (ch == 'N')
+        return fail(r, at, "\\N{...} escapes are not read (write the character or \\u)");
+    /* Python keeps an unknown escape as written, backslash and all */
+    return arb_buf_add(out, r->s + at, 2) ? -2 : 0;
+}
+
+/* One string literal at r->i (prefix, quotes, body) appended to out. */
+static int literal(struct pyrd *r, struct arb_buf *out)
+{
+    size_t at = r->i, q;
+    int raw = 0, triple;
+    char quote;
+
+    if (r->i < r->n && r->s[r->i] && strchr("rRuU", r->s[r->i])) {
+        raw = r->s[r->i] == 'r' || r->s[r->i] == 'R';
+        r->i++;
+    }
+    if (r->i == at && r->i < r->n && r->s[r->i] && strchr("bBfF", r->s[r->i]))
+        return fail(r, at, "bytes (b'') and f-strings are not str literals");
+    if (r->i >= r->n || (r->s[r->i] != '\'' && r->s[r->i] != '"'))
+        return fail(r, at,
+                    raw || r->i > at ? "expected a quote after the string prefix"
+                                     : "expected a string literal ('...' or \"...\")");
+    quote = r->s[r->i];
+    triple = r->i + 2 < r->n && r->s[r->i + 1] == quote && r->s[r->i + 2] == quote;
+    r->i += triple ? 3 : 1;
+    for (;;) {
+        char ch;
+
+        if (r->i >= r->n)
+            return fail(r, at, "unterminated string");
+        ch = r->s[r->i];
+        if (ch == quote &&
+            (!triple || (r->i + 2 < r->n && r->s[r->i + 1] == quote && r->s[r->i + 2] == quote))) {
+            r->i += triple ? 3 : 1;
+            return 0;
+        }
+        if ((ch == '\n' || ch == '\r') && !triple)
+            return fail(r, at, "unterminated string (a line break inside quotes)");
+        if (ch == '\0')
+            return fail(r, r->i, "U+0000 in a string");
+        if (ch == '\\' && !raw) {
+            int e = escape(r, out);
+
+            if (e)
+                return e;
+            continue;
+        }
+        /* in a raw string a backslash still keeps the next character from ending it */
+        q = ch == '\\' && r->i + 1 < r->n ? 2 : 1;
+        if (arb_buf_add(out, r->s + r->i, q))
+            return -2;
+        r->i += q;
+    }
+}
+
+enum arb_status arb_pylist_parse(const char *s, size_t n, cJSON **out, char *why, size_t whylen)
+{
+    struct pyrd r = {s, n, 0, why, whylen};
+    struct arb_buf item;
+    cJSON *list = cJSON_CreateArray();
+    int e = 0;
+
+    *out = NULL;
+    if (!list)
+        return ARB_ENOMEM;
+    arb_buf_init(&item, 0);
+    while (r.i < n && (s[r.i] == ' ' || s[r.i] == '\t'))
+        r.i++;
+    if (r.i >= n || s[r.i] != '[')
+        e = fail(&r, r.i, "expected '['");
+    else
+        r.i++;
+    while (!e) {
+        cJSON *str;
+
+        skip_gap(&r);
+        if (r.i < n && s[r.i] == ']')
+            break;
+        arb_buf_reset(&item);
+        do {
+            e = literal(&r, &item);
+            skip_gap(&r);
+        } while (!e && r.i < n && s[r.i] && strchr("'\"rRuU", s[r.i]));
+        if (e)
+            break;
+        str = cJSON_CreateString(item.ptr ? item.ptr : "");
+        if (!str || !cJSON_AddItemToArray(list, str)) {
+            cJSON_Delete(str);
+            e = -2;
+            break;
+        }
+        if (r.i < n && s[r.i] == ',') {
+            r.i++;
+            continue;
+        }
+        if (r.i >= n || s[r.i] != ']')
+            e = fail(&r, r.i, "expected ',' or ']' after a string");
+        break;
+    }
+    if (!e) {
+        r.i++;
+        skip_gap(&r);
+        if (r.i != n)
+            e = fail(&r, r.i, "text after the closing ']'");
+    }
+    arb_buf_release(&item);
+    if (e) {
+        cJSON_Delete(list);
+        return e == -2 ? ARB_ENOMEM : ARB_EPARSE;
+    }
+    *out = list;
+    return ARB_OK;
+}
+
+/* ---- the operators' readings of expected -------------------------------------------------- */
+
+int expected_looks_like_list(const char *s)
+{
+    size_t n;
+
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s != '[')
+        return 0;
+    n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        n--;
+    return s[n - 1] == ']';
+}
+
+enum arb_status expected_one(const cJSON *e, int py, struct arb_result *res, cJSON **owned,
+                             const cJSON **out)
+{
+    char why[160];
+    enum arb_status st;
+
+    *owned = NULL;
+    *out = e;
+    if (cJSON_IsArray(e) && e->child && !e->child->next) {
+        result_norm_side(res, "expected_single_item_list", ARB_SIDE_EXPECTED);
+        *out = e->child;
+        return ARB_OK;
+    }
+    if (!py || !cJSON_IsString(e) || !expected_looks_like_list(e->valuestring))
+        return ARB_OK;
+    st = arb_pylist_parse(e->valuestring, strlen(e->valuestring), owned, why, sizeof(why));
+    if (st == ARB_EPARSE)
+        return result_notef(res, "expected_python_list_literal: not read, compared as text (%s)",
+                            why);
+    if (st)
+        return st;
+    result_norm_side(res, "expected_python_list_literal", ARB_SIDE_EXPECTED);
+    *out = (*owned)->child;
+    if (!*out)
+        return result_note(res, "expected_empty_list");
+    if ((*out)->next)
+        result_norm_side(res, "expected_first_item", ARB_SIDE_EXPECTED);
+    return ARB_OK;
+}
+
+enum arb_status expected_list(const cJSON *e, struct arb_result *res, cJSON **owned,
+                              const cJSON **out)
+{
+    char why[160];
+    enum arb_status st;
+
+    *out = expected_json(e, owned);
+    if (*out != e || !cJSON_IsString(e) || !expected_looks_like_list(e->valuestring))
+        return ARB_OK;
+    st = arb_pylist_parse(e->valuestring, strlen(e->valuestring), owned, why, sizeof(why));
+    if (st == ARB_EPARSE)
+        return result_notef(res, "expected_list_unreadable: %s; compared as one item", why);
+    if (st)
+        return st;
+    result_norm_side(res, "expected_python_list_literal", ARB_SIDE_EXPECTED);
+    *out = *owned;
+    return ARB_OK;
+}
+
+enum arb_status expected_list_check(const cJSON *e, const char *path, struct arb_err *err)
+{
+    char why[160];
+    cJSON *owned = NULL, *list = NULL;
+    enum arb_status st;
+
+    if (!cJSON_IsString(e) || !expected_looks_like_list(e->valuestring))
+        return ARB_OK;
+    if (expected_json(e, &owned) != e) {
+        cJSON_Delete(owned);
+        return ARB_OK;
+    }
+    st = arb_pylist_parse(e->valuestring, strlen(e->valuestring), &list, why, sizeof(why));
+    cJSON_Delete(list);
+    if (st != ARB_EPARSE)
+        return st;
+    return arb_err_set(err, ARB_ESCHEMA,
+                       "%s%sexpected a list: a JSON array, or text holding a JSON array or a "
+                       "Python list of strings (\"['a', 'b']\"); '%.60s' reads as neither: %s",
+                       path, path[0] ? ": " : "", e->valuestring, why);
+}
