@@ -162,6 +162,7 @@ test-cli:
 	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/compare_labels.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/compare_feedback.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/budget.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/canary.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/calibrate_expect.sh $(BUILD)/arbiter $(BUILD)/judge_sim

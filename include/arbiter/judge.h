@@ -115,6 +115,11 @@ struct arb_judge_config {
     char hash[65];      /* SHA-256 of the canonical config and the pairwise prompt template:
                            its identity (prompts/expectation.md is not in it) */
     int offline;        /* never send: a request missing from the cache is an error (replay) */
+    int feedback;       /* "feedback": also ask each response's strengths and weaknesses
+                           (pairwise questions; in the hash only when on, so a config without
+                           it keeps its hash and every request its cache key) */
+    int feedback_set;   /* the config says "feedback" (true or false): `compare`, whose
+                           default is on, keeps an explicit false */
 };
 
 /*
@@ -160,11 +165,21 @@ struct arb_judge_item {
 };
 
 /*
+ * What scores 1, 3 and 5 of the criterion called name mean, into out (static or borrowed
+ * strings): given[k] where the suite gives one (given may be NULL), else the built-in anchor
+ * of a default name (correctness ... usability), else poor / acceptable / excellent.  The
+ * judge's prompt says these; comparison.json's sentences quote them.
+ */
+void arb_judge_anchors(const char *name, const char *const given[3], const char *out[3]);
+
+/*
  * One case and pair, or one case and output (output_b NULL).  Everything is
  * borrowed until the answer callback returns.
  */
 struct arb_judge_question {
     const char *case_id;
+    int feedback; /* also ask each response's strengths and weaknesses (a pairwise question;
+                     arb_judge_ask turns it on when the config's "feedback" is) */
     const char *system_a, *system_b; /* for the records only: never sent (system_b may be
                                         NULL for a single output: recorded as "") */
     const char *task;                /* the eval prompt */
@@ -210,6 +225,12 @@ struct arb_judge_answer {
     double sample_agreement; /* fraction of judgments agreeing with the majority winner */
     int n_judgments, n_cached;
     char *reasoning; /* the first valid reasoning, for comparison.json */
+    cJSON *feedback; /* a question asked with feedback: {"A": {"strengths": [...],
+                        "weaknesses": [...]}, "B": ...}, A meaning system_a whatever the order
+                        shown; each output's sentences from the order that showed it first,
+                        then the other order's not already said (exact repeats dropped), so
+                        both blindings give the same lists.  NULL otherwise; valid during the
+                        call */
 };
 
 /*

@@ -39,8 +39,9 @@
 #define MAX_SEED 9007199254740991ull /* 2^53 - 1, as "seed" in a suite */
 
 static const char usage_text[] =
-    "usage: arbiter compare --task TEXT|@FILE [--expectations FILE] [-o FILE] [--seed N]\n"
-    "                       [--judge FILE] [--db FILE] [judge options] A_PATH B_PATH\n"
+    "usage: arbiter compare --task TEXT|@FILE [--expectations FILE] [--rubric FILE]\n"
+    "                       [-o FILE] [--seed N] [--judge FILE] [--no-feedback] [--db FILE]\n"
+    "                       [judge options] A_PATH B_PATH\n"
     "\n"
     "One blind comparison of two outputs (each a file, or a directory of files) for one\n"
     "task.  Expectations with checks are decided by their comparators; the rubric and\n"
@@ -62,6 +63,11 @@ static const char usage_text[] =
     "  --task TEXT|@FILE     the task the outputs answer (required)\n"
     "  --expectations FILE   a JSON array of expectations: strings, or objects\n"
     "                        {\"id\", \"text\", \"check\"} as in a suite\n"
+    "  --rubric FILE         the task's own criteria, as a suite's \"rubric\":\n"
+    "                        {\"content\": [...], \"structure\": [...]}, each criterion\n"
+    "                        {\"name\", \"description\", \"anchors\", \"check\", \"graded\"};\n"
+    "                        a dimension left out keeps the seed's three (default: the\n"
+    "                        seed's correctness ... usability)\n"
     "  --seed N              blinding seed, 0 to 2^53 - 1 (default 0): which path the\n"
     "                        judge is shown first (with \"swap\": false, its only order)\n"
     "  -o FILE               where to write (default comparison.json), through a\n"
@@ -69,6 +75,10 @@ static const char usage_text[] =
     "                        into an input directory) or the database\n"
     "  --judge FILE          the judge config (JSON); without one, what no check decides\n"
     "                        stays unresolved and the winner is null\n"
+    "  --no-feedback         do not ask the judge for each output's strengths and\n"
+    "                        weaknesses (asked by default, unless the config says\n"
+    "                        \"feedback\": false); output_quality's sentences are then\n"
+    "                        built from the checks and the rubric scores\n"
     "  --db FILE             record into this database (default: one in memory, gone\n"
     "                        when compare ends)\n"
     "  --judge-url, --judge-model, --concurrency, --no-cache   as for `arbiter run`\n"
@@ -176,27 +186,65 @@ static cJSON *read_expectations(const char *path)
 }
 
 /*
- * An error in the suite compare writes ("TMP/suite.json:L:C: /expectations/1: ...") that
- * is about the expectations is the user's --expectations file's: say so, located there
- * (its items keep their positions in the suite's array).
+ * The --rubric file: a JSON object, the suite's "rubric" member as it is written in a suite
+ * (its shape and checks are the suite parser's to judge, and its errors are located back in
+ * this file by locate_in).  NULL with the message printed.
  */
-static void locate_in_expectations(struct arb_err *err, const char *exp_path)
+static cJSON *read_rubric(const char *path)
 {
-    const char *at = strstr(err->msg, ": /expectations");
+    struct arb_buf b;
+    struct arb_err err = {{0}};
+    cJSON *doc = NULL;
+
+    arb_buf_init(&b, 16 << 20);
+    if (arb_file_read(path, &b, &err) ||
+        arb_json_parse(b.ptr, b.len, ARB_JSON_ALLOW_BOM | ARB_JSON_NO_DUPLICATES, &doc, &err)) {
+        cli_error("compare", "--rubric %s: %s", path, err.msg);
+        arb_buf_release(&b);
+        return NULL;
+    }
+    arb_buf_release(&b);
+    if (!cJSON_IsObject(doc)) {
+        cli_error("compare",
+                  "--rubric %s: expected a JSON object {\"content\": [criteria], "
+                  "\"structure\": [criteria]}, as a suite's \"rubric\"",
+                  path);
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/*
+ * An error in the suite compare builds ("compare:L:C: /expectations/1: ...") that is about
+ * the member at ptr ("/expectations", "/rubric") is the user's file's, the one that member was
+ * read from: say so, located there (the member is the file's document, its items keep their
+ * positions).  1 when it was, 0 when the error is about something else.
+ */
+static int locate_in(struct arb_err *err, const char *ptr, const char *path)
+{
+    char key[32];
+    const char *at;
+    size_t n;
     struct arb_buf b;
     struct arb_err read_err = {{0}};
 
-    if (!at || (at[15] != '/' && at[15] != ':'))
-        return;
+    snprintf(key, sizeof(key), ": %s", ptr);
+    at = strstr(err->msg, key);
+    n = strlen(key);
+    if (!path || !at || (at[n] != '/' && at[n] != ':'))
+        return 0;
     arb_buf_init(&b, 16 << 20);
-    if (arb_file_read(exp_path, &b, &read_err) == ARB_OK) {
+    if (arb_file_read(path, &b, &read_err) == ARB_OK) {
         char rest[sizeof(err->msg)];
 
-        snprintf(rest, sizeof(rest), "%s", at + 15); /* "/1: missing ..." or ": ..." */
+        /* "/1: missing ..." stays a pointer into the file; ": ..." is about the whole file. */
+        snprintf(rest, sizeof(rest), "%s", at[n] == ':' ? at + n + 1 + (at[n + 1] == ' ') : at + n);
         arb_err_set(err, ARB_OK, "%s", rest);
-        arb_err_locate(err, exp_path, b.ptr, b.len, NULL);
+        arb_err_locate(err, path, b.ptr, b.len, NULL);
     }
     arb_buf_release(&b);
+    return 1;
 }
 
 struct got {
@@ -216,8 +264,9 @@ static int take_verdict(void *ctx, const struct arb_verdict_row *v)
 }
 
 struct compare_args {
-    const char *task, *exp_path, *out_path, *db, *a, *b;
+    const char *task, *exp_path, *rubric_path, *out_path, *db, *a, *b;
     unsigned long long seed;
+    int no_feedback;
 };
 
 /* 0: parsed; -1: --help printed; else the exit code of a usage error (message printed). */
@@ -226,6 +275,8 @@ static int parse_args(int argc, char **argv, struct compare_args *ca, struct cli
     const struct cli_option options[] = {
         CLI_OPT_STRING("--task", &ca->task),
         CLI_OPT_STRING("--expectations", &ca->exp_path),
+        CLI_OPT_STRING("--rubric", &ca->rubric_path),
+        CLI_OPT_BOOL("--no-feedback", &ca->no_feedback),
         CLI_OPT_STRING("-o", &ca->out_path),
         CLI_OPT_WHOLE("--seed", &ca->seed, 0, MAX_SEED),
         CLI_OPT_DB(&ca->db),
@@ -267,6 +318,7 @@ static int check_out_path(const struct compare_args *ca, const struct cli_judge 
         cli_outfile_check_input("compare", ca->out_path, ca->b, "B_PATH") ||
         cli_outfile_check_input("compare", ca->out_path, task, "--task @FILE") ||
         cli_outfile_check_input("compare", ca->out_path, ca->exp_path, "--expectations") ||
+        cli_outfile_check_input("compare", ca->out_path, ca->rubric_path, "--rubric") ||
         cli_outfile_check_input("compare", ca->out_path, judge->file, "--judge") ||
         (ca->db && cli_outfile_check("compare", ca->out_path, ca->db)))
         return EXIT_USAGE;
@@ -307,6 +359,7 @@ static int write_out(const char *path, const char *text)
 static int suite_text(const struct compare_args *ca, char **out)
 {
     cJSON *suite = cJSON_CreateObject(), *systems, *cases, *c, *exps = NULL, *redact;
+    cJSON *rubric = NULL;
     struct arb_buf task;
     struct arb_err err = {{0}};
     int code = EXIT_PASS, ok;
@@ -327,6 +380,8 @@ static int suite_text(const struct compare_args *ca, char **out)
         code = EXIT_USAGE;
     if (!code && ca->exp_path && !(exps = read_expectations(ca->exp_path)))
         code = EXIT_USAGE;
+    if (!code && ca->rubric_path && !(rubric = read_rubric(ca->rubric_path)))
+        code = EXIT_USAGE;
     if (!code) {
         ok = cJSON_AddStringToObject(suite, "name", "compare") &&
              cJSON_AddStringToObject(suite, "task", task.ptr ? task.ptr : "") &&
@@ -339,6 +394,9 @@ static int suite_text(const struct compare_args *ca, char **out)
              (!exps || cJSON_AddItemToObject(suite, "expectations", exps));
         if (ok)
             exps = NULL; /* the suite's now */
+        ok = ok && (!rubric || cJSON_AddItemToObject(suite, "rubric", rubric));
+        if (ok)
+            rubric = NULL;
         ok = ok && (cases = cJSON_AddArrayToObject(suite, "cases")) &&
              (c = cJSON_CreateObject()) != NULL && cJSON_AddItemToArray(cases, c) &&
              cJSON_AddStringToObject(c, "id", CASE_ID) && (*out = cJSON_Print(suite)) != NULL;
@@ -348,6 +406,7 @@ static int suite_text(const struct compare_args *ca, char **out)
         }
     }
     cJSON_Delete(exps);
+    cJSON_Delete(rubric);
     cJSON_Delete(suite);
     arb_buf_release(&task);
     return code;
@@ -355,7 +414,7 @@ static int suite_text(const struct compare_args *ca, char **out)
 
 static int compare_cmd(int argc, char **argv)
 {
-    struct compare_args ca = {NULL, NULL, "comparison.json", NULL, NULL, NULL, 0};
+    struct compare_args ca = {NULL, NULL, NULL, "comparison.json", NULL, NULL, NULL, 0, 0};
     struct cli_judge judge;
     struct arb_run_opts opts = {0};
     struct cli_progress notice = {0};
@@ -384,8 +443,8 @@ static int compare_cmd(int argc, char **argv)
     /* Relative paths (A_PATH, B_PATH, expected_file) resolve from where compare runs. */
     rs = arb_suite_parse(suite_json, strlen(suite_json), "compare", ".", &suite, &err);
     if (rs) {
-        if (ca.exp_path)
-            locate_in_expectations(&err, ca.exp_path);
+        if (!locate_in(&err, "/expectations", ca.exp_path))
+            locate_in(&err, "/rubric", ca.rubric_path);
         cli_error("compare", "%s", err.msg);
         code = cli_exit_for(rs);
         goto out;
@@ -393,6 +452,18 @@ static int compare_cmd(int argc, char **argv)
     code = cli_judge_setup(&judge, "compare", NULL, NULL);
     if (code)
         goto out;
+    /* compare's comparison.json is the deliverable: the judge writes its strengths and
+     * weaknesses unless told not to (--no-feedback, or "feedback": false in its config). */
+    if (judge.have && (ca.no_feedback ? judge.cfg.feedback : !judge.cfg.feedback_set)) {
+        judge.cfg.feedback = !ca.no_feedback;
+        judge.cfg.feedback_set = 1;
+        rs = arb_judge_config_rehash(&judge.cfg, &err);
+        if (rs) {
+            cli_error("compare", "%s", err.msg);
+            code = cli_exit_for(rs);
+            goto out;
+        }
+    }
     if (judge.have) {
         opts.judge = &judge.cfg;
         opts.api_key = judge.key;

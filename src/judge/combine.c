@@ -2,7 +2,8 @@
  * combine.c - one answer from a question's judgments: per criterion the
  * mean score over orders and samples, per expectation a pass only when
  * every order's majority passes, the judge's own winner by majority, and
- * whether the two orders disagreed (position_inconsistent).  A question
+ * whether the two orders disagreed (position_inconsistent), and the
+ * strengths and weaknesses it was asked for, mapped to the systems.  A question
  * with a slot that has no valid answer is answered failed; one held back
  * by the spending cap is answered held.
  */
@@ -52,6 +53,76 @@ static int majority(const int *votes, int n)
         }
     }
     return tie ? 2 : best;
+}
+
+/* Whether the array arr holds the string s. */
+static int has_string(const cJSON *arr, const char *s)
+{
+    const cJSON *x;
+
+    cJSON_ArrayForEach(x, arr)
+    {
+        if (cJSON_IsString(x) && strcmp(x->valuestring, s) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The sentences of list ("strengths" or "weaknesses") the judge wrote about system sys (0
+ * system_a, 1 system_b) into out: those of the order that showed it first, then the other's
+ * (order 0 shows system_a as "A", order 1 system_b), each once.  1, or 0 out of memory.
+ */
+static int gather(const struct question *qn, int samples, int orders, int sys, const char *list,
+                  cJSON *out)
+{
+    int pass, k;
+
+    for (pass = 0; pass < 2; pass++) {
+        int o = sys == 0 ? pass : 1 - pass;
+        const char *label = o == sys ? "A" : "B"; /* what the judge called sys in order o */
+
+        for (k = 0; o < orders && k < samples; k++) {
+            const cJSON *s;
+
+            cJSON_ArrayForEach(s, pick(qn->slots[o * samples + k], "feedback", label, list))
+            {
+                cJSON *c;
+
+                if (!cJSON_IsString(s) || has_string(out, s->valuestring))
+                    continue;
+                c = cJSON_CreateString(s->valuestring);
+                if (!c || !cJSON_AddItemToArray(out, c)) {
+                    cJSON_Delete(c);
+                    return 0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+/* {"A": {"strengths", "weaknesses"}, "B": ...} in the question's terms, or NULL (no memory). */
+static cJSON *feedback(const struct question *qn, int samples, int orders)
+{
+    static const char *const labels[] = {"A", "B"}, *const lists[] = {"strengths", "weaknesses"};
+    cJSON *fb = cJSON_CreateObject();
+    int sys, l, ok = fb != NULL;
+
+    for (sys = 0; ok && sys < 2; sys++) {
+        cJSON *side = cJSON_AddObjectToObject(fb, labels[sys]);
+
+        for (l = 0; ok && l < 2; l++) {
+            cJSON *arr = side ? cJSON_AddArrayToObject(side, lists[l]) : NULL;
+
+            ok = arr && gather(qn, samples, orders, sys, lists[l], arr);
+        }
+    }
+    if (!ok) {
+        cJSON_Delete(fb);
+        return NULL;
+    }
+    return fb;
 }
 
 void judge_answer_question(struct arb_judge *j, struct question *qn)
@@ -158,7 +229,14 @@ void judge_answer_question(struct arb_judge *j, struct question *qn)
 
         a.reasoning = cJSON_IsString(r) ? r->valuestring : NULL;
     }
+    if (q->feedback && !(a.feedback = feedback(qn, samples, orders))) {
+        judge_fatal(j, ARB_ENOMEM);
+        free(mem);
+        free(imem);
+        return;
+    }
     qn->done(qn->ctx, q, &a);
+    cJSON_Delete(a.feedback);
     free(mem);
     free(imem);
 }

@@ -17,7 +17,7 @@ static const char *const keys[] = {
     "provider",   "base_url", "model",       "api_key_env", "swap",        "samples", "temperature",
     "max_tokens", "seed",     "concurrency", "timeout_s",   "max_retries", "command", "price",
     "cwd",        "response_format", "max_tokens_field", "max_tokens_cap", "extra_body",
-    "headers",    NULL};
+    "headers",    "feedback", NULL};
 
 static const char *const rf_names[] = {"json_schema", "json_schema_loose", "json_object",
                                        "prompt"};
@@ -225,7 +225,7 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
                                "api_key_env, swap, samples, temperature, max_tokens, seed, "
                                "concurrency, timeout_s, max_retries, command, cwd, price, "
                                "response_format, max_tokens_field, max_tokens_cap, extra_body, "
-                               "headers)",
+                               "headers, feedback)",
                                k->string);
     }
     v = cJSON_GetObjectItemCaseSensitive(obj, "provider");
@@ -292,6 +292,13 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
         if (!cJSON_IsBool(v))
             st = arb_err_set(err, ARB_ESCHEMA, "/judge/swap: expected true or false");
         cfg->swap = cJSON_IsTrue(v);
+    }
+    v = cJSON_GetObjectItemCaseSensitive(obj, "feedback");
+    if (!st && v) {
+        if (!cJSON_IsBool(v))
+            st = arb_err_set(err, ARB_ESCHEMA, "/judge/feedback: expected true or false");
+        cfg->feedback = cJSON_IsTrue(v);
+        cfg->feedback_set = 1;
     }
     if (!st && !(st = get_number(obj, "samples", 1, 99, 1, &d, &present, err)) && present)
         cfg->samples = (int)d;
@@ -386,6 +393,8 @@ cJSON *arb_judge_config_json(const struct arb_judge_config *cfg)
         ok = cJSON_AddStringToObject(o, "cwd", cfg->cwd) != NULL;
     ok = ok && cJSON_AddBoolToObject(o, "swap", cfg->swap);
     ok = ok && cJSON_AddNumberToObject(o, "samples", cfg->samples);
+    if (ok && cfg->feedback_set)
+        ok = cJSON_AddBoolToObject(o, "feedback", cfg->feedback) != NULL;
     if (cfg->no_temperature)
         ok = ok && cJSON_AddNullToObject(o, "temperature");
     else
@@ -429,7 +438,9 @@ enum arb_status arb_judge_config_rehash(struct arb_judge_config *cfg, struct arb
                              : cJSON_AddNumberToObject(o, "temperature", cfg->temperature) != NULL) &&
         cJSON_AddNumberToObject(o, "max_tokens", (double)cfg->max_tokens) &&
         (!cfg->has_seed || cJSON_AddNumberToObject(o, "seed", (double)cfg->seed)) &&
-        cJSON_AddStringToObject(o, "prompt", tmpl) && judge_config_provider_hash(cfg, o)) {
+        cJSON_AddStringToObject(o, "prompt", tmpl) && judge_config_provider_hash(cfg, o) &&
+        /* Only when on: every config without it keeps the hash it always had. */
+        (!cfg->feedback || cJSON_AddTrueToObject(o, "feedback"))) {
         size_t a;
         cJSON *argv = cfg->command ? cJSON_AddArrayToObject(o, "command") : NULL;
 

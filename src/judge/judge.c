@@ -370,12 +370,14 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
     if (!qn)
         return ARB_ENOMEM;
     qn->q = *q;
+    /* The config's "feedback" asks every pairwise question for strengths and weaknesses. */
+    qn->q.feedback = !judge_is_single(q) && (q->feedback || j->cfg->feedback);
     qn->done = done;
     qn->ctx = ctx;
     qn->n_slots = orders * j->cfg->samples;
     qn->slots = calloc((size_t)qn->n_slots, sizeof(*qn->slots));
     qn->slot_done = calloc((size_t)qn->n_slots, sizeof(*qn->slot_done));
-    qn->schema = judge_schema(q);
+    qn->schema = judge_schema(&qn->q);
     if (!qn->slots || !qn->slot_done || !qn->schema) {
         question_free(qn);
         return ARB_ENOMEM;

@@ -46,9 +46,7 @@ static const struct {
     {"usability", {"difficult to use", "usable with effort", "easy to use"}},
 };
 
-/* What scores 1, 3 and 5 of criterion it mean: the suite's anchor where it gives one, else
- * the built-in one of a default name, else poor / acceptable / excellent. */
-static void criterion_anchors(const struct arb_judge_item *it, const char *out[3])
+void arb_judge_anchors(const char *name, const char *const given[3], const char *out[3])
 {
     size_t k;
 
@@ -56,11 +54,17 @@ static void criterion_anchors(const struct arb_judge_item *it, const char *out[3
     out[1] = "acceptable";
     out[2] = "excellent";
     for (k = 0; k < sizeof(anchors) / sizeof(anchors[0]); k++)
-        if (strcmp(anchors[k].name, it->name) == 0)
+        if (strcmp(anchors[k].name, name) == 0)
             memcpy(out, anchors[k].text, sizeof(anchors[k].text));
-    for (k = 0; k < 3; k++)
-        if (it->anchor[k])
-            out[k] = it->anchor[k];
+    for (k = 0; given && k < 3; k++)
+        if (given[k])
+            out[k] = given[k];
+}
+
+/* What scores 1, 3 and 5 of criterion it mean (arb_judge_anchors). */
+static void criterion_anchors(const struct arb_judge_item *it, const char *out[3])
+{
+    arb_judge_anchors(it->name, it->anchor, out);
 }
 
 /*
@@ -115,6 +119,15 @@ static enum arb_status render_items(const struct arb_judge_question *q, struct a
     return st;
 }
 
+/* What the judge is told when it is asked for feedback: after the template, so a question
+ * without it renders byte for byte as before. */
+static const char feedback_text[] =
+    "\nAlso write, for each response, its strengths and its weaknesses: a few short sentences "
+    "each (at most four), specific to what that response says or does, each about that "
+    "response alone and without calling it A or B; an empty list when there is nothing to "
+    "say. Put them in \"feedback\", under \"A\" and \"B\" as the responses are labelled "
+    "above.\n";
+
 enum arb_status judge_render(const struct arb_judge_question *q, const char *fence, int swapped,
                              struct arb_buf *out)
 {
@@ -163,6 +176,8 @@ enum arb_status judge_render(const struct arb_judge_question *q, const char *fen
         if (!st)
             st = arb_buf_adds(out, line);
     }
+    if (!st && q->feedback && !single)
+        st = arb_buf_adds(out, feedback_text);
     return st;
 }
 
@@ -226,9 +241,58 @@ fail:
     return NULL;
 }
 
+/* {"strengths": [string], "weaknesses": [string]}, both required. */
+static cJSON *sentences_schema(void)
+{
+    static const char *const lists[] = {"strengths", "weaknesses"};
+    cJSON *o = cJSON_CreateObject(), *props, *arr, *items;
+    size_t i;
+
+    if (!o || !cJSON_AddStringToObject(o, "type", "object") ||
+        !(props = cJSON_AddObjectToObject(o, "properties")))
+        goto fail;
+    for (i = 0; i < 2; i++)
+        if (!(arr = cJSON_AddObjectToObject(props, lists[i])) ||
+            !cJSON_AddStringToObject(arr, "type", "array") ||
+            !(items = cJSON_AddObjectToObject(arr, "items")) ||
+            !cJSON_AddStringToObject(items, "type", "string"))
+            goto fail;
+    if (!cJSON_AddItemToObject(o, "required", cJSON_CreateStringArray(lists, 2)) ||
+        !cJSON_AddFalseToObject(o, "additionalProperties"))
+        goto fail;
+    return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* "feedback": {"A": sentences, "B": sentences}, both required. */
+static cJSON *feedback_schema(void)
+{
+    static const char *const sides[] = {"A", "B"};
+    cJSON *o = cJSON_CreateObject(), *props;
+    size_t i;
+
+    if (!o || !cJSON_AddStringToObject(o, "type", "object") ||
+        !(props = cJSON_AddObjectToObject(o, "properties")))
+        goto fail;
+    for (i = 0; i < 2; i++)
+        if (!cJSON_AddItemToObject(props, sides[i], sentences_schema()))
+            goto fail;
+    if (!cJSON_AddItemToObject(o, "required", cJSON_CreateStringArray(sides, 2)) ||
+        !cJSON_AddFalseToObject(o, "additionalProperties"))
+        goto fail;
+    return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}
+
 cJSON *judge_schema(const struct arb_judge_question *q)
 {
     static const char *const required[] = {"reasoning", "criteria", "expectations", "winner"};
+    static const char *const with_feedback[] = {"reasoning", "criteria", "expectations", "feedback",
+                                                "winner"};
     static const char *const winners[] = {"A", "B", "TIE"};
     cJSON *o, *props, *w, *r;
 
@@ -243,10 +307,13 @@ cJSON *judge_schema(const struct arb_judge_question *q)
         !cJSON_AddStringToObject(r, "type", "string") ||
         !cJSON_AddItemToObject(props, "criteria", items_schema(q, ARB_ITEM_CRITERION)) ||
         !cJSON_AddItemToObject(props, "expectations", items_schema(q, ARB_ITEM_EXPECTATION)) ||
+        (q->feedback && !cJSON_AddItemToObject(props, "feedback", feedback_schema())) ||
         !(w = cJSON_AddObjectToObject(props, "winner")) ||
         !cJSON_AddStringToObject(w, "type", "string") ||
         !cJSON_AddItemToObject(w, "enum", cJSON_CreateStringArray(winners, 3)) ||
-        !cJSON_AddItemToObject(o, "required", cJSON_CreateStringArray(required, 4)) ||
+        !cJSON_AddItemToObject(o, "required",
+                               q->feedback ? cJSON_CreateStringArray(with_feedback, 5)
+                                           : cJSON_CreateStringArray(required, 4)) ||
         !cJSON_AddFalseToObject(o, "additionalProperties")) {
         cJSON_Delete(o);
         return NULL;

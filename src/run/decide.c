@@ -4,10 +4,13 @@
  *
  * A criterion with a check scores 5 on pass and 1 on fail (1 + 4 * score
  * when graded); content_score and structure_score are the means of their
- * criteria; overall_score = content_score + structure_score.  The winner has
- * the higher overall score; within tie_epsilon, the higher expectation pass
- * rate; else TIE.  A pair with any item unresolved on either side is
- * pending_judge and gets no winner: the policy never guesses.
+ * criteria rounded to one decimal, and overall_score is their sum, as the
+ * seed's worked example adds them (2.7 + 2.7 = 5.4, where the unrounded means
+ * would give 5.3): the figures the file shows add up, and the winner is
+ * decided on them.  The winner has the higher overall score; within
+ * tie_epsilon, the higher expectation pass rate; else TIE.  output_quality's
+ * strengths and weaknesses are sentences (feedback.c).  A pair with any item unresolved on either
+ * side is pending_judge and gets no winner: the policy never guesses.
  *
  * A judged pair (its unresolved items answered by the judge) is then decided
  * by policy.decide_by: "rubric" keeps the rule above, "judge" takes the
@@ -48,27 +51,28 @@ static double dim_mean(const struct arb_suite *s, const struct side *x, enum arb
     return n ? sum / (double)n : NAN;
 }
 
+/* Round to one decimal as the seed shows scores, keeping exact values exact. */
+static double one_decimal(double v)
+{
+    return round(v * 10.0) / 10.0;
+}
+
 static void score_side(const struct items *it, const struct side *x, struct scores *sc)
 {
     size_t i;
 
-    sc->content = dim_mean(it->suite, x, ARB_DIM_CONTENT);
-    sc->structure = dim_mean(it->suite, x, ARB_DIM_STRUCTURE);
-    /* A dimension without criteria has no score (null), and adds nothing to the overall. */
-    sc->overall =
-        (isnan(sc->content) ? 0.0 : sc->content) + (isnan(sc->structure) ? 0.0 : sc->structure);
+    sc->content = one_decimal(dim_mean(it->suite, x, ARB_DIM_CONTENT));
+    sc->structure = one_decimal(dim_mean(it->suite, x, ARB_DIM_STRUCTURE));
+    /* A dimension without criteria has no score (null), and adds nothing to the overall.  The
+     * sum of the rounded means, rounded again: 4.7 + 4.3 is 9.000000000000002 in binary. */
+    sc->overall = one_decimal((isnan(sc->content) ? 0.0 : sc->content) +
+                              (isnan(sc->structure) ? 0.0 : sc->structure));
     sc->passed = sc->total = 0;
     for (i = 0; i < it->n_exp; i++) {
         sc->total++;
         sc->passed += x->exp[i] == ARB_PASS;
     }
     sc->pass_rate = sc->total ? (double)sc->passed / (double)sc->total : NAN;
-}
-
-/* Round to one decimal as the seed shows scores, keeping exact values exact. */
-static double one_decimal(double v)
-{
-    return round(v * 10.0) / 10.0;
 }
 
 static int add_number(cJSON *o, const char *k, double v)
@@ -104,33 +108,18 @@ static cJSON *rubric_side(const struct items *it, const struct side *x, const st
     return r;
 }
 
+/* fb: the judge's sentences on this side, or NULL (feedback.c builds them). */
 static cJSON *quality_side(const struct items *it, const struct side *x, const struct scores *sc,
-                           int resolved)
+                           int resolved, const cJSON *fb)
 {
     cJSON *q = cJSON_CreateObject(), *good, *bad;
-    size_t i;
     int ok = q != NULL;
 
-    ok = ok && add_number(q, "score", resolved ? one_decimal(sc->overall) : NAN);
+    /* A whole 1-10 rating, as the seed's example rates an overall_score of 5.4 a 5. */
+    ok = ok && add_number(q, "score", resolved ? round(sc->overall) : NAN);
     good = ok ? cJSON_AddArrayToObject(q, "strengths") : NULL;
     bad = ok ? cJSON_AddArrayToObject(q, "weaknesses") : NULL;
-    ok = good && bad;
-    for (i = 0; ok && i < it->suite->n_criteria; i++) {
-        const char *name = it->suite->criteria[i].name;
-
-        if (x->crit[i] >= 5.0)
-            ok = cJSON_AddItemToArray(good, cJSON_CreateString(name));
-        else if (x->crit[i] < 3.0)
-            ok = cJSON_AddItemToArray(bad, cJSON_CreateString(name));
-    }
-    for (i = 0; ok && i < it->n_exp; i++) {
-        const char *text = item_expectation(it, i)->text;
-
-        if (x->exp[i] == ARB_PASS)
-            ok = cJSON_AddItemToArray(good, cJSON_CreateString(text));
-        else if (x->exp[i] == ARB_FAIL)
-            ok = cJSON_AddItemToArray(bad, cJSON_CreateString(text));
-    }
+    ok = good && bad && quality_sentences(it, x, fb, good, bad);
     if (!ok) {
         cJSON_Delete(q);
         return NULL;
@@ -357,6 +346,7 @@ enum arb_status decide_judged(const struct items *it, const struct side *a, cons
 {
     struct scores sa, sb;
     cJSON *c = cJSON_CreateObject(), *unres, *rubric, *quality, *exps;
+    const cJSON *fb;
     char why[400];
     int n_unres, ok = c != NULL;
     double eps = it->suite->policy.tie_epsilon;
@@ -445,8 +435,13 @@ enum arb_status decide_judged(const struct items *it, const struct side *a, cons
     ok = quality != NULL;
     ok = ok && cJSON_AddItemToObject(rubric, "A", rubric_side(it, a, &sa, !n_unres));
     ok = ok && cJSON_AddItemToObject(rubric, "B", rubric_side(it, b, &sb, !n_unres));
-    ok = ok && cJSON_AddItemToObject(quality, "A", quality_side(it, a, &sa, !n_unres));
-    ok = ok && cJSON_AddItemToObject(quality, "B", quality_side(it, b, &sb, !n_unres));
+    fb = j && !j->failed ? j->feedback : NULL;
+    ok = ok && cJSON_AddItemToObject(
+                   quality, "A",
+                   quality_side(it, a, &sa, !n_unres, cJSON_GetObjectItemCaseSensitive(fb, "A")));
+    ok = ok && cJSON_AddItemToObject(
+                   quality, "B",
+                   quality_side(it, b, &sb, !n_unres, cJSON_GetObjectItemCaseSensitive(fb, "B")));
     if (ok && it->n_exp) {
         exps = cJSON_AddObjectToObject(c, "expectation_results");
         ok = exps && cJSON_AddItemToObject(exps, "A", expectations_side(it, a, &sa)) &&

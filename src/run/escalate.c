@@ -237,6 +237,7 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
                                                          : 0;
     jd.sample_agreement = ans->sample_agreement;
     jd.n_judgments = ans->n_judgments;
+    jd.feedback = ans->feedback; /* in the question's terms: system_a is the pair's A */
     st = decide_judged(x->it, &x->a, &x->b, &jd, &d, &cmp);
     if (!st && !(text = cJSON_PrintUnformatted(cmp)))
         st = ARB_ENOMEM;

@@ -110,7 +110,19 @@ struct judged {
                                   'A', 'B', 'T', or 0 (no winner) */
     double sample_agreement;
     int n_judgments;
+    const cJSON *feedback; /* the judge's sentences when it was asked for them: {"A":
+                              {"strengths": [...], "weaknesses": [...]}, "B": ...} in the
+                              pair's A/B (arb_judge_answer.feedback); NULL: not asked */
 };
+
+/*
+ * output_quality's strengths and weaknesses of side x, appended to good and bad (JSON arrays,
+ * borrowed) as sentences (feedback.c): fb's (the judge's {"strengths", "weaknesses"} for this
+ * side) when given, else built from the side's rubric scores and expectation verdicts.
+ * 1, or 0 when out of memory.
+ */
+int quality_sentences(const struct items *it, const struct side *x, const cJSON *fb, cJSON *good,
+                      cJSON *bad);
 
 /*
  * decide_pair for a pair the judge answered (the sides already hold its

@@ -48,6 +48,7 @@ static const char *const schema_lines[] = {
     "        \"model\": {\"type\": \"string\"},\n",
     "        \"api_key_env\": {\"type\": \"string\"},\n",
     "        \"swap\": {\"type\": \"boolean\"},\n",
+    "        \"feedback\": {\"type\": \"boolean\", \"description\": \"also ask each response's strengths and weaknesses (default false; compare: true)\"},\n",
     "        \"samples\": {\"type\": \"integer\", \"minimum\": 1},\n",
     "        \"temperature\": {\"type\": \"number\", \"minimum\": 0},\n",
     "        \"concurrency\": {\"type\": \"integer\", \"minimum\": 1},\n",

@@ -72,9 +72,11 @@ jw=$(val "$f" '$.judge.winner')
 sa=$(val "$f" '$.rubric.A.overall_score')
 sb=$(val "$f" '$.rubric.B.overall_score')
 by_score=$(awk -v a="$sa" -v b="$sb" 'BEGIN { print (a > b ? "A" : a < b ? "B" : "TIE") }')
+# output_quality.score: the overall score as a whole 1-10 rating (the seed's 5.4 is a 5)
+whole() { awk -v x="$1" 'BEGIN { printf "%d", x + 0.5 }'; }
 { [ "$w" = "$jw" ] && [ "$w" = "$by_score" ] &&
-    [ "$(val "$f" '$.output_quality.A.score')" = "$sa" ] &&
-    [ "$(val "$f" '$.output_quality.B.score')" = "$sb" ]; } && ok ||
+    [ "$(val "$f" '$.output_quality.A.score')" = "$(whole "$sa")" ] &&
+    [ "$(val "$f" '$.output_quality.B.score')" = "$(whole "$sb")" ]; } && ok ||
     bad "swapped: comparison.json contradicts itself: winner $w, judge.winner $jw," \
         "overall A $sa B $sb"
 same "swapped: the judge's A is B_PATH" "$(val "$f" '$.judge.positions.A')" B

@@ -1,0 +1,210 @@
+/*
+ * feedback.c - the sentences of comparison.json's output_quality.strengths and weaknesses
+ * (seeds/blind-comparator-agent.md: "positive aspects", "issues or shortcomings").
+ *
+ * When the judge was asked for them (its config's "feedback": true), they are the sentences
+ * it wrote about that output, already mapped to the pair's A and B (src/judge/combine.c).
+ * Otherwise they are built here from what decided the items: a criterion scoring 4 or more
+ * is a strength and one under 3 a weakness, told with its score, its description (else the
+ * anchor of the nearest score) and its check; the expectations are one sentence each way,
+ * naming those met and those failed with their checks.  Never a bare criterion id.  Only
+ * decide.c calls this; it leaves the scores and the verdict to decide.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arbiter/buf.h"
+#include "arbiter/judge.h"
+#include "run_int.h"
+
+#define VALUE_MAX 60 /* bytes of an expected value quoted in a sentence */
+
+static int push(cJSON *arr, const struct arb_buf *b)
+{
+    cJSON *s = cJSON_CreateString(b->ptr ? b->ptr : "");
+
+    if (s && cJSON_AddItemToArray(arr, s))
+        return 1;
+    cJSON_Delete(s);
+    return 0;
+}
+
+/* text, at most max bytes of it (never a split UTF-8 sequence), "..." when cut. */
+static enum arb_status add_cut(struct arb_buf *b, const char *text, size_t max)
+{
+    size_t n = strlen(text);
+
+    if (n <= max)
+        return arb_buf_add(b, text, n);
+    n = max;
+    while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+        n--;
+    return arb_buf_add(b, text, n) ? ARB_ENOMEM : arb_buf_adds(b, "...");
+}
+
+/*
+ * What a check is, from its config (RFC 8785 text): "contains: expected \"http\"", "not
+ * regex: expected \"^a\"", "json_schema: expected_file 'schema.json'", or the operator alone.
+ */
+static enum arb_status describe_check(const char *check_json, struct arb_buf *b)
+{
+    cJSON *c = check_json ? cJSON_Parse(check_json) : NULL;
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(c, "op");
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(c, "expected");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(c, "expected_file");
+    enum arb_status st;
+    char *text = NULL;
+
+    if (!cJSON_IsString(op)) {
+        cJSON_Delete(c);
+        return check_json ? arb_buf_adds(b, "a check") : ARB_OK;
+    }
+    st = arb_buf_printf(b, "%s%s",
+                        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "not")) ? "not " : "",
+                        op->valuestring);
+    if (!st && cJSON_IsString(f)) {
+        st = arb_buf_adds(b, ": expected_file '");
+        st = st ? st : add_cut(b, f->valuestring, VALUE_MAX);
+        st = st ? st : arb_buf_adds(b, "'");
+    } else if (!st && e) {
+        text = cJSON_PrintUnformatted(e); /* a string keeps its quotes */
+        st = text ? arb_buf_adds(b, ": expected ") : ARB_ENOMEM;
+        st = st ? st : add_cut(b, text, VALUE_MAX);
+    }
+    cJSON_free(text);
+    cJSON_Delete(c);
+    return st;
+}
+
+/* 4.5, 5: a mean of judge scores keeps its fraction, a whole score none. */
+static enum arb_status add_score(struct arb_buf *b, double v)
+{
+    return arb_buf_printf(b, "%g", round(v * 100.0) / 100.0);
+}
+
+/* "Scores 5 of 5 on correctness: DESCRIPTION." or "... on correctness (5 = fully correct)." */
+static enum arb_status criterion_sentence(const struct arb_criterion *cr, double v,
+                                          struct arb_buf *b)
+{
+    const char *anchor[3];
+    const char *const given[3] = {cr->anchor[0], cr->anchor[1], cr->anchor[2]};
+    int k = v >= 4.0 ? 2 : v > 2.0 ? 1 : 0;
+    enum arb_status st = arb_buf_adds(b, "Scores ");
+    size_t n;
+
+    st = st ? st : add_score(b, v);
+    st = st ? st : arb_buf_printf(b, " of 5 on %s", cr->name);
+    if (!st && cr->check_json) {
+        st = arb_buf_adds(b, " (check: ");
+        st = st ? st : describe_check(cr->check_json, b);
+        st = st ? st : arb_buf_adds(b, ")");
+    }
+    if (st)
+        return st;
+    if (cr->description && cr->description[0]) {
+        st = arb_buf_printf(b, ": %s", cr->description);
+        n = b->len;
+        /* The description's own full stop or question mark ends the sentence. */
+        if (!st && !(n && strchr(".?!", b->ptr[n - 1])))
+            st = arb_buf_addc(b, '.');
+        return st;
+    }
+    arb_judge_anchors(cr->name, given, anchor);
+    return arb_buf_printf(b, " (%d = %s).", 2 * k + 1, anchor[k]);
+}
+
+/* "'text'" and, for a failed one, its check: "'cites a source' (contains: expected \"http\")". */
+static enum arb_status expectation_words(const struct arb_expectation *ex, int with_check,
+                                         struct arb_buf *b)
+{
+    enum arb_status st = arb_buf_adds(b, "'");
+
+    st = st ? st : add_cut(b, ex->text, 200);
+    st = st ? st : arb_buf_adds(b, "'");
+    if (!st && with_check && ex->check_json) {
+        st = arb_buf_adds(b, " (");
+        st = st ? st : describe_check(ex->check_json, b);
+        st = st ? st : arb_buf_adds(b, ")");
+    }
+    return st;
+}
+
+/*
+ * "Meets 3 of 4 expectations: 'a', 'b', 'c'." into good and "Passes 3 of 4 expectations;
+ * fails 'd' (contains: expected \"http\")." into bad, counting only the decided ones.
+ */
+static int expectation_sentences(const struct items *it, const struct side *x, cJSON *good,
+                                 cJSON *bad, struct arb_buf *b)
+{
+    size_t i, passed = 0, total = 0, k;
+    enum arb_status st = ARB_OK;
+    int pass;
+
+    for (i = 0; i < it->n_exp; i++) {
+        total += x->exp[i] == ARB_PASS || x->exp[i] == ARB_FAIL;
+        passed += x->exp[i] == ARB_PASS;
+    }
+    for (pass = 1; pass >= 0; pass--) {
+        if (pass ? !passed : passed == total)
+            continue;
+        arb_buf_reset(b);
+        st = pass ? arb_buf_printf(b, "Meets %zu of %zu expectation%s: ", passed, total,
+                                   total == 1 ? "" : "s")
+                  : arb_buf_printf(b, "Passes %zu of %zu expectation%s; fails ", passed, total,
+                                   total == 1 ? "" : "s");
+        for (i = 0, k = 0; !st && i < it->n_exp; i++) {
+            if (x->exp[i] != (pass ? ARB_PASS : ARB_FAIL))
+                continue;
+            st = k++ ? arb_buf_adds(b, ", ") : ARB_OK;
+            st = st ? st : expectation_words(item_expectation(it, i), !pass, b);
+        }
+        st = st ? st : arb_buf_addc(b, '.');
+        if (st || !push(pass ? good : bad, b))
+            return 0;
+    }
+    return 1;
+}
+
+/* The judge's sentences: fb[key] (an array of strings), copied into out. */
+static int copy_sentences(const cJSON *fb, const char *key, cJSON *out)
+{
+    const cJSON *s;
+
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(fb, key))
+    {
+        cJSON *c;
+
+        if (!cJSON_IsString(s))
+            continue;
+        c = cJSON_CreateString(s->valuestring);
+        if (!c || !cJSON_AddItemToArray(out, c)) {
+            cJSON_Delete(c);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int quality_sentences(const struct items *it, const struct side *x, const cJSON *fb, cJSON *good,
+                      cJSON *bad)
+{
+    struct arb_buf b;
+    size_t i;
+    int ok = 1;
+
+    if (cJSON_IsObject(fb))
+        return copy_sentences(fb, "strengths", good) && copy_sentences(fb, "weaknesses", bad);
+    arb_buf_init(&b, 0);
+    for (i = 0; ok && i < it->suite->n_criteria; i++) {
+        double v = x->crit[i];
+
+        if (isnan(v) || (v >= 3.0 && v < 4.0))
+            continue;
+        arb_buf_reset(&b);
+        ok = !criterion_sentence(&it->suite->criteria[i], v, &b) && push(v >= 4.0 ? good : bad, &b);
+    }
+    ok = ok && expectation_sentences(it, x, good, bad, &b);
+    arb_buf_release(&b);
+    return ok;
+}
