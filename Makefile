@@ -183,6 +183,7 @@ test-cli:
 	@sh tests/cli/provider_runs.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/promises.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/strategies.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/llm_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/bad-input/run.sh $(BUILD)/arbiter
 
 # The bundled bake-off, offline, with tests/judge_sim as a command judge (examples/demo.sh).

@@ -317,10 +317,15 @@ static int on_judgment(void *ctx, const struct arb_judgment_row *j)
     if (!sh->judgments_shown++)
         printf("--- judge (blind: it saw Response A, shown first, and Response B, in each "
                "order)\n");
-    printf("order %s: Response A = %s%s%s, sample %d%s: %s%s%s%s", j->ord, a,
-           b[0] ? ", Response B = " : "", b, j->sample + 1, j->attempt ? " (asked again)" : "",
-           j->valid ? "valid" : "invalid", j->cached ? ", from the cache" : "",
-           j->error ? ", " : "", j->error ? j->error : "");
+    if (strncmp(b, "llm_judge:", 10) == 0) /* an llm_judge check's own question (one output) */
+        printf("%s, the output of %s, sample %d%s: %s%s%s%s", b, a, j->sample + 1,
+               j->attempt ? " (asked again)" : "", j->valid ? "valid" : "invalid",
+               j->cached ? ", from the cache" : "", j->error ? ", " : "", j->error ? j->error : "");
+    else
+        printf("order %s: Response A = %s%s%s, sample %d%s: %s%s%s%s", j->ord, a,
+               b[0] ? ", Response B = " : "", b, j->sample + 1, j->attempt ? " (asked again)" : "",
+               j->valid ? "valid" : "invalid", j->cached ? ", from the cache" : "",
+               j->error ? ", " : "", j->error ? j->error : "");
     print_winner(j->answer_json, a, b);
     len = j->answer_json ? strlen(j->answer_json) : 0;
     while (len && (j->answer_json[len - 1] == '\n' || j->answer_json[len - 1] == '\r'))
