@@ -157,6 +157,7 @@ test-cli:
 	@sh tests/cli/inputs.sh $(BUILD)/arbiter
 	@sh tests/cli/tune.sh $(BUILD)/arbiter
 	@sh tests/cli/trials.sh $(BUILD)/arbiter
+	@sh tests/cli/statistical.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/matrix.sh $(BUILD)/arbiter
 	@sh tests/cli/csv.sh $(BUILD)/arbiter
 	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim

@@ -377,6 +377,8 @@ static void page_header(struct html *h, const cJSON *report)
     if (cJSON_GetArraySize(html_get(report, "pairs")) > 0 ||
         cJSON_GetArraySize(html_get(report, "systems")) == 2)
         html_raw(h, "<a href=\"#pairs\">Pairs</a>");
+    if (cJSON_IsObject(html_get(report, "statistics")))
+        html_raw(h, "<a href=\"#statistics\">Statistics</a>");
     if (cJSON_IsObject(html_get(report, "weights")))
         html_raw(h, "<a href=\"#weighted\">Weighted</a>");
     if (cJSON_IsObject(html_get(report, "custom")))
@@ -530,6 +532,7 @@ enum arb_status arb_report_html(const cJSON *report, struct arb_buf *out)
     html_win_matrix(&h, report);
     html_against(&h, report);
     html_chart_pairs(&h, report);
+    html_statistics(&h, report);
     html_chart_rubric(&h, report);
     html_chart_expectations(&h, report);
     html_trials(&h, report);

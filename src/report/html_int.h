@@ -85,6 +85,9 @@ void html_chart_pairs(struct html *h, const cJSON *report);
 void html_chart_rubric(struct html *h, const cJSON *report);
 void html_chart_expectations(struct html *h, const cJSON *report);
 
+/* The statistics card, when the report has "statistics" (html_stats.c). */
+void html_statistics(struct html *h, const cJSON *report);
+
 /* The trials section, when the report has "trials" (html_trials.c). */
 void html_trials(struct html *h, const cJSON *report);
 

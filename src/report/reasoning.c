@@ -8,7 +8,8 @@
  * system's lower bound above the other's upper bound, or the two overall-score
  * intervals overlapping.  Its conclusion is the report's own test, the same as
  * the pair's "significant": the exact sign test and the paired bootstrap both
- * give p < 0.05, in the same direction.  The two can differ (paired tests
+ * give p < 0.05, the winner the one with more wins, as the gate
+ * --require-significant reads it.  The two can differ (paired tests
  * compare case by case and find differences that overlapping intervals hide),
  * and the line then says so rather than contradicting "significant".
  */
@@ -65,9 +66,8 @@ void stats_pair_reasoning(char *buf, size_t len, const struct pair_figures *f)
                  dir ? "no significant difference (the paired tests do not both give p < 0.05)"
                      : "no significant difference");
     else if (by_score != by_wins)
-        snprintf(buf + at, len - at,
-                 "no single winner (both p < 0.05, but the wins favour %s and the score "
-                 "difference %s)",
+        /* The gate (--require-significant) goes by the wins; say what the scores say. */
+        snprintf(buf + at, len - at, "%s better by wins, though the score difference favours %s",
                  by_wins > 0 ? f->name[0] : f->name[1], winner);
     else if (dir == by_score)
         snprintf(buf + at, len - at, "%s better", winner);

@@ -16,16 +16,16 @@
 #include "arbiter/status.h"
 
 /*
- * An output's duration in milliseconds from its stored meta_json (the
- * agent-eval capture fields): "duration" (a number), else "timing" (a number,
- * or an object with "total", else "duration"); NaN when absent, negative or
- * not a number, or meta_json NULL or not JSON.
+ * An output's duration in milliseconds from its stored meta_json, as the
+ * weighted strategy reads it (strategy_duration_ms: "duration", else
+ * "timing", a number or an object's "total" or "duration"); NaN when absent,
+ * negative or not a number, or meta_json NULL or not JSON.
  */
 double report_output_ms(const char *meta_json);
 
 /*
- * An output's own grader score from its meta_json (agent-eval's trial.score:
- * "score" a number, or an object with a number "score"); NaN when absent.
+ * An output's own grader score from its meta_json (agent-eval's GraderResult:
+ * "score": {"score": 0..1}, as weighted.c reads it); NaN when absent or outside 0-1.
  */
 double report_output_score(const char *meta_json);
 

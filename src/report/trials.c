@@ -16,7 +16,7 @@
  *
  * Quality and performance follow the seed's trials report
  * (comparison-graders.md): a trial's score is its output's own grader score
- * when the capture carries one ("score", or "score.score"), else the share
+ * when the capture carries one ("score.score", 0-1, as weighted.c), else the share
  * of its checked expectations that passed when none is unresolved; its
  * duration is its output's (duration.c).  Both are pooled over every trial
  * of the system: mean, median, p25 and p75 of the scores; p50, p90, p99,
@@ -571,7 +571,7 @@ static const char method[] =
     "passed every expectation that has a check (free-text expectations are the judge's, for the "
     "compared trial only); the mean over the cases with at least k trials; a case with a trial "
     "left unresolved by a check's grey band is left out. quality: a trial's score is its "
-    "output's own grader score (score or score.score), else the share of its checks passed "
+    "output's own grader score (score.score, 0-1), else the share of its checks passed "
     "when none is unresolved; performance: its output's duration (ms); percentiles interpolate "
     "linearly between closest ranks (NumPy's default). Intervals: one percentile bootstrap "
     "resampling of the cases for every figure";

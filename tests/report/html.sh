@@ -180,6 +180,11 @@ check "trials dom: pass@k table" has "$TD" 'id="trials-table"'
 check "trials dom: a point with its tooltip" has "$TD" '<title>candidate pass@k, k = 3:'
 check "trials dom: against section" has "$TD" '<h2>Changes against run 1</h2>'
 check "trials dom: nav links trials" has "$TD" 'href="#trials"'
+check "trials dom: trials performance table" has "$TD" 'id="trials-performance"'
+check "trials dom: statistics card" has "$TD" 'id="stats-table"'
+check "trials dom: a reasoning per pair" has "$TD" '<ul id="pair-reasoning">'
+check "trials dom: nav links statistics" has "$TD" 'href="#statistics"'
+check "trials dom: bootstrap medians in the trials table" has "$TD" '<span class="ci">median '
 if console_lines "$T/trialsdom.err" >"$T/console.txt"; then
     bad "trials: console messages from the page:"
     sed 's/^/    /' "$T/console.txt"
@@ -211,6 +216,8 @@ probe "$T/trials.html" trialsprobe
 P="$T/trialsprobe.probe"
 check "as written: the probe ran" has "$P" "th-differ: "
 check "as written: a pass@k header reads pass@k" grep -qx 'th: pass@k' "$P"
+check "as written: the statistics' latency header" grep -qx 'th: Latency (ms)' "$P"
+check "as written: the trials' p99 header" grep -qx 'th: p99' "$P"
 check "as written: the pairs header names the rule" grep -qx 'th: 95% intervals do not overlap' "$P"
 check "as written: no header reads other than written" grep -qx 'th-differ: 0' "$P"
 check "as written: no CIs jargon" hasnt "$T/trials.html" "CIs apart"
