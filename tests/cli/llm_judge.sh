@@ -197,6 +197,14 @@ $ARB run "$D/e2.json" --db "$T/e2.db" >"$T/out" 2>&1
 record "$T/e2.db" 1 c1 betasys right | grep -q 'judge_error: .*500' && ok || bad "500, fail: $(record "$T/e2.db" 1 c1 betasys right)"
 sqlite3 "$T/e2.db" "SELECT comparison_json FROM verdicts WHERE case_id = 'c1'" |
     grep -qF '{"id":"right","text":"Matches the reference","passed":false}' && ok || bad "500, fail: the expectation is not failed in comparison.json"
+
+# 10. Once the judge answers again, --resume --retry-failed asks the unresolved checks again.
+start_sim -p "$PORT"
+expect_cmd "resume after the outage" 0 "2 decided" "" -- $ARB run --resume 1 --retry-failed --db "$T/e1.db"
+verdict "$T/e1.db" 1 c1 betasys right | grep -q '^pass 1.0$\|^fail 0.0$' && ok ||
+    bad "resumed: $(verdict "$T/e1.db" 1 c1 betasys right)"
+record "$T/e1.db" 1 c1 betasys right | grep -qF 'judged: the judge answered correct = ' && ok ||
+    bad "resumed record: $(record "$T/e1.db" 1 c1 betasys right)"
 stop_all_sims
 
 test_done
