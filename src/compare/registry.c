@@ -20,7 +20,8 @@ static const char *const p_top_k[] = {"k", NULL};
 static const char *const p_traj[] = {"match_args", NULL};
 static const char *const p_agg[] = {"checks", NULL};
 static const char *const p_k_of_n[] = {"checks", "k", NULL};
-static const char *const p_llm_judge[] = {"template", "result_key", "result_type", "on_error", NULL};
+static const char *const p_llm_judge[] = {"template", "result_key", "result_type", "on_error",
+                                          NULL};
 
 #define NE   OP_NEEDS_EXPECTED
 #define NUM  OP_NUMBER_EXPECTED
