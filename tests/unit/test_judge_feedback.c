@@ -260,3 +260,31 @@ Test(judge_feedback, should_fit_the_general_reply_shape_in_schemas)
     cJSON_Delete(half);
     arb_schema_free(general);
 }
+
+/*
+ * Without feedback, a pairwise request is byte for byte the one Arbiter sent before feedback
+ * existed: its cache key and the config's hash, pinned from the build before this change
+ * (the same question, rendered with the fence placeholder as the key is computed), so every
+ * stored reply keeps answering and every calibration keeps its judge.
+ */
+Test(judge_feedback, should_send_the_requests_of_before_without_feedback)
+{
+    struct arb_judge_question q = question(0);
+    struct arb_judge_config cfg;
+    struct arb_err err = {{0}};
+    struct arb_buf msg;
+    char key[65], *body = NULL;
+    cJSON *schema = judge_schema(&q);
+
+    config("{\"provider\": \"openai\", \"model\": \"gpt-4o-mini\", \"api_key_env\": \"K\"}", &cfg);
+    arb_buf_init(&msg, 0);
+    cr_assert_eq(judge_render(&q, JUDGE_FENCE_PLACEHOLDER, 0, &msg), ARB_OK);
+    cr_assert_eq(judge_build_request_as(&cfg, 0, msg.ptr, schema, 0, NULL, NULL, &body, key, &err),
+                 ARB_OK, "%s", err.msg);
+    cr_assert_str_eq(key, "b475364bd38fd904a6cc7106f29e8c07144c1fdb7369d6e24a248abcff308c08");
+    cr_assert_str_eq(cfg.hash, "7aae00ca8fd40f43fe1cd7b0d2308d3d0c7d4b753c889127f1d5b94e87f39156");
+    free(body);
+    arb_buf_release(&msg);
+    cJSON_Delete(schema);
+    arb_judge_config_release(&cfg);
+}
