@@ -9,23 +9,18 @@
 
 #include "html_int.h"
 
-/* The value, then "median m" and "lo – hi" in small type when the statistics have them. */
+/* The value, with "median m" and "lo – hi" under it in small type when the statistics have them. */
 static void figure(struct html *h, double v, const cJSON *median, const cJSON *intervals,
                    const char *key, int decimals, int percent)
 {
     html_raw(h, "<td class=\"n\">");
     html_number(h, v, decimals, percent);
-    html_raw(h, "</td><td class=\"n\">");
-    html_number(h, html_num(median, key), decimals, percent);
-    html_raw(h, "</td><td class=\"n\">");
-    if (cJSON_GetArraySize(html_get(intervals, key)) == 2) {
-        double lo = NAN, hi = NAN;
-
-        html_interval(intervals, key, &lo, &hi);
-        html_range(h, lo, hi, decimals, percent);
-    } else {
-        html_raw(h, "&ndash;");
+    if (cJSON_IsNumber(html_get(median, key))) {
+        html_raw(h, "<br><span class=\"ci\">median ");
+        html_number(h, html_num(median, key), decimals, percent);
+        html_raw(h, "</span>");
     }
+    html_interval_note(h, intervals, key, decimals, percent);
     html_raw(h, "</td>");
 }
 
@@ -56,22 +51,19 @@ void html_statistics(struct html *h, const cJSON *report)
 
     if (!cJSON_IsObject(html_get(report, "statistics")))
         return;
-    html_printf(h,
-                "<section class=\"card\" id=\"statistics\">\n<h2>Statistics</h2>\n"
-                "<p class=\"note\">%.0f bootstrap resamples of the cases (seed %.0f): each "
-                "figure with the median of its resamples, the central estimate, and its 95%% "
-                "interval, all from the one resampling; latency is the mean duration of the "
-                "compared outputs, in ms.</p>\n"
-                "<div class=\"table-wrap\"><table id=\"stats-table\">\n<thead><tr>"
-                "<th>System</th><th class=\"n\">Win rate</th><th class=\"n\">Median</th>"
-                "<th class=\"n\">95%% interval</th><th class=\"n\">Pass rate</th>"
-                "<th class=\"n\">Median</th><th class=\"n\">95%% interval</th>"
-                "<th class=\"n\">Overall</th><th class=\"n\">Median</th>"
-                "<th class=\"n\">95%% interval</th><th class=\"n\">Latency (ms)</th>"
-                "<th class=\"n\">Median</th><th class=\"n\">95%% interval</th>"
-                "</tr></thead>\n<tbody>\n",
-                html_num(html_get(report, "statistics"), "resamples"),
-                html_num(html_get(report, "statistics"), "seed"));
+    html_printf(
+        h,
+        "<section class=\"card\" id=\"statistics\">\n<h2>Statistics</h2>\n"
+        "<p class=\"note\">%.0f bootstrap resamples of the cases (seed %.0f): each "
+        "figure with, under it, the median of its resamples (the central estimate) "
+        "and its 95%% interval, all from the one resampling; latency is the mean duration of the "
+        "compared outputs, in ms.</p>\n"
+        "<div class=\"table-wrap\"><table id=\"stats-table\">\n<thead><tr>"
+        "<th>System</th><th class=\"n\">Win rate</th><th class=\"n\">Pass rate</th>"
+        "<th class=\"n\">Overall</th><th class=\"n\">Latency (ms)</th>"
+        "</tr></thead>\n<tbody>\n",
+        html_num(html_get(report, "statistics"), "resamples"),
+        html_num(html_get(report, "statistics"), "seed"));
     systems_rows(h, report);
     html_raw(h, "</tbody></table></div>\n");
     if (cJSON_GetArraySize(html_get(report, "pairs")) > 0)

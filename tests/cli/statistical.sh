@@ -77,6 +77,11 @@ grep -q "^| a | 75.0% | 75.0% | \[[0-9.]*%, [0-9.]*%\] | - | - | - | 5.00 | 5.00
     ok || bad "markdown statistics rows: $(grep '^| [ab] |' "$T/sep.md" | head -2)"
 grep -qF -- "- a vs b: a's lower bound 5.00 > b's upper bound $hi; paired tests p = 0.002 (sign), 0.000 (bootstrap): a better" "$T/sep.md" &&
     ok || bad "markdown reasoning: $(grep -A3 'Significance per pair' "$T/sep.md")"
+$ARB report 1 --db "$T/sep.db" --strategy statistical --format html -o "$T/sep.html" || bad "sep html"
+grep -q 'id="stats-table"' "$T/sep.html" &&
+    grep -qF '2000<br><span class="ci">median 2000</span><br><span class="ci">2000 &ndash; 2000</span>' "$T/sep.html" &&
+    grep -qF "<li><strong>a vs b</strong>: a&#39;s lower bound 5.00 &gt; b&#39;s upper bound $hi;" "$T/sep.html" &&
+    ok || bad "html statistics card: $(grep -A12 'id="stats-table"' "$T/sep.html")"
 # Without the strategy: no intervals, no medians, no reasoning.
 $ARB report 1 --db "$T/sep.db" --format json -o "$T/plain.json" || bad "plain report"
 [ "$(val "$T/plain.json" '$.systems[0].bootstrap_median')" = "" ] &&
