@@ -53,7 +53,7 @@ void matrix_acc_free(struct matrix_acc *m);
 
 struct stats_acc;
 struct cmp_view;
-/* store and run: the outputs' durations are read there, a case at a time (NULL: none). */
+/* store and run: the outputs' durations are read there, one pass per system (NULL: none). */
 struct stats_acc *stats_acc_new(const char *const *names, size_t n, struct arb_store *store,
                                 int64_t run, struct arb_err *err);
 /* ARB_OK or ARB_ENOMEM. */

@@ -92,7 +92,9 @@ struct stats_acc {
     size_t n_pairs;
     struct exp_acc *exps;
     size_t n_exps, cap_exps;
-    char *case_id;
+    char *case_id; /* the current case: the last of ids */
+    char **ids;    /* every case's id, in case order */
+    size_t cap_ids;
     size_t n_cases;
     unsigned char *seen;     /* per system: what was counted for case_id (SEEN_*) */
     struct arb_store *store; /* where the outputs' durations are read */
@@ -151,8 +153,18 @@ static int new_case(struct stats_acc *s, const char *id)
     size_t i;
     int bad = 0;
 
-    free(s->case_id);
-    s->case_id = strdup(id);
+    if (s->n_cases == s->cap_ids) {
+        size_t cap = s->cap_ids ? s->cap_ids * 2 : 64;
+        char **v = realloc(s->ids, cap * sizeof(*v));
+
+        if (!v)
+            return -1;
+        s->ids = v;
+        s->cap_ids = cap;
+    }
+    s->case_id = s->ids[s->n_cases] = strdup(id);
+    if (!s->case_id)
+        return -1;
     memset(s->seen, 0, s->n_sys);
     for (i = 0; i < s->n_sys; i++) {
         struct sys_acc *y = &s->sys[i];
@@ -163,21 +175,18 @@ static int new_case(struct stats_acc *s, const char *id)
     for (i = 0; i < s->n_pairs; i++)
         bad |= push(&s->pairs[i].diff, 0) | push(&s->pairs[i].paired, 0);
     s->n_cases++;
-    return bad || !s->case_id;
+    return bad;
 }
 
-/* A compared output of the current case: its system's duration, when it has one. */
-static int on_output(void *ctx, const struct arb_output_row *o)
+/* Every system's durations, when the statistics have a store to read them from. */
+static enum arb_status read_durations(struct stats_acc *s)
 {
-    struct stats_acc *s = ctx;
-    size_t i = sys_index(s, o->system);
-    double ms = i == (size_t)-1 ? NAN : report_output_ms(o->meta_json);
+    enum arb_status st = ARB_OK;
 
-    if (!isnan(ms) && s->sys[i].timed.v[s->sys[i].timed.n - 1] == 0) {
-        last(&s->sys[i].ms, ms);
-        last(&s->sys[i].timed, 1.0);
-    }
-    return 0;
+    for (size_t i = 0; !st && s->store && s->n_cases && i < s->n_sys; i++)
+        st = report_compared_durations(s->store, s->run, s->sys[i].name, s->ids, s->n_cases,
+                                       s->sys[i].ms.v, s->sys[i].timed.v, s->err);
+    return st;
 }
 
 /* 1 passed, 0 failed, -1 unresolved or absent, for expectation id in a side's details. */
@@ -226,13 +235,8 @@ enum arb_status stats_acc_verdict(struct stats_acc *s, const struct arb_verdict_
 
     if (ia == (size_t)-1 || ib == (size_t)-1 || ia == ib || !cmp || s->st)
         return s->st;
-    if (!s->case_id || strcmp(s->case_id, v->case_id) != 0) {
-        if (new_case(s, v->case_id))
-            return s->st = ARB_ENOMEM;
-        if (s->store &&
-            arb_store_compared_outputs(s->store, s->run, v->case_id, on_output, s, s->err))
-            return s->st = ARB_EDB;
-    }
+    if ((!s->case_id || strcmp(s->case_id, v->case_id) != 0) && new_case(s, v->case_id))
+        return s->st = ARB_ENOMEM;
     p = pair_of(s, ia, ib);
     flip = ia > ib; /* the verdict's A is the pair's second system */
     add_once(s, ia, &cmp->side[0], decided);
@@ -437,7 +441,9 @@ void stats_acc_free(struct stats_acc *s)
     free(s->pairs);
     free(s->exps);
     free(s->seen);
-    free(s->case_id);
+    for (i = 0; i < s->n_cases; i++)
+        free(s->ids[i]);
+    free(s->ids);
     free(s);
 }
 
@@ -690,6 +696,8 @@ enum arb_status stats_acc_emit(struct stats_acc *s, const struct arb_report_opts
     struct arb_cluster_stat *cs = s->st ? NULL : calloc(m ? m : 1, sizeof(*cs));
     enum arb_status rc = s->st ? s->st : cs ? ARB_OK : ARB_ENOMEM;
 
+    if (!rc)
+        rc = read_durations(s);
     if (!rc)
         plan(s, o->baseline, cs);
     if (!rc && s->n_cases)

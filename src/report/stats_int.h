@@ -14,6 +14,7 @@
 
 #include "arbiter/buf.h"
 #include "arbiter/status.h"
+#include "arbiter/store.h"
 
 /*
  * An output's duration in milliseconds from its stored meta_json, as the
@@ -28,6 +29,17 @@ double report_output_ms(const char *meta_json);
  * "score": {"score": 0..1}, as weighted.c reads it); NaN when absent or outside 0-1.
  */
 double report_output_score(const char *meta_json);
+
+/*
+ * For each of the n cases ids[0..n) (any order, distinct), the duration of
+ * system's compared output (its lowest trial's first file) into ms[k], and 1
+ * into timed[k]; a case without one is left as it is.  One pass over the
+ * system's stored outputs.  ARB_OK, a store status (err says which) or
+ * ARB_ENOMEM.
+ */
+enum arb_status report_compared_durations(struct arb_store *st, int64_t run, const char *system,
+                                          char *const *ids, size_t n, double *ms, double *timed,
+                                          struct arb_err *err);
 
 /* The figures of one pair of systems behind its reasoning (borrowed names). */
 struct pair_figures {

@@ -194,6 +194,9 @@ J="$T/trs.json"
 $ARB report 1 --db "$T/tr.db" --format json --strategy statistical -o "$J" || bad "trials statistical"
 schema
 within "$P.confidenceIntervals.latencyMean" "$P.bootstrapMedian.latencyMean"
+# The statistics' latency is the compared outputs' (each case's lowest trial): (100 + 300) / 2.
+near '$.systems[0].latency_ms.mean' 200
+is '$.systems[0].latency_ms.cases' 2
 within "$P.confidenceIntervals.latencyMean" "$P.latency.mean"
 Q='$.trials.systems[0].quality'
 within "$Q.confidenceIntervals.avgScore" "$Q.bootstrapMedian.avgScore"
