@@ -51,8 +51,11 @@ struct arb_report_opts {
  *                 never met)
  *   statistics    when not NULL, the statistical strategy: 95% bootstrap
  *                 intervals for each system: "intervals" with win_rate,
- *                 pass_rate, overall_score; per pair of systems the exact sign
- *                 test and a paired bootstrap of score differences ("pairs";
+ *                 pass_rate, overall_score and latency_ms (the mean duration
+ *                 of its compared outputs, "latency_ms" {"mean", "cases"}),
+ *                 and the median of each one's resamples ("bootstrap_median");
+ *                 per pair of systems the exact sign test, a paired bootstrap
+ *                 of score differences and a one-line "reasoning" ("pairs";
  *                 with a baseline only the pairs with it), McNemar's exact test
  *                 per expectation ("mcnemar", the same pairs), Bradley-Terry
  *                 ratings for three or more systems ("bradley_terry"), and
@@ -72,8 +75,13 @@ enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
  * Add "trials" when the run has several trials per case for some system:
  * per system the cases and trials, and for k = 1 up to the most trials of a
  * case (at most 10) the mean "pass@k" and "pass^k" over the cases with at
- * least k decided trials; with opts, 95% bootstrap intervals ("pass@k_ci",
- * "pass^k_ci").  Without trials the report is left as it is.
+ * least k decided trials; per system the trials' "quality" (avgScore,
+ * medianScore, p25Score, p75Score, when some trial has a score) and
+ * "performance" (latency p50, p90, p99, mean, min, max; totalDuration), read
+ * from the trials' outputs and checks; with opts, 95% bootstrap intervals
+ * ("pass@k_ci", "pass^k_ci", confidenceIntervals avgScore and latencyMean)
+ * and the medians of the resamples beside them, all from one resampling of
+ * the cases.  Without trials the report is left as it is.
  */
 enum arb_status arb_report_add_trials(struct arb_store *st, int64_t run, cJSON *report,
                                       const struct arb_report_opts *opts, struct arb_err *err);

@@ -732,6 +732,15 @@ enum arb_status stats_acc_emit(struct stats_acc *s, const struct arb_report_opts
                                 "Beside them, intervals_separate: the two systems' 95% "
                                 "overall-score intervals do not overlap");
         cJSON_AddStringToObject(info, "expectation_tests", "McNemar exact, per expectation");
+        cJSON_AddStringToObject(info, "bootstrap_median",
+                                "the median of each figure's resampled values, the central "
+                                "estimate beside the sample's figure");
+        cJSON_AddStringToObject(info, "latency",
+                                "latency_ms: the mean duration (ms) of a system's compared "
+                                "outputs, from their duration or timing capture fields");
+        cJSON_AddStringToObject(info, "reasoning",
+                                "per pair: the intervals' evidence, then the paired tests' "
+                                "conclusion, as significant says");
         if (o->baseline)
             cJSON_AddStringToObject(info, "baseline", o->baseline);
     } else if (!rc) {
