@@ -79,7 +79,8 @@ static void bradley_terry(struct html *h, const cJSON *report)
                 "maximum likelihood to every decided game (mean 0; a difference d means the "
                 "first wins with odds e<sup>d</sup>), with 95% bootstrap intervals.</p>\n"
                 "<div class=\"table-wrap\"><table id=\"bt-table\">\n<thead><tr><th>System</th>"
-                "<th class=\"n\">Rating</th><th class=\"n\">95% interval</th></tr></thead>\n"
+                "<th class=\"n\">Rating</th><th class=\"n\">Median</th>"
+                "<th class=\"n\">95% interval</th></tr></thead>\n"
                 "<tbody>\n");
     cJSON_ArrayForEach(x, bt)
     {
@@ -91,6 +92,8 @@ static void bradley_terry(struct html *h, const cJSON *report)
         html_text(h, html_str(x, "system"));
         html_raw(h, "</td><td class=\"n\">");
         html_number(h, html_num(x, "rating"), 3, 0);
+        html_raw(h, "</td><td class=\"n\">");
+        html_number(h, html_num(x, "bootstrap_median"), 3, 0);
         html_raw(h, "</td><td class=\"n\">");
         if (html_interval(x, "interval", &lo, &hi)) {
             html_range(h, lo, hi, 3, 0);

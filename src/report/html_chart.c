@@ -290,6 +290,11 @@ static void pairs_table(struct html *h, const cJSON *pairs)
         html_number(h, html_num(p, "sign_test_p"), 3, 0);
         html_raw(h, "</td><td class=\"n\">");
         html_number(h, html_num(pb, "mean_diff"), 3, 0);
+        if (!isnan(html_num(pb, "median"))) {
+            html_raw(h, " <span class=\"ci\">median ");
+            html_number(h, html_num(pb, "median"), 3, 0);
+            html_raw(h, "</span>");
+        }
         if (!isnan(html_num(pb, "lo")) && !isnan(html_num(pb, "hi"))) {
             html_raw(h, " <span class=\"ci\">[");
             html_number(h, html_num(pb, "lo"), 3, 0);

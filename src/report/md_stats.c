@@ -117,7 +117,7 @@ static enum arb_status systems_rows(const cJSON *report, struct arb_buf *out)
 static enum arb_status pairs_rows(const cJSON *report, struct arb_buf *out)
 {
     const cJSON *p;
-    char a[32], c[32], d[80], g[32];
+    char a[32], c[32], d[80], g[32], m[32];
     enum arb_status st = ARB_OK;
 
     cJSON_ArrayForEach(p, get(report, "pairs"))
@@ -130,6 +130,7 @@ static enum arb_status pairs_rows(const cJSON *report, struct arb_buf *out)
             return ARB_ENOMEM;
         cell(a, sizeof(a), num(p, "sign_test_p"), 4, 0);
         cell(c, sizeof(c), num(pb, "mean_diff"), 3, 0);
+        cell(m, sizeof(m), num(pb, "median"), 3, 0);
         ci(d, sizeof(d), isnan(lohi[0]) ? NULL : iv, 3, 0);
         cell(g, sizeof(g), num(pb, "p"), 4, 0);
         cJSON_Delete(iv);
@@ -142,8 +143,8 @@ static enum arb_status pairs_rows(const cJSON *report, struct arb_buf *out)
         if (!st)
             st = add_text(out, str(p, "b"));
         if (!st)
-            st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s |\n",
-                                num(p, "a_wins"), num(p, "b_wins"), num(p, "ties"), a, c, d, g,
+            st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s | %s |\n",
+                                num(p, "a_wins"), num(p, "b_wins"), num(p, "ties"), a, c, m, d, g,
                                 cJSON_IsTrue(get(p, "significant")) ? "yes" : "no",
                                 cJSON_IsBool(sep) ? (cJSON_IsTrue(sep) ? "yes" : "no") : "-");
     }
@@ -181,7 +182,7 @@ static enum arb_status reasoning_lines(const cJSON *report, struct arb_buf *out)
 static enum arb_status mcnemar_bt_rows(const cJSON *report, struct arb_buf *out)
 {
     const cJSON *p;
-    char a[32], b[80];
+    char a[32], b[80], c[32];
     enum arb_status st = ARB_OK;
 
     if (cJSON_GetArraySize(get(report, "mcnemar")))
@@ -201,13 +202,14 @@ static enum arb_status mcnemar_bt_rows(const cJSON *report, struct arb_buf *out)
     }
     if (!st && cJSON_GetArraySize(get(report, "bradley_terry")))
         st = arb_buf_adds(out, "\nBradley-Terry ratings (log-strength, mean 0):\n\n| System | "
-                               "Rating | 95% CI |\n|---|---:|---:|\n");
+                               "Rating | Median | 95% CI |\n|---|---:|---:|---:|\n");
     cJSON_ArrayForEach(p, get(report, "bradley_terry"))
     {
         cell(a, sizeof(a), num(p, "rating"), 3, 0);
+        cell(c, sizeof(c), num(p, "bootstrap_median"), 3, 0);
         ci(b, sizeof(b), get(p, "interval"), 3, 0);
         if (!st)
-            st = arb_buf_printf(out, "| %s | %s | %s |\n", str(p, "system"), a, b);
+            st = arb_buf_printf(out, "| %s | %s | %s | %s |\n", str(p, "system"), a, c, b);
     }
     return st;
 }
@@ -237,9 +239,9 @@ enum arb_status md_statistics(const cJSON *report, struct arb_buf *out)
                                "the two systems' 95% intervals of the overall score do not "
                                "overlap:"
                                "\n\n| A | B | A wins | B wins | Ties | Sign test p | Mean diff | "
-                               "95% CI | Bootstrap p | Significant | 95% intervals do not overlap "
-                               "|\n"
-                               "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+                               "Median | 95% CI | Bootstrap p | Significant | 95% intervals do "
+                               "not overlap |\n"
+                               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     if (!st)
         st = pairs_rows(report, out);
     if (!st)

@@ -402,6 +402,7 @@ static enum arb_status bradley_terry(const struct stats_acc *s, const struct arb
         if (n_games && o->resamples) {
             arb_percentile_interval(col, o->resamples, 0.95, &lo, &hi);
             cJSON_AddItemToObject(x, "interval", cJSON_CreateDoubleArray((double[]){lo, hi}, 2));
+            cJSON_AddNumberToObject(x, "bootstrap_median", arb_quantile(col, o->resamples, 0.5));
         }
         free(col);
     }
@@ -566,6 +567,7 @@ static enum arb_status pairs_json(const struct stats_acc *s, const struct arb_re
             cJSON_AddNumberToObject(pb, "mean_diff", iv->estimate);
             cJSON_AddNumberToObject(pb, "lo", iv->lo);
             cJSON_AddNumberToObject(pb, "hi", iv->hi);
+            cJSON_AddNumberToObject(pb, "median", cs[k].median);
             cJSON_AddNumberToObject(pb, "p", pval);
         }
         /* Significant when the paired tests agree: the sign test and the bootstrap, p < 0.05. */

@@ -69,18 +69,25 @@ awk -v a="$(val "$J" '$.systems[0].bootstrap_median.win_rate')" \
     bad "medians of the win rates do not sum to 1"
 is '$.pairs[0].significant' 1
 is '$.pairs[0].intervals_separate' 1
+# The paired difference is 4 on half the cases: its mean 2, the median of its resamples too
+# (a resample's mean is 4 x a Binomial(20, 1/2) share: symmetric about 2).
+near '$.pairs[0].paired_bootstrap.mean_diff' 2
+is '$.pairs[0].paired_bootstrap.median' 2
 hi=$(sqlite3 :memory: "SELECT printf('%.2f', json_extract(readfile('$J'), '\$.systems[1].intervals.overall_score[1]'))")
 is '$.pairs[0].reasoning' "a's lower bound 5.00 > b's upper bound $hi; paired tests p = 0.002 (sign), 0.000 (bootstrap): a better"
 $ARB report 1 --db "$T/sep.db" --strategy statistical >"$T/sep.md" || bad "sep markdown"
 grep -q "^| a | 75.0% | 75.0% | \[[0-9.]*%, [0-9.]*%\] | - | - | - | 5.00 | 5.00 | \[5.00, 5.00\] | 1095 | 1[01][0-9][0-9] | \[1[01][0-9][0-9], 1[01][0-9][0-9]\] |$" "$T/sep.md" &&
     grep -q '^| b | 25.0% | 25.0% | .* | 3.00 | 3.00 | \[.*\] | 2000 | 2000 | \[2000, 2000\] |$' "$T/sep.md" &&
     ok || bad "markdown statistics rows: $(grep '^| [ab] |' "$T/sep.md" | head -2)"
+grep -q '^| a | b | 10 | 0 | 10 | 0.0020 | 2.000 | 2.000 | \[[0-9.]*, [0-9.]*\] | 0.0000 | yes | yes |$' "$T/sep.md" &&
+    ok || bad "markdown pairs row: $(grep '^| a | b |' "$T/sep.md")"
 grep -qF -- "- a vs b: a's lower bound 5.00 > b's upper bound $hi; paired tests p = 0.002 (sign), 0.000 (bootstrap): a better" "$T/sep.md" &&
     ok || bad "markdown reasoning: $(grep -A3 'Significance per pair' "$T/sep.md")"
 $ARB report 1 --db "$T/sep.db" --strategy statistical --format html -o "$T/sep.html" || bad "sep html"
 grep -q 'id="stats-table"' "$T/sep.html" &&
     grep -qF '2000<br><span class="ci">median 2000</span><br><span class="ci">2000 &ndash; 2000</span>' "$T/sep.html" &&
     grep -qF "<li><strong>a vs b</strong>: a&#39;s lower bound 5.00 &gt; b&#39;s upper bound $hi;" "$T/sep.html" &&
+    grep -qF '2.000 <span class="ci">median 2.000</span>' "$T/sep.html" &&
     ok || bad "html statistics card: $(grep -A12 'id="stats-table"' "$T/sep.html")"
 # Without the strategy: no intervals, no medians, no reasoning.
 $ARB report 1 --db "$T/sep.db" --format json -o "$T/plain.json" || bad "plain report"
@@ -136,6 +143,18 @@ is '$.pairs[0].intervals_separate' 0
 val "$J" '$.pairs[0].reasoning' |
     grep -q '^intervals overlap (a [0-9.]*-[0-9.]* vs b [0-9.]*-[0-9.]*); paired tests p = 0.031 (sign), 0.0[0-4][0-9] (bootstrap): a better (the paired tests compare case by case, though the intervals overlap)$' &&
     ok || bad "paired reasoning: $(val "$J" '$.pairs[0].reasoning')"
+
+# Three systems: each Bradley-Terry rating has the median of its resampled ratings too.
+$ARB run tests/data/three/suite.json --db "$T/three.db" >/dev/null 2>&1 || bad "three run"
+J="$T/three.json"
+$ARB report 1 --db "$T/three.db" --format json --strategy statistical -o "$J" || bad "three report"
+schema
+for i in 0 1 2; do
+    within "\$.bradley_terry[$i].interval" "\$.bradley_terry[$i].bootstrap_median"
+done
+$ARB report 1 --db "$T/three.db" --strategy statistical >"$T/three.md" || bad "three markdown"
+grep -q '^| a | [0-9.-]* | [0-9.-]* | \[[0-9.-]*, [0-9.-]*\] |$' "$T/three.md" && ok ||
+    bad "markdown Bradley-Terry row: $(grep -A5 'Bradley-Terry' "$T/three.md")"
 
 # 4. Trials with capture fields.  a: c1 trials in 100 and 200 ms scored 0.2 and 0.4, c2 in
 # 300 and 400 ms scored 0.6 and 1.0 (score.score).  By hand, as numpy.percentile (linear):

@@ -201,6 +201,8 @@ browse three --dump-dom "file://$T/three.html" >"$T/three.dom"
 check "three dom: win matrix table" has "$T/three.dom" 'id="matrix-table"'
 check "three dom: a cell with wins-losses-ties" has "$T/three.dom" '5–0–1'
 check "three dom: Bradley-Terry ratings table" has "$T/three.dom" 'id="bt-table"'
+check "three dom: Bradley-Terry bootstrap medians" has "$T/three.dom" \
+    '<th class="n">Rating</th><th class="n">Median</th><th class="n">95% interval</th>'
 if console_lines "$T/three.err" >"$T/console.txt"; then
     bad "three: console messages from the page:"
     sed 's/^/    /' "$T/console.txt"
