@@ -5,9 +5,14 @@
  * cJSON (1.7.15) is the parser, but it has limits Arbiter handles on purpose:
  *  - a "\u0000" escape truncates the string it is in: arb_json_parse refuses
  *    such input (ARB_EPARSE, "string contains \u0000") rather than compare a
- *    silently shortened value;
+ *    silently shortened value; with ARB_JSON_ALLOW_NUL (the comparators) it
+ *    holds U+0000 as the two bytes C0 80 (the overlong form valid UTF-8 never
+ *    contains, Java's "modified UTF-8"), so the string keeps its length and
+ *    compares as itself; arb_jcs_write writes it back as "\u0000";
  *  - duplicate object keys are kept: arb_json_parse refuses them when
- *    ARB_JSON_NO_DUPLICATES is given (RFC 8785 and I-JSON require it);
+ *    ARB_JSON_NO_DUPLICATES is given (RFC 8785 and I-JSON require it), and
+ *    with ARB_JSON_LAST_KEY_WINS keeps only the last value of a repeated key,
+ *    as Python's json and JavaScript's JSON.parse do;
  *  - numbers that overflow a double (1e400) become inf: refused as ARB_EPARSE;
  *  - nesting deeper than CJSON_NESTING_LIMIT (1000) fails to parse: reported
  *    as ARB_ETOOBIG with its location, never a stack overflow;
@@ -29,7 +34,9 @@
 
 enum arb_json_flags {
     ARB_JSON_NO_DUPLICATES = 1 << 0, /* duplicate keys in an object are an error */
-    ARB_JSON_ALLOW_BOM = 1 << 1      /* skip a leading UTF-8 byte order mark */
+    ARB_JSON_ALLOW_BOM = 1 << 1,     /* skip a leading UTF-8 byte order mark */
+    ARB_JSON_ALLOW_NUL = 1 << 2,     /* "\u0000" is held as the bytes C0 80 (see below) */
+    ARB_JSON_LAST_KEY_WINS = 1 << 3  /* a repeated object key keeps its last value only */
 };
 
 /*
@@ -40,6 +47,13 @@ enum arb_json_flags {
  */
 enum arb_status arb_json_parse(const char *text, size_t len, unsigned flags, cJSON **out,
                                struct arb_err *err);
+
+/*
+ * As arb_json_parse; with ARB_JSON_LAST_KEY_WINS and dups not NULL, the JSON pointer of each
+ * repeated key ("/a", "/items/0/id") is appended once to dups, each followed by a NUL byte.
+ */
+enum arb_status arb_json_parse_ex(const char *text, size_t len, unsigned flags, cJSON **out,
+                                  struct arb_buf *dups, struct arb_err *err);
 
 /*
  * Append the RFC 8785 (JCS) canonical form of v to out: object members sorted

@@ -205,6 +205,23 @@ enum arb_status expected_text(const cJSON *e, struct arb_buf *scratch, const cha
     if (cJSON_IsString(e)) {
         *s = e->valuestring;
         *n = strlen(e->valuestring);
+        if (!memchr(*s, 0xC0, *n))
+            return ARB_OK;
+        /* U+0000 as ARB_JSON_ALLOW_NUL holds it (C0 80) is a NUL byte of the text */
+        arb_buf_reset(scratch);
+        for (size_t i = 0, from = 0; i <= *n; i++) {
+            if (i < *n && !((unsigned char)(*s)[i] == 0xC0 && (unsigned char)(*s)[i + 1] == 0x80))
+                continue;
+            st = arb_buf_add(scratch, *s + from, i - from);
+            if (!st && i < *n)
+                st = arb_buf_add(scratch, "", 1);
+            if (st)
+                return st;
+            from = i + 2;
+            i++;
+        }
+        *s = scratch->ptr ? scratch->ptr : "";
+        *n = scratch->len;
         return ARB_OK;
     }
     arb_buf_reset(scratch);
@@ -231,19 +248,38 @@ const cJSON *expected_json(const cJSON *e, cJSON **owned)
         s++, n--;
     if (!n || (*s != '{' && *s != '['))
         return e;
-    if (arb_json_parse(s, n, 0, &parsed, NULL) != ARB_OK)
+    if (arb_json_parse(s, n, ARB_JSON_ALLOW_NUL | ARB_JSON_LAST_KEY_WINS, &parsed, NULL) != ARB_OK)
         return e;
     *owned = parsed;
     return parsed;
 }
 
+/* One note per repeated key of the observed JSON, "duplicate_key:/a" (the last value won). */
+static enum arb_status note_duplicates(struct arb_result *r, const struct arb_buf *dups)
+{
+    size_t i = 0;
+    enum arb_status st = ARB_OK;
+
+    if (dups->len)
+        result_norm_side(r, "duplicate_key_last_wins", ARB_SIDE_OBSERVED);
+    while (!st && i < dups->len) {
+        st = result_notef(r, "duplicate_key:%s", dups->ptr + i);
+        i += strlen(dups->ptr + i) + 1;
+    }
+    return st;
+}
+
 enum arb_status observed_json(const struct op_input *in, struct arb_result *r, cJSON **out)
 {
     struct arb_err perr = {{0}};
+    struct arb_buf dups;
     enum arb_status st;
 
     *out = NULL;
-    st = arb_json_parse(in->text, in->len, ARB_JSON_ALLOW_BOM, out, &perr);
+    arb_buf_init(&dups, 0);
+    st = arb_json_parse_ex(in->text, in->len,
+                           ARB_JSON_ALLOW_BOM | ARB_JSON_ALLOW_NUL | ARB_JSON_LAST_KEY_WINS, out,
+                           &dups, &perr);
     if (st == ARB_ENOMEM)
         return st;
     if (st) {
@@ -253,7 +289,32 @@ enum arb_status observed_json(const struct op_input *in, struct arb_result *r, c
             st = result_notef(r, "json_parse_failed: %s", perr.msg);
         return st;
     }
-    return ARB_OK;
+    st = note_duplicates(r, &dups);
+    arb_buf_release(&dups);
+    if (st) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+char *json_string_text(const char *s, size_t *len)
+{
+    size_t n = strlen(s), o = 0, i;
+    char *t = malloc(n + 1);
+
+    if (!t)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        t[o++] = s[i];
+        if ((unsigned char)s[i] == 0xC0 && (unsigned char)s[i + 1] == 0x80) {
+            t[o - 1] = '\0'; /* U+0000 as ARB_JSON_ALLOW_NUL holds it */
+            i++;
+        }
+    }
+    t[o] = '\0';
+    *len = o;
+    return t;
 }
 
 /* ---- compile ------------------------------------------------------------------------- */
@@ -624,9 +685,8 @@ static enum arb_status run_extract(struct arb_check *c, struct op_input *in, str
             return st;
         }
         if (cJSON_IsString(node)) {
-            res->observed_owned = strdup(node->valuestring);
+            res->observed_owned = json_string_text(node->valuestring, &res->observed_len);
             st = res->observed_owned ? ARB_OK : ARB_ENOMEM;
-            res->observed_len = st ? 0 : strlen(node->valuestring);
         } else {
             /* a number, boolean, null, object or array is compared as its RFC 8785 text */
             result_norm_side(res, "extracted_as_json_text", ARB_SIDE_OBSERVED);

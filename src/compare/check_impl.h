@@ -114,8 +114,16 @@ enum arb_status expected_text(const cJSON *e, struct arb_buf *scratch, const cha
  */
 const cJSON *expected_json(const cJSON *e, cJSON **owned);
 
-/* Parse the observed text as JSON; on failure notes json_parse_failed (+ detail). */
+/*
+ * Parse the observed text as JSON; on failure notes json_parse_failed (+ detail).  "\u0000" is
+ * read (held as C0 80, json.h), and a repeated key keeps its last value (Python's json,
+ * JavaScript's JSON.parse), with the step duplicate_key_last_wins (observed side) and the note
+ * "duplicate_key:/pointer" for each.
+ */
 enum arb_status observed_json(const struct op_input *in, struct arb_result *r, cJSON **out);
+
+/* The text of a JSON string value, C0 80 back to a NUL byte, in a malloc'd copy; NULL ENOMEM. */
+char *json_string_text(const char *s, size_t *len);
 
 /* Compile a child check at path (aggregates). */
 enum arb_status check_compile_at(const cJSON *config, const struct arb_check_opts *opts,

@@ -48,6 +48,12 @@ static enum arb_status get_expected(struct arb_check *c, const struct op_input *
 {
     if (!cJSON_IsString(in->expected))
         result_norm_side(res, "expected_as_json_text", ARB_SIDE_EXPECTED);
+    else if (in->expected == c->expected) {
+        /* the check's own string holds no U+0000 (a loader refuses "\u0000"): no scan */
+        *s = c->expected->valuestring;
+        *n = strlen(*s);
+        return ARB_OK;
+    }
     return expected_text(in->expected, &c->scratch[2], s, n);
 }
 
@@ -81,8 +87,11 @@ OP_RUN(op_exact_run)
     cJSON *owned = NULL;
     enum arb_status st = ARB_OK;
 
-    /* the common case, a string that cannot be a list literal, without a call */
-    if (expected_plain_string(in->expected, 1)) {
+    /*
+     * the common case without a call: the check's own string (which holds no U+0000: a loader
+     * refuses "\u0000") that cannot be a list literal
+     */
+    if (expected_plain_string(in->expected, 1) && in->expected == c->expected) {
         e = in->expected->valuestring;
         n = strlen(e);
     } else {
@@ -267,7 +276,7 @@ OP_RUN(op_contains_run)
     cJSON *owned = NULL;
     enum arb_status st = ARB_OK;
 
-    if (expected_plain_string(in->expected, 0)) {
+    if (expected_plain_string(in->expected, 0) && in->expected == c->expected) {
         e = in->expected->valuestring;
         n = strlen(e);
     } else {
@@ -351,11 +360,17 @@ OP_RUN(op_membership_run)
         list = NULL;
     cJSON_ArrayForEach(item, list)
     {
-        if (!cJSON_IsString(item))
-            result_norm_side(res, "expected_as_json_text", ARB_SIDE_EXPECTED);
-        st = expected_text(item, &c->scratch[2], &e, &n);
-        if (st)
-            break;
+        if (cJSON_IsString(item) && list == c->expected) {
+            /* the check's own list holds no U+0000 (a loader refuses "\u0000"): no scan */
+            e = item->valuestring;
+            n = strlen(e);
+        } else {
+            if (!cJSON_IsString(item))
+                result_norm_side(res, "expected_as_json_text", ARB_SIDE_EXPECTED);
+            st = expected_text(item, &c->scratch[2], &e, &n);
+            if (st)
+                break;
+        }
         if (n == in->len && memcmp(e, in->text, n) == 0) {
             res->score = 1.0;
             break;

@@ -2,7 +2,8 @@
  * fields_text.c - the fields operator's cache of JSON values as text.  A leaf
  * check runs on text, and an unordered array's pair matrix asks for the same
  * value's text once per pair, so each non-string value is written in its
- * RFC 8785 form once and found again by its node's address.
+ * RFC 8785 form once and found again by its node's address (and so is a
+ * string holding U+0000, as text with a NUL byte).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,7 +50,9 @@ enum arb_status text_cache_get(struct text_cache *tc, const cJSON *v, const char
     if (cJSON_IsString(v)) {
         *s = v->valuestring;
         *n = strlen(v->valuestring);
-        return ARB_OK;
+        /* a string holding U+0000 (C0 80, json.h) is text with a NUL byte: cached below */
+        if (!memchr(*s, 0xC0, *n))
+            return ARB_OK;
     }
     for (k = tc->cap ? slot_of(v, tc->cap) : 0; tc->cap && tc->v[k].node;
          k = (k + 1) & (tc->cap - 1)) {
@@ -66,7 +69,12 @@ enum arb_status text_cache_get(struct text_cache *tc, const cJSON *v, const char
     }
     for (k = slot_of(v, tc->cap); tc->v[k].node; k = (k + 1) & (tc->cap - 1))
         ;
-    st = arb_jcs_string(v, &tc->v[k].text, &tc->v[k].len, err);
+    if (cJSON_IsString(v)) {
+        tc->v[k].text = json_string_text(v->valuestring, &tc->v[k].len);
+        st = tc->v[k].text ? ARB_OK : ARB_ENOMEM;
+    } else {
+        st = arb_jcs_string(v, &tc->v[k].text, &tc->v[k].len, err);
+    }
     if (st)
         return st;
     tc->v[k].node = v;

@@ -297,6 +297,14 @@ static int write_string(struct jcs *j, const cJSON *node, const char *str)
             continue;
         if (*p >= 0x80) {
             n = arb_utf8_seq((const char *)p, 4);
+            if (n == 0 && p[0] == 0xC0 && p[1] == 0x80) {
+                /* U+0000 as ARB_JSON_ALLOW_NUL holds it (json.h) */
+                put(j, run, (size_t)(p - run));
+                put(j, "\\u0000", 6);
+                run = p + 2;
+                p++;
+                continue;
+            }
             if (n == 0)
                 return refuse(j, node, ARB_ESCHEMA, "invalid UTF-8 in a string");
             p += n - 1;
@@ -347,8 +355,9 @@ static int utf16_cmp(const char *a, const char *b)
         p++;
         q++;
     }
-    x = *p == 0xEE || *p == 0xEF ? *p + 0x10 : *p;
-    y = *q == 0xEE || *q == 0xEF ? *q + 0x10 : *q;
+    /* C0 80 is U+0000 (json.h): after the end of a name, before every other character */
+    x = *p == 0xC0 ? 1 : 2 * (*p == 0xEE || *p == 0xEF ? *p + 0x10 : *p);
+    y = *q == 0xC0 ? 1 : 2 * (*q == 0xEE || *q == 0xEF ? *q + 0x10 : *q);
     return x - y;
 }
 

@@ -350,6 +350,7 @@ struct check {
     size_t pos;
     enum arb_status st; /* of the first error */
     struct arb_jscan_report *r;
+    int allow_nul; /* "\u0000" is counted in r->nuls, not refused */
 };
 
 static int check_fail(struct check *c, size_t at, enum arb_status st, const char *fmt, ...)
@@ -413,8 +414,10 @@ static int check_escape(struct check *c, size_t i)
     if (n == 0)
         return check_fail(c, i, ARB_EPARSE, "unpaired surrogate '\\u%.4s' in string", p + 2);
     /* cJSON would end the C string here and silently drop the rest of the value */
-    if (cp == 0)
+    if (cp == 0 && !c->allow_nul)
         return check_fail(c, i, ARB_EPARSE, "string contains \\u0000");
+    if (cp == 0)
+        c->r->nuls++;
     return n;
 }
 
@@ -546,10 +549,32 @@ static int check_scalar(struct check *c, unsigned char ch, enum want want, int i
 }
 
 /* Container kinds live in a bit set, one bit per level: no allocation, no recursion. */
+/*
+ * Add a member name (the string at s[at..end), quotes included) to its object's key signature
+ * (two 64-bit masks, one bit in each: a Bloom filter of its first and last byte and length),
+ * saying whether it may have been there already.  Names it says no to are all different, so
+ * the object repeats no key; a yes is only a maybe (r->maybe_dup).  A cheap filter for
+ * ARB_JSON_LAST_KEY_WINS, which otherwise walks every tree.
+ */
+static inline int key_seen(uint64_t sig[2], const unsigned char *s, size_t at, size_t end)
+{
+    uint64_t k = s[at + 1] | (uint64_t)s[end - 2] << 8 | (uint64_t)(end - at) << 16;
+    uint64_t h = k * UINT64_C(0x9E3779B97F4A7C15);
+    uint64_t b0 = (uint64_t)1 << (h >> 58), b1 = (uint64_t)1 << ((h >> 52) & 63);
+    int seen = (sig[0] & b0) && (sig[1] & b1);
+
+    sig[0] |= b0;
+    sig[1] |= b1;
+    return seen;
+}
+
+#define KEY_DEPTHS 64 /* objects deeper than this are taken as maybe repeating a key */
+
 static int check_text(struct check *c)
 {
     unsigned char objects[(MAX_DEPTH + 7) / 8];
-    size_t depth = 0;
+    uint64_t keys[KEY_DEPTHS][2]; /* the key signature of the open object at each depth */
+    size_t depth = 0, key_at;
     enum want want = WANT_VALUE;
     int in_object = 0;
     unsigned char ch;
@@ -589,8 +614,14 @@ static int check_text(struct check *c)
                 break;
             if (ch != '"')
                 return fail_char(c, expected_text(want, in_object));
+            key_at = c->pos;
             if (check_string(c) != 0)
                 return -1;
+            if (depth > KEY_DEPTHS) {
+                c->r->maybe_dup = 1;
+            } else {
+                c->r->maybe_dup |= key_seen(keys[depth - 1], c->s, key_at, c->pos);
+            }
             want = WANT_COLON;
             continue;
         case WANT_VALUE_OR_CLOSE:
@@ -603,6 +634,8 @@ static int check_text(struct check *c)
                     return check_fail(c, c->pos, ARB_ETOOBIG, "nesting deeper than %d levels",
                                       MAX_DEPTH);
                 in_object = ch == '{';
+                if (in_object && depth < KEY_DEPTHS)
+                    keys[depth][0] = keys[depth][1] = 0;
                 if (in_object)
                     objects[depth / 8] |= (unsigned char)(1u << (depth % 8));
                 else
@@ -631,7 +664,15 @@ static int check_text(struct check *c)
 
 enum arb_status arb_jscan_check(const char *s, size_t len, struct arb_jscan_report *r)
 {
-    struct check c = {(const unsigned char *)s, len, 0, ARB_OK, r};
+    struct check c = {(const unsigned char *)s, len, 0, ARB_OK, r, 0};
+
+    memset(r, 0, sizeof(*r));
+    return check_text(&c) == 0 ? ARB_OK : c.st;
+}
+
+enum arb_status arb_jscan_check_nul(const char *s, size_t len, struct arb_jscan_report *r)
+{
+    struct check c = {(const unsigned char *)s, len, 0, ARB_OK, r, 1};
 
     memset(r, 0, sizeof(*r));
     return check_text(&c) == 0 ? ARB_OK : c.st;

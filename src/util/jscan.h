@@ -31,6 +31,8 @@
 struct arb_jscan_report {
     size_t value_end; /* success: the offset just past the value (white space may follow) */
     int maybe_inf;    /* success: some number may overflow a double (check it once converted) */
+    size_t nuls;      /* success of arb_jscan_check_nul: how many "\u0000" escapes there are */
+    int maybe_dup;    /* success: some object may repeat a key (0: none does) */
     size_t err_at;    /* failure: the offset of the first error */
     char what[160];   /* failure: what is wrong there ("unterminated string") */
 };
@@ -42,6 +44,9 @@ struct arb_jscan_report {
  * ARB_OK; ARB_EPARSE, or ARB_ETOOBIG for nesting too deep, with r->err_at and r->what set.
  */
 enum arb_status arb_jscan_check(const char *s, size_t len, struct arb_jscan_report *r);
+
+/* As arb_jscan_check, but "\u0000" in a string is allowed and counted in r->nuls. */
+enum arb_status arb_jscan_check_nul(const char *s, size_t len, struct arb_jscan_report *r);
 
 /* ---- the cursor (jscan.c) ---------------------------------------------------------------- */
 

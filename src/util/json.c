@@ -206,13 +206,229 @@ static const cJSON *find_problem(struct walk *w, const cJSON *node)
     return dup;
 }
 
+/* ---- what the comparators read differently: U+0000 and repeated keys ---- */
+
+/*
+ * A copy of text[0..len) (checked JSON) with each "\u0000" escape turned into the bytes C0 80,
+ * which cJSON copies into the string as they are: U+0000 in the overlong form that valid UTF-8
+ * never holds (Java's modified UTF-8), so a string keeps its full length and compares as itself.
+ * Escapes pair up from the left, so "\\u0000" (a backslash, then "u0000") is left alone.
+ */
+static char *nul_as_c080(const char *text, size_t len, size_t *out_len)
+{
+    char *copy = malloc(len + 1);
+    size_t i = 0, o = 0;
+
+    if (!copy)
+        return NULL;
+    while (i < len) {
+        if (text[i] != '\\' || i + 1 >= len) {
+            copy[o++] = text[i++];
+        } else if (i + 5 < len && memcmp(text + i + 1, "u0000", 5) == 0) {
+            copy[o++] = (char)0xC0;
+            copy[o++] = (char)0x80;
+            i += 6;
+        } else {
+            copy[o++] = text[i++];
+            copy[o++] = text[i++];
+        }
+    }
+    copy[o] = '\0';
+    *out_len = o;
+    return copy;
+}
+
+/* Whether name (already noted) is in the NUL-separated list dups. */
+static int noted(const struct arb_buf *dups, const char *name, size_t n)
+{
+    size_t i = 0;
+
+    while (dups->ptr && i < dups->len) {
+        size_t k = strlen(dups->ptr + i);
+
+        if (k == n && memcmp(dups->ptr + i, name, n) == 0)
+            return 1;
+        i += k + 1;
+    }
+    return 0;
+}
+
+/*
+ * Where the walk of last_key_wins is: one crumb per level, on the stack, so the JSON pointer is
+ * written only for a repeated key (the walk itself stays cheap: it runs on every observed text).
+ */
+struct crumb {
+    const struct crumb *up;
+    const char *name; /* the member's name, or NULL for the array element idx */
+    size_t idx;
+};
+
+static enum arb_status crumb_path(const struct crumb *c, struct arb_buf *out)
+{
+    enum arb_status st;
+
+    if (!c)
+        return ARB_OK;
+    st = crumb_path(c->up, out);
+    if (st)
+        return st;
+    return c->name ? arb_json_pointer_push(out, c->name) : arb_buf_printf(out, "/%zu", c->idx);
+}
+
+/* Note the pointer of member c of the object at 'at' in dups, once (nothing when dups is NULL). */
+static enum arb_status note_dup(const struct crumb *at, const cJSON *c, struct arb_buf *dups)
+{
+    struct arb_buf path;
+    enum arb_status st;
+
+    if (!dups)
+        return ARB_OK;
+    arb_buf_init(&path, 0);
+    st = crumb_path(at, &path);
+    if (!st)
+        st = arb_json_pointer_push(&path, name_of(c));
+    if (!st && !noted(dups, path.ptr, path.len))
+        st = arb_buf_add(dups, path.ptr, path.len + 1);
+    arb_buf_release(&path);
+    return st;
+}
+
+/* Whether member c of an object has a later sibling of the same name (small objects). */
+static inline int repeated_later(const cJSON *c)
+{
+    const char *name = name_of(c);
+    const cJSON *x;
+
+    for (x = c->next; x; x = x->next)
+        if (x->string && x->string[0] == name[0] && strcmp(x->string, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether an object of at most SMALL_OBJECT members repeats a name (no allocation). */
+static inline int small_has_repeat(const cJSON *obj)
+{
+    const cJSON *c;
+
+    for (c = obj->child; c; c = c->next)
+        if (repeated_later(c))
+            return 1;
+    return 0;
+}
+
+/*
+ * Drop every member of obj (n members) that a later member of the same name overrides, noting
+ * each repeated key's pointer.  Sorted by name then position, a member is overridden when the
+ * next one in that order has its name.
+ */
+static enum arb_status drop_overridden(struct walk *w, cJSON *obj, size_t n, const struct crumb *at,
+                                       struct arb_buf *dups)
+{
+    cJSON *c, *next, **kids;
+    size_t i;
+    enum arb_status st = ARB_OK;
+
+    if (n <= SMALL_OBJECT) {
+        if (!small_has_repeat(obj))
+            return ARB_OK;
+        for (c = obj->child; c && !st; c = next) {
+            next = c->next;
+            if (!repeated_later(c))
+                continue;
+            st = note_dup(at, c, dups);
+            cJSON_Delete(cJSON_DetachItemViaPointer(obj, c));
+        }
+        return st;
+    }
+    if (!first_duplicate(w, obj, n))
+        return w->st;
+    /* first_duplicate left the members sorted in w->scratch */
+    kids = malloc(n * sizeof(*kids));
+    if (!kids)
+        return ARB_ENOMEM;
+    for (i = 0, c = obj->child; c; c = c->next)
+        kids[i++] = c;
+    for (i = 0; i + 1 < n && !st; i++) {
+        if (strcmp(w->scratch[i].name, w->scratch[i + 1].name) != 0)
+            continue;
+        c = kids[w->scratch[i].idx];
+        st = note_dup(at, c, dups);
+        cJSON_Delete(cJSON_DetachItemViaPointer(obj, c));
+    }
+    free(kids);
+    return st;
+}
+
+/*
+ * In every object under node, a repeated key keeps its last value, as Python's json and
+ * JavaScript's JSON.parse do (cJSON keeps every member, and a lookup finds the first); the JSON
+ * pointer of each repeated key goes once into dups (when not NULL), NUL-terminated.
+ */
+static enum arb_status last_key_wins(struct walk *w, cJSON *node, const struct crumb *at,
+                                     struct arb_buf *dups)
+{
+    cJSON *c;
+    size_t n = 0, idx = 0;
+    int obj = (node->type & 0xFF) == cJSON_Object;
+    enum arb_status st = ARB_OK;
+
+    if (obj && node->child && node->child->next) {
+        for (c = node->child; c; c = c->next)
+            n++;
+        st = drop_overridden(w, node, n, at, dups);
+    }
+    for (c = node->child; c && !st; c = c->next, idx++) {
+        if (c->child) {
+            struct crumb k = {at, obj ? name_of(c) : NULL, idx};
+
+            st = last_key_wins(w, c, &k, dups);
+        }
+    }
+    return st;
+}
+
+static enum arb_status parse_checked(const char *text, size_t len, unsigned flags, cJSON **out,
+                                     char **copy, size_t *copy_len, int *maybe_dup,
+                                     struct arb_err *err);
+
 enum arb_status arb_json_parse(const char *text, size_t len, unsigned flags, cJSON **out,
                                struct arb_err *err)
+{
+    return arb_json_parse_ex(text, len, flags, out, NULL, err);
+}
+
+enum arb_status arb_json_parse_ex(const char *text, size_t len, unsigned flags, cJSON **out,
+                                  struct arb_buf *dups, struct arb_err *err)
+{
+    struct walk w = {0};
+    char *copy = NULL;
+    size_t copy_len = 0;
+    int maybe_dup = 0;
+    enum arb_status st = parse_checked(text, len, flags, out, &copy, &copy_len, &maybe_dup, err);
+
+    if (copy)
+        free(copy);
+    /* the scanner saw every object's names: when none may repeat, there is nothing to walk */
+    if (st || !(flags & ARB_JSON_LAST_KEY_WINS) || !maybe_dup)
+        return st;
+    st = last_key_wins(&w, *out, NULL, dups);
+    free(w.scratch);
+    if (st) {
+        cJSON_Delete(*out);
+        *out = NULL;
+        return arb_err_set(err, st, "out of memory while reading repeated keys");
+    }
+    return ARB_OK;
+}
+
+static enum arb_status parse_checked(const char *text, size_t len, unsigned flags, cJSON **out,
+                                     char **copy, size_t *copy_len, int *maybe_dup,
+                                     struct arb_err *err)
 {
     struct arb_jscan_report rep;
     struct walk w = {0};
     struct where where;
-    const char *end = NULL;
+    const char *end = NULL, *parsed; /* parsed: text, or *copy with U+0000 as C0 80 */
     const cJSON *bad;
     cJSON *root;
     char what[200];
@@ -228,15 +444,26 @@ enum arb_status arb_json_parse(const char *text, size_t len, unsigned flags, cJS
         text += bom;
         len -= bom;
     }
-    st = arb_jscan_check(text, len, &rep);
+    st = (flags & ARB_JSON_ALLOW_NUL) ? arb_jscan_check_nul(text, len, &rep)
+                                      : arb_jscan_check(text, len, &rep);
     if (st != ARB_OK)
         return arb_jscan_err_at(err, st, text, len, rep.err_at, rep.what);
+    *maybe_dup = rep.maybe_dup;
+    parsed = text;
+    if (rep.nuls) {
+        /* every "\u0000" is inside the value: each of its six bytes becomes two */
+        *copy = nul_as_c080(text, len, copy_len);
+        if (!*copy)
+            return arb_err_set(err, ARB_ENOMEM, "out of memory while reading \\u0000");
+        parsed = *copy;
+        rep.value_end -= 4 * rep.nuls;
+    }
 
     /* without require_null_terminated: with a length, cJSON 1.7.15 then demands a NUL byte */
-    root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    root = cJSON_ParseWithLengthOpts(parsed, rep.nuls ? *copy_len : len, &end, 0);
     if (!root)
         return arb_err_set(err, ARB_ENOMEM, "out of memory while building the JSON tree");
-    if (end != text + rep.value_end) {
+    if (end != parsed + rep.value_end) {
         cJSON_Delete(root);
         return arb_jscan_err_at(err, ARB_EINTERNAL, text, len, rep.value_end,
                                 "cJSON and the scanner disagree on where the value ends");

@@ -117,7 +117,8 @@ static int run_case(const cJSON *tc, char *why, size_t whylen)
         snprintf(why, whylen, "unexpected error: %s", err.msg);
         goto out;
     }
-    if (arb_result_write_json(&r, &out) || arb_json_parse(out.ptr, out.len, 0, &rec, &err)) {
+    if (arb_result_write_json(&r, &out) ||
+        arb_json_parse(out.ptr, out.len, ARB_JSON_ALLOW_NUL, &rec, &err)) {
         snprintf(why, whylen, "record is not valid JSON: %s", out.ptr ? out.ptr : "");
         goto out;
     }
@@ -163,8 +164,8 @@ Test(checks_data, should_match_every_case_in_tests_data_checks)
 
             line++;
             if (end > i && text.ptr[i] != '#') {
-                cr_assert_eq(arb_json_parse(text.ptr + i, end - i, 0, &tc, &err), ARB_OK,
-                             "%s:%zu: %s", path, line, err.msg);
+                cr_assert_eq(arb_json_parse(text.ptr + i, end - i, ARB_JSON_ALLOW_NUL, &tc, &err),
+                             ARB_OK, "%s:%zu: %s", path, line, err.msg);
                 cases++;
                 if (!run_case(tc, why, sizeof(why))) {
                     const cJSON *name = cJSON_GetObjectItemCaseSensitive(tc, "name");
