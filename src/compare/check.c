@@ -2,7 +2,8 @@
  * check.c - compiling a check and running it: the keys every operator shares
  * (op, expected, expected_file, threshold, fail_below, not, file, extract),
  * the verdict rule, and the result record's lifecycle.  The operators
- * themselves live in ops_*.c and are found through registry.c.
+ * themselves live in ops_*.c and are found through registry.c; how they read
+ * expected and observed values (text, JSON) is expected_forms.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -194,127 +195,6 @@ enum arb_status param_string(const cJSON *cfg, const char *key, const char *path
         return arb_err_set(err, ARB_ESCHEMA, "%s/%s: expected a string", path, key);
     *out = v->valuestring;
     return ARB_OK;
-}
-
-/* ---- expected values ----------------------------------------------------------------- */
-
-enum arb_status expected_text(const cJSON *e, struct arb_buf *scratch, const char **s, size_t *n)
-{
-    enum arb_status st;
-
-    if (cJSON_IsString(e)) {
-        *s = e->valuestring;
-        *n = strlen(e->valuestring);
-        if (!memchr(*s, 0xC0, *n))
-            return ARB_OK;
-        /* U+0000 as ARB_JSON_ALLOW_NUL holds it (C0 80) is a NUL byte of the text */
-        arb_buf_reset(scratch);
-        for (size_t i = 0, from = 0; i <= *n; i++) {
-            if (i < *n && !((unsigned char)(*s)[i] == 0xC0 && (unsigned char)(*s)[i + 1] == 0x80))
-                continue;
-            st = arb_buf_add(scratch, *s + from, i - from);
-            if (!st && i < *n)
-                st = arb_buf_add(scratch, "", 1);
-            if (st)
-                return st;
-            from = i + 2;
-            i++;
-        }
-        *s = scratch->ptr ? scratch->ptr : "";
-        *n = scratch->len;
-        return ARB_OK;
-    }
-    arb_buf_reset(scratch);
-    st = arb_jcs_write(e, scratch, NULL);
-    if (st)
-        return st;
-    *s = scratch->ptr ? scratch->ptr : "";
-    *n = scratch->len;
-    return ARB_OK;
-}
-
-const cJSON *expected_json(const cJSON *e, cJSON **owned)
-{
-    const char *s;
-    size_t n;
-    cJSON *parsed = NULL;
-
-    *owned = NULL;
-    if (!cJSON_IsString(e))
-        return e;
-    s = e->valuestring;
-    n = strlen(s);
-    while (n && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
-        s++, n--;
-    if (!n || (*s != '{' && *s != '['))
-        return e;
-    if (arb_json_parse(s, n, ARB_JSON_ALLOW_NUL | ARB_JSON_LAST_KEY_WINS, &parsed, NULL) != ARB_OK)
-        return e;
-    *owned = parsed;
-    return parsed;
-}
-
-/* One note per repeated key of the observed JSON, "duplicate_key:/a" (the last value won). */
-static enum arb_status note_duplicates(struct arb_result *r, const struct arb_buf *dups)
-{
-    size_t i = 0;
-    enum arb_status st = ARB_OK;
-
-    if (dups->len)
-        result_norm_side(r, "duplicate_key_last_wins", ARB_SIDE_OBSERVED);
-    while (!st && i < dups->len) {
-        st = result_notef(r, "duplicate_key:%s", dups->ptr + i);
-        i += strlen(dups->ptr + i) + 1;
-    }
-    return st;
-}
-
-enum arb_status observed_json(const struct op_input *in, struct arb_result *r, cJSON **out)
-{
-    struct arb_err perr = {{0}};
-    struct arb_buf dups;
-    enum arb_status st;
-
-    *out = NULL;
-    arb_buf_init(&dups, 0);
-    st = arb_json_parse_ex(in->text, in->len,
-                           ARB_JSON_ALLOW_BOM | ARB_JSON_ALLOW_NUL | ARB_JSON_LAST_KEY_WINS, out,
-                           &dups, &perr);
-    if (st == ARB_ENOMEM)
-        return st;
-    if (st) {
-        *out = NULL;
-        st = result_note(r, "json_parse_failed");
-        if (!st)
-            st = result_notef(r, "json_parse_failed: %s", perr.msg);
-        return st;
-    }
-    st = note_duplicates(r, &dups);
-    arb_buf_release(&dups);
-    if (st) {
-        cJSON_Delete(*out);
-        *out = NULL;
-    }
-    return st;
-}
-
-char *json_string_text(const char *s, size_t *len)
-{
-    size_t n = strlen(s), o = 0, i;
-    char *t = malloc(n + 1);
-
-    if (!t)
-        return NULL;
-    for (i = 0; i < n; i++) {
-        t[o++] = s[i];
-        if ((unsigned char)s[i] == 0xC0 && (unsigned char)s[i + 1] == 0x80) {
-            t[o - 1] = '\0'; /* U+0000 as ARB_JSON_ALLOW_NUL holds it */
-            i++;
-        }
-    }
-    t[o] = '\0';
-    *len = o;
-    return t;
 }
 
 /* ---- compile ------------------------------------------------------------------------- */

@@ -100,6 +100,8 @@ enum arb_status result_compared_texts(struct arb_result *r, enum arb_compared_ki
                                       const char *e, size_t ne, const char *o, size_t no);
 enum arb_verdict verdict_of(double score, double threshold, double fail_below, int has_fail_below);
 
+/* ---- what the operators compare (expected_forms.c) ---- */
+
 /*
  * The text of an expected value for the string operators: a string as is,
  * anything else as its RFC 8785 form.  *s may point into e or into scratch.
