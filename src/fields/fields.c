@@ -389,8 +389,8 @@ static enum arb_status leaf_record(struct run *x, const struct node *nd, const c
     }
     t->sum += r.score;
     t->n++;
-    /* a leaf that is not a string reached the operator as its RFC 8785 text: say so */
-    if (!cJSON_IsString(o))
+    /* an object or array leaf reached the operator as its RFC 8785 text: say so */
+    if (cJSON_IsObject(o) || cJSON_IsArray(o))
         result_norm_side(&r, "observed_as_json_text", ARB_SIDE_OBSERVED);
     if (r.limited) {
         /* A leaf a resource limit stopped has no score: the whole map is unresolved. */
