@@ -8,7 +8,9 @@
  * (canonicalization is idempotent and loses nothing) when the object keys
  * are unique (with duplicates RFC 8785 defines no single answer).  A parsed value is
  * always finite and valid UTF-8, so canonicalization may only fail for want
- * of memory.  Any broken property aborts, which libFuzzer reports as a crash.
+ * of memory.  It is parsed a third time as the comparators read JSON (U+0000 kept, a repeated
+ * key's last value only: the keys are then unique, so the round trip must hold).  Any broken
+ * property aborts, which libFuzzer reports as a crash.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -19,8 +21,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Canonicalize v and check the round trip. */
-static void round_trip(const cJSON *v, int unique_keys)
+/* Canonicalize v and check the round trip (the canonical text parsed again with flags). */
+static void round_trip(const cJSON *v, int unique_keys, unsigned flags)
 {
     struct arb_err err = {{0}};
     char *canon = NULL, *again = NULL;
@@ -38,7 +40,7 @@ static void round_trip(const cJSON *v, int unique_keys)
         free(canon);
         return;
     }
-    st = arb_json_parse(canon, len, ARB_JSON_NO_DUPLICATES, &back, &err);
+    st = arb_json_parse(canon, len, ARB_JSON_NO_DUPLICATES | flags, &back, &err);
     if (st != ARB_OK && st != ARB_ENOMEM)
         abort();
     if (st == ARB_OK) {
@@ -59,12 +61,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cJSON *v = NULL;
 
     if (arb_json_parse((const char *)data, size, ARB_JSON_NO_DUPLICATES, &v, &err) == ARB_OK) {
-        round_trip(v, 1);
+        round_trip(v, 1, 0);
         cJSON_Delete(v);
         v = NULL;
     }
     if (arb_json_parse((const char *)data, size, ARB_JSON_ALLOW_BOM, &v, &err) == ARB_OK) {
-        round_trip(v, 0);
+        round_trip(v, 0, 0);
+        cJSON_Delete(v);
+        v = NULL;
+    }
+    /* as the comparators read it: "\u0000" kept (C0 80), a repeated key's last value only */
+    if (arb_json_parse((const char *)data, size, ARB_JSON_ALLOW_NUL | ARB_JSON_LAST_KEY_WINS, &v,
+                       &err) == ARB_OK) {
+        round_trip(v, 1, ARB_JSON_ALLOW_NUL);
         cJSON_Delete(v);
     }
     return 0;
