@@ -96,6 +96,12 @@ OP_COMPILE(op_llm_judge_compile)
                            "%s/op: 'llm_judge' must be the whole check of an expectation or "
                            "criterion, not inside an aggregate or a fields map",
                            path);
+    /* The judge's answer is final: nothing is left to escalate a grey band to. */
+    if (cJSON_GetObjectItemCaseSensitive(cfg, "fail_below"))
+        return arb_err_set(err, ARB_ESCHEMA,
+                           "/fail_below: an llm_judge score is the judge's final answer, so there "
+                           "is no grey band to send further; the threshold alone decides (a "
+                           "score below it fails)");
     if (!t)
         return arb_err_set(err, ARB_ESCHEMA,
                            "/: missing 'template' (the prompt the judge is asked, with {output} "

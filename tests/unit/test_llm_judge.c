@@ -200,13 +200,19 @@ Test(llm_judge, should_hold_a_judged_score_against_the_threshold)
     char msg[1100];
     double shown;
 
+    /* the judge's score is final: no grey band (fail_below is refused, located) */
     cr_assert_eq(
         compile("{\"op\":\"llm_judge\",\"template\":\"{output}\",\"result_type\":\"score\","
                 "\"threshold\":0.7,\"fail_below\":0.4}",
                 &c, msg, sizeof(msg)),
-        ARB_OK, "%s", msg);
+        ARB_ESCHEMA);
+    cr_assert(strstr(msg, "/fail_below") != NULL, "%s", msg);
+    cr_assert_eq(compile("{\"op\":\"llm_judge\",\"template\":\"{output}\","
+                         "\"result_type\":\"score\",\"threshold\":0.7}",
+                         &c, msg, sizeof(msg)),
+                 ARB_OK, "%s", msg);
     cr_assert_eq(arb_check_judged(c, 0.7, &shown), ARB_PASS);
-    cr_assert_eq(arb_check_judged(c, 0.5, &shown), ARB_UNRESOLVED); /* the grey band */
+    cr_assert_eq(arb_check_judged(c, 0.5, &shown), ARB_FAIL);
     cr_assert_eq(arb_check_judged(c, 0.39, &shown), ARB_FAIL);
     cr_assert_float_eq(shown, 0.39, 1e-12);
     arb_check_free(c);
