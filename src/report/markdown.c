@@ -7,72 +7,13 @@
 #include <string.h>
 
 #include "arbiter/report.h"
+#include "md_int.h"
 #include "report_int.h"
 #include "stats_int.h"
 #include "strategy_int.h"
 
 /* A reason of failure is cut at so many bytes in a table. */
 #define MAX_REASON_BYTES 500
-
-static double num(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-/* A table cell: "-" for a missing value, else the value with the given decimals. */
-static void cell(char *out, size_t len, double v, int decimals, int percent)
-{
-    if (isnan(v))
-        snprintf(out, len, "-");
-    else if (percent)
-        snprintf(out, len, "%.*f%%", decimals, 100.0 * v);
-    else
-        snprintf(out, len, "%.*f", decimals, v);
-}
-
-/* Markdown-safe text: pipes and newlines would break a table row. */
-static enum arb_status add_text(struct arb_buf *out, const char *s)
-{
-    enum arb_status st = ARB_OK;
-
-    for (; !st && *s; s++) {
-        if (*s == '|')
-            st = arb_buf_adds(out, "\\|");
-        else if (*s == '\n' || *s == '\r')
-            st = arb_buf_addc(out, ' ');
-        else
-            st = arb_buf_addc(out, *s);
-    }
-    return st;
-}
-
-/* As add_text, cut at about max bytes (on a UTF-8 boundary) with " [...]". */
-static enum arb_status add_text_cut(struct arb_buf *out, const char *s, size_t max)
-{
-    size_t n = strlen(s);
-    char *cut;
-    enum arb_status st;
-
-    if (n <= max)
-        return add_text(out, s);
-    while (max && ((unsigned char)s[max] & 0xC0) == 0x80)
-        max--;
-    cut = strndup(s, max);
-    if (!cut)
-        return ARB_ENOMEM;
-    st = add_text(out, cut);
-    free(cut);
-    return st ? st : arb_buf_adds(out, " [...]");
-}
 
 static enum arb_status systems_table(const cJSON *report, struct arb_buf *out)
 {
@@ -88,18 +29,18 @@ static enum arb_status systems_table(const cJSON *report, struct arb_buf *out)
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(s, "expectations");
         char d[32];
 
-        cell(a, sizeof(a), num(s, "win_rate"), 1, 1);
-        cell(b, sizeof(b), num(s, "win_rate_without_ties"), 1, 1);
-        cell(c, sizeof(c), num(e, "pass_rate"), 1, 1);
-        cell(d, sizeof(d), num(s, "overall_score"), 2, 0);
+        md_cell(a, sizeof(a), md_num(s, "win_rate"), 1, 1);
+        md_cell(b, sizeof(b), md_num(s, "win_rate_without_ties"), 1, 1);
+        md_cell(c, sizeof(c), md_num(e, "pass_rate"), 1, 1);
+        md_cell(d, sizeof(d), md_num(s, "overall_score"), 2, 0);
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, str(s, "name"));
+            st = md_text(out, md_str(s, "name"));
         if (!st)
             st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %s | %s | %s (%.0f/%.0f) | %s |\n",
-                                num(s, "wins"), num(s, "losses"), num(s, "ties"), a, b, c,
-                                num(e, "passed"), num(e, "passed") + num(e, "failed"), d);
+                                md_num(s, "wins"), md_num(s, "losses"), md_num(s, "ties"), a, b, c,
+                                md_num(e, "passed"), md_num(e, "passed") + md_num(e, "failed"), d);
     }
     return st ? st : arb_buf_adds(out, "\n");
 }
@@ -115,7 +56,7 @@ static enum arb_status system_columns(const cJSON *systems, const char *first, s
         if (!st)
             st = arb_buf_addc(out, ' ');
         if (!st)
-            st = add_text(out, str(s, "name"));
+            st = md_text(out, md_str(s, "name"));
         if (!st)
             st = arb_buf_adds(out, " |");
     }
@@ -152,7 +93,7 @@ static enum arb_status rubric_table(const cJSON *report, struct arb_buf *out)
             if (!st)
                 st = arb_buf_printf(out, "| %s: ", dims[k]);
             if (!st)
-                st = add_text(out, c->string);
+                st = md_text(out, c->string);
             if (!st)
                 st = arb_buf_adds(out, " |");
             cJSON_ArrayForEach(s, systems)
@@ -160,7 +101,7 @@ static enum arb_status rubric_table(const cJSON *report, struct arb_buf *out)
                 const cJSON *sd = cJSON_GetObjectItemCaseSensitive(
                     cJSON_GetObjectItemCaseSensitive(s, "rubric"), dims[k]);
 
-                cell(v, sizeof(v), num(sd, c->string), 2, 0);
+                md_cell(v, sizeof(v), md_num(sd, c->string), 2, 0);
                 if (!st)
                     st = arb_buf_printf(out, " %s |", v);
             }
@@ -186,24 +127,24 @@ static enum arb_status expectations_table(const cJSON *report, struct arb_buf *o
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, str(e, "id"));
+            st = md_text(out, md_str(e, "id"));
         if (!st)
             st = arb_buf_adds(out, " |");
         cJSON_ArrayForEach(s, systems)
         {
             const cJSON *c = cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(e, "systems"), str(s, "name"));
+                cJSON_GetObjectItemCaseSensitive(e, "systems"), md_str(s, "name"));
             char v[32];
 
-            cell(v, sizeof(v), num(c, "pass_rate"), 1, 1);
+            md_cell(v, sizeof(v), md_num(c, "pass_rate"), 1, 1);
             if (!st && !c)
                 st = arb_buf_adds(out, " - |");
-            else if (!st && num(c, "unresolved") > 0)
-                st = arb_buf_printf(out, " %s (%.0f/%.0f, %.0f unresolved) |", v, num(c, "passed"),
-                                    num(c, "passed") + num(c, "failed"), num(c, "unresolved"));
+            else if (!st && md_num(c, "unresolved") > 0)
+                st = arb_buf_printf(out, " %s (%.0f/%.0f, %.0f unresolved) |", v, md_num(c, "passed"),
+                                    md_num(c, "passed") + md_num(c, "failed"), md_num(c, "unresolved"));
             else if (!st)
-                st = arb_buf_printf(out, " %s (%.0f/%.0f) |", v, num(c, "passed"),
-                                    num(c, "passed") + num(c, "failed"));
+                st = arb_buf_printf(out, " %s (%.0f/%.0f) |", v, md_num(c, "passed"),
+                                    md_num(c, "passed") + md_num(c, "failed"));
         }
         if (!st)
             st = arb_buf_adds(out, "\n");
@@ -216,21 +157,21 @@ static enum arb_status case_rates_table(const cJSON *report, struct arb_buf *out
 {
     const cJSON *cr = cJSON_GetObjectItemCaseSensitive(report, "case_pass_rates"), *c, *s;
     const cJSON *systems = cJSON_GetObjectItemCaseSensitive(report, "systems");
-    int worst = strcmp(str(cr, "order"), "worst_first") == 0;
+    int worst = strcmp(md_str(cr, "order"), "worst_first") == 0;
     enum arb_status st;
 
-    if (!cr || num(cr, "cases") <= 0)
+    if (!cr || md_num(cr, "cases") <= 0)
         return ARB_OK;
-    if (worst && num(cr, "listed") <= 0)
+    if (worst && md_num(cr, "listed") <= 0)
         return arb_buf_printf(out,
                               "## Expectations per case\n\nEvery system passed every decided "
                               "expectation of all %.0f cases.\n\n",
-                              num(cr, "cases"));
+                              md_num(cr, "cases"));
     st = worst ? arb_buf_printf(out,
                                 "## Expectations per case\n\nThe %.0f cases (of %.0f) where "
                                 "a system failed an expectation, lowest pass rate first "
                                 "(every case: --format json).\n\n",
-                                num(cr, "listed"), num(cr, "cases"))
+                                md_num(cr, "listed"), md_num(cr, "cases"))
                : arb_buf_adds(out, "## Expectations per case\n\n");
     if (!st)
         st = system_columns(systems, "Case", out);
@@ -239,20 +180,20 @@ static enum arb_status case_rates_table(const cJSON *report, struct arb_buf *out
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, str(c, "case"));
+            st = md_text(out, md_str(c, "case"));
         if (!st)
             st = arb_buf_adds(out, " |");
         cJSON_ArrayForEach(s, systems)
         {
             const cJSON *e = cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(c, "systems"), str(s, "name"));
+                cJSON_GetObjectItemCaseSensitive(c, "systems"), md_str(s, "name"));
             char a[32];
 
-            cell(a, sizeof(a), num(e, "pass_rate"), 0, 1);
+            md_cell(a, sizeof(a), md_num(e, "pass_rate"), 0, 1);
             if (st)
                 break;
-            st = e ? arb_buf_printf(out, " %s (%.0f/%.0f) |", a, num(e, "passed"),
-                                    num(e, "passed") + num(e, "failed"))
+            st = e ? arb_buf_printf(out, " %s (%.0f/%.0f) |", a, md_num(e, "passed"),
+                                    md_num(e, "passed") + md_num(e, "failed"))
                    : arb_buf_adds(out, " - |");
         }
         if (!st)
@@ -281,13 +222,13 @@ static enum arb_status matrix_section(const cJSON *report, struct arb_buf *out)
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, cJSON_IsString(n) ? n->valuestring : "");
+            st = md_text(out, cJSON_IsString(n) ? n->valuestring : "");
         if (!st)
             st = arb_buf_adds(out, " |");
         for (int j = 0; !st && j < k; j++) {
             char c[32];
 
-            cell(c, sizeof(c), report_matrix_at(m, "win_rate", i, j), 1, 1);
+            md_cell(c, sizeof(c), report_matrix_at(m, "win_rate", i, j), 1, 1);
             st = i == j ? arb_buf_adds(out, " - |")
                         : arb_buf_printf(out, " %.0f-%.0f-%.0f (%s) |",
                                          report_matrix_at(m, "wins", i, j),
@@ -304,7 +245,7 @@ static enum arb_status matrix_section(const cJSON *report, struct arb_buf *out)
 /* "winner" of an outcome, else its status. */
 static const char *outcome(const cJSON *o)
 {
-    return *str(o, "winner") ? str(o, "winner") : str(o, "status");
+    return *md_str(o, "winner") ? md_str(o, "winner") : md_str(o, "status");
 }
 
 #define CHANGES_IN_MARKDOWN 50
@@ -321,52 +262,52 @@ static enum arb_status against_section(const cJSON *report, struct arb_buf *out)
     st = arb_buf_printf(out,
                         "## Changes against run %.0f\n\n%.0f of %.0f verdicts changed (%.0f only "
                         "in this run, %.0f only in run %.0f).\n\n",
-                        num(ag, "run"), num(ag, "changed"), num(ag, "compared"),
-                        num(ag, "only_in_this_run"), num(ag, "only_in_other_run"), num(ag, "run"));
-    if (!st && num(ag, "changed") > 0)
+                        md_num(ag, "run"), md_num(ag, "changed"), md_num(ag, "compared"),
+                        md_num(ag, "only_in_this_run"), md_num(ag, "only_in_other_run"), md_num(ag, "run"));
+    if (!st && md_num(ag, "changed") > 0)
         st = arb_buf_printf(out, "| Run %.0f -> this run | Verdicts |\n|---|---:|\n",
-                            num(ag, "run"));
+                            md_num(ag, "run"));
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(ag, "transitions"))
     {
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, t->string);
+            st = md_text(out, t->string);
         if (!st)
             st = arb_buf_printf(out, " | %.0f |\n", t->valuedouble);
     }
-    if (!st && num(ag, "changed") > 0)
+    if (!st && md_num(ag, "changed") > 0)
         st = arb_buf_printf(out, "\n| Case | Pair | Run %.0f | This run |\n|---|---|---|---|\n",
-                            num(ag, "run"));
+                            md_num(ag, "run"));
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(ag, "changes"))
     {
         if (st || n++ == CHANGES_IN_MARKDOWN)
             break;
         st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, str(c, "case"));
+            st = md_text(out, md_str(c, "case"));
         if (!st)
             st = arb_buf_adds(out, " | ");
         if (!st)
-            st = add_text(out, str(c, "system_a"));
+            st = md_text(out, md_str(c, "system_a"));
         if (!st)
             st = arb_buf_adds(out, " vs ");
         if (!st)
-            st = add_text(out, str(c, "system_b"));
+            st = md_text(out, md_str(c, "system_b"));
         if (!st)
             st = arb_buf_adds(out, " | ");
         if (!st)
-            st = add_text(out, outcome(cJSON_GetObjectItemCaseSensitive(c, "before")));
+            st = md_text(out, outcome(cJSON_GetObjectItemCaseSensitive(c, "before")));
         if (!st)
             st = arb_buf_adds(out, " | ");
         if (!st)
-            st = add_text(out, outcome(cJSON_GetObjectItemCaseSensitive(c, "after")));
+            st = md_text(out, outcome(cJSON_GetObjectItemCaseSensitive(c, "after")));
         if (!st)
             st = arb_buf_adds(out, " |\n");
     }
-    if (!st && num(ag, "changed") > CHANGES_IN_MARKDOWN)
+    if (!st && md_num(ag, "changed") > CHANGES_IN_MARKDOWN)
         st = arb_buf_printf(out, "\n... %.0f more (--format json lists up to 1000).\n",
-                            num(ag, "changed") - CHANGES_IN_MARKDOWN);
+                            md_num(ag, "changed") - CHANGES_IN_MARKDOWN);
     return st ? st : arb_buf_adds(out, "\n");
 }
 
@@ -385,19 +326,19 @@ static enum arb_status cost_lines(const cJSON *report, struct arb_buf *out)
                         "%.0f of them cached, %.0f completion tokens), %.0f judged cases, $%.4f "
                         "per judged case; at $%g / $%g / $%g per million input / cached input / "
                         "output tokens.",
-                        num(c, "total"), num(c, "requests"), num(c, "prompt_tokens"),
-                        num(c, "cached_tokens"), num(c, "completion_tokens"),
-                        num(c, "judged_cases"), num(c, "mean_per_judged_case"), num(p, "input"),
-                        num(p, "cached_input"), num(p, "output"));
+                        md_num(c, "total"), md_num(c, "requests"), md_num(c, "prompt_tokens"),
+                        md_num(c, "cached_tokens"), md_num(c, "completion_tokens"),
+                        md_num(c, "judged_cases"), md_num(c, "mean_per_judged_case"), md_num(p, "input"),
+                        md_num(p, "cached_input"), md_num(p, "output"));
     cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(c, "costliest"))
     {
         if (!st)
             st = arb_buf_adds(out, first ? " Costliest cases: " : ", ");
         first = 0;
         if (!st)
-            st = add_text(out, str(k, "case"));
+            st = md_text(out, md_str(k, "case"));
         if (!st)
-            st = arb_buf_printf(out, " $%.4f", num(k, "cost"));
+            st = arb_buf_printf(out, " $%.4f", md_num(k, "cost"));
     }
     return st ? st : arb_buf_adds(out, "\n\n");
 }
@@ -422,25 +363,25 @@ static enum arb_status failures_table(const cJSON *h, struct arb_buf *out)
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text_cut(out, str(f, "reason"), MAX_REASON_BYTES);
+            st = md_text_cut(out, md_str(f, "reason"), MAX_REASON_BYTES);
         if (!st)
-            st = arb_buf_printf(out, " | %.0f | %.0f:", num(f, "count"), num(f, "cases"));
+            st = arb_buf_printf(out, " | %.0f | %.0f:", md_num(f, "count"), md_num(f, "cases"));
         cJSON_ArrayForEach(id, ids)
         {
             if (!st)
                 st = arb_buf_adds(out, first ? " " : ", ");
             first = 0;
             if (!st)
-                st = add_text(out, cJSON_IsString(id) ? id->valuestring : "");
+                st = md_text(out, cJSON_IsString(id) ? id->valuestring : "");
         }
-        if (!st && num(f, "cases") > cJSON_GetArraySize(ids))
+        if (!st && md_num(f, "cases") > cJSON_GetArraySize(ids))
             st = arb_buf_adds(out, ", ...");
         if (!st)
             st = arb_buf_adds(out, " |\n");
     }
     if (!st && more)
         st = arb_buf_printf(out, "\nAnd %.0f more reasons (%.0f judgments).\n",
-                            num(more, "reasons"), num(more, "count"));
+                            md_num(more, "reasons"), md_num(more, "count"));
     return st ? st : arb_buf_adds(out, "\n");
 }
 
@@ -461,15 +402,15 @@ static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
                         "| escalated cases | %.0f |\n| requests | %.0f |\n| cache hits | %.0f |\n"
                         "| invalid replies | %.0f |\n| judge_failed | %.0f |\n"
                         "| judge_refused | %.0f |\n",
-                        num(h, "escalated_cases"), num(h, "requests"), num(h, "cache_hits"),
-                        num(h, "invalid_replies"), num(h, "judge_failed"),
-                        isnan(num(h, "judge_refused")) ? 0 : num(h, "judge_refused"));
+                        md_num(h, "escalated_cases"), md_num(h, "requests"), md_num(h, "cache_hits"),
+                        md_num(h, "invalid_replies"), md_num(h, "judge_failed"),
+                        isnan(md_num(h, "judge_refused")) ? 0 : md_num(h, "judge_refused"));
     for (i = 0; !st && i < sizeof(rates) / sizeof(rates[0]); i++) {
-        cell(v, sizeof(v), num(h, rates[i]), 1, 1);
+        md_cell(v, sizeof(v), md_num(h, rates[i]), 1, 1);
         st = arb_buf_printf(out, "| %s | %s |\n", rates[i], v);
     }
     if (!st)
-        st = arb_buf_printf(out, "| calibration | %s |\n\n", str(h, "calibration"));
+        st = arb_buf_printf(out, "| calibration | %s |\n\n", md_str(h, "calibration"));
     if (!st)
         st = failures_table(h, out);
     if (!st)
@@ -496,10 +437,10 @@ static enum arb_status top_failure(const cJSON *report, struct arb_buf *out)
     st = arb_buf_adds(out,
                       n > 1 ? "Most frequent reason the judge failed: " : "Why the judge failed: ");
     if (!st)
-        st = add_text_cut(out, str(f, "reason"), MAX_REASON_BYTES);
+        st = md_text_cut(out, md_str(f, "reason"), MAX_REASON_BYTES);
     if (!st)
-        st = arb_buf_printf(out, " (%.0f judgments in %.0f cases)%s.\n\n", num(f, "count"),
-                            num(f, "cases"), n > 1 ? "; every reason is under Judge failures" : "");
+        st = arb_buf_printf(out, " (%.0f judgments in %.0f cases)%s.\n\n", md_num(f, "count"),
+                            md_num(f, "cases"), n > 1 ? "; every reason is under Judge failures" : "");
     return st;
 }
 
@@ -520,7 +461,7 @@ static enum arb_status scope_note(const cJSON *report, struct arb_buf *out)
         st = arb_buf_printf(out, " the first %.0f (--limit)", limit->valuedouble);
     if (!st)
         st = arb_buf_printf(out, "; every figure below is of these %.0f cases only.\n\n",
-                            num(report, "cases"));
+                            md_num(report, "cases"));
     return st;
 }
 
@@ -531,27 +472,27 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
 
     st = arb_buf_adds(out, "# Arbiter report: ");
     if (!st)
-        st = add_text(out, str(run, "suite"));
+        st = md_text(out, md_str(run, "suite"));
     if (!st)
         st = arb_buf_printf(out,
                             "\n\nRun %.0f (%s, %s), seed %.0f.\n\n"
                             "Cases: %.0f - decided %.0f, pending the judge %.0f, missing an "
                             "output %.0f.\n\n",
-                            num(run, "id"), str(run, "status"), str(run, "created_at"),
-                            num(run, "seed"), num(report, "cases"), num(report, "decided"),
-                            num(report, "pending_judge"), num(report, "missing_output"));
+                            md_num(run, "id"), md_str(run, "status"), md_str(run, "created_at"),
+                            md_num(run, "seed"), md_num(report, "cases"), md_num(report, "decided"),
+                            md_num(report, "pending_judge"), md_num(report, "missing_output"));
     if (!st)
         st = scope_note(report, out);
-    if (!st && num(report, "judge_failed") > 0)
+    if (!st && md_num(report, "judge_failed") > 0)
         st = arb_buf_printf(out,
                             "The judge could not answer %.0f cases (judge_failed): they "
                             "count as undecided.\n\n",
-                            num(report, "judge_failed"));
-    if (!st && num(report, "judge_refused") > 0)
+                            md_num(report, "judge_failed"));
+    if (!st && md_num(report, "judge_refused") > 0)
         st = arb_buf_printf(out,
                             "The judge refused %.0f cases (judge_refused: a refusal or a "
                             "content filter): they count as undecided.\n\n",
-                            num(report, "judge_refused"));
+                            md_num(report, "judge_refused"));
     if (!st)
         st = top_failure(report, out);
     if (!st) {
@@ -562,14 +503,14 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
             st = arb_buf_printf(out,
                                 "Judge: %s (config %.12s): %.0f judgments, %.0f from the "
                                 "cache, %.0f invalid replies, ",
-                                str(jc, "model"), str(jc, "hash"), num(ju, "judgments"),
-                                num(ju, "cached"), num(ju, "invalid_replies"));
+                                md_str(jc, "model"), md_str(jc, "hash"), md_num(ju, "judgments"),
+                                md_num(ju, "cached"), md_num(ju, "invalid_replies"));
         /* A command judge is a program, not a metered API: it reports no tokens. */
-        if (jc && !st && strcmp(str(jc, "provider"), "command") == 0)
+        if (jc && !st && strcmp(md_str(jc, "provider"), "command") == 0)
             st = arb_buf_adds(out, "tokens not reported (a command judge).\n\n");
         else if (jc && !st)
-            st = arb_buf_printf(out, "%.0f + %.0f tokens.\n\n", num(ju, "prompt_tokens"),
-                                num(ju, "completion_tokens"));
+            st = arb_buf_printf(out, "%.0f + %.0f tokens.\n\n", md_num(ju, "prompt_tokens"),
+                                md_num(ju, "completion_tokens"));
         else if (!jc && !st)
             st = arb_buf_adds(out, "No judge: unresolved cases stay pending.\n\n");
     }
@@ -579,11 +520,11 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
     if (!st && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "gates"))) {
         const cJSON *g;
 
-        st = arb_buf_printf(out, "## Gates (candidate: %s)\n\n", str(report, "candidate"));
+        st = arb_buf_printf(out, "## Gates (candidate: %s)\n\n", md_str(report, "candidate"));
         cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(report, "gates"))
         {
             if (!st)
-                st = arb_buf_printf(out, "- %s: %s\n", str(g, "gate"),
+                st = arb_buf_printf(out, "- %s: %s\n", md_str(g, "gate"),
                                     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "passed"))
                                         ? "passed"
                                         : "FAILED");
@@ -596,11 +537,11 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out)
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(report, "problems"))
     {
         if (!st)
-            st = arb_buf_printf(out, "- %s: ", str(p, "kind"));
+            st = arb_buf_printf(out, "- %s: ", md_str(p, "kind"));
         if (!st)
-            st = add_text(out, str(p, "message"));
-        if (!st && *str(p, "system"))
-            st = arb_buf_printf(out, " (system %s)", str(p, "system"));
+            st = md_text(out, md_str(p, "message"));
+        if (!st && *md_str(p, "system"))
+            st = arb_buf_printf(out, " (system %s)", md_str(p, "system"));
         if (!st)
             st = arb_buf_adds(out, "\n");
     }

@@ -9,66 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "md_int.h"
 #include "stats_int.h"
-
-static double num(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 static const cJSON *get(const cJSON *o, const char *k)
 {
     return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-/* A table cell: "-" for a missing value, else the value with the given decimals. */
-static void cell(char *out, size_t len, double v, int decimals, int percent)
-{
-    if (isnan(v))
-        snprintf(out, len, "-");
-    else if (percent)
-        snprintf(out, len, "%.*f%%", decimals, 100.0 * v);
-    else
-        snprintf(out, len, "%.*f", decimals, v);
-}
-
-/* "[lo, hi]", or "-" when iv is not two numbers. */
-static void ci(char *out, size_t len, const cJSON *iv, int decimals, int percent)
-{
-    char lo[32], hi[32];
-
-    if (!cJSON_IsArray(iv) || cJSON_GetArraySize(iv) != 2) {
-        snprintf(out, len, "-");
-        return;
-    }
-    cell(lo, sizeof(lo), cJSON_GetArrayItem(iv, 0)->valuedouble, decimals, percent);
-    cell(hi, sizeof(hi), cJSON_GetArrayItem(iv, 1)->valuedouble, decimals, percent);
-    snprintf(out, len, "[%s, %s]", lo, hi);
-}
-
-/* Markdown-safe text: pipes and newlines would break a table row. */
-static enum arb_status add_text(struct arb_buf *out, const char *s)
-{
-    enum arb_status st = ARB_OK;
-
-    for (; !st && *s; s++) {
-        if (*s == '|')
-            st = arb_buf_adds(out, "\\|");
-        else if (*s == '\n' || *s == '\r')
-            st = arb_buf_addc(out, ' ');
-        else
-            st = arb_buf_addc(out, *s);
-    }
-    return st;
 }
 
 /* "| value | median | [lo, hi] " of one figure: value from v, the rest from the statistics. */
@@ -77,9 +23,9 @@ static enum arb_status figure(struct arb_buf *out, double v, const cJSON *median
 {
     char a[40], b[40], c[90];
 
-    cell(a, sizeof(a), v, decimals, percent);
-    cell(b, sizeof(b), cJSON_IsNumber(median) ? median->valuedouble : NAN, decimals, percent);
-    ci(c, sizeof(c), interval, decimals, percent);
+    md_cell(a, sizeof(a), v, decimals, percent);
+    md_cell(b, sizeof(b), cJSON_IsNumber(median) ? median->valuedouble : NAN, decimals, percent);
+    md_ci(c, sizeof(c), interval, decimals, percent);
     return arb_buf_printf(out, " | %s | %s | %s", a, b, c);
 }
 
@@ -96,17 +42,17 @@ static enum arb_status systems_rows(const cJSON *report, struct arb_buf *out)
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, str(s, "name"));
+            st = md_text(out, md_str(s, "name"));
         if (!st)
-            st = figure(out, num(s, "win_rate"), get(md, "win_rate"), get(iv, "win_rate"), 1, 1);
+            st = figure(out, md_num(s, "win_rate"), get(md, "win_rate"), get(iv, "win_rate"), 1, 1);
         if (!st)
-            st = figure(out, num(get(s, "expectations"), "pass_rate"), get(md, "pass_rate"),
+            st = figure(out, md_num(get(s, "expectations"), "pass_rate"), get(md, "pass_rate"),
                         get(iv, "pass_rate"), 1, 1);
         if (!st)
-            st = figure(out, num(s, "overall_score"), get(md, "overall_score"),
+            st = figure(out, md_num(s, "overall_score"), get(md, "overall_score"),
                         get(iv, "overall_score"), 2, 0);
         if (!st)
-            st = figure(out, num(get(s, "latency_ms"), "mean"), get(md, "latency_ms"),
+            st = figure(out, md_num(get(s, "latency_ms"), "mean"), get(md, "latency_ms"),
                         get(iv, "latency_ms"), 0, 0);
         if (!st)
             st = arb_buf_adds(out, " |\n");
@@ -123,28 +69,28 @@ static enum arb_status pairs_rows(const cJSON *report, struct arb_buf *out)
     cJSON_ArrayForEach(p, get(report, "pairs"))
     {
         const cJSON *pb = get(p, "paired_bootstrap"), *sep = get(p, "intervals_separate");
-        double lohi[2] = {num(pb, "lo"), num(pb, "hi")};
+        double lohi[2] = {md_num(pb, "lo"), md_num(pb, "hi")};
         cJSON *iv = cJSON_CreateDoubleArray(lohi, 2);
 
         if (!iv)
             return ARB_ENOMEM;
-        cell(a, sizeof(a), num(p, "sign_test_p"), 4, 0);
-        cell(c, sizeof(c), num(pb, "mean_diff"), 3, 0);
-        cell(m, sizeof(m), num(pb, "median"), 3, 0);
-        ci(d, sizeof(d), isnan(lohi[0]) ? NULL : iv, 3, 0);
-        cell(g, sizeof(g), num(pb, "p"), 4, 0);
+        md_cell(a, sizeof(a), md_num(p, "sign_test_p"), 4, 0);
+        md_cell(c, sizeof(c), md_num(pb, "mean_diff"), 3, 0);
+        md_cell(m, sizeof(m), md_num(pb, "median"), 3, 0);
+        md_ci(d, sizeof(d), isnan(lohi[0]) ? NULL : iv, 3, 0);
+        md_cell(g, sizeof(g), md_num(pb, "p"), 4, 0);
         cJSON_Delete(iv);
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, str(p, "a"));
+            st = md_text(out, md_str(p, "a"));
         if (!st)
             st = arb_buf_adds(out, " | ");
         if (!st)
-            st = add_text(out, str(p, "b"));
+            st = md_text(out, md_str(p, "b"));
         if (!st)
             st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s | %s |\n",
-                                num(p, "a_wins"), num(p, "b_wins"), num(p, "ties"), a, c, m, d, g,
+                                md_num(p, "a_wins"), md_num(p, "b_wins"), md_num(p, "ties"), a, c, m, d, g,
                                 cJSON_IsTrue(get(p, "significant")) ? "yes" : "no",
                                 cJSON_IsBool(sep) ? (cJSON_IsTrue(sep) ? "yes" : "no") : "-");
     }
@@ -164,15 +110,15 @@ static enum arb_status reasoning_lines(const cJSON *report, struct arb_buf *out)
         if (!st)
             st = arb_buf_adds(out, "- ");
         if (!st)
-            st = add_text(out, str(p, "a"));
+            st = md_text(out, md_str(p, "a"));
         if (!st)
             st = arb_buf_adds(out, " vs ");
         if (!st)
-            st = add_text(out, str(p, "b"));
+            st = md_text(out, md_str(p, "b"));
         if (!st)
             st = arb_buf_adds(out, ": ");
         if (!st)
-            st = add_text(out, str(p, "reasoning"));
+            st = md_text(out, md_str(p, "reasoning"));
         if (!st)
             st = arb_buf_adds(out, "\n");
     }
@@ -191,25 +137,25 @@ static enum arb_status mcnemar_bt_rows(const cJSON *report, struct arb_buf *out)
                                "passes | p |\n|---|---|---|---:|---:|---:|\n");
     cJSON_ArrayForEach(p, get(report, "mcnemar"))
     {
-        cell(a, sizeof(a), num(p, "p"), 4, 0);
+        md_cell(a, sizeof(a), md_num(p, "p"), 4, 0);
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, str(p, "expectation"));
+            st = md_text(out, md_str(p, "expectation"));
         if (!st)
-            st = arb_buf_printf(out, " | %s | %s | %.0f | %.0f | %s |\n", str(p, "a"), str(p, "b"),
-                                num(p, "only_a_passes"), num(p, "only_b_passes"), a);
+            st = arb_buf_printf(out, " | %s | %s | %.0f | %.0f | %s |\n", md_str(p, "a"), md_str(p, "b"),
+                                md_num(p, "only_a_passes"), md_num(p, "only_b_passes"), a);
     }
     if (!st && cJSON_GetArraySize(get(report, "bradley_terry")))
         st = arb_buf_adds(out, "\nBradley-Terry ratings (log-strength, mean 0):\n\n| System | "
                                "Rating | Median | 95% CI |\n|---|---:|---:|---:|\n");
     cJSON_ArrayForEach(p, get(report, "bradley_terry"))
     {
-        cell(a, sizeof(a), num(p, "rating"), 3, 0);
-        cell(c, sizeof(c), num(p, "bootstrap_median"), 3, 0);
-        ci(b, sizeof(b), get(p, "interval"), 3, 0);
+        md_cell(a, sizeof(a), md_num(p, "rating"), 3, 0);
+        md_cell(c, sizeof(c), md_num(p, "bootstrap_median"), 3, 0);
+        md_ci(b, sizeof(b), get(p, "interval"), 3, 0);
         if (!st)
-            st = arb_buf_printf(out, "| %s | %s | %s | %s |\n", str(p, "system"), a, c, b);
+            st = arb_buf_printf(out, "| %s | %s | %s | %s |\n", md_str(p, "system"), a, c, b);
     }
     return st;
 }
@@ -229,7 +175,7 @@ enum arb_status md_statistics(const cJSON *report, struct arb_buf *out)
                         "| System | Win rate | Median | 95%% CI | Pass rate | Median | 95%% CI | "
                         "Overall score | Median | 95%% CI | Latency (ms) | Median | 95%% CI |\n"
                         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-                        num(info, "resamples"), num(info, "seed"));
+                        md_num(info, "resamples"), md_num(info, "seed"));
     if (!st)
         st = systems_rows(report, out);
     if (!st)
@@ -264,26 +210,26 @@ static enum arb_status trials_k_rows(const cJSON *t, struct arb_buf *out)
             if (!st)
                 st = arb_buf_adds(out, "| ");
             if (!st)
-                st = add_text(out, str(s, "name"));
+                st = md_text(out, md_str(s, "name"));
             if (!st)
-                st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %.0f", num(s, "cases"),
-                                    num(s, "trials"), num(k, "k"), num(k, "cases"));
+                st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %.0f", md_num(s, "cases"),
+                                    md_num(s, "trials"), md_num(k, "k"), md_num(k, "cases"));
             if (!st)
-                st = figure(out, num(k, "pass@k"), get(k, "pass@k_bootstrap_median"),
+                st = figure(out, md_num(k, "pass@k"), get(k, "pass@k_bootstrap_median"),
                             get(k, "pass@k_ci"), 3, 0);
             if (!st)
-                st = figure(out, num(k, "pass^k"), get(k, "pass^k_bootstrap_median"),
+                st = figure(out, md_num(k, "pass^k"), get(k, "pass^k_bootstrap_median"),
                             get(k, "pass^k_ci"), 3, 0);
             if (!st)
                 st = arb_buf_adds(out, " |\n");
         }
-        if (!st && num(s, "unresolved_cases") > 0) {
+        if (!st && md_num(s, "unresolved_cases") > 0) {
             st = arb_buf_adds(out, "| ");
             if (!st)
-                st = add_text(out, str(s, "name"));
+                st = md_text(out, md_str(s, "name"));
             if (!st)
                 st = arb_buf_printf(out, " | %.0f left out | %.0f unresolved | | | | | | | | |\n",
-                                    num(s, "unresolved_cases"), num(s, "unresolved_trials"));
+                                    md_num(s, "unresolved_cases"), md_num(s, "unresolved_trials"));
         }
     }
     return st;
@@ -294,7 +240,7 @@ static enum arb_status name_cell(struct arb_buf *out, const cJSON *s)
 {
     enum arb_status st = arb_buf_adds(out, "| ");
 
-    return st ? st : add_text(out, str(s, "name"));
+    return st ? st : md_text(out, md_str(s, "name"));
 }
 
 /* Quality (when some trial has a score) and performance of every system's trials. */
@@ -318,15 +264,15 @@ static enum arb_status trials_aggregates(const cJSON *t, struct arb_buf *out)
 
         if (!cJSON_IsObject(q))
             continue;
-        cell(a, sizeof(a), num(q, "medianScore"), 3, 0);
-        cell(b, sizeof(b), num(q, "p25Score"), 3, 0);
-        cell(c, sizeof(c), num(q, "p75Score"), 3, 0);
+        md_cell(a, sizeof(a), md_num(q, "medianScore"), 3, 0);
+        md_cell(b, sizeof(b), md_num(q, "p25Score"), 3, 0);
+        md_cell(c, sizeof(c), md_num(q, "p75Score"), 3, 0);
         if (!st)
             st = name_cell(out, s);
         if (!st)
-            st = arb_buf_printf(out, " | %.0f", num(q, "trials"));
+            st = arb_buf_printf(out, " | %.0f", md_num(q, "trials"));
         if (!st)
-            st = figure(out, num(q, "avgScore"), get(get(q, "bootstrapMedian"), "avgScore"),
+            st = figure(out, md_num(q, "avgScore"), get(get(q, "bootstrapMedian"), "avgScore"),
                         get(get(q, "confidenceIntervals"), "avgScore"), 3, 0);
         if (!st)
             st = arb_buf_printf(out, " | %s | %s | %s |\n", a, b, c);
@@ -340,18 +286,18 @@ static enum arb_status trials_aggregates(const cJSON *t, struct arb_buf *out)
     {
         const cJSON *p = get(s, "performance"), *l = get(p, "latency");
 
-        cell(a, sizeof(a), num(l, "p50"), 0, 0);
-        cell(b, sizeof(b), num(l, "p90"), 0, 0);
-        cell(c, sizeof(c), num(l, "p99"), 0, 0);
-        cell(d, sizeof(d), num(l, "min"), 0, 0);
-        cell(e, sizeof(e), num(l, "max"), 0, 0);
-        cell(f, sizeof(f), num(p, "totalDuration"), 0, 0);
+        md_cell(a, sizeof(a), md_num(l, "p50"), 0, 0);
+        md_cell(b, sizeof(b), md_num(l, "p90"), 0, 0);
+        md_cell(c, sizeof(c), md_num(l, "p99"), 0, 0);
+        md_cell(d, sizeof(d), md_num(l, "min"), 0, 0);
+        md_cell(e, sizeof(e), md_num(l, "max"), 0, 0);
+        md_cell(f, sizeof(f), md_num(p, "totalDuration"), 0, 0);
         if (!st)
             st = name_cell(out, s);
         if (!st)
-            st = arb_buf_printf(out, " | %.0f", num(p, "trials"));
+            st = arb_buf_printf(out, " | %.0f", md_num(p, "trials"));
         if (!st)
-            st = figure(out, num(l, "mean"), get(get(p, "bootstrapMedian"), "latencyMean"),
+            st = figure(out, md_num(l, "mean"), get(get(p, "bootstrapMedian"), "latencyMean"),
                         get(get(p, "confidenceIntervals"), "latencyMean"), 0, 0);
         if (!st)
             st = arb_buf_printf(out, " | %s | %s | %s | %s | %s | %s |\n", a, b, c, d, e, f);

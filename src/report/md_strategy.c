@@ -10,55 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_int.h"
 #include "strategy_int.h"
 
 /* The grader's reasoning is cut at so many bytes, and so many cases are listed. */
 #define MAX_REASONING_BYTES 500
 #define MAX_CASES           20
-
-static double num(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-/* "-" for a missing value, else the value with the given decimals. */
-static void cell(char *out, size_t len, double v, int decimals)
-{
-    if (isnan(v))
-        snprintf(out, len, "-");
-    else
-        snprintf(out, len, "%.*f", decimals, v);
-}
-
-/* Table-safe text (pipes escaped, line breaks as spaces), cut at max bytes on a UTF-8
- * boundary with " [...]". */
-static enum arb_status add_text(struct arb_buf *out, const char *s, size_t max)
-{
-    size_t n = strlen(s), i;
-    enum arb_status st = ARB_OK;
-
-    if (n > max)
-        while (max && ((unsigned char)s[max] & 0xC0) == 0x80)
-            max--;
-    for (i = 0; !st && i < n && i < max; i++) {
-        if (s[i] == '|')
-            st = arb_buf_adds(out, "\\|");
-        else if (s[i] == '\n' || s[i] == '\r')
-            st = arb_buf_addc(out, ' ');
-        else
-            st = arb_buf_addc(out, s[i]);
-    }
-    return !st && n > max ? arb_buf_adds(out, " [...]") : st;
-}
 
 static enum arb_status weighted_section(const cJSON *report, struct arb_buf *out)
 {
@@ -70,30 +27,30 @@ static enum arb_status weighted_section(const cJSON *report, struct arb_buf *out
         return ARB_OK;
     st = arb_buf_printf(out,
                         "## Weighted (quality x %.2f + latency x %.2f + reliability x %.2f)\n\n",
-                        num(w, "quality"), num(w, "latency"), num(w, "reliability"));
+                        md_num(w, "quality"), md_num(w, "latency"), md_num(w, "reliability"));
     if (!st && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(w, "notice")))
-        st = arb_buf_printf(out, "Note: %s.\n\n", str(w, "notice"));
+        st = arb_buf_printf(out, "Note: %s.\n\n", md_str(w, "notice"));
     if (!st)
         st = arb_buf_adds(out, "| System | Quality | Quality from | Mean duration (ms) | Latency | "
                                "Reliability | Score |\n|---|---:|---|---:|---:|---:|---:|\n");
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(report, "weighted"))
     {
-        int prior = strcmp(str(x, "quality_source"), "prior_score") == 0;
+        int prior = strcmp(md_str(x, "quality_source"), "prior_score") == 0;
 
-        cell(q, sizeof(q), num(x, "quality"), 3);
-        cell(d, sizeof(d), num(x, "mean_duration_ms"), 0);
-        cell(l, sizeof(l), num(x, "latency"), 3);
-        cell(r, sizeof(r), num(x, "reliability"), 3);
-        cell(sc, sizeof(sc), num(x, "score"), 3);
+        md_cell(q, sizeof(q), md_num(x, "quality"), 3, 0);
+        md_cell(d, sizeof(d), md_num(x, "mean_duration_ms"), 0, 0);
+        md_cell(l, sizeof(l), md_num(x, "latency"), 3, 0);
+        md_cell(r, sizeof(r), md_num(x, "reliability"), 3, 0);
+        md_cell(sc, sizeof(sc), md_num(x, "score"), 3, 0);
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, str(x, "system"), SIZE_MAX);
+            st = md_text_cut(out, md_str(x, "system"), SIZE_MAX);
         if (!st)
             st =
                 arb_buf_printf(out, " | %s | %s (%.0f/%.0f outputs scored) | %s | %s | %s | %s |\n",
-                               q, prior ? "prior score" : "rubric", num(x, "prior_scores"),
-                               num(x, "outputs"), d, l, r, sc);
+                               q, prior ? "prior score" : "rubric", md_num(x, "prior_scores"),
+                               md_num(x, "outputs"), d, l, r, sc);
     }
     return st ? st : arb_buf_adds(out, "\n");
 }
@@ -109,7 +66,7 @@ static enum arb_status custom_cases(const cJSON *cases, struct arb_buf *out)
     for (k = cases ? cases->child : NULL; !st && k && n < MAX_CASES; k = k->next, n++) {
         st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, str(k, "case"), SIZE_MAX);
+            st = md_text_cut(out, md_str(k, "case"), SIZE_MAX);
         if (!st)
             st = arb_buf_adds(out, " | ");
         const cJSON *rankings = cJSON_GetObjectItemCaseSensitive(k, "rankings");
@@ -118,16 +75,16 @@ static enum arb_status custom_cases(const cJSON *cases, struct arb_buf *out)
         {
             if (!st)
                 st = arb_buf_printf(out, "%s%.0f. ", r == rankings->child ? "" : ", ",
-                                    num(r, "rank"));
+                                    md_num(r, "rank"));
             if (!st)
-                st = add_text(out, str(r, "run"), SIZE_MAX);
+                st = md_text_cut(out, md_str(r, "run"), SIZE_MAX);
             if (!st)
-                st = arb_buf_printf(out, " %.3f", num(r, "score"));
+                st = arb_buf_printf(out, " %.3f", md_num(r, "score"));
         }
         if (!st)
             st = arb_buf_adds(out, " | ");
         if (!st)
-            st = add_text(out, str(k, "reasoning"), MAX_REASONING_BYTES);
+            st = md_text_cut(out, md_str(k, "reasoning"), MAX_REASONING_BYTES);
         if (!st)
             st = arb_buf_adds(out, " |\n");
     }
@@ -150,22 +107,22 @@ static enum arb_status custom_section(const cJSON *report, struct arb_buf *out)
         if (!st && x != cJSON_GetObjectItemCaseSensitive(c, "grader")->child)
             st = arb_buf_addc(out, ' ');
         if (!st)
-            st = add_text(out, cJSON_IsString(x) ? x->valuestring : "", SIZE_MAX);
+            st = md_text_cut(out, cJSON_IsString(x) ? x->valuestring : "", SIZE_MAX);
     }
     if (!st)
         st = arb_buf_adds(out, ")\n\n| System | Cases ranked | Mean score | Mean rank | Ranked "
                                "first |\n|---|---:|---:|---:|---:|\n");
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(c, "systems"))
     {
-        cell(s, sizeof(s), num(x, "mean_score"), 3);
-        cell(r, sizeof(r), num(x, "mean_rank"), 2);
+        md_cell(s, sizeof(s), md_num(x, "mean_score"), 3, 0);
+        md_cell(r, sizeof(r), md_num(x, "mean_rank"), 2, 0);
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, str(x, "system"), SIZE_MAX);
+            st = md_text_cut(out, md_str(x, "system"), SIZE_MAX);
         if (!st)
-            st = arb_buf_printf(out, " | %.0f | %s | %s | %.0f |\n", num(x, "cases"), s, r,
-                                num(x, "firsts"));
+            st = arb_buf_printf(out, " | %.0f | %s | %s | %.0f |\n", md_num(x, "cases"), s, r,
+                                md_num(x, "firsts"));
     }
     if (!st)
         st = arb_buf_adds(out, "\n");
@@ -183,16 +140,16 @@ static enum arb_status hybrid_section(const cJSON *report, struct arb_buf *out)
     st = arb_buf_printf(out,
                         "## Hybrid (weighted x %.2f + custom grader x %.2f)\n\n"
                         "| System | Weighted | Custom grader | Score |\n|---|---:|---:|---:|\n",
-                        num(h, "weighted_weight"), num(h, "custom_weight"));
+                        md_num(h, "weighted_weight"), md_num(h, "custom_weight"));
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(h, "systems"))
     {
-        cell(w, sizeof(w), num(x, "weighted"), 3);
-        cell(c, sizeof(c), num(x, "custom"), 3);
-        cell(s, sizeof(s), num(x, "score"), 3);
+        md_cell(w, sizeof(w), md_num(x, "weighted"), 3, 0);
+        md_cell(c, sizeof(c), md_num(x, "custom"), 3, 0);
+        md_cell(s, sizeof(s), md_num(x, "score"), 3, 0);
         if (!st)
             st = arb_buf_adds(out, "| ");
         if (!st)
-            st = add_text(out, str(x, "system"), SIZE_MAX);
+            st = md_text_cut(out, md_str(x, "system"), SIZE_MAX);
         if (!st)
             st = arb_buf_printf(out, " | %s | %s | %s |\n", w, c, s);
     }
