@@ -140,8 +140,9 @@ static enum arb_status expectations_table(const cJSON *report, struct arb_buf *o
             if (!st && !c)
                 st = arb_buf_adds(out, " - |");
             else if (!st && md_num(c, "unresolved") > 0)
-                st = arb_buf_printf(out, " %s (%.0f/%.0f, %.0f unresolved) |", v, md_num(c, "passed"),
-                                    md_num(c, "passed") + md_num(c, "failed"), md_num(c, "unresolved"));
+                st = arb_buf_printf(out, " %s (%.0f/%.0f, %.0f unresolved) |", v,
+                                    md_num(c, "passed"), md_num(c, "passed") + md_num(c, "failed"),
+                                    md_num(c, "unresolved"));
             else if (!st)
                 st = arb_buf_printf(out, " %s (%.0f/%.0f) |", v, md_num(c, "passed"),
                                     md_num(c, "passed") + md_num(c, "failed"));
@@ -263,7 +264,8 @@ static enum arb_status against_section(const cJSON *report, struct arb_buf *out)
                         "## Changes against run %.0f\n\n%.0f of %.0f verdicts changed (%.0f only "
                         "in this run, %.0f only in run %.0f).\n\n",
                         md_num(ag, "run"), md_num(ag, "changed"), md_num(ag, "compared"),
-                        md_num(ag, "only_in_this_run"), md_num(ag, "only_in_other_run"), md_num(ag, "run"));
+                        md_num(ag, "only_in_this_run"), md_num(ag, "only_in_other_run"),
+                        md_num(ag, "run"));
     if (!st && md_num(ag, "changed") > 0)
         st = arb_buf_printf(out, "| Run %.0f -> this run | Verdicts |\n|---|---:|\n",
                             md_num(ag, "run"));
@@ -328,8 +330,8 @@ static enum arb_status cost_lines(const cJSON *report, struct arb_buf *out)
                         "output tokens.",
                         md_num(c, "total"), md_num(c, "requests"), md_num(c, "prompt_tokens"),
                         md_num(c, "cached_tokens"), md_num(c, "completion_tokens"),
-                        md_num(c, "judged_cases"), md_num(c, "mean_per_judged_case"), md_num(p, "input"),
-                        md_num(p, "cached_input"), md_num(p, "output"));
+                        md_num(c, "judged_cases"), md_num(c, "mean_per_judged_case"),
+                        md_num(p, "input"), md_num(p, "cached_input"), md_num(p, "output"));
     cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(c, "costliest"))
     {
         if (!st)
@@ -397,14 +399,15 @@ static enum arb_status health_section(const cJSON *report, struct arb_buf *out)
 
     if (!h)
         return ARB_OK;
-    st = arb_buf_printf(out,
-                        "## Judge health\n\n| Measure | Value |\n|---|---:|\n"
-                        "| escalated cases | %.0f |\n| requests | %.0f |\n| cache hits | %.0f |\n"
-                        "| invalid replies | %.0f |\n| judge_failed | %.0f |\n"
-                        "| judge_refused | %.0f |\n",
-                        md_num(h, "escalated_cases"), md_num(h, "requests"), md_num(h, "cache_hits"),
-                        md_num(h, "invalid_replies"), md_num(h, "judge_failed"),
-                        isnan(md_num(h, "judge_refused")) ? 0 : md_num(h, "judge_refused"));
+    st =
+        arb_buf_printf(out,
+                       "## Judge health\n\n| Measure | Value |\n|---|---:|\n"
+                       "| escalated cases | %.0f |\n| requests | %.0f |\n| cache hits | %.0f |\n"
+                       "| invalid replies | %.0f |\n| judge_failed | %.0f |\n"
+                       "| judge_refused | %.0f |\n",
+                       md_num(h, "escalated_cases"), md_num(h, "requests"), md_num(h, "cache_hits"),
+                       md_num(h, "invalid_replies"), md_num(h, "judge_failed"),
+                       isnan(md_num(h, "judge_refused")) ? 0 : md_num(h, "judge_refused"));
     for (i = 0; !st && i < sizeof(rates) / sizeof(rates[0]); i++) {
         md_cell(v, sizeof(v), md_num(h, rates[i]), 1, 1);
         st = arb_buf_printf(out, "| %s | %s |\n", rates[i], v);
@@ -440,7 +443,8 @@ static enum arb_status top_failure(const cJSON *report, struct arb_buf *out)
         st = md_text_cut(out, md_str(f, "reason"), MAX_REASON_BYTES);
     if (!st)
         st = arb_buf_printf(out, " (%.0f judgments in %.0f cases)%s.\n\n", md_num(f, "count"),
-                            md_num(f, "cases"), n > 1 ? "; every reason is under Judge failures" : "");
+                            md_num(f, "cases"),
+                            n > 1 ? "; every reason is under Judge failures" : "");
     return st;
 }
 

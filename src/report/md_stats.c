@@ -90,8 +90,8 @@ static enum arb_status pairs_rows(const cJSON *report, struct arb_buf *out)
             st = md_text(out, md_str(p, "b"));
         if (!st)
             st = arb_buf_printf(out, " | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s | %s |\n",
-                                md_num(p, "a_wins"), md_num(p, "b_wins"), md_num(p, "ties"), a, c, m, d, g,
-                                cJSON_IsTrue(get(p, "significant")) ? "yes" : "no",
+                                md_num(p, "a_wins"), md_num(p, "b_wins"), md_num(p, "ties"), a, c,
+                                m, d, g, cJSON_IsTrue(get(p, "significant")) ? "yes" : "no",
                                 cJSON_IsBool(sep) ? (cJSON_IsTrue(sep) ? "yes" : "no") : "-");
     }
     return st;
@@ -143,8 +143,9 @@ static enum arb_status mcnemar_bt_rows(const cJSON *report, struct arb_buf *out)
         if (!st)
             st = md_text(out, md_str(p, "expectation"));
         if (!st)
-            st = arb_buf_printf(out, " | %s | %s | %.0f | %.0f | %s |\n", md_str(p, "a"), md_str(p, "b"),
-                                md_num(p, "only_a_passes"), md_num(p, "only_b_passes"), a);
+            st = arb_buf_printf(out, " | %s | %s | %.0f | %.0f | %s |\n", md_str(p, "a"),
+                                md_str(p, "b"), md_num(p, "only_a_passes"),
+                                md_num(p, "only_b_passes"), a);
     }
     if (!st && cJSON_GetArraySize(get(report, "bradley_terry")))
         st = arb_buf_adds(out, "\nBradley-Terry ratings (log-strength, mean 0):\n\n| System | "
