@@ -421,12 +421,15 @@ static int check_escape(struct check *c, size_t i)
     return n;
 }
 
-/* A string starting at the opening quote at c->pos. */
+/*
+ * A string starting at the opening quote at c->pos: -1 when it is bad, else 1 when it holds an
+ * escape (its text is not its value: "\u0061" is "a") and 0 when it does not.
+ */
 static int check_string(struct check *c)
 {
     const unsigned char *s = c->s;
     size_t i = c->pos + 1, len = c->len, n;
-    int e;
+    int e, escaped = 0;
 
     for (;;) {
         while (i < len && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\')
@@ -442,6 +445,7 @@ static int check_string(struct check *c)
             if (e < 0)
                 return -1;
             i += (size_t)e;
+            escaped = 1;
         } else if (s[i] < 0x20) {
             return check_fail(c, i, ARB_EPARSE, "unescaped control character U+%04X in string",
                               s[i]);
@@ -453,7 +457,7 @@ static int check_string(struct check *c)
         }
     }
     c->pos = i + 1;
-    return 0;
+    return escaped;
 }
 
 static int is_digit(const struct check *c, size_t i)
@@ -540,7 +544,7 @@ static const char *expected_text(enum want want, int in_object)
 static int check_scalar(struct check *c, unsigned char ch, enum want want, int in_object)
 {
     if (ch == '"')
-        return check_string(c);
+        return check_string(c) < 0 ? -1 : 0;
     if (ch == '-' || (ch >= '0' && ch <= '9'))
         return check_number(c);
     if (ch == 't' || ch == 'f' || ch == 'n')
@@ -554,7 +558,8 @@ static int check_scalar(struct check *c, unsigned char ch, enum want want, int i
  * (two 64-bit masks, one bit in each: a Bloom filter of its first and last byte and length),
  * saying whether it may have been there already.  Names it says no to are all different, so
  * the object repeats no key; a yes is only a maybe (r->maybe_dup).  A cheap filter for
- * ARB_JSON_LAST_KEY_WINS, which otherwise walks every tree.
+ * ARB_JSON_LAST_KEY_WINS, which otherwise walks every tree.  It sees the raw text, so it holds
+ * only for names without an escape; a name with one makes maybe_dup at once.
  */
 static inline int key_seen(uint64_t sig[2], const unsigned char *s, size_t at, size_t end)
 {
@@ -576,7 +581,7 @@ static int check_text(struct check *c)
     uint64_t keys[KEY_DEPTHS][2]; /* the key signature of the open object at each depth */
     size_t depth = 0, key_at;
     enum want want = WANT_VALUE;
-    int in_object = 0;
+    int in_object = 0, escaped;
     unsigned char ch;
 
     for (;;) {
@@ -615,9 +620,11 @@ static int check_text(struct check *c)
             if (ch != '"')
                 return fail_char(c, expected_text(want, in_object));
             key_at = c->pos;
-            if (check_string(c) != 0)
+            escaped = check_string(c);
+            if (escaped < 0)
                 return -1;
-            if (depth > KEY_DEPTHS) {
+            /* an escaped name may spell another ("a", "\u0061"): the parsed tree will tell */
+            if (depth > KEY_DEPTHS || escaped) {
                 c->r->maybe_dup = 1;
             } else {
                 c->r->maybe_dup |= key_seen(keys[depth - 1], c->s, key_at, c->pos);
