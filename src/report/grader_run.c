@@ -9,7 +9,11 @@
  * written non-blocking), so a grader that answers before it has read a large
  * input, or reads it all first, never deadlocks against us.  At the timeout
  * or past the output cap the whole process group is killed; the timeout runs
- * until the program exits.  SIGPIPE (a grader that exits without reading) is
+ * until the program exits.  The program's exit ends the exchange even when a
+ * child it left behind still holds its output open: what the pipe holds then
+ * is read without waiting, the rest of the group is killed, and the answer is
+ * what the program wrote (a background `sleep &` no longer runs into the
+ * timeout).  SIGPIPE (a grader that exits without reading) is
  * blocked in this thread around the exchange and the one it raised consumed
  * before the mask is restored, as src/judge/command.c does for the command
  * judge, whose stderr handling (captured into the error) differs from this.
@@ -122,11 +126,42 @@ static void kill_group(const struct proc *p)
         kill(p->pid, SIGKILL);
 }
 
-/* Write the input and read the output until the program closes its output. */
+/* How often the exchange looks whether the program has exited (its output may stay open). */
+#define EXIT_CHECK_MS 20
+
+/* Read one chunk of the output into out: 1 to go on, 0 at EOF or nothing more to read now. */
+static int read_some(struct proc *p, struct arb_buf *out, enum arb_status *st)
+{
+    char buf[65536];
+    ssize_t r = read(p->out, buf, sizeof(buf));
+
+    if (r < 0 && errno == EINTR)
+        return 1;
+    if (r <= 0)
+        return 0;
+    *st = arb_buf_add(out, buf, (size_t)r);
+    return *st == ARB_OK;
+}
+
+/* Past the cap or out of memory: the caller kills what still runs. */
+static enum arb_status output_failed(enum arb_status st, const struct arb_buf *out,
+                                     struct arb_err *err)
+{
+    return arb_err_set(
+        err, st, st == ARB_ETOOBIG ? "wrote more than %zu bytes (killed)" : "out of memory (%zu)",
+        out->toobig);
+}
+
+/*
+ * Write the input and read the output until the program closes its output or exits (*exited
+ * set, its status in *status): then what the pipe already holds is read without waiting.
+ */
 static enum arb_status exchange(struct proc *p, const char *input, size_t len, double deadline,
-                                double timeout_s, struct arb_buf *out, struct arb_err *err)
+                                double timeout_s, struct arb_buf *out, int *status, int *exited,
+                                struct arb_err *err)
 {
     size_t off = 0;
+    enum arb_status st = ARB_OK;
 
     if (len == 0)
         close_fd(&p->in);
@@ -138,10 +173,19 @@ static enum arb_status exchange(struct proc *p, const char *input, size_t len, d
             kill_group(p);
             return arb_err_set(err, ARB_EREMOTE, "timed out after %g s (killed)", timeout_s);
         }
+        if (waitpid(p->pid, status, WNOHANG) == p->pid) {
+            /* Exited; a child it left may hold the output open for good: take what is there. */
+            *exited = 1;
+            fcntl(p->out, F_SETFL, O_NONBLOCK);
+            while (read_some(p, out, &st))
+                ;
+            return st ? output_failed(st, out, err) : ARB_OK;
+        }
         pfd[nfd++] = (struct pollfd){.fd = p->out, .events = POLLIN};
         if (p->in >= 0)
             pfd[nfd++] = (struct pollfd){.fd = p->in, .events = POLLOUT};
-        if (poll(pfd, (nfds_t)nfd, wait_ms) < 0 && errno != EINTR)
+        if (poll(pfd, (nfds_t)nfd, wait_ms < EXIT_CHECK_MS ? wait_ms : EXIT_CHECK_MS) < 0 &&
+            errno != EINTR)
             return arb_err_set(err, ARB_EREMOTE, "poll: %s", strerror(errno));
         for (i = 0; i < nfd; i++) {
             if (!pfd[i].revents)
@@ -154,23 +198,13 @@ static enum arb_status exchange(struct proc *p, const char *input, size_t len, d
                 /* EPIPE: it stopped reading; its exit status says whether that was wrong */
                 if ((w < 0 && errno != EAGAIN && errno != EINTR) || off == len)
                     close_fd(&p->in);
-            } else {
-                char buf[65536];
-                ssize_t r = read(p->out, buf, sizeof(buf));
-                enum arb_status st;
-
-                if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
-                    close_fd(&p->out);
-                    break;
-                }
-                st = r > 0 ? arb_buf_add(out, buf, (size_t)r) : ARB_OK;
+            } else if (!read_some(p, out, &st)) {
                 if (st) {
                     kill_group(p);
-                    return arb_err_set(err, st,
-                                       st == ARB_ETOOBIG ? "wrote more than %zu bytes (killed)"
-                                                         : "out of memory (%zu)",
-                                       out->toobig);
+                    return output_failed(st, out, err);
                 }
+                close_fd(&p->out); /* EOF (or a read error) */
+                break;
             }
         }
     }
@@ -203,7 +237,7 @@ enum arb_status grader_exec(char *const *argv, const char *input, size_t len, do
     struct proc p = {-1, -1, -1};
     sigset_t pipe_set, pending, old;
     struct timespec zero = {0, 0};
-    int status = 0, was_pending;
+    int status = 0, was_pending, exited = 0;
     enum arb_status st;
 
     sigemptyset(&pipe_set);
@@ -215,10 +249,12 @@ enum arb_status grader_exec(char *const *argv, const char *input, size_t len, do
     if (!st) {
         double deadline = now_s() + timeout_s;
 
-        st = exchange(&p, input, len, deadline, timeout_s, out, err);
+        st = exchange(&p, input, len, deadline, timeout_s, out, &status, &exited, err);
         close_fd(&p.in);
         close_fd(&p.out);
-        if (st) /* killed: it ends at once */
+        if (exited) /* reaped: only what it left behind in its group is killed */
+            kill(-p.pid, SIGKILL);
+        else if (st) /* killed: it ends at once */
             while (waitpid(p.pid, &status, 0) < 0 && errno == EINTR)
                 ;
         else

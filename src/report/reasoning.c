@@ -65,6 +65,10 @@ void stats_pair_reasoning(char *buf, size_t len, const struct pair_figures *f)
         snprintf(buf + at, len - at, "%s",
                  dir ? "no significant difference (the paired tests do not both give p < 0.05)"
                      : "no significant difference");
+    else if (by_score == 0)
+        /* Equal mean scores favour neither: the wins alone decided the gate. */
+        snprintf(buf + at, len - at, "%s better by wins, though the mean scores are equal",
+                 by_wins >= 0 ? f->name[0] : f->name[1]);
     else if (by_score != by_wins)
         /* The gate (--require-significant) goes by the wins; say what the scores say. */
         snprintf(buf + at, len - at, "%s better by wins, though the score difference favours %s",

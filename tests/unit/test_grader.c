@@ -5,9 +5,12 @@
  * first) and the hybrid score put together from the weighted and custom parts.
  */
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -165,6 +168,33 @@ Test(grader, should_kill_a_program_at_its_timeout)
     cr_assert_eq(sh("sleep 30 & echo '{}'; sleep 30", "", 0, 0.3, &out, &err), ARB_EREMOTE);
     cr_assert_str_eq(err.msg, "timed out after 0.3 s (killed)");
     cr_assert_lt(time(NULL) - start, 10);
+    arb_buf_release(&out);
+}
+
+/* A program that answers and exits while a child it left holds its output open: its answer
+ * stands, at once, and the leftover child is killed with the group. */
+Test(grader, should_stop_when_the_program_exits_though_a_child_holds_its_output)
+{
+    struct arb_buf out;
+    struct arb_err err = {{0}};
+    char path[64], script[160];
+    time_t start = time(NULL);
+    FILE *f;
+    int pid = 0, i;
+
+    snprintf(path, sizeof(path), "/tmp/arbiter-grader-bg-%d", (int)getpid());
+    snprintf(script, sizeof(script), "(sleep 20) & echo $! >%s; echo '{\"ok\": 1}'", path);
+    arb_buf_init(&out, 1000);
+    cr_assert_eq(sh(script, "", 0, 5, &out, &err), ARB_OK, "%s", err.msg);
+    cr_assert_str_eq(out.ptr, "{\"ok\": 1}\n");
+    cr_assert_lt(time(NULL) - start, 4);
+    f = fopen(path, "r");
+    cr_assert(f && fscanf(f, "%d", &pid) == 1 && pid > 0);
+    fclose(f);
+    remove(path);
+    for (i = 0; i < 200 && kill(pid, 0) == 0; i++)
+        nanosleep(&(struct timespec){0, 10000000L}, NULL);
+    cr_assert_neq(kill(pid, 0), 0, "the leftover child %d still runs", pid);
     arb_buf_release(&out);
 }
 

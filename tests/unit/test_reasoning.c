@@ -106,6 +106,22 @@ Test(report_reasoning, should_say_when_wins_and_scores_disagree)
                "difference favours baseline");
 }
 
+/* Equal mean scores favour neither system: the line says they are equal. */
+Test(report_reasoning, should_say_equal_scores_are_equal)
+{
+    struct pair_figures f = figures(0.30, 0.50, 0.30, 0.50);
+
+    f.sign_p = 0.01;
+    f.boot_p = 0.04;
+    f.mean_diff = 0;
+    f.a_wins = 1;
+    f.b_wins = 11;
+    f.significant = 1;
+    expect(&f, "intervals overlap (candidate 0.30-0.50 vs baseline 0.30-0.50); paired tests p = "
+               "0.010 (sign), 0.040 (bootstrap): baseline better by wins, though the mean scores "
+               "are equal");
+}
+
 Test(report_reasoning, should_say_what_is_missing)
 {
     struct pair_figures f = figures(NAN, NAN, 0.4, 0.5);
