@@ -352,6 +352,10 @@ static enum arb_status build(struct report_args *ra, struct arb_store *st, int64
             cJSON_GetObjectItemCaseSensitive(*report, "weights"), "notice");
         if (!rs && cJSON_IsString(notice))
             cli_error("report", "notice: %s", notice->valuestring);
+        notice = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(*report, "weighted_quality"), "notice");
+        if (!rs && cJSON_IsString(notice))
+            cli_error("report", "notice: %s", notice->valuestring);
     }
     if (!rs && ra->strategy && (ra->strategy[0] == 'c' || ra->strategy[0] == 'h'))
         rs = add_grader(ra, st, run, *report, usage, err);

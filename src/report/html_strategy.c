@@ -22,6 +22,10 @@ static void weighted_card(struct html *h, const cJSON *report)
         html_raw(h, "<br>Note: ");
         html_text(h, html_str(w, "notice"));
     }
+    if (*html_str(html_get(report, "weighted_quality"), "notice")) {
+        html_raw(h, "<br>Note: ");
+        html_text(h, html_str(html_get(report, "weighted_quality"), "notice"));
+    }
     html_raw(h, "</p>\n<div class=\"table-wrap\"><table id=\"weighted-table\">\n<thead><tr>"
                 "<th>System</th><th class=\"n\">Quality</th><th>Quality from</th>"
                 "<th class=\"n\">Mean duration (ms)</th><th class=\"n\">Latency</th>"

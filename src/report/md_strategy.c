@@ -19,7 +19,7 @@
 
 static enum arb_status weighted_section(const cJSON *report, struct arb_buf *out)
 {
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(report, "weights"), *x;
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(report, "weights"), *x, *q_note;
     char q[32], d[32], l[32], r[32], sc[32];
     enum arb_status st;
 
@@ -30,6 +30,9 @@ static enum arb_status weighted_section(const cJSON *report, struct arb_buf *out
                         md_num(w, "quality"), md_num(w, "latency"), md_num(w, "reliability"));
     if (!st && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(w, "notice")))
         st = arb_buf_printf(out, "Note: %s.\n\n", md_str(w, "notice"));
+    q_note = cJSON_GetObjectItemCaseSensitive(report, "weighted_quality");
+    if (!st && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(q_note, "notice")))
+        st = arb_buf_printf(out, "Note: %s.\n\n", md_str(q_note, "notice"));
     if (!st)
         st = arb_buf_adds(out, "| System | Quality | Quality from | Mean duration (ms) | Latency | "
                                "Reliability | Score |\n|---|---:|---|---:|---:|---:|---:|\n");

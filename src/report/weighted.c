@@ -3,9 +3,13 @@
  * (seeds/comparison-graders.md): per system
  *   score = quality * w_q + latency * w_l + reliability * w_r
  * with quality the outputs' own prior grader score when every compared
- * output of the system carries one (score.score from 0 to 1, as agent-eval
+ * output of every system carries one (score.score from 0 to 1, as agent-eval
  * capture files do; the mean of them), else the mean overall rubric score of
- * decided cases scaled to 0-1 (overall / 10); "quality_source" says which.
+ * decided cases scaled to 0-1 (overall / 10) for every system: one ranking
+ * never puts an external score beside a rubric one, which are on scales of
+ * their own.  "weighted_quality" (and each row's "quality_source") says
+ * which, with a notice naming the systems whose prior scores went unused
+ * when only some outputs carried one.
  * Latency the fastest system's mean output duration divided
  * by this system's (1 for the fastest; inverse duration, normalized), and
  * reliability the share of outputs without tool errors.  Durations and tool
@@ -159,12 +163,46 @@ static cJSON *num_or_null(double v)
     return isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
 }
 
-/* One system's row of "weighted". */
-static enum arb_status add_row(cJSON *arr, const struct wsys *x, const cJSON *ov, double fastest,
-                               const double w[3])
+/*
+ * "weighted_quality": {"source", "notice"?}.  The prior scores are the source only when every
+ * compared output of every system carries one; *prior says whether they are.
+ */
+static enum arb_status add_quality_source(cJSON *report, const struct wctx *w, int *prior)
 {
-    int prior = x->outputs && x->prior_n == x->outputs;
-    double q = prior                ? x->prior_sum / (double)x->prior_n
+    cJSON *o = cJSON_AddObjectToObject(report, "weighted_quality");
+    size_t i, outputs = 0, scored = 0;
+    struct arb_buf b;
+    enum arb_status st;
+
+    for (i = 0; i < w->n; i++) {
+        outputs += w->sys[i].outputs;
+        scored += w->sys[i].prior_n;
+    }
+    *prior = outputs && scored == outputs;
+    if (!o || !cJSON_AddStringToObject(o, "source", *prior ? "prior_score" : "rubric"))
+        return ARB_ENOMEM;
+    if (*prior || !scored)
+        return ARB_OK;
+    arb_buf_init(&b, 0);
+    st = arb_buf_adds(&b, "quality is the rubric's for every system: prior grader scores "
+                          "(score.score) came with only some outputs (");
+    for (i = 0; !st && i < w->n; i++)
+        if (w->sys[i].prior_n)
+            st = arb_buf_printf(&b, "%s%s %zu/%zu", b.len && b.ptr[b.len - 1] == '(' ? "" : ", ",
+                                w->sys[i].name, w->sys[i].prior_n, w->sys[i].outputs);
+    if (!st)
+        st = arb_buf_adds(&b, "), and one ranking does not mix them with rubric scores");
+    if (!st && !cJSON_AddStringToObject(o, "notice", b.ptr))
+        st = ARB_ENOMEM;
+    arb_buf_release(&b);
+    return st;
+}
+
+/* One system's row of "weighted"; prior: the quality is the prior scores' (for every system). */
+static enum arb_status add_row(cJSON *arr, const struct wsys *x, const cJSON *ov, double fastest,
+                               const double w[3], int prior)
+{
+    double q = prior                ? (x->prior_n ? x->prior_sum / (double)x->prior_n : NAN)
                : cJSON_IsNumber(ov) ? ov->valuedouble / 10.0
                                     : NAN;
     double mean = x->dur_n ? x->dur_sum / (double)x->dur_n : NAN;
@@ -197,6 +235,7 @@ enum arb_status arb_report_add_weighted(struct arb_store *st, int64_t run, cJSON
     cJSON *arr = NULL;
     double fastest = INFINITY, wt[3];
     size_t i;
+    int prior = 0;
     enum arb_status rc;
 
     w.sys = calloc((size_t)cJSON_GetArraySize(systems) + 1, sizeof(*w.sys));
@@ -214,11 +253,13 @@ enum arb_status arb_report_add_weighted(struct arb_store *st, int64_t run, cJSON
             fastest = w.sys[i].dur_sum / (double)w.sys[i].dur_n;
     if (!rc)
         rc = add_weights(report, weights, wt, err);
+    if (!rc)
+        rc = add_quality_source(report, &w, &prior);
     if (!rc && !(arr = cJSON_AddArrayToObject(report, "weighted")))
         rc = ARB_ENOMEM;
     for (i = 0, s = rc ? NULL : systems->child; s && !rc; s = s->next, i++)
         rc = add_row(arr, &w.sys[i], cJSON_GetObjectItemCaseSensitive(s, "overall_score"), fastest,
-                     wt);
+                     wt, prior);
     free(w.sys);
     free(w.last_case);
     return rc;

@@ -13,7 +13,7 @@ near() { # what got expected
 }
 
 # Three cases; a's outputs carry a prior grader score (score.score, as agent-eval capture
-# files do) and durations, b's only one score (so its quality stays the rubric's) and a tool
+# files do) and durations, b's only one score (so quality is the rubric's for both) and a tool
 # error on c2.
 S="$T/s"
 mkdir -p "$S"
@@ -161,26 +161,63 @@ expect_cmd "timeout range" 2 "" "--grader-timeout" -- \
     $R --strategy custom --grader "sh $G/good.sh" --grader-timeout 0
 
 # ---- weighted: prior scores, weights ------------------------------------------------------
-expect_cmd "weighted" 0 "" "" -- $R --strategy weighted --format json -o "$T/w.json"
-[ ! -s "$T/err" ] && ok || bad "default weights give no notice: $(cat "$T/err")"
-[ "$(val "$T/w.json" '$.weighted[0].quality_source')" = prior_score ] &&
-    [ "$(val "$T/w.json" '$.weighted[0].prior_scores')" = 3 ] && ok || bad "a's quality from its prior scores"
-near "a's quality: mean of 0.9, 0.6, 0.3" "$(val "$T/w.json" '$.weighted[0].quality')" 0.6
+# One quality source per report: a's outputs all carry a prior score but b's do not (1 of 3),
+# so both systems take the rubric's, and a notice names the systems whose scores went unused.
+QN="notice: quality is the rubric's for every system: prior grader scores (score.score) came with only some outputs (a 3/3, b 1/3), and one ranking does not mix them with rubric scores"
+expect_cmd "weighted" 0 "" "$QN" -- $R --strategy weighted --format json -o "$T/w.json"
+[ "$(grep -c notice "$T/err")" = 1 ] && ok || bad "default weights give no weights notice: $(cat "$T/err")"
+[ "$(val "$T/w.json" '$.weighted_quality.source')" = rubric ] &&
+    [ "$(val "$T/w.json" '$.weighted_quality.notice')" = "${QN#notice: }" ] && ok ||
+    bad "weighted_quality: $(val "$T/w.json" '$.weighted_quality')"
+[ "$(val "$T/w.json" '$.weighted[0].quality_source')" = rubric ] &&
+    [ "$(val "$T/w.json" '$.weighted[0].prior_scores')" = 3 ] && ok || bad "a (3 of 3 scored) from the rubric too"
+# No judge ran, so no case has an overall rubric score: quality is null (its term counts 0).
+[ "$(val "$T/w.json" '$.systems[0].overall_score')" = "" ] &&
+    [ "$(val "$T/w.json" '$.weighted[0].quality')" = "" ] &&
+    [ "$(val "$T/w.json" '$.weighted[1].quality')" = "" ] && ok ||
+    bad "quality from the rubric (null without a judge): $(val "$T/w.json" '$.weighted')"
+qa=0
 [ "$(val "$T/w.json" '$.weighted[1].quality_source')" = rubric ] &&
     [ "$(val "$T/w.json" '$.weighted[1].prior_scores')" = 1 ] &&
     [ "$(val "$T/w.json" '$.weighted[1].outputs')" = 3 ] && ok || bad "b (1 of 3 scored) from the rubric"
-near "a's weighted score" "$(val "$T/w.json" '$.weighted[0].score')" "$(awk 'BEGIN { print 0.6 * 0.5 + 1 * 0.3 + 1 * 0.2 }')"
+near "a's weighted score" "$(val "$T/w.json" '$.weighted[0].score')" "$(awk -v q="$qa" 'BEGIN { print q * 0.5 + 1 * 0.3 + 1 * 0.2 }')"
 [ "$(val "$T/w.json" '$.weights.normalized')" = 0 ] && ok || bad "weights summing to 1 are not normalized"
 $ARB check '{"op":"json_schema","expected_file":"schemas/report.schema.json"}' \
     --observed-file "$T/w.json" | grep -q '"verdict":"pass"' && ok || bad "weighted report fits the schema"
-expect_cmd "weighted markdown says where quality came from" 0 "| a | 0.600 | prior score (3/3 outputs scored) |" "" -- \
+expect_cmd "weighted markdown says where quality came from" 0 "| a | - | rubric (3/3 outputs scored) |" "" -- \
     $R --strategy weighted
 grep -q '| b | .* | rubric (1/3 outputs scored) |' "$T/out" && ok || bad "markdown: b from the rubric"
-expect_cmd "weighted html" 0 "prior score (3/3 outputs scored)" "" -- $R --strategy weighted --format html
-grep -q 'id="weighted-table"' "$T/out" && ok || bad "html weighted table"
-# Without prior scores (the large run's outputs carry none) quality is the rubric's.
-$ARB report 1 --db "$T/big.db" --strategy weighted --format json -o "$T/w2.json" || bad "weighted, no scores"
+grep -qF "Note: ${QN#notice: }." "$T/out" && ok || bad "markdown: the quality notice"
+expect_cmd "weighted html" 0 "rubric (3/3 outputs scored)" "" -- $R --strategy weighted --format html
+grep -q 'id="weighted-table"' "$T/out" && grep -qF "Note: quality is the rubric&#39;s for every system" "$T/out" &&
+    ok || bad "html weighted table and quality notice: $(grep -o 'Note: [^<]*' "$T/out")"
+# Every output of every system scored: quality is the prior scores' for all, and no notice.
+P="$T/p"
+mkdir -p "$P"
+cp "$S/suite.json" "$S/cases.jsonl" "$S/a.jsonl" "$P/"
+cat >"$P/b.jsonl" <<'EOF'
+{"id":"c1","output":"five","score":{"pass":false,"score":0.2},"duration":200}
+{"id":"c2","output":"total seven","score":{"pass":true,"score":0.2},"duration":200}
+{"id":"c3","output":"one","score":{"pass":false,"score":0.2},"duration":200}
+EOF
+$ARB run "$P/suite.json" --db "$T/p.db" >/dev/null 2>&1 || bad "run, every output scored"
+expect_cmd "weighted, every output scored" 0 "" "" -- \
+    $ARB report 1 --db "$T/p.db" --strategy weighted --format json -o "$T/wp.json"
+[ ! -s "$T/err" ] && ok || bad "no notice when every output is scored: $(cat "$T/err")"
+[ "$(val "$T/wp.json" '$.weighted_quality.source')" = prior_score ] &&
+    [ "$(val "$T/wp.json" '$.weighted_quality.notice')" = "" ] &&
+    [ "$(val "$T/wp.json" '$.weighted[0].quality_source')" = prior_score ] &&
+    [ "$(val "$T/wp.json" '$.weighted[1].quality_source')" = prior_score ] &&
+    [ "$(val "$T/wp.json" '$.weighted[1].prior_scores')" = 3 ] && ok || bad "every output scored: prior scores"
+near "a's quality: mean of 0.9, 0.6, 0.3" "$(val "$T/wp.json" '$.weighted[0].quality')" 0.6
+near "b's quality: mean of 0.2 x 3" "$(val "$T/wp.json" '$.weighted[1].quality')" 0.2
+expect_cmd "markdown, every output scored" 0 "| a | 0.600 | prior score (3/3 outputs scored) |" "" -- \
+    $ARB report 1 --db "$T/p.db" --strategy weighted
+! grep -q "^Note:" "$T/out" && ok || bad "markdown: no note when every output is scored"
+# Without prior scores (the large run's outputs carry none) quality is the rubric's, no notice.
+$ARB report 1 --db "$T/big.db" --strategy weighted --format json -o "$T/w2.json" 2>"$T/err2" || bad "weighted, no scores"
 [ "$(val "$T/w2.json" '$.weighted[0].quality_source')" = rubric ] &&
+    [ "$(val "$T/w2.json" '$.weighted_quality.source')" = rubric ] && [ ! -s "$T/err2" ] &&
     [ "$(val "$T/w2.json" '$.weighted[0].prior_scores')" = 0 ] && ok || bad "no prior scores: rubric"
 # Weights not summing to 1: divided by their sum, with a notice on stderr and in the report.
 COMPARE_QUALITY=0.7 COMPARE_LATENCY=0.7 COMPARE_RELIABILITY=0.1 \
@@ -189,7 +226,7 @@ COMPARE_QUALITY=0.7 COMPARE_LATENCY=0.7 COMPARE_RELIABILITY=0.1 \
 [ "$(val "$T/wn.json" '$.weights.normalized')" = 1 ] && [ "$(val "$T/wn.json" '$.weights.given.quality')" = 0.7 ] &&
     ok || bad "weights.normalized/given: $(val "$T/wn.json" '$.weights')"
 near "normalized quality weight" "$(val "$T/wn.json" '$.weights.quality')" "$(awk 'BEGIN { print 0.7 / 1.5 }')"
-near "score with normalized weights" "$(val "$T/wn.json" '$.weighted[0].score')" "$(awk 'BEGIN { print (0.6 * 0.7 + 0.7 + 0.1) / 1.5 }')"
+near "score with normalized weights" "$(val "$T/wn.json" '$.weighted[0].score')" "$(awk -v q="$qa" 'BEGIN { print (q * 0.7 + 0.7 + 0.1) / 1.5 }')"
 COMPARE_QUALITY=0.7 COMPARE_LATENCY=0.7 COMPARE_RELIABILITY=0.1 \
     expect_cmd "markdown notes the normalization" 0 "Note: the weights given" "" -- $R --strategy weighted
 COMPARE_QUALITY=0 COMPARE_LATENCY=0 COMPARE_RELIABILITY=0 \
