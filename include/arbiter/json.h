@@ -67,6 +67,13 @@ enum arb_status arb_jcs_write(const cJSON *v, struct arb_buf *out, struct arb_er
 enum arb_status arb_jcs_string(const cJSON *v, char **out, size_t *len_out, struct arb_err *err);
 
 /*
+ * The text of a string s that ARB_JSON_ALLOW_NUL read (a name or a value): a malloc'd copy, the
+ * caller frees, with each C0 80 turned back into a NUL byte; *len is its length in bytes (the
+ * copy is also NUL-terminated).  NULL when out of memory.
+ */
+char *arb_json_text(const char *s, size_t *len);
+
+/*
  * Write d in ECMAScript Number::toString form (shortest round-trip digits:
  * 1e+21, 1e-7, 0.000001, 333333333.3333333, -0 as "0") into out, which must
  * hold at least ARB_JSON_NUMBER_MAX bytes.  d must be finite.  Returns length.

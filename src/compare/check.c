@@ -565,7 +565,7 @@ static enum arb_status run_extract(struct arb_check *c, struct op_input *in, str
             return st;
         }
         if (cJSON_IsString(node)) {
-            res->observed_owned = json_string_text(node->valuestring, &res->observed_len);
+            res->observed_owned = arb_json_text(node->valuestring, &res->observed_len);
             st = res->observed_owned ? ARB_OK : ARB_ENOMEM;
         } else {
             /* a number, boolean, null, object or array is compared as its RFC 8785 text */

@@ -124,9 +124,6 @@ const cJSON *expected_json(const cJSON *e, cJSON **owned);
  */
 enum arb_status observed_json(const struct op_input *in, struct arb_result *r, cJSON **out);
 
-/* The text of a JSON string value, C0 80 back to a NUL byte, in a malloc'd copy; NULL ENOMEM. */
-char *json_string_text(const char *s, size_t *len);
-
 /* Compile a child check at path (aggregates). */
 enum arb_status check_compile_at(const cJSON *config, const struct arb_check_opts *opts,
                                  const char *path, struct arb_check **out, struct arb_err *err);

@@ -334,25 +334,6 @@ enum arb_status observed_json(const struct op_input *in, struct arb_result *r, c
     return st;
 }
 
-char *json_string_text(const char *s, size_t *len)
-{
-    size_t n = strlen(s), o = 0, i;
-    char *t = malloc(n + 1);
-
-    if (!t)
-        return NULL;
-    for (i = 0; i < n; i++) {
-        t[o++] = s[i];
-        if ((unsigned char)s[i] == 0xC0 && (unsigned char)s[i + 1] == 0x80) {
-            t[o - 1] = '\0'; /* U+0000 as ARB_JSON_ALLOW_NUL holds it */
-            i++;
-        }
-    }
-    t[o] = '\0';
-    *len = o;
-    return t;
-}
-
 /* ---- the operators' readings of expected -------------------------------------------------- */
 
 int expected_looks_like_list(const char *s)

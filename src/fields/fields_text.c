@@ -70,7 +70,7 @@ enum arb_status text_cache_get(struct text_cache *tc, const cJSON *v, const char
     for (k = slot_of(v, tc->cap); tc->v[k].node; k = (k + 1) & (tc->cap - 1))
         ;
     if (cJSON_IsString(v)) {
-        tc->v[k].text = json_string_text(v->valuestring, &tc->v[k].len);
+        tc->v[k].text = arb_json_text(v->valuestring, &tc->v[k].len);
         st = tc->v[k].text ? ARB_OK : ARB_ENOMEM;
     } else {
         st = arb_jcs_string(v, &tc->v[k].text, &tc->v[k].len, err);

@@ -9,8 +9,10 @@
  * (PCRE2_ALT_BSUX), \p{Letter} and other long property names are made short,
  * `[]` matches nothing and `[^]` anything.  A string that is not valid UTF-8
  * matches nothing.  (PCRE2_MATCH_INVALID_UTF would match it, but PCRE2 10.42's
- * JIT then gets \D and \W wrong on multibyte characters.)  Patterns are
- * JIT-compiled when PCRE2 can; a failure there is ignored.
+ * JIT then gets \D and \W wrong on multibyte characters.)  U+0000, held as
+ * C0 80 (json.h), is \x00 in a pattern and a NUL byte in the text matched
+ * (validate_kw.c).  Patterns are JIT-compiled when PCRE2 can; a failure there
+ * is ignored.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +107,16 @@ static size_t property_name(const char *name, size_t len, char *out)
     return o + len;
 }
 
-/* Rewrite ecma into a malloc'd PCRE2 pattern; NULL when out of memory. */
+/* U+0000 as a schema read with ARB_JSON_ALLOW_NUL holds it (C0 80, json.h) starts at s. */
+static int is_nul(const char *s)
+{
+    return (unsigned char)s[0] == 0xC0 && (unsigned char)s[1] == 0x80;
+}
+
+/*
+ * Rewrite ecma into a malloc'd PCRE2 pattern (U+0000 becomes \x00, which PCRE2 takes where C0 80
+ * is invalid UTF-8); NULL when out of memory.
+ */
 static char *translate(const char *ecma)
 {
     size_t n = strlen(ecma), o = 0, i;
@@ -144,10 +155,20 @@ static char *translate(const char *ecma)
             } else if (next == 'v') {
                 memcpy(out + o, "\\x0b", 4);
                 o += 4;
+            } else if (is_nul(ecma + i)) {
+                memcpy(out + o, "\\x00", 4);
+                o += 4;
+                i++;
             } else {
                 out[o++] = '\\';
                 out[o++] = next;
             }
+            continue;
+        }
+        if (is_nul(ecma + i)) {
+            memcpy(out + o, "\\x00", 4);
+            o += 4;
+            i++;
             continue;
         }
         if (ch == '[' && !in_class) {

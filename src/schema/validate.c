@@ -90,13 +90,19 @@ static void format_path(const struct vpath *p, char *out, size_t cap)
         }
         out[o++] = '/';
         for (; *s; s++) {
-            size_t need = (*s == '~' || *s == '/') ? 2 : 1;
+            /* U+0000 (held as C0 80, json.h) is written \u0000, as the record writes it */
+            int nul = (unsigned char)s[0] == 0xC0 && (unsigned char)s[1] == 0x80;
+            size_t need = nul ? 6 : (*s == '~' || *s == '/') ? 2 : 1;
 
             if (o + need >= cap) {
                 cut = 1;
                 break;
             }
-            if (need == 2) {
+            if (nul) {
+                memcpy(out + o, "\\u0000", 6);
+                o += 6;
+                s++;
+            } else if (need == 2) {
                 out[o++] = '~';
                 out[o++] = *s == '~' ? '0' : '1';
             } else {

@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arbiter/json.h"
@@ -98,10 +99,24 @@ static size_t code_points(const char *s, size_t len)
     return n;
 }
 
+/*
+ * Search s[0..len) (a name or string value) for re.  U+0000 in observed JSON is held as C0 80
+ * (json.h), which PCRE2 would refuse as invalid UTF-8: the pattern sees a NUL byte instead.
+ */
 static int match(struct vctx *c, const pcre2_code *re, const char *s, size_t len,
                  const struct vpath *p)
 {
-    int r = pattern_match(re, s, len, &c->md);
+    char *text = NULL;
+    int r;
+
+    if (memchr(s, 0xC0, len)) {
+        text = arb_json_text(s, &len);
+        if (!text)
+            return v_error(c, ARB_ENOMEM, p, "out of memory");
+        s = text;
+    }
+    r = pattern_match(re, s, len, &c->md);
+    free(text);
 
     if (r < 0) {
         PCRE2_UCHAR msg[120];

@@ -238,6 +238,25 @@ static char *nul_as_c080(const char *text, size_t len, size_t *out_len)
     return copy;
 }
 
+char *arb_json_text(const char *s, size_t *len)
+{
+    size_t n = strlen(s), o = 0, i;
+    char *t = malloc(n + 1);
+
+    if (!t)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        t[o++] = s[i];
+        if ((unsigned char)s[i] == 0xC0 && (unsigned char)s[i + 1] == 0x80) {
+            t[o - 1] = '\0'; /* U+0000 as ARB_JSON_ALLOW_NUL holds it */
+            i++;
+        }
+    }
+    t[o] = '\0';
+    *len = o;
+    return t;
+}
+
 /* Whether name (already noted) is in the NUL-separated list dups. */
 static int noted(const struct arb_buf *dups, const char *name, size_t n)
 {
