@@ -137,6 +137,13 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
  */
 char *arb_judge_url_without_credentials(const char *url, int *oom);
 
+/*
+ * 1 when name (a header, a variable, an option) mentions auth, key, token, secret, cookie or
+ * password (ASCII case-insensitive): its value is a credential, as a judge's headers are
+ * checked; 0 otherwise.
+ */
+int arb_judge_credential_name(const char *name);
+
 /* Recompute cfg->hash after changing fields (overrides from the command line). */
 enum arb_status arb_judge_config_rehash(struct arb_judge_config *cfg, struct arb_err *err);
 

@@ -163,11 +163,18 @@ enum arb_status arb_report_add_weighted(struct arb_store *st, int64_t run, cJSON
  * A comparison grader (seeds/comparison-graders.md, "Grader Interface"): argv
  * (borrowed, NULL-terminated; argv[0] the program, searched in PATH, run
  * without a shell) is run once per case with the case's runs on its standard
- * input, killed after timeout_s seconds.
+ * input, killed after timeout_s seconds.  The command is shown (in the report and
+ * in errors) with what looks like a credential redacted: the value of an option
+ * or NAME=VALUE whose name arb_judge_credential_name takes ("--api-key X",
+ * "--token=X", "Authorization: Bearer X"), a URL's user-info, and anywhere any
+ * of the n_secrets strings secrets (borrowed; e.g. the values of credential
+ * variables in the environment).
  */
 struct arb_grader {
     char *const *argv;
     double timeout_s;
+    const char *const *secrets;
+    size_t n_secrets;
 };
 
 /*

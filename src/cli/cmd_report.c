@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arbiter/judge.h"
 #include "arbiter/report.h"
 #include "arbiter/store.h"
 #include "case_select.h"
@@ -289,10 +290,44 @@ static enum arb_status add_scope(cJSON *report, const struct arb_case_select *se
 }
 
 /* The custom part and, for hybrid, the two put together. */
+extern char **environ;
+
+/* Values shorter than this are not taken for secrets (ordinary words would be redacted). */
+#define SECRET_MIN 8
+
+/*
+ * The values of the environment's credential variables (OPENAI_API_KEY, GH_TOKEN...: names
+ * arb_judge_credential_name takes), borrowed from the environment, for the grader's command to
+ * be shown without them: a new array the caller frees, *n its length; NULL when out of memory.
+ */
+static const char **env_secrets(size_t *n)
+{
+    size_t all = 0, i;
+    const char **v;
+
+    while (environ && environ[all])
+        all++;
+    v = malloc((all + 1) * sizeof(*v));
+    *n = 0;
+    for (i = 0; v && i < all; i++) {
+        const char *eq = strchr(environ[i], '=');
+        char name[256];
+
+        if (!eq || (size_t)(eq - environ[i]) >= sizeof(name) || strlen(eq + 1) < SECRET_MIN)
+            continue;
+        memcpy(name, environ[i], (size_t)(eq - environ[i]));
+        name[eq - environ[i]] = '\0';
+        if (arb_judge_credential_name(name))
+            v[(*n)++] = eq + 1;
+    }
+    return v;
+}
+
 static enum arb_status add_grader(const struct report_args *ra, struct arb_store *st, int64_t run,
                                   cJSON *report, int *usage, struct arb_err *err)
 {
-    struct arb_grader g = {NULL, ra->grader_timeout > 0 ? ra->grader_timeout : 60};
+    struct arb_grader g = {NULL, ra->grader_timeout > 0 ? ra->grader_timeout : 60, NULL, 0};
+    const char **secrets;
     char **argv;
     enum arb_status rs;
 
@@ -300,10 +335,17 @@ static enum arb_status add_grader(const struct report_args *ra, struct arb_store
         *usage = 1;
         return ARB_OK;
     }
+    secrets = env_secrets(&g.n_secrets);
+    if (!secrets) {
+        free(argv);
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    }
     g.argv = argv;
+    g.secrets = secrets;
     rs = arb_report_add_custom(st, run, report, &g, err);
     if (!rs && ra->strategy[0] == 'h')
         rs = arb_report_add_hybrid(report, ra->hybrid_weight >= 0 ? ra->hybrid_weight : 0.5, err);
+    free(secrets);
     free(argv);
     return rs;
 }

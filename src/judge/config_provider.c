@@ -12,7 +12,7 @@
 #include "judge_int.h"
 
 /* Header names whose value is a credential: it must come from the environment. */
-static int credential_name(const char *name)
+int arb_judge_credential_name(const char *name)
 {
     static const char *const words[] = {"auth", "key", "token", "secret", "cookie", "password"};
 
@@ -82,7 +82,7 @@ static enum arb_status get_headers(const cJSON *v, struct arb_judge_config *cfg,
                                "comes from api_key_env)",
                                h->string);
         if (cJSON_IsString(h)) {
-            if (credential_name(h->string))
+            if (arb_judge_credential_name(h->string))
                 return arb_err_set(err, ARB_ESCHEMA,
                                    "/judge/headers/%s: a credential is never written in the "
                                    "config (it would be stored with every run): name the "

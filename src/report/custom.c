@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arbiter/blind.h"
 #include "arbiter/json.h"
+#include "arbiter/judge.h"
 #include "arbiter/report.h"
 #include "strategy_int.h"
 
@@ -136,9 +138,10 @@ struct gctx {
     struct arb_store *st;
     int64_t run;
     const struct arb_grader *g;
-    cJSON *cases;   /* the answers, in case order */
-    cJSON *runs;    /* the case being built */
-    const char *at; /* the system whose output runs holds last */
+    const cJSON *shown; /* the command as shown (custom.grader) */
+    cJSON *cases;       /* the answers, in case order */
+    cJSON *runs;        /* the case being built */
+    const char *at;     /* the system whose output runs holds last */
     enum arb_status rc;
     struct arb_err *err;
 };
@@ -162,7 +165,9 @@ static int add_capture(cJSON *r, const cJSON *meta)
     return 0;
 }
 
-/* The output text of one file: binary content is named, not sent (it is not a JSON string). */
+/* The output text of one file: binary content is named, not sent (it is not a JSON string).
+ * Text with a NUL byte is binary (the loader, src/suite/outputs.c, marks it so), so the text
+ * sent holds none and cJSON_CreateString loses nothing of it. */
 static char *output_text(const struct arb_output_row *o, const char *before)
 {
     struct arb_buf b;
@@ -244,14 +249,93 @@ static cJSON *case_input(const char *case_id, const char *case_json, cJSON **run
     return in;
 }
 
-/* "grader 'CMD ARG', case 'ID': " before the message in err. */
+/* ---- the grader's command as shown ------------------------------------------------- */
+
+/* A credential's name before '=' or ':' in arg[0..n) (leading dashes skipped). */
+static int credential_before(const char *arg, size_t n)
+{
+    char name[128];
+
+    while (n && *arg == '-')
+        arg++, n--;
+    if (!n || n >= sizeof(name))
+        return 0;
+    memcpy(name, arg, n);
+    name[n] = '\0';
+    return arb_judge_credential_name(name);
+}
+
+/*
+ * Argument arg (prev the one before it, NULL for the program) as shown, into b: the value of
+ * a credential option ("--api-key X"), of NAME=X or "NAME: X" with a credential's name, and a
+ * URL's user-info redacted.
+ */
+static enum arb_status shown_word(const char *prev, const char *arg, struct arb_buf *b)
+{
+    size_t eq = strcspn(arg, "="), colon = strcspn(arg, ":");
+    int oom = 0;
+    char *bare;
+
+    if (prev && prev[0] == '-' && !strchr(prev, '=') && arb_judge_credential_name(prev))
+        return arb_buf_adds(b, ARB_REDACTED);
+    if (prev && arg[eq] && credential_before(arg, eq))
+        return arb_buf_printf(b, "%.*s=" ARB_REDACTED, (int)eq, arg);
+    if (prev && arg[colon] == ':' && arg[colon + 1] == ' ' && credential_before(arg, colon))
+        return arb_buf_printf(b, "%.*s: " ARB_REDACTED, (int)colon, arg);
+    bare = arb_judge_url_without_credentials(arg, &oom);
+    if (bare) { /* the user-info "u:p@" starts after "://" and is all that bare lacks */
+        size_t at = (size_t)(strstr(arg, "://") + 3 - arg);
+        enum arb_status st = arb_buf_printf(b, "%.*s" ARB_REDACTED "@%s", (int)at, arg, bare + at);
+
+        free(bare);
+        return st;
+    }
+    return oom ? ARB_ENOMEM : arb_buf_adds(b, arg);
+}
+
+/* The grader's argv as shown in reports and errors: a new array of strings, or NULL (OOM). */
+static cJSON *shown_argv(const struct arb_grader *g)
+{
+    cJSON *arr = cJSON_CreateArray();
+    struct arb_buf w, r;
+
+    for (char *const *a = g->argv; arr && *a; a++) {
+        enum arb_status st;
+
+        arb_buf_init(&w, 0);
+        arb_buf_init(&r, 0);
+        st = shown_word(a == g->argv ? NULL : a[-1], *a, &w);
+        if (!st)
+            st = arb_buf_add(&w, "", 0);
+        if (!st)
+            st = arb_redact_flags(w.ptr, w.len, g->secrets, g->n_secrets, ARB_REDACT_ANYWHERE, &r,
+                                  NULL);
+        if (!st)
+            st = arb_buf_add(&r, "", 0);
+        if (st || !cJSON_AddItemToArray(arr, cJSON_CreateString(r.ptr))) {
+            cJSON_Delete(arr);
+            arr = NULL;
+        }
+        arb_buf_release(&w);
+        arb_buf_release(&r);
+    }
+    return arr;
+}
+
+/* "grader 'CMD ARG', case 'ID': " before the message in err (CMD as shown). */
 static enum arb_status grader_failed(const struct gctx *c, const char *case_id, enum arb_status st)
 {
     char cmd[200] = "";
     size_t n = 0;
+    const cJSON *a;
 
-    for (char *const *a = c->g->argv; *a && n < sizeof(cmd) - 1; a++)
-        n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s%s", a == c->g->argv ? "" : " ", *a);
+    cJSON_ArrayForEach(a, c->shown)
+    {
+        if (n >= sizeof(cmd) - 1)
+            break;
+        n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s%s", a == c->shown->child ? "" : " ",
+                              a->valuestring);
+    }
     return arb_err_prefix(c->err, st, "grader '%s', case '%s'", cmd, case_id);
 }
 
@@ -336,14 +420,15 @@ static enum arb_status summarize(const cJSON *cases, const cJSON *systems, cJSON
 enum arb_status arb_report_add_custom(struct arb_store *st, int64_t run, cJSON *report,
                                       const struct arb_grader *g, struct arb_err *err)
 {
-    cJSON *cu = cJSON_AddObjectToObject(report, "custom"), *argv, *sys;
-    struct gctx c = {st, run, g, NULL, NULL, NULL, ARB_OK, err};
+    cJSON *cu = cJSON_AddObjectToObject(report, "custom"), *argv = NULL, *sys;
+    struct gctx c = {st, run, g, NULL, NULL, NULL, NULL, ARB_OK, err};
     enum arb_status rs;
 
-    argv = cu ? cJSON_AddArrayToObject(cu, "grader") : NULL;
-    for (char *const *a = g->argv; argv && *a; a++)
-        if (!cJSON_AddItemToArray(argv, cJSON_CreateString(*a)))
-            argv = NULL;
+    if (cu && (argv = shown_argv(g)) && !cJSON_AddItemToObject(cu, "grader", argv)) {
+        cJSON_Delete(argv);
+        argv = NULL;
+    }
+    c.shown = argv;
     c.cases = argv && cJSON_AddNumberToObject(cu, "timeout_s", g->timeout_s)
                   ? cJSON_AddArrayToObject(cu, "cases")
                   : NULL;

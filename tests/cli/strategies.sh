@@ -108,6 +108,27 @@ expect_cmd "html shows the rankings and reasoning" 0 'id="custom-table"' "" -- \
 grep -q 'a totals c3; b | does not' "$T/out" && grep -q 'href="#custom"' "$T/out" && ok ||
     bad "html custom cases"
 
+# ---- the grader's command as shown: what looks like a credential is redacted -------------
+# An option or NAME=VALUE named like a credential, an HTTP header line, a URL's user-info, and
+# anywhere the value of a credential variable of the environment (ARB_GRADER_TOKEN).
+SEC="--api-key sk-opt-0001 --token=sk-eq-00002 'Authorization: Bearer sk-hdr-0003' https://u:sk-url-0004@example.com/v1 --model gpt-x sk-env-0005"
+SHOWN="[\"sh\",\"$G/good.sh\",\"--api-key\",\"[REDACTED]\",\"--token=[REDACTED]\",\"Authorization: [REDACTED]\",\"https://[REDACTED]@example.com/v1\",\"--model\",\"gpt-x\",\"[REDACTED]\"]"
+ARB_GRADER_TOKEN=sk-env-0005 expect_cmd "custom with secrets in its command" 0 "" "" -- \
+    $R --strategy custom --grader "sh $G/good.sh $SEC" --format json -o "$T/sec.json"
+[ "$(val "$T/sec.json" '$.custom.grader')" = "$SHOWN" ] && ok ||
+    bad "custom.grader redacted: $(val "$T/sec.json" '$.custom.grader')"
+ARB_GRADER_TOKEN=sk-env-0005 expect_cmd "markdown: the command redacted" 0 "--api-key [REDACTED] --token=[REDACTED]" "" -- \
+    $R --strategy custom --grader "sh $G/good.sh $SEC"
+cp "$T/out" "$T/sec.md"
+ARB_GRADER_TOKEN=sk-env-0005 expect_cmd "html" 0 "" "" -- \
+    $R --strategy custom --grader "sh $G/good.sh $SEC" --format html -o "$T/sec.html"
+grep -qF "https://[REDACTED]@example.com/v1" "$T/sec.html" && ok || bad "html: the command redacted"
+ARB_GRADER_TOKEN=sk-env-0005 expect_cmd "error: the command redacted" 4 "" "--api-key [REDACTED] --token=[REDACTED]" -- \
+    $R --strategy custom --grader "sh $G/missing.sh $SEC"
+cp "$T/err" "$T/sec.err"
+! grep -l 'sk-[a-z]*-000' "$T/sec.json" "$T/sec.md" "$T/sec.html" "$T/sec.err" && ok ||
+    bad "a secret of the grader's command reached a report or an error"
+
 # ---- custom: a grader that fails (exit 4, naming the grader, the case and what) ----------
 expect_cmd "malformed JSON" 4 "" "grader 'sh $G/malformed.sh', case 'c1': the answer is not JSON" -- \
     $R --strategy custom --grader "sh $G/malformed.sh"
