@@ -185,8 +185,12 @@ static enum arb_status exchange(struct proc *p, const char *input, size_t len, d
         if (p->in >= 0)
             pfd[nfd++] = (struct pollfd){.fd = p->in, .events = POLLOUT};
         if (poll(pfd, (nfds_t)nfd, wait_ms < EXIT_CHECK_MS ? wait_ms : EXIT_CHECK_MS) < 0 &&
-            errno != EINTR)
-            return arb_err_set(err, ARB_EREMOTE, "poll: %s", strerror(errno));
+            errno != EINTR) {
+            int e = errno;
+
+            kill_group(p); /* the caller waits for it as for one it killed */
+            return arb_err_set(err, ARB_EREMOTE, "poll: %s", strerror(e));
+        }
         for (i = 0; i < nfd; i++) {
             if (!pfd[i].revents)
                 continue;
