@@ -28,10 +28,7 @@ double report_output_ms(const char *meta_json)
 double report_output_score(const char *meta_json)
 {
     cJSON *meta = meta_json ? cJSON_Parse(meta_json) : NULL;
-    const cJSON *s =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(meta, "score"), "score");
-    double v =
-        cJSON_IsNumber(s) && s->valuedouble >= 0 && s->valuedouble <= 1 ? s->valuedouble : NAN;
+    double v = strategy_prior_score(meta);
 
     cJSON_Delete(meta);
     return v;

@@ -27,12 +27,7 @@
 #define SEEN_SCORE        2
 #define PER_SYS           4 /* statistics per system: win, pass and score rates, latency */
 
-struct dvec {
-    double *v;
-    size_t n, cap;
-};
-
-static int push(struct dvec *d, double x)
+int dvec_push(struct dvec *d, double x)
 {
     if (d->n == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 64;
@@ -169,11 +164,12 @@ static int new_case(struct stats_acc *s, const char *id)
     for (i = 0; i < s->n_sys; i++) {
         struct sys_acc *y = &s->sys[i];
 
-        bad |= push(&y->win, 0) | push(&y->games, 0) | push(&y->passed, 0) | push(&y->total, 0) |
-               push(&y->overall, 0) | push(&y->scored, 0) | push(&y->ms, 0) | push(&y->timed, 0);
+        bad |= dvec_push(&y->win, 0) | dvec_push(&y->games, 0) | dvec_push(&y->passed, 0) |
+               dvec_push(&y->total, 0) | dvec_push(&y->overall, 0) | dvec_push(&y->scored, 0) |
+               dvec_push(&y->ms, 0) | dvec_push(&y->timed, 0);
     }
     for (i = 0; i < s->n_pairs; i++)
-        bad |= push(&s->pairs[i].diff, 0) | push(&s->pairs[i].paired, 0);
+        bad |= dvec_push(&s->pairs[i].diff, 0) | dvec_push(&s->pairs[i].paired, 0);
     s->n_cases++;
     return bad;
 }

@@ -16,6 +16,15 @@
 #include "arbiter/status.h"
 #include "arbiter/store.h"
 
+/* A growable list of doubles (statistics.c, trials.c); zeroed is empty, free(v) releases. */
+struct dvec {
+    double *v;
+    size_t n, cap;
+};
+
+/* Append x: 0, or -1 when out of memory (d is unchanged). */
+int dvec_push(struct dvec *d, double x);
+
 /*
  * An output's duration in milliseconds from its stored meta_json, as the
  * weighted strategy reads it (strategy_duration_ms: "duration", else

@@ -19,6 +19,10 @@
  * NaN when none (weighted.c). */
 double strategy_duration_ms(const cJSON *meta);
 
+/* An output's own grader score from an earlier grading step (meta's score.score, 0-1, as
+ * agent-eval capture files carry it), or NaN. */
+double strategy_prior_score(const cJSON *meta);
+
 /* 1 when an output's capture fields record tool errors (toolErrors: a count > 0, a non-empty
  * list, or true); 0 otherwise (weighted.c). */
 int strategy_tool_errors(const cJSON *meta);

@@ -50,18 +50,13 @@ struct tcase {
     size_t timed;     /* how many have one */
 };
 
-struct dlist {
-    double *v;
-    size_t n, cap;
-};
-
 struct tsys {
     char *name;
     struct tcase *cs;
     size_t n_cs, cap_cs;
     size_t cases; /* resolved cases */
     size_t trials, unresolved, unresolved_cases, max_n, min_n;
-    struct dlist scores, ms; /* every trial's score and duration */
+    struct dvec scores, ms; /* every trial's score and duration */
     size_t from_output, from_checks;
 };
 
@@ -86,21 +81,6 @@ struct tacc {
     double *dur;
     enum arb_status st;
 };
-
-static int dpush(struct dlist *d, double x)
-{
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 64;
-        double *v = realloc(d->v, cap * sizeof(*v));
-
-        if (!v)
-            return -1;
-        d->v = v;
-        d->cap = cap;
-    }
-    d->v[d->n++] = x;
-    return 0;
-}
 
 static struct tsys *sys_named(struct tacc *a, const char *name)
 {
@@ -161,13 +141,13 @@ static int trial_figures(struct tacc *a, struct tsys *s, struct tcase *t)
         if (!isnan(score)) {
             t->score_sum += score;
             t->scored++;
-            if (dpush(&s->scores, score))
+            if (dvec_push(&s->scores, score))
                 return -1;
         }
         if (!isnan(a->dur[i])) {
             t->ms_sum += a->dur[i];
             t->timed++;
-            if (dpush(&s->ms, a->dur[i]))
+            if (dvec_push(&s->ms, a->dur[i]))
                 return -1;
         }
     }
@@ -414,7 +394,7 @@ static int cmp_double(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-static double mean_of(const struct dlist *d)
+static double mean_of(const struct dvec *d)
 {
     double t = 0;
 

@@ -68,8 +68,7 @@ int strategy_tool_errors(const cJSON *meta)
     return cJSON_IsTrue(e);
 }
 
-/* The output's own grader score from an earlier grading step (score.score, 0-1), or NaN. */
-static double prior_score(const cJSON *meta)
+double strategy_prior_score(const cJSON *meta)
 {
     const cJSON *s =
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(meta, "score"), "score");
@@ -96,7 +95,7 @@ static int on_output(void *ctx, const struct arb_output_row *o)
     }
     w->sys[i].outputs++;
     w->sys[i].clean += !strategy_tool_errors(meta);
-    d = prior_score(meta);
+    d = strategy_prior_score(meta);
     if (!isnan(d)) {
         w->sys[i].prior_sum += d;
         w->sys[i].prior_n++;
