@@ -27,4 +27,7 @@ extern const char *const store_migration6_sql_parts[];
 /* db/migrations/007-procedure-identity.sql (src/store/migration7_sql.c). */
 extern const char *const store_migration7_sql_parts[];
 
+/* db/migrations/008-labels.sql (src/store/migration8_sql.c). */
+extern const char *const store_migration8_sql_parts[];
+
 #endif

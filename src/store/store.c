@@ -41,6 +41,7 @@ static const struct migration migrations[] = {
     {5, store_migration5_sql_parts, "PRAGMA user_version = 5;"},
     {6, store_migration6_sql_parts, "PRAGMA user_version = 6;"},
     {7, store_migration7_sql_parts, "PRAGMA user_version = 7;"},
+    {8, store_migration8_sql_parts, "PRAGMA user_version = 8;"},
 };
 
 #define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))

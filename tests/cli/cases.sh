@@ -255,9 +255,9 @@ sqlite3 "$T/v3.db" "DROP INDEX cases_by_seq_id; CREATE INDEX cases_by_seq ON cas
                     ALTER TABLE judgments DROP COLUMN fence;
                     ALTER TABLE judgments DROP COLUMN reply_sha256;
                     PRAGMA user_version = 3" || bad "sqlite3: cannot make a schema-3 database"
-t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 7: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
-t "migrate an older schema" 0 "v3.db: migrated to schema version 7" "" -- migrate --db "$T/v3.db"
-t "migrate a current one" 0 "v3.db: already at schema version 7" "" -- migrate --db "$T/v3.db"
+t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 8: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
+t "migrate an older schema" 0 "v3.db: migrated to schema version 8" "" -- migrate --db "$T/v3.db"
+t "migrate a current one" 0 "v3.db: already at schema version 8" "" -- migrate --db "$T/v3.db"
 t "report after migrate" 0 "" "" -- report 1 --db "$T/v3.db" --format json -o "$T/rep-migrated.json"
 # Identical but for the procedure's identity, which a run stored before migration 7 lacks.
 sed -e '/"procedure_hash":/d' -e 's/,$//' "$T/rep-current.json" >"$T/rep-current-7.json"
