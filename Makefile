@@ -138,6 +138,7 @@ deps:
 test: deps
 	@$(SUBMAKE) all $(BUILD)/unit-tests $(BUILD)/judge_sim $(BUILD)/schema-suite
 	@$(SUBMAKE) test-unit test-cli
+	@$(SUBMAKE) test-browser
 	@$(BUILD)/schema-suite tests/data/json-schema-test-suite >$(BUILD)/schema-suite.log || \
 	    { cat $(BUILD)/schema-suite.log; exit 1; }
 	@echo "schema-suite: $$(tail -1 $(BUILD)/schema-suite.log)"
@@ -186,6 +187,28 @@ test-cli:
 	@sh tests/cli/strategies.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/llm_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/bad-input/run.sh $(BUILD)/arbiter
+
+# Browser tests of `arbiter view` (tests/browser/README.md): Debian's chromium driven over the
+# DevTools protocol by puppeteer-core from the npm registry, which `npm ci` installs from the
+# committed lock file into tests/browser/node_modules (again whenever the lock file changes).
+# Node.js and npm come with the machine; where they do not, Debian's nodejs and npm.
+.PHONY: test-browser screenshots
+BROWSER_TESTS = $(sort $(wildcard tests/browser/*.test.mjs))
+BROWSER_STAMP = tests/browser/node_modules/.package-lock.json
+$(BROWSER_STAMP): tests/browser/package.json tests/browser/package-lock.json
+	@command -v node >/dev/null && command -v npm >/dev/null || sh tools/deps.sh nodejs npm
+	cd tests/browser && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+test-browser: deps
+	@$(SUBMAKE) all $(BUILD)/judge_sim $(BROWSER_STAMP)
+	@st=0; for t in $(BROWSER_TESTS); do \
+	    node $$t $(BUILD)/arbiter $(BUILD)/judge_sim || st=1; done; exit $$st
+
+# PNGs of the pages for the README (1280 x 800) into docs/screenshots/.
+screenshots: deps
+	@$(SUBMAKE) all $(BUILD)/judge_sim $(BROWSER_STAMP)
+	@node tests/browser/screenshots.mjs $(BUILD)/arbiter $(BUILD)/judge_sim docs/screenshots
 
 # The bundled bake-off, offline, with tests/judge_sim as a command judge (examples/demo.sh).
 demo: deps
