@@ -166,6 +166,15 @@ enum arb_status arb_calib_load(const char *path, struct arb_calib_set **out, str
 enum arb_status arb_calib_load_named(const char *path, const char *const systems[2],
                                      struct arb_calib_set **out, struct arb_err *err);
 
+/*
+ * The same over text[0..len) (JSONL; the last line may lack its LF; text is only read),
+ * errors located as "NAME:LINE:COL: ..." with name standing for the file, e.g. "labels of run
+ * 3 in arbiter.db" (arb_labels_jsonl, labels.h, makes such text).  set->sha256 is of the text.
+ */
+enum arb_status arb_calib_load_named_text(const char *text, size_t len, const char *name,
+                                          const char *const systems[2], struct arb_calib_set **out,
+                                          struct arb_err *err);
+
 void arb_calib_set_free(struct arb_calib_set *set);
 
 /* How many items have neither a recorded verdict nor has_final (they need a judge). */

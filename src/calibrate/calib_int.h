@@ -44,6 +44,16 @@ enum arb_status calib_jsonl_read(const char *path,
                                  void *ctx, char *sha256, struct arb_err *err);
 
 /*
+ * The same over text[0..len) (the last line may lack its LF), whose lines errors locate as
+ * "NAME:LINE:COL: ..." ("NAME: no labelled items" when it holds none).
+ */
+enum arb_status calib_jsonl_read_text(const char *text, size_t len, const char *name,
+                                      enum arb_status (*fn)(void *ctx, const cJSON *o,
+                                                            const struct calib_line *w,
+                                                            struct arb_err *err),
+                                      void *ctx, char *sha256, struct arb_err *err);
+
+/*
  * Format "FILE:LINE:COL: POINTER: message" into err and return st.  COL is
  * that of the value at pointer (at_key: of its member key), or of the nearest
  * enclosing value; an empty pointer is not shown.

@@ -5,7 +5,9 @@
  * Columns count code points and point at the offending value (or the key,
  * for an unknown key); a line is one physical line, so stepping through its
  * containers with the scanner of src/util/jscan.h finds them.  The file's
- * bytes are hashed (SHA-256) as they are read, for the run row of a study.
+ * bytes are hashed (SHA-256) as they are read, for the run row of a study.  The same
+ * reader takes a text in memory (the labels of a run in the database, labels_jsonl.c),
+ * named as a file would be in its messages.
  * What a line must hold is the caller's business (load.c for judge labels,
  * tune_load.c for check labels).
  */
@@ -141,18 +143,47 @@ enum arb_status calib_unique_id(const struct calib_line *w, const char *id, stru
     return ARB_OK;
 }
 
-/* ---- the file -------------------------------------------------------------------------- */
+/* ---- the lines: of a file or of a text ------------------------------------------------ */
 
-/* Parse every line of f and hand it to fn; *items counts the lines handed over. */
-static enum arb_status read_lines(FILE *f, const char *path,
+/* Where lines come from: f (getline into buf), or text[at..len) read in place. */
+struct line_src {
+    FILE *f;
+    char *buf;
+    size_t cap;
+    const char *text;
+    size_t len, at;
+};
+
+/* The next line with its LF (the last may lack one): *line, its length; -1 at the end. */
+static ssize_t next_line(struct line_src *src, const char **line)
+{
+    const char *nl;
+    ssize_t got;
+
+    if (src->f) {
+        got = getline(&src->buf, &src->cap, src->f);
+        *line = src->buf;
+        return got;
+    }
+    if (src->at >= src->len)
+        return -1;
+    *line = src->text + src->at;
+    nl = memchr(*line, '\n', src->len - src->at);
+    got = nl ? nl - *line + 1 : (ssize_t)(src->len - src->at);
+    src->at += (size_t)got;
+    return got;
+}
+
+/* Parse every line of src and hand it to fn; *items counts the lines handed over. */
+static enum arb_status read_lines(struct line_src *src, const char *path,
                                   enum arb_status (*fn)(void *ctx, const cJSON *o,
                                                         const struct calib_line *w,
                                                         struct arb_err *err),
                                   void *ctx, EVP_MD_CTX *md, size_t *items, struct arb_err *err)
 {
     struct arb_strset ids;
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
+    const char *line = NULL;
+    size_t lineno = 0;
     ssize_t got;
     enum arb_status st = ARB_OK;
 
@@ -162,7 +193,7 @@ static enum arb_status read_lines(FILE *f, const char *path,
         cJSON *o = NULL;
         size_t i;
 
-        got = getline(&line, &cap, f);
+        got = next_line(src, &line);
         if (got < 0)
             break;
         w = (struct calib_line){path, ++lineno, line, (size_t)got, &ids};
@@ -198,12 +229,38 @@ static enum arb_status read_lines(FILE *f, const char *path,
         cJSON_Delete(o);
         (*items)++;
     }
-    if (!st && ferror(f))
+    if (!st && src->f && ferror(src->f))
         st = arb_err_set(err, ARB_EIO, "cannot read '%s': %s", path, strerror(errno));
     if (!st && *items == 0)
         st = arb_err_set(err, ARB_ESCHEMA, "%s: no labelled items", path);
     arb_strset_release(&ids);
-    free(line);
+    return st;
+}
+
+/* read_lines with the bytes hashed into sha256 (65 bytes, or NULL). */
+static enum arb_status read_hashed(struct line_src *src, const char *path,
+                                   enum arb_status (*fn)(void *ctx, const cJSON *o,
+                                                         const struct calib_line *w,
+                                                         struct arb_err *err),
+                                   void *ctx, char *sha256, struct arb_err *err)
+{
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int dn = 0;
+    size_t items = 0;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    enum arb_status st;
+
+    if (!md)
+        st = arb_err_set(err, ARB_ENOMEM, "out of memory");
+    else if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL))
+        st = arb_err_set(err, ARB_EINTERNAL, "cannot hash '%s'", path);
+    else
+        st = read_lines(src, path, fn, ctx, md, &items, err);
+    if (!st && !EVP_DigestFinal_ex(md, digest, &dn))
+        st = arb_err_set(err, ARB_EINTERNAL, "cannot hash '%s'", path);
+    if (!st && sha256)
+        arb_hex(digest, dn < 32 ? dn : 32, sha256);
+    EVP_MD_CTX_free(md);
     return st;
 }
 
@@ -213,28 +270,29 @@ enum arb_status calib_jsonl_read(const char *path,
                                                        struct arb_err *err),
                                  void *ctx, char *sha256, struct arb_err *err)
 {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int dn = 0;
-    size_t items = 0;
-    EVP_MD_CTX *md;
+    struct line_src src;
     enum arb_status st;
-    FILE *f;
 
-    f = fopen(path, "rb");
-    if (!f)
+    memset(&src, 0, sizeof(src));
+    src.f = fopen(path, "rb");
+    if (!src.f)
         return arb_err_set(err, ARB_EIO, "cannot open labels '%s': %s", path, strerror(errno));
-    md = EVP_MD_CTX_new();
-    if (!md)
-        st = arb_err_set(err, ARB_ENOMEM, "out of memory");
-    else if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL))
-        st = arb_err_set(err, ARB_EINTERNAL, "cannot hash '%s'", path);
-    else
-        st = read_lines(f, path, fn, ctx, md, &items, err);
-    if (!st && !EVP_DigestFinal_ex(md, digest, &dn))
-        st = arb_err_set(err, ARB_EINTERNAL, "cannot hash '%s'", path);
-    if (!st && sha256)
-        arb_hex(digest, dn < 32 ? dn : 32, sha256);
-    EVP_MD_CTX_free(md);
-    fclose(f);
+    st = read_hashed(&src, path, fn, ctx, sha256, err);
+    free(src.buf);
+    fclose(src.f);
     return st;
+}
+
+enum arb_status calib_jsonl_read_text(const char *text, size_t len, const char *name,
+                                      enum arb_status (*fn)(void *ctx, const cJSON *o,
+                                                            const struct calib_line *w,
+                                                            struct arb_err *err),
+                                      void *ctx, char *sha256, struct arb_err *err)
+{
+    struct line_src src;
+
+    memset(&src, 0, sizeof(src));
+    src.text = text;
+    src.len = text ? len : 0;
+    return read_hashed(&src, name, fn, ctx, sha256, err);
 }

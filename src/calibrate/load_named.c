@@ -2,8 +2,9 @@
  * load_named.c - labels for a finished run (calibrate.h, arb_calib_load_named):
  * one line per case, {"id", "human", "criteria"?, "note"?}, whose labels name
  * the run's systems.  The lines carry no outputs and no verdicts: the caller
- * takes those from the run.  Reading the lines and locating errors are
- * jsonl.c's, the labels labels.c's.
+ * takes those from the run.  The lines come from a file or from a text (the
+ * labels of a run in the database, as `arbiter export --labels` writes them).
+ * Reading the lines and locating errors are jsonl.c's, the labels labels.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,8 +90,13 @@ static enum arb_status check_systems(const char *const systems[2], struct arb_er
     return ARB_OK;
 }
 
-enum arb_status arb_calib_load_named(const char *path, const char *const systems[2],
-                                     struct arb_calib_set **out, struct arb_err *err)
+/*
+ * Read labels for a run from a file (path) or, when text is given, from text[0..len) named
+ * name in messages: one parser for both, so the figures cannot differ.
+ */
+static enum arb_status load_named(const char *path, const char *text, size_t len,
+                                  const char *const systems[2], struct arb_calib_set **out,
+                                  struct arb_err *err)
 {
     struct named_ctx c;
     enum arb_status st;
@@ -105,10 +111,30 @@ enum arb_status arb_calib_load_named(const char *path, const char *const systems
     if (!c.set)
         return arb_err_set(err, ARB_ENOMEM, "out of memory");
     c.set->kind = ARB_CALIB_PAIRWISE;
-    st = calib_jsonl_read(path, add_named, &c, c.set->sha256, err);
+    if (text)
+        st = calib_jsonl_read_text(text, len, path, add_named, &c, c.set->sha256, err);
+    else
+        st = calib_jsonl_read(path, add_named, &c, c.set->sha256, err);
     if (st)
         arb_calib_set_free(c.set);
     else
         *out = c.set;
     return st;
+}
+
+enum arb_status arb_calib_load_named(const char *path, const char *const systems[2],
+                                     struct arb_calib_set **out, struct arb_err *err)
+{
+    return load_named(path, NULL, 0, systems, out, err);
+}
+
+enum arb_status arb_calib_load_named_text(const char *text, size_t len, const char *name,
+                                          const char *const systems[2], struct arb_calib_set **out,
+                                          struct arb_err *err)
+{
+    if (!text || !name) {
+        *out = NULL;
+        return arb_err_set(err, ARB_EUSAGE, "arb_calib_load_named_text: no text or name");
+    }
+    return load_named(name, text, len, systems, out, err);
 }

@@ -4,7 +4,9 @@
  * procedure (checks, judge, policy) against human labels.
  *
  * --run reads a finished run's stored verdicts for the labelled cases and asks
- * no judge.  --suite makes a run of its own (kind "calibration": never
+ * no judge; its labels come from a file, or with --labels-from-db from the
+ * labels table (labels.h) as the text `export --labels` writes, read by the
+ * same parser.  --suite makes a run of its own (kind "calibration": never
  * "latest") of the labelled pairs through the suite's procedure - the same
  * arb_run_execute as `arbiter run`, with the suite's checks, blinding, judge
  * prompt, rubric and policy - and then measures that run exactly as --run
@@ -26,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arbiter/buf.h"
 #include "arbiter/calibrate.h"
 #include "arbiter/json.h"
 #include "arbiter/run.h"
@@ -173,12 +176,50 @@ static int measure(struct arb_store *st, int64_t run, const struct run_facts *rf
     return code;
 }
 
+/*
+ * The labels of run in the database as a set, named "labels of run N in DB" (cp->labels,
+ * pointing at name) in messages and in the stored study.  An exit code.
+ */
+static int labels_from_db(struct arb_store *st, int64_t run, const char *const systems[2],
+                          struct cal_proc *cp, char *name, size_t n, struct arb_calib_set **set)
+{
+    struct arb_err err = {{0}};
+    struct arb_buf text;
+    enum arb_status rs;
+    int code;
+
+    arb_buf_init(&text, 0);
+    snprintf(name, n, "labels of run %lld in %s", (long long)run, cp->db);
+    cp->labels = name;
+    code = cli_labels_text("calibrate", st, run, cp->annotators, &text);
+    if (!code && !text.len) {
+        char why[600];
+
+        cli_labels_none(run, cp->annotators, why, sizeof(why));
+        cli_error("calibrate",
+                  "%s in '%s': label its pairs with 'arbiter view --label', or give "
+                  "a LABELS file",
+                  why, cp->db);
+        code = EXIT_USAGE;
+    }
+    if (!code) {
+        rs = arb_calib_load_named_text(text.ptr, text.len, name, systems, set, &err);
+        if (rs) {
+            cli_error("calibrate", "%s", err.msg);
+            code = cli_exit_for(rs);
+        }
+    }
+    arb_buf_release(&text);
+    return code;
+}
+
 int cli_calibrate_run(struct cal_proc *cp)
 {
     struct arb_store *st = NULL;
     struct arb_calib_set *set = NULL;
     struct arb_err err = {{0}};
     struct run_facts rf;
+    char name[PATH_MAX + 64];
     int64_t run = 0;
     enum arb_status rs;
     int code;
@@ -196,10 +237,14 @@ int cli_calibrate_run(struct cal_proc *cp)
     if (!code) {
         const char *const systems[2] = {rf.systems[0], rf.systems[1]};
 
-        rs = arb_calib_load_named(cp->labels, systems, &set, &err);
-        if (rs) {
-            cli_error("calibrate", "%s", err.msg);
-            code = cli_exit_for(rs);
+        if (cp->from_db) {
+            code = labels_from_db(st, run, systems, cp, name, sizeof(name), &set);
+        } else {
+            rs = arb_calib_load_named(cp->labels, systems, &set, &err);
+            if (rs) {
+                cli_error("calibrate", "%s", err.msg);
+                code = cli_exit_for(rs);
+            }
         }
     }
     if (!code)

@@ -12,18 +12,25 @@
 #include "arbiter/store.h"
 #include "cli.h"
 #include "judge_opts.h"
+#include "label_opts.h"
 #include "progress.h"
 
 struct cal_proc {
-    const char *labels, *db, *format;
-    const char *run;   /* --run RUN (an id or "latest"), or NULL */
-    const char *suite; /* --suite SUITE, or NULL */
+    const char *labels, *db, *format; /* labels: NULL with from_db */
+    const char *run;                  /* --run RUN (an id or "latest"), or NULL */
+    const char *suite;                /* --suite SUITE, or NULL */
     struct arb_calib_opts opts;
     struct cli_judge *judge;
     struct cli_progress *progress;
+    int from_db;                             /* --labels-from-db: the run's labels in the DB */
+    const struct cli_annotators *annotators; /* --annotator: whose (none: everyone's) */
 };
 
-/* calibrate --run: the run's stored verdicts against labels naming its systems. */
+/*
+ * calibrate --run: the run's stored verdicts against labels naming its systems, from the
+ * LABELS file or (from_db) the labels people made of the run's first pair in the database,
+ * read as the text `export --labels` writes through the same parser.
+ */
 int cli_calibrate_run(struct cal_proc *cp);
 
 /* calibrate --suite: the labelled pairs run through the suite's procedure, then measured. */

@@ -20,7 +20,8 @@
 #include "cmd_tune.h"
 
 static const char usage_text[] =
-    "usage: arbiter calibrate --run RUN LABELS [--db FILE] [--format json|md] [--bootstrap N]\n"
+    "usage: arbiter calibrate --run RUN (LABELS | --labels-from-db [--annotator NAME ...])\n"
+    "                         [--db FILE] [--format json|md] [--bootstrap N]\n"
     "       arbiter calibrate --suite SUITE PAIRS [--judge FILE] [--db FILE] [--format json|md]\n"
     "                         [--bootstrap N] [--[no-]progress]\n"
     "       arbiter calibrate LABELS [--judge FILE] [--db FILE]\n"
@@ -37,6 +38,9 @@ static const char usage_text[] =
     "                      judge call.  LABELS is JSONL: {\"id\": CASE, \"human\": SYSTEM or\n"
     "                      \"tie\" or a list (one per annotator), \"criteria\"?: {NAME: SYSTEM\n"
     "                      or \"tie\" or a list}, \"note\"?: text}\n"
+    "  --labels-from-db    with --run, for LABELS: the labels of the run in the database\n"
+    "                      ('view --label'), as 'export RUN --labels' writes them\n"
+    "  --annotator NAME    with --labels-from-db: only NAME's labels (repeatable)\n"
     "  --suite SUITE       the labelled pairs run through SUITE's own procedure (checks,\n"
     "                      blinding, judge prompt, rubric, policy: as 'arbiter run') into a\n"
     "                      calibration run (never 'latest'), then measured as --run does.\n"
@@ -80,6 +84,8 @@ struct cal_args {
     const char *run, *suite; /* --run RUN, --suite SUITE */
     struct arb_calib_opts opts;
     struct cli_progress progress;
+    int from_db;                      /* --labels-from-db */
+    struct cli_annotators annotators; /* --annotator, with --labels-from-db */
 };
 
 /* Parse the options; returns an exit code, CLI_PARSED (-1) to go on. */
@@ -93,6 +99,8 @@ static int parse_args(int argc, char **argv, struct cal_args *ca, struct cli_jud
         CLI_OPT_DB(&ca->db),
         CLI_OPT_STRING("--run", &ca->run),
         CLI_OPT_STRING("--suite", &ca->suite),
+        CLI_OPT_BOOL("--labels-from-db", &ca->from_db),
+        CLI_OPT_ANNOTATOR(&ca->annotators),
         CLI_OPT_CHOICE("--format", &ca->format, formats),
         CLI_OPT_CHOICE("--policy", &policy, policies),
         CLI_OPT_CHOICE("--unparsed", &unparsed, unparsed_as),
@@ -109,11 +117,21 @@ static int parse_args(int argc, char **argv, struct cal_args *ca, struct cli_jud
         cli_error("calibrate", "unexpected argument '%s': give one LABELS file", argv[1]);
         return EXIT_USAGE;
     }
-    if (!n_pos) {
+    if (ca->annotators.n && !ca->from_db) {
+        cli_error("calibrate", "--annotator goes with --labels-from-db");
+        return EXIT_USAGE;
+    }
+    if (ca->from_db && (!ca->run || n_pos)) {
+        cli_error("calibrate", n_pos ? "give LABELS or --labels-from-db, not both"
+                                     : "--labels-from-db goes with --run RUN (the run whose "
+                                       "labels and verdicts are measured)");
+        return EXIT_USAGE;
+    }
+    if (!n_pos && !ca->from_db) {
         cli_error("calibrate", "missing LABELS (see 'arbiter calibrate --help')");
         return EXIT_USAGE;
     }
-    ca->labels = argv[0];
+    ca->labels = n_pos ? argv[0] : NULL;
     if (ca->run && ca->suite) {
         cli_error("calibrate", "give --run RUN or --suite SUITE, not both");
         return EXIT_USAGE;
@@ -345,8 +363,16 @@ static int calibrate_cmd(int argc, char **argv)
     if (code >= 0)
         return code;
     if (ca.run || ca.suite) {
-        struct cal_proc cp = {ca.labels, ca.db, ca.format, ca.run, ca.suite, ca.opts, &judge,
-                              &ca.progress};
+        struct cal_proc cp = {.labels = ca.labels,
+                              .db = ca.db,
+                              .format = ca.format,
+                              .run = ca.run,
+                              .suite = ca.suite,
+                              .opts = ca.opts,
+                              .judge = &judge,
+                              .progress = &ca.progress,
+                              .from_db = ca.from_db,
+                              .annotators = &ca.annotators};
 
         if (ca.run && (judge.file || judge.url || judge.model || judge.concurrency)) {
             cli_error("calibrate", "--run measures stored verdicts and asks no judge: drop the "

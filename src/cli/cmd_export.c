@@ -1,7 +1,8 @@
 /*
  * cmd_export.c - `arbiter export`: per-case comparison.json files, every
- * check record as JSONL, or one CSV table of the verdicts; of every case or
- * of a selection (--limit, --cases: arb_store_scope).
+ * check record as JSONL, one CSV table of the verdicts, or the human labels of
+ * the run's first pair as the JSONL `calibrate --run` reads (labels.h); of
+ * every case or of a selection (--limit, --cases: arb_store_scope).
  *
  * File names come from case ids and system names, which are untrusted:
  * export_names.c escapes them (an id such as "../../etc/passwd" can never
@@ -22,6 +23,7 @@
 #include "case_select.h"
 #include "cli.h"
 #include "export_names.h"
+#include "label_opts.h"
 #include "outfile.h"
 #include "parse_options.h"
 
@@ -29,6 +31,8 @@ static const char usage_text[] =
     "usage: arbiter export RUN --comparisons DIR [--db FILE] [--limit N] [--cases ID,ID|@FILE]\n"
     "       arbiter export RUN --jsonl [--db FILE] [--limit N] [--cases ID,ID|@FILE]\n"
     "       arbiter export RUN --csv [-o FILE] [--db FILE] [--limit N] [--cases ID,ID|@FILE]\n"
+    "       arbiter export RUN --labels [-o FILE] [--annotator NAME ...] [--db FILE]\n"
+    "                      [--limit N] [--cases ID,ID|@FILE]\n"
     "\n"
     "  --db FILE          the database (default ./" CLI_DEFAULT_DB ")\n"
     "  --comparisons DIR  write one comparison.json per case into DIR (created if\n"
@@ -63,10 +67,14 @@ static const char usage_text[] =
     "                     0.6666666666666666).\n"
     "                     Text is written as stored: a case id starting with = + - @ is\n"
     "                     not altered, so a spreadsheet may read it as a formula\n"
-    "  -o FILE            with --csv: write to FILE (through a temporary file beside it,\n"
-    "                     renamed when complete; never the database, the --cases\n"
-    "                     file or one the run was made of) instead of\n"
-    "                     standard output\n" CLI_CASE_SELECT_HELP
+    "  --labels           print the human labels of the run's first two systems as the\n"
+    "                     JSONL 'calibrate --run RUN LABELS' reads (README \"Calibration\");\n"
+    "                     none: nothing written, exit 0\n"
+    "  --annotator NAME   with --labels: only NAME's labels (repeatable)\n"
+    "  -o FILE            with --csv, --labels: write to FILE (through a temporary file\n"
+    "                     beside it, renamed when complete; never the database, the\n"
+    "                     --cases file or one the run was made of), not standard output\n"
+    CLI_CASE_SELECT_HELP
     "                      (in RUN's case order): every record, comparison file or\n"
     "                      row is then of those cases only; an id RUN lacks is an error\n"
     "\n"
@@ -272,7 +280,8 @@ static enum arb_status export_jsonl(struct arb_store *st, int64_t run, struct ar
 
 struct export_args {
     const char *db, *run_spec, *dir, *out_path;
-    int jsonl, csv;
+    int jsonl, csv, labels;
+    struct cli_annotators annotators; /* --annotator, with --labels */
     struct cli_case_select cases;
 };
 
@@ -318,6 +327,34 @@ static enum arb_status export_csv(struct arb_store *st, int64_t run, const char 
     return rs;
 }
 
+/*
+ * The labels of run's first pair (labels.h) to out_path or standard output; none: nothing on
+ * standard output (with -o, an empty file), said on standard error.  An exit code, the
+ * message printed.
+ */
+static int export_labels(struct arb_store *st, int64_t run, const struct export_args *ea)
+{
+    struct arb_buf out;
+    char why[600];
+    size_t lines = 0;
+    int code;
+
+    arb_buf_init(&out, 0);
+    code = cli_labels_text("export", st, run, &ea->annotators, &out);
+    for (size_t i = 0; i < out.len; i++)
+        lines += out.ptr[i] == '\n';
+    if (!code && cli_outfile_write("export", ea->out_path, out.ptr ? out.ptr : "", out.len))
+        code = EXIT_ENV;
+    if (!code && !lines) {
+        cli_labels_none(run, &ea->annotators, why, sizeof(why));
+        fprintf(stderr, "arbiter export: %s: nothing to export\n", why);
+    } else if (!code) {
+        fprintf(stderr, "arbiter export: labels of %zu cases\n", lines);
+    }
+    arb_buf_release(&out);
+    return code;
+}
+
 /* Returns CLI_PARSED to go on, else the exit code (--help printed, or a usage error). */
 static int parse_args(struct export_args *ea, int argc, char **argv)
 {
@@ -326,6 +363,8 @@ static int parse_args(struct export_args *ea, int argc, char **argv)
         CLI_OPT_STRING("--comparisons", &ea->dir),
         CLI_OPT_BOOL("--jsonl", &ea->jsonl),
         CLI_OPT_BOOL("--csv", &ea->csv),
+        CLI_OPT_BOOL("--labels", &ea->labels),
+        CLI_OPT_ANNOTATOR(&ea->annotators),
         CLI_OPT_STRING("-o", &ea->out_path),
         CLI_CASE_SELECT_OPTIONS(&ea->cases),
         CLI_OPT_END(),
@@ -339,13 +378,18 @@ static int parse_args(struct export_args *ea, int argc, char **argv)
         return EXIT_USAGE;
     }
     ea->run_spec = n_pos ? argv[0] : NULL;
-    if (!ea->run_spec || (ea->dir != NULL) + ea->jsonl + ea->csv != 1) {
-        cli_error("export", "usage: arbiter export RUN (--comparisons DIR | --jsonl | --csv)");
+    if (!ea->run_spec || (ea->dir != NULL) + ea->jsonl + ea->csv + ea->labels != 1) {
+        cli_error("export",
+                  "usage: arbiter export RUN (--comparisons DIR | --jsonl | --csv | --labels)");
         return EXIT_USAGE;
     }
-    if (ea->out_path && !ea->csv) {
-        cli_error("export", "-o goes with --csv (--comparisons names a directory, --jsonl "
-                            "prints to standard output)");
+    if (ea->out_path && !ea->csv && !ea->labels) {
+        cli_error("export", "-o goes with --csv or --labels (--comparisons names a directory, "
+                            "--jsonl prints to standard output)");
+        return EXIT_USAGE;
+    }
+    if (ea->annotators.n && !ea->labels) {
+        cli_error("export", "--annotator goes with --labels");
         return EXIT_USAGE;
     }
     if (cli_outfile_check("export", ea->out_path, ea->db) ||
@@ -361,6 +405,7 @@ static int export_cmd(int argc, char **argv)
     struct arb_err err = {{0}};
     int64_t run = 0;
     int code = EXIT_PASS, parsed, not_written = 0, refused;
+    int labels_code = EXIT_PASS; /* export_labels prints its own messages */
     enum arb_status rs;
 
     memset(&ea, 0, sizeof(ea));
@@ -385,10 +430,14 @@ static int export_cmd(int argc, char **argv)
         rs = export_jsonl(st, run, &err);
     else if (!rs && !refused && ea.csv)
         rs = export_csv(st, run, ea.out_path, &not_written, &err);
+    else if (!rs && !refused && ea.labels)
+        labels_code = export_labels(st, run, &ea);
     else if (!rs && !refused)
         rs = export_comparisons(st, run, &ea, &err);
     if (refused) {
         code = EXIT_USAGE;
+    } else if (labels_code) {
+        code = labels_code;
     } else if (rs) {
         cli_error("export", "%s", err.msg);
         code = rs == ARB_EIO ? EXIT_ENV : cli_exit_for(rs);
@@ -402,7 +451,7 @@ static int export_cmd(int argc, char **argv)
 
 const struct arb_cmd arb_cmd_export = {
     .name = "export",
-    .summary = "per-case comparison.json files, every record as JSONL, or a CSV table",
+    .summary = "per-case comparison.json files, every record as JSONL, a CSV table, or labels",
     .usage = usage_text,
     .run = export_cmd,
 };

@@ -4,7 +4,7 @@
  *
  * The selection is made once, here, and not in each reader: the chosen case
  * ids go into a TEMP table, and a TEMP VIEW named like each per-case table
- * (cases, outputs, blinding, checks, verdicts, problems, judgments, trials)
+ * (cases, outputs, blinding, checks, verdicts, problems, judgments, trials, labels)
  * shows only the rows of those cases for the scoped runs.  SQLite looks up an
  * unqualified name in the temp schema before main, so every statement of
  * the store, the ones prepared at open included (SQLite prepares them again
@@ -51,6 +51,7 @@ static const char *const view_sql[] = {
     SCOPED("verdicts"),
     SCOPED("judgments"),
     SCOPED("trials"),
+    SCOPED("labels"),
     "CREATE TEMP VIEW IF NOT EXISTS problems AS SELECT * FROM main.problems "
     "WHERE case_id = '' OR " IN_SCOPE,
 };
