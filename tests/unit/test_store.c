@@ -22,6 +22,7 @@
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 
+#include "arbiter/labels.h"
 #include "arbiter/status.h"
 #include "arbiter/store.h"
 #include "store_fixture.h"
@@ -602,7 +603,10 @@ Test(store, should_keep_every_committed_batch_after_sigkill, .init = fx_setup, .
 
 /* ---- views and the README's queries ------------------------------------------------------- */
 
-/* A small run: five cases, two systems, expectations, a criterion, verdicts, a problem. */
+/*
+ * A small run: five cases, two systems, expectations, a criterion, verdicts, a problem, two
+ * labels.
+ */
 static int64_t populate(struct arb_store *st)
 {
     static const char *const systems[] = {"baseline", "candidate"};
@@ -665,6 +669,18 @@ static int64_t populate(struct arb_store *st)
                                        "output for a case the suite does not have", &err),
                  ARB_OK);
     commit(st);
+    /* An annotator's blind labels of two cases (each in its own transaction). */
+    for (int i = 0; i < 2; i++) {
+        struct arb_label_row l = {.run = run,
+                                  .case_id = i ? "inv-002" : "inv-001",
+                                  .system_a = systems[i % 2],
+                                  .system_b = systems[1 - i % 2],
+                                  .annotator = "ana",
+                                  .shown_first = systems[i % 2],
+                                  .choice = i ? "tie" : "B"};
+
+        cr_assert_eq(arb_store_put_label(st, &l, &err), ARB_OK, "%s", err.msg);
+    }
     return run;
 }
 
