@@ -22,7 +22,7 @@ LDFLAGS ?=
 # The one version string: `arbiter --version` prints it, every run and calibration records it.
 VERSION = 0.1.0
 
-PKGS = libcjson libpcre2-8 libcrypto libcurl sqlite3
+PKGS = libcjson libpcre2-8 libcrypto libcurl sqlite3 libmicrohttpd
 # Debian packages a build and its tests need: make deps installs the missing ones.
 DEB_PACKAGES = pkg-config libcjson-dev libpcre2-dev libssl-dev libcurl4-openssl-dev \
                libsqlite3-dev libcriterion-dev libmicrohttpd-dev curl chromium sqlite3 \
@@ -187,6 +187,7 @@ test-cli:
 	@sh tests/cli/promises.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/strategies.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/llm_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/view.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/bad-input/run.sh $(BUILD)/arbiter
 
 # Browser tests of `arbiter view` (tests/browser/README.md): Debian's chromium driven over the

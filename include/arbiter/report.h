@@ -151,6 +151,10 @@ enum arb_status arb_report_add_judge_cost(struct arb_store *st, int64_t run, cJS
 enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *report, size_t limit,
                                      struct arb_err *err);
 
+/* The same for one case (every pair of it), as `arbiter view` shows a case. */
+enum arb_status arb_report_case_detail(struct arb_store *st, int64_t run, const char *case_id,
+                                       cJSON *report, struct arb_err *err);
+
 /*
  * The weighted strategy: add "weights" and "weighted" (per system quality,
  * mean duration, latency, reliability and score = quality * w[0] + latency

@@ -56,6 +56,7 @@ extern const struct arb_cmd arb_cmd_compare;
 extern const struct arb_cmd arb_cmd_replay;
 extern const struct arb_cmd arb_cmd_calibrate;
 extern const struct arb_cmd arb_cmd_migrate;
+extern const struct arb_cmd arb_cmd_view;
 
 /* "arbiter CMD: message" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

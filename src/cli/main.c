@@ -31,6 +31,7 @@ static const struct cmd_row {
     {&arb_cmd_replay, ARB_CMD_NEEDS_HTTP},
     {&arb_cmd_calibrate, ARB_CMD_NEEDS_HTTP},
     {&arb_cmd_migrate, 0},
+    {&arb_cmd_view, 0},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

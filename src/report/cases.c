@@ -6,6 +6,7 @@
  * the policy that decided.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,8 +215,8 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
     return 0;
 }
 
-enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *report, size_t limit,
-                                     struct arb_err *err)
+static enum arb_status add_cases(struct arb_store *st, int64_t run, const char *case_id,
+                                 cJSON *report, size_t limit, struct arb_err *err)
 {
     struct cases_ctx cc = {
         st, run, cJSON_AddArrayToObject(report, "cases_detail"), limit, 0, NULL, ARB_OK, err};
@@ -231,10 +232,22 @@ enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *r
         rc = ARB_ENOMEM;
     free(task.text);
     if (!rc)
-        rc = arb_store_verdicts(st, run, NULL, on_verdict, &cc, err);
+        rc = arb_store_verdicts(st, run, case_id, on_verdict, &cc, err);
     if (!rc)
         rc = cc.rc;
     if (!rc && cc.n >= limit)
         cJSON_AddNumberToObject(report, "cases_detail_limit", (double)limit);
     return rc;
+}
+
+enum arb_status arb_report_add_cases(struct arb_store *st, int64_t run, cJSON *report, size_t limit,
+                                     struct arb_err *err)
+{
+    return add_cases(st, run, NULL, report, limit, err);
+}
+
+enum arb_status arb_report_case_detail(struct arb_store *st, int64_t run, const char *case_id,
+                                       cJSON *report, struct arb_err *err)
+{
+    return add_cases(st, run, case_id, report, SIZE_MAX, err);
 }

@@ -222,7 +222,7 @@ int html_system_index(const cJSON *report, const char *name)
 }
 
 /* One rule a line, so the page source stays readable. */
-static const char *const style_lines[] = {
+const char *const html_style_lines[] = {
     ":root{--fg:#1f2933;--muted:#5a6776;--bg:#f5f7fa;--card:#fff;--line:#e3e8ee;"
     "--accent:#2f5fa7;--pass:#2e7d32;--fail:#b3261e;--warn:#8a5a00}",
     "*{box-sizing:border-box}",
@@ -326,8 +326,8 @@ static void page_head(struct html *h, const cJSON *report)
                 "<link rel=\"icon\" href=\"data:,\">\n<title>Arbiter report: ");
     html_text(h, html_str(run, "suite"));
     html_raw(h, "</title>\n<style>\n");
-    for (i = 0; style_lines[i]; i++) {
-        html_raw(h, style_lines[i]);
+    for (i = 0; html_style_lines[i]; i++) {
+        html_raw(h, html_style_lines[i]);
         html_raw(h, "\n");
     }
     html_raw(h, "</style>\n</head>\n<body>\n<main>\n");

@@ -455,7 +455,7 @@ static void outputs(struct html *h, const cJSON *report, const cJSON *c)
     html_raw(h, "</div>\n");
 }
 
-static void check_record(struct html *h, const cJSON *k)
+void html_check_record(struct html *h, const cJSON *k)
 {
     const cJSON *rec = html_get(k, "record");
     char *text;
@@ -529,7 +529,7 @@ static void case_details(struct html *h, const cJSON *report, const cJSON *c, in
         html_printf(h, "<h4>Checks (%d)</h4>\n", cJSON_GetArraySize(html_get(c, "checks")));
         cJSON_ArrayForEach(k, html_get(c, "checks"))
         {
-            check_record(h, k);
+            html_check_record(h, k);
         }
     }
     html_raw(h, "</div>\n");

@@ -26,6 +26,9 @@ struct html {
     enum arb_status st;
 };
 
+/* The report's stylesheet, one rule a line, NULL-terminated (arbiter view's pages use it too). */
+extern const char *const html_style_lines[];
+
 /* Trusted markup, written as is (never user text). */
 void html_raw(struct html *h, const char *s);
 void html_printf(struct html *h, const char *fmt, ...)
@@ -101,6 +104,10 @@ void html_win_matrix(struct html *h, const cJSON *report);
 void html_judge_panel(struct html *h, const cJSON *report);
 void html_gates(struct html *h, const cJSON *report);
 void html_cases(struct html *h, const cJSON *report);
+
+/* One check record of a case ({"system", "kind", "item", "verdict", "score", "record"}) as a
+ * <details> with its verdict badge and the whole record. */
+void html_check_record(struct html *h, const cJSON *k);
 
 /*
  * One case whole (html_case_judge.c): the suite's task once, at the top of the cases

@@ -1,0 +1,516 @@
+/*
+ * label_pages.c - blind labelling: the queue of a run's pairs for one annotator, shown as
+ * "Response A" and "Response B" in the run's blind order (the blinding row's system_a
+ * first) with nothing that tells the systems apart - no system name, judge output or check
+ * verdict, and the run's redaction list (plus the systems' own names) applied to the
+ * outputs as the judge had it applied - then, once the label is stored, the reveal page
+ * with what was behind A and B and what the run decided.
+ *
+ * The form names the pair by its position among the case's pairs, never by its systems;
+ * the store derives the system chosen from the blinding (labels.h).  Writes need --label
+ * and the session token (server.c checks it before any page runs).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../report/html_int.h"
+#include "arbiter/blind.h"
+#include "arbiter/labels.h"
+#include "arbiter/report.h"
+#include "view_int.h"
+
+#define MAX_CRIT 32
+
+/* What the queue knows of the run: its systems, criteria and redaction list. */
+struct run_info {
+    cJSON *suite;
+    cJSON *systems;
+    const char *crit[MAX_CRIT];
+    size_t n_crit;
+    const char *redact[64];
+    size_t n_redact;
+};
+
+static const char *const default_crit[] = {"correctness",  "completeness", "accuracy",
+                                           "organization", "formatting",   "usability"};
+
+static int on_run(void *ctx, const struct arb_run_row *r)
+{
+    struct run_info *ri = ctx;
+
+    ri->suite = cJSON_Parse(r->suite_json ? r->suite_json : "{}");
+    ri->systems = cJSON_Parse(r->systems_json ? r->systems_json : "[]");
+    return 1;
+}
+
+static void add_crit(struct run_info *ri, const cJSON *list)
+{
+    const cJSON *c;
+
+    cJSON_ArrayForEach(c, list)
+    {
+        if (ri->n_crit < MAX_CRIT && *html_str(c, "name"))
+            ri->crit[ri->n_crit++] = html_str(c, "name");
+    }
+}
+
+static enum arb_status run_info_read(struct view_ctx *v, int64_t run, struct run_info *ri,
+                                     struct arb_err *err)
+{
+    const cJSON *rub, *x;
+    enum arb_status rs;
+
+    memset(ri, 0, sizeof(*ri));
+    rs = arb_store_runs(v->st, run, on_run, ri, err);
+    if (rs)
+        return rs;
+    if (!ri->suite || !ri->systems)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory reading run %" PRId64, run);
+    rub = html_get(ri->suite, "rubric");
+    add_crit(ri, html_get(rub, "content"));
+    add_crit(ri, html_get(rub, "structure"));
+    if (!cJSON_IsObject(rub))
+        for (size_t i = 0; i < sizeof(default_crit) / sizeof(default_crit[0]); i++)
+            ri->crit[ri->n_crit++] = default_crit[i];
+    cJSON_ArrayForEach(x, html_get(ri->suite, "redact"))
+    {
+        if (cJSON_IsString(x) && ri->n_redact < 48)
+            ri->redact[ri->n_redact++] = x->valuestring;
+    }
+    /* The systems' own names too: a name an output spells would unblind the annotator. */
+    cJSON_ArrayForEach(x, ri->systems)
+    {
+        if (strlen(html_str(x, "name")) >= 3 && ri->n_redact < 64)
+            ri->redact[ri->n_redact++] = html_str(x, "name");
+    }
+    return ARB_OK;
+}
+
+static void run_info_release(struct run_info *ri)
+{
+    cJSON_Delete(ri->suite);
+    cJSON_Delete(ri->systems);
+}
+
+/* ---- the pair a form names ---------------------------------------------------------------- */
+
+struct pair_pick {
+    int64_t want; /* position among the case's pairs */
+    int64_t i;
+    char a[256], b[256];
+    int found;
+};
+
+static int on_pair(void *ctx, const struct arb_verdict_row *row)
+{
+    struct pair_pick *p = ctx;
+
+    if (p->i++ != p->want)
+        return 0;
+    snprintf(p->a, sizeof(p->a), "%s", row->system_a);
+    snprintf(p->b, sizeof(p->b), "%s", row->system_b);
+    p->found = 1;
+    return 1;
+}
+
+/* The position of (a, b) among the pairs of case_id, into *pos. */
+struct pair_find {
+    const char *a, *b;
+    int64_t i, pos;
+};
+
+static int on_find(void *ctx, const struct arb_verdict_row *row)
+{
+    struct pair_find *p = ctx;
+
+    if (strcmp(row->system_a, p->a) == 0 && strcmp(row->system_b, p->b) == 0) {
+        p->pos = p->i;
+        return 1;
+    }
+    p->i++;
+    return 0;
+}
+
+/* ---- the outputs, blind ------------------------------------------------------------------- */
+
+struct blind_out {
+    const char *system;
+    const struct run_info *ri;
+    struct html *h;
+    int n;
+    enum arb_status rc;
+};
+
+static int on_output(void *ctx, const struct arb_output_row *o)
+{
+    struct blind_out *b = ctx;
+    struct arb_buf red;
+
+    if (strcmp(o->system, b->system) != 0)
+        return 0;
+    if (*o->file) {
+        html_raw(b->h, "<div class=\"file\">");
+        html_text(b->h, o->file);
+        html_raw(b->h, "</div>");
+    }
+    if (o->binary || !o->content) {
+        html_printf(b->h, "<span class=\"empty\">[binary file, %zu bytes]</span>\n", o->len);
+    } else {
+        arb_buf_init(&red, 0);
+        b->rc = arb_redact(o->content, o->len, b->ri->redact, b->ri->n_redact, &red, NULL);
+        if (!b->rc)
+            html_text_n(b->h, red.ptr ? red.ptr : "", red.len);
+        arb_buf_release(&red);
+    }
+    b->n++;
+    return b->rc != ARB_OK;
+}
+
+static enum arb_status response(struct html *h, struct view_ctx *v, int64_t run,
+                                const char *case_id, const struct run_info *ri, const char *system,
+                                const char *id, const char *label, struct arb_err *err)
+{
+    struct blind_out b = {system, ri, h, 0, ARB_OK};
+    enum arb_status rs;
+
+    html_printf(h, "<div class=\"output\" id=\"%s\"><h4>%s</h4><pre class=\"output-text\">", id,
+                label);
+    rs = arb_store_compared_outputs(v->st, run, case_id, on_output, &b, err);
+    if (!rs)
+        rs = b.rc;
+    if (!rs && b.n == 0)
+        html_raw(h, "<span class=\"empty\">no output</span>");
+    html_raw(h, "</pre></div>\n");
+    return rs;
+}
+
+static int on_prompt(void *ctx, const char *prompt)
+{
+    struct html *h = ctx;
+
+    if (prompt && *prompt) {
+        html_raw(h, "<h4>Prompt</h4>\n<pre class=\"prompt\">");
+        html_text(h, prompt);
+        html_raw(h, "</pre>\n");
+    }
+    return 0;
+}
+
+static int on_task(void *ctx, const char *task)
+{
+    struct html *h = ctx;
+
+    if (task && *task) {
+        html_raw(h, "<h4>Task</h4>\n<blockquote class=\"task\">");
+        html_text(h, task);
+        html_raw(h, "</blockquote>\n");
+    }
+    return 0;
+}
+
+/* ---- pages -------------------------------------------------------------------------------- */
+
+static int annotator_ok(const char *a)
+{
+    size_t n = a ? strlen(a) : 0;
+
+    if (n == 0 || n > 100)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)a[i] < 0x20 || a[i] == 0x7f)
+            return 0;
+    return 1;
+}
+
+static enum arb_status ask_annotator(struct view_ctx *v, int64_t run, struct view_resp *out,
+                                     const char *why)
+{
+    struct html h;
+
+    view_html_begin(&h, v, out, "Label pairs", run);
+    html_raw(&h, "<h1>Label pairs blind</h1>\n");
+    if (why) {
+        html_raw(&h, "<p class=\"error\">");
+        html_text(&h, why);
+        html_raw(&h, "</p>\n");
+    }
+    html_printf(&h,
+                "<p>You will see each case's two responses as Response A and Response B, "
+                "without the systems' names or the judge's opinion, and choose the better "
+                "one. Your labels are kept under your name, apart from other annotators'.</p>"
+                "<form id=\"annotator\" class=\"filters\" method=\"get\" action=\"/runs/%" PRId64
+                "/label\"><label>Your name<input name=\"annotator\" required maxlength=\"100\">"
+                "</label><button type=\"submit\">Start</button></form>\n",
+                run);
+    return view_html_end(&h);
+}
+
+static enum arb_status not_labelling(struct view_ctx *v, int64_t run, struct view_resp *out)
+{
+    struct html h;
+
+    view_html_begin(&h, v, out, "Label pairs", run);
+    html_raw(&h, "<h1>Label pairs blind</h1>\n<p id=\"label-disabled\">This server opened the "
+                 "database read-only. Start it with <code>arbiter view --label</code> (and "
+                 "<code>--annotator NAME</code>) to record labels.</p>\n");
+    return view_html_end(&h);
+}
+
+struct mine {
+    const char *annotator;
+    int64_t n;
+};
+
+static int on_annotator(void *ctx, const char *annotator, int64_t n)
+{
+    struct mine *m = ctx;
+
+    if (strcmp(annotator, m->annotator) != 0)
+        return 0;
+    m->n = n;
+    return 1;
+}
+
+static void criteria_fields(struct html *h, const struct run_info *ri)
+{
+    html_raw(h, "<details class=\"criteria\"><summary>Per criterion (optional)</summary>"
+                "<div class=\"crit\">");
+    for (size_t i = 0; i < ri->n_crit; i++) {
+        static const char *const ch[] = {"A", "B", "tie"};
+
+        html_raw(h, "<span>");
+        html_text(h, ri->crit[i]);
+        html_raw(h, "</span><span>");
+        for (size_t j = 0; j < 3; j++) {
+            html_raw(h, "<label><input type=\"radio\" name=\"crit.");
+            html_text(h, ri->crit[i]);
+            html_printf(h, "\" value=\"%s\"> %s</label> ", ch[j], j == 2 ? "tie" : ch[j]);
+        }
+        html_raw(h, "</span>");
+    }
+    html_raw(h, "</div></details>\n");
+}
+
+static enum arb_status queue_page(struct view_ctx *v, int64_t run, const char *annotator,
+                                  struct view_resp *out, struct arb_err *err)
+{
+    struct arb_label_next next;
+    struct pair_find pf = {NULL, NULL, 0, 0};
+    struct mine mine = {annotator, 0};
+    struct run_info ri = {NULL, NULL, {NULL}, 0, {NULL}, 0};
+    struct html h;
+    int64_t total = 0;
+    enum arb_status rs = arb_store_label_next(v->st, run, annotator, -1, &next, err);
+
+    if (!rs)
+        rs = arb_store_label_annotators(v->st, run, on_annotator, &mine, err);
+    if (!rs)
+        rs = arb_store_count(v->st, run, "verdicts", &total, err);
+    if (!rs)
+        rs = run_info_read(v, run, &ri, err);
+    if (rs) {
+        run_info_release(&ri);
+        return rs;
+    }
+    view_html_begin(&h, v, out, "Label pairs", run);
+    html_raw(&h, "<h1>Label pairs blind</h1>\n<p class=\"meta\" id=\"queue-progress\"><span>");
+    html_text(&h, annotator);
+    html_printf(&h,
+                "</span><span><span id=\"labelled-count\">%" PRId64 "</span> of %" PRId64
+                " pairs labelled</span></p>\n",
+                mine.n, total);
+    if (!next.found) {
+        html_printf(&h,
+                    "<p id=\"queue-done\">Every pair of this run with both outputs is "
+                    "labelled by you. <a href=\"/runs/%" PRId64 "/labels\">See the labels "
+                    "and the agreement</a>.</p>\n",
+                    run);
+        run_info_release(&ri);
+        return view_html_end(&h);
+    }
+    pf.a = next.system_a;
+    pf.b = next.system_b;
+    rs = arb_store_verdicts(v->st, run, next.case_id, on_find, &pf, err);
+    html_raw(&h, "<section class=\"card\"><div class=\"eyebrow\">Case</div><h2 id=\"label-case\">");
+    html_text(&h, next.case_id);
+    html_raw(&h, "</h2>\n");
+    if (!rs)
+        rs = arb_store_run_task(v->st, run, on_task, &h, err);
+    if (!rs)
+        rs = arb_store_case_prompt(v->st, run, next.case_id, on_prompt, &h, err);
+    html_raw(&h, "<div class=\"outputs\">\n");
+    if (!rs)
+        rs =
+            response(&h, v, run, next.case_id, &ri, next.system_a, "response-a", "Response A", err);
+    if (!rs)
+        rs =
+            response(&h, v, run, next.case_id, &ri, next.system_b, "response-b", "Response B", err);
+    html_printf(&h,
+                "</div>\n</section>\n<section class=\"card\"><form id=\"label-form\" "
+                "method=\"post\" action=\"/runs/%" PRId64 "/label\">"
+                "<input type=\"hidden\" name=\"token\" value=\"",
+                run);
+    html_text(&h, v->token);
+    html_raw(&h, "\"><input type=\"hidden\" name=\"case\" value=\"");
+    html_text(&h, next.case_id);
+    html_printf(&h, "\"><input type=\"hidden\" name=\"pair\" value=\"%" PRId64 "\">", pf.pos);
+    html_raw(&h, "<input type=\"hidden\" name=\"annotator\" value=\"");
+    html_text(&h, annotator);
+    html_raw(&h, "\"><h2>Which response is better?</h2><div class=\"choices\">"
+                 "<label><input type=\"radio\" name=\"choice\" value=\"A\" required> "
+                 "Response A</label><label><input type=\"radio\" name=\"choice\" value=\"B\"> "
+                 "Response B</label><label><input type=\"radio\" name=\"choice\" value=\"tie\"> "
+                 "A tie</label></div>\n");
+    criteria_fields(&h, &ri);
+    html_raw(&h, "<label>Note (optional)<textarea name=\"note\" maxlength=\"4000\"></textarea>"
+                 "</label><p><button type=\"submit\" id=\"label-save\">Save and reveal</button>"
+                 "</p></form></section>\n");
+    run_info_release(&ri);
+    if (rs)
+        return rs;
+    return view_html_end(&h);
+}
+
+/* The criteria of a form ("crit.NAME" = A | B | tie) as {"NAME": choice}, or NULL for none. */
+static char *form_criteria(const struct view_req *r, int *oom)
+{
+    cJSON *o = NULL;
+    char *text = NULL;
+
+    *oom = 0;
+    for (size_t i = 0; i < r->n_args; i++) {
+        const char *k = r->args[i].name;
+
+        if (strncmp(k, "crit.", 5) != 0 || !k[5] || !*r->args[i].value)
+            continue;
+        if (!o && !(o = cJSON_CreateObject()))
+            break;
+        cJSON_DeleteItemFromObjectCaseSensitive(o, k + 5);
+        if (!cJSON_AddStringToObject(o, k + 5, r->args[i].value)) {
+            cJSON_Delete(o);
+            o = NULL;
+            break;
+        }
+    }
+    if (o && !(text = cJSON_PrintUnformatted(o)))
+        *oom = 1;
+    cJSON_Delete(o);
+    return text;
+}
+
+static int64_t whole_arg(const char *s)
+{
+    int64_t v = 0;
+
+    if (!s || !*s || strlen(s) > 9)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v;
+}
+
+/* POST /runs/ID/label: store the label, then show what was behind it. */
+static enum arb_status save_label(struct view_ctx *v, const struct view_req *r, int64_t run,
+                                  struct view_resp *out, struct arb_err *err)
+{
+    const char *case_id = view_arg(r, "case"), *annotator = view_arg(r, "annotator");
+    const char *choice = view_arg(r, "choice"), *note = view_arg(r, "note");
+    struct pair_pick pp = {whole_arg(view_arg(r, "pair")), 0, "", "", 0};
+    struct arb_label_row l;
+    struct arb_err why = {{0}};
+    struct html h;
+    char *crit;
+    int oom;
+    enum arb_status rs;
+
+    if (!annotator_ok(annotator))
+        return view_error_page(v, out, 400, "annotator: expected a name of 1 to 100 characters");
+    if (!case_id || !*case_id || pp.want < 0)
+        return view_error_page(v, out, 400, "the form names no case and pair");
+    if (!choice || (strcmp(choice, "A") && strcmp(choice, "B") && strcmp(choice, "tie")))
+        return view_error_page(v, out, 400, "choice: expected A, B or tie");
+    rs = arb_store_verdicts(v->st, run, case_id, on_pair, &pp, err);
+    if (rs)
+        return rs;
+    if (!pp.found)
+        return view_error_page(v, out, 400, "the form names a case or pair this run lacks");
+    crit = form_criteria(r, &oom);
+    if (oom)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    memset(&l, 0, sizeof(l));
+    l.run = run;
+    l.case_id = case_id;
+    l.system_a = pp.a;
+    l.system_b = pp.b;
+    l.annotator = annotator;
+    l.shown_first = pp.a; /* the queue shows the blinding's A first */
+    l.choice = choice;
+    l.criteria_json = crit;
+    l.note = note && *note ? note : NULL;
+    rs = arb_store_put_label(v->st, &l, &why);
+    cJSON_free(crit);
+    if (rs == ARB_EUSAGE)
+        return view_error_page(v, out, 400, why.msg);
+    if (rs) {
+        *err = why;
+        return rs;
+    }
+    out->status = 303;
+    {
+        struct arb_buf loc;
+
+        arb_buf_init(&loc, sizeof(out->location));
+        h.out = &loc;
+        h.st = ARB_OK;
+        html_printf(&h, "/runs/%" PRId64 "/label/", run);
+        view_url(&h, case_id);
+        html_printf(&h, "?pair=%" PRId64 "&annotator=", pp.want);
+        view_url(&h, annotator);
+        if (!h.st)
+            snprintf(out->location, sizeof(out->location), "%s", loc.ptr);
+        arb_buf_release(&loc);
+        if (h.st)
+            return view_error_page(v, out, 400, "the case id is too long for a link");
+    }
+    return arb_buf_adds(&out->body, "saved\n");
+}
+
+enum arb_status view_label_route(struct view_ctx *v, const struct view_req *r, int64_t run,
+                                 const char *rest, struct view_resp *out, struct arb_err *err)
+{
+    const char *annotator = view_arg(r, "annotator");
+
+    if (strcmp(rest, "/labels") == 0) {
+        if (r->post)
+            return view_error_page(v, out, 400, "this page takes no form");
+        return view_labels_page(v, r, run, out, err);
+    }
+    if (!v->labelling)
+        return r->post ? view_error_page(v, out, 403,
+                                         "this server is read-only: start it with "
+                                         "arbiter view --label")
+                       : not_labelling(v, run, out);
+    if (r->post) {
+        if (strcmp(rest, "/label") != 0)
+            return view_error_page(v, out, 400, "labels are posted to /runs/ID/label");
+        return save_label(v, r, run, out, err);
+    }
+    if (!annotator || !*annotator)
+        annotator = v->annotator;
+    if (!annotator)
+        return ask_annotator(v, run, out, NULL);
+    if (!annotator_ok(annotator))
+        return ask_annotator(v, run, out,
+                             "A name has 1 to 100 characters, none of them control "
+                             "characters.");
+    if (strncmp(rest, "/label/", 7) == 0)
+        return view_reveal_page(v, r, run, rest + 7, annotator, out, err);
+    return queue_page(v, run, annotator, out, err);
+}

@@ -1,0 +1,70 @@
+/*
+ * view_cache.c - derived data the pages reuse: the report of the run asked last (a 100,000-
+ * case run takes a while to report, and its run page, compare page and labels page all want
+ * it).  One run's report is kept; asking for another replaces it.  The database does not
+ * change under a read-only view; with labelling on, labels are not part of the report.
+ */
+#include <stdlib.h>
+
+#include <cjson/cJSON.h>
+
+#include "arbiter/report.h"
+#include "arbiter/store.h"
+#include "view_int.h"
+
+struct view_cache {
+    int64_t run;
+    cJSON *report;
+};
+
+int view_cache_new(struct view_cache **out)
+{
+    *out = calloc(1, sizeof(**out));
+    return *out == NULL;
+}
+
+void view_cache_free(struct view_cache *c)
+{
+    if (!c)
+        return;
+    cJSON_Delete(c->report);
+    free(c);
+}
+
+static int run_seed(void *ctx, const struct arb_run_row *r)
+{
+    *(uint64_t *)ctx = r->seed;
+    return 0;
+}
+
+enum arb_status view_cache_report(struct view_ctx *v, int64_t run, const cJSON **out,
+                                  struct arb_err *err)
+{
+    struct view_cache *c = v->cache;
+    /* As `arbiter report --strategy statistical` (1000 resamples, the run's seed). */
+    struct arb_report_opts ro = {1000, 0, NULL};
+    struct arb_report_parts parts = {0, 1, &ro};
+    cJSON *rep = NULL;
+    enum arb_status rs;
+
+    if (c->report && c->run == run) {
+        *out = c->report;
+        return ARB_OK;
+    }
+    rs = arb_store_runs(v->st, run, run_seed, &ro.seed, err);
+    if (!rs)
+        rs = arb_report_compose(v->st, run, &parts, &rep, err);
+    if (!rs)
+        rs = arb_report_add_judge_health(v->st, run, rep, err);
+    if (!rs)
+        rs = arb_report_add_trials(v->st, run, rep, &ro, err);
+    if (rs) {
+        cJSON_Delete(rep);
+        return rs;
+    }
+    cJSON_Delete(c->report);
+    c->report = rep;
+    c->run = run;
+    *out = rep;
+    return ARB_OK;
+}

@@ -1,0 +1,216 @@
+#!/bin/sh
+# `arbiter view` over HTTP, without a browser (tests/browser/ drives it in chromium): the
+# options and their errors, every page's status and content type, the checks a request
+# passes before any page (Host, token, Origin, method), escaping of hostile text, a
+# read-only database left byte for byte as it was, and labels written only with --label,
+# through the token, blind until saved.
+# usage: tests/cli/view.sh path/to/arbiter path/to/judge_sim
+. "$(dirname "$0")/lib.sh"
+ARB="$1"
+SIM="$2"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SIM_DIR=$(cd "$(dirname "$SIM")" && pwd)
+PATH="$SIM_DIR:$PATH"
+export PATH
+command -v curl >/dev/null || die "curl not found (make deps installs it)"
+command -v sqlite3 >/dev/null || die "sqlite3 not found (make deps installs it)"
+
+# ---- options --------------------------------------------------------------------------------
+expect_cmd "view --help" 0 "usage: arbiter view" "" -- "$ARB" view --help
+expect_cmd "view, no database" 2 "" "no database at" -- "$ARB" view --db "$T/none.db"
+expect_cmd "view --port 70000" 2 "" "--port" -- "$ARB" view --port 70000 --db "$T/none.db"
+expect_cmd "view --annotator without --label" 2 "" "only with --label" -- \
+    "$ARB" view --annotator x --db "$T/none.db"
+expect_cmd "view, stray argument" 2 "" "unexpected argument" -- "$ARB" view extra
+
+# ---- a judged run, and a run of hostile text -------------------------------------------------
+DB="$T/v.db"
+"$ARB" run "$ROOT/examples/invoice/suite.json" --judge "$ROOT/examples/invoice/demo-judge.json" \
+    --db "$DB" >"$T/run.out" 2>&1 || die "the judged run failed: $(cat "$T/run.out")"
+
+PAY='<script>window.__pwned=1</script><img src=x onerror="window.__pwned=1">'
+mkdir -p "$T/x"
+cat >"$T/x/suite.json" <<EOF
+{"name": "xss <b>suite</b>", "task": "say hi", "seed": 1,
+ "systems": {"alpha": "a.jsonl", "beta": "b.jsonl"},
+ "expectations": [{"id": "hi", "text": "says hi", "check": {"op": "icontains", "expected": "hi"}}],
+ "cases": [{"id": "c<1>\"x", "prompt": "p $(printf '%s' "$PAY" | sed 's/"/\\"/g')"},
+           {"id": "c2", "prompt": "plain"}]}
+EOF
+printf '{"id": "c<1>\\"x", "output": "hi %s alpha"}\n{"id": "c2", "output": "hi"}\n' \
+    "$(printf '%s' "$PAY" | sed 's/"/\\"/g')" >"$T/x/a.jsonl"
+printf '{"id": "c<1>\\"x", "output": "hi [x](javascript:window.__pwned=1) beta"}\n{"id": "c2", "output": "bye"}\n' \
+    >"$T/x/b.jsonl"
+"$ARB" run "$T/x/suite.json" --db "$DB" >"$T/run2.out" 2>&1 ||
+    die "the hostile run failed: $(cat "$T/run2.out")"
+
+sum_before=$(sha256sum "$DB" | cut -d' ' -f1)
+
+# ---- the server -------------------------------------------------------------------------------
+VIEW_PID=
+start_view() {
+    rm -f "$T/view.port"
+    "$ARB" view --db "$DB" --port 0 --port-file "$T/view.port" "$@" 2>"$T/view.err" &
+    VIEW_PID=$!
+    i=0
+    while [ ! -s "$T/view.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    [ -s "$T/view.port" ] || die "arbiter view wrote no port file: $(cat "$T/view.err")"
+    VPORT=$(cat "$T/view.port")
+    BASE="http://127.0.0.1:$VPORT"
+}
+stop_view() {
+    [ -n "$VIEW_PID" ] || return 0
+    kill "$VIEW_PID" 2>/dev/null
+    wait "$VIEW_PID"
+    rc=$?
+    [ "$rc" -eq 0 ] && ok || bad "arbiter view exited $rc after SIGTERM"
+    [ ! -e "$T/view.port" ] && ok || bad "the port file is left after exit"
+    VIEW_PID=
+}
+trap 'if [ -n "$VIEW_PID" ]; then kill "$VIEW_PID" 2>/dev/null; fi' EXIT
+
+# get NAME WANT_STATUS PATH [CURL_ARG...]: the body in $T/body, headers in $T/head
+get() {
+    name=$1 want=$2 path=$3
+    shift 3
+    code=$(curl -s -o "$T/body" -D "$T/head" -w '%{http_code}' "$@" "$BASE$path")
+    [ "$code" = "$want" ] && ok || bad "$name: status $code, want $want"
+}
+has() { grep -qF -- "$2" "$T/body" && ok || bad "$1: the body lacks '$2'"; }
+lacks() { grep -qF -- "$2" "$T/body" && bad "$1: the body holds '$2'" || ok; }
+header() { grep -qi -- "$2" "$T/head" && ok || bad "$1: no header '$2'"; }
+
+start_view
+get "runs list" 200 /
+has "runs list" 'id="runs"'
+has "runs list" 'data-run="1"'
+has "runs list" 'data-run="2"'
+has "runs list" 'invoice'
+has "runs list" 'xss &lt;b&gt;suite&lt;/b&gt;'
+lacks "runs list" '<b>suite</b>'
+header "runs list" 'content-security-policy: default-src .none.; style-src .self.; script-src .self.'
+header "runs list" 'content-type: text/html; charset=utf-8'
+TOKEN=$(sed -n 's/.*name="arbiter-token" content="\([0-9a-f]*\)".*/\1/p' "$T/body")
+[ ${#TOKEN} -eq 64 ] && ok || bad "no 64-hex session token in the page ('$TOKEN')"
+
+get "run page" 200 /runs/1
+has "run page" 'id="panel-wins"'
+has "run page" 'id="panel-pass"'
+has "run page" 'id="panel-judge"'
+has "run page" 'id="report-link"'
+get "static report" 200 /runs/1/report
+has "static report" 'Arbiter report'
+header "static report" "content-security-policy: default-src 'none'; style-src 'unsafe-inline'"
+
+get "cases" 200 /runs/1/cases
+has "cases" 'id="cases"'
+has "cases" 'class="case-row"'
+n_all=$(sqlite3 "$DB" "select count(*) from verdicts where run = 1")
+has "cases" "<span id=\"total\">$n_all</span>"
+n_pi=$(sqlite3 "$DB" "select count(*) from verdicts where run = 1 and
+    json_extract(comparison_json, '\$.judge.position_inconsistent') = 1")
+get "cases, position-inconsistent" 200 '/runs/1/cases?flag=pi'
+has "cases, position-inconsistent" "<span id=\"total\">$n_pi</span>"
+get "cases, decided, sorted by id descending" 200 '/runs/1/cases?status=decided&sort=id&dir=desc&per=5'
+n_dec=$(sqlite3 "$DB" "select count(*) from verdicts where run = 1 and status = 'decided'")
+has "cases, decided" "<span id=\"total\">$n_dec</span>"
+first=$(sqlite3 "$DB" "select case_id from verdicts where run = 1 and status = 'decided'
+    order by case_id desc limit 1")
+[ "$(grep -o 'data-case="[^"]*"' "$T/body" | head -1)" = "data-case=\"$first\"" ] && ok ||
+    bad "sorted by id descending: first row is not '$first'"
+[ "$(grep -c 'class="case-row"' "$T/body")" -eq 5 ] && ok || bad "per=5 shows other than 5 rows"
+get "search" 200 '/runs/1/cases?q=inv-02'
+n_q=$(sqlite3 "$DB" "select count(distinct v.case_id) from verdicts v join cases c
+    on c.run = v.run and c.case_id = v.case_id where v.run = 1 and (v.case_id like '%inv-02%'
+    or c.prompt like '%inv-02%' or exists (select 1 from outputs o where o.run = 1 and
+    o.case_id = v.case_id and o.content like '%inv-02%'))")
+has "search" "<span id=\"total\">$n_q</span>"
+get "bad flag" 400 '/runs/1/cases?flag=nope'
+has "bad flag" 'flag: expected'
+get "bad per" 400 '/runs/1/cases?per=0'
+
+get "one case" 200 /runs/1/cases/inv-020
+has "one case" 'class="output output-a"'
+has "one case" 'class="output output-b"'
+has "one case" 'id="judge"'
+has "one case" 'id="checks"'
+has "one case" 'id="verdict"'
+has "one case" 'id="back-to-list"'
+get "no such case" 404 /runs/1/cases/nope
+get "no such run" 404 /runs/99
+get "no such page" 404 /nope
+get "css" 200 /assets/view.css
+header "css" 'content-type: text/css'
+get "js" 200 /assets/view.js
+header "js" 'content-type: text/javascript'
+
+# Hostile text is text, wherever it is shown.
+get "hostile cases" 200 /runs/2/cases
+lacks "hostile cases" '<script>window'
+has "hostile cases" 'c&lt;1&gt;&quot;x'
+get "hostile case" 200 '/runs/2/cases/c%3C1%3E%22x'
+lacks "hostile case" '<script>window'
+lacks "hostile case" '<img src=x'
+has "hostile case" '&lt;script&gt;window.__pwned=1&lt;/script&gt;'
+has "hostile case" 'javascript:window.__pwned=1'
+lacks "hostile case" 'href="javascript:'
+
+# The checks before any page.
+get "another Host" 403 / -H 'Host: evil.example'
+get "localhost" 200 / -H "Host: localhost:$VPORT"
+get "DELETE" 405 / -X DELETE
+get "POST without a token" 403 /runs/1/label -d 'case=inv-001&pair=0&choice=A&annotator=x'
+get "POST with the token, read-only" 403 /runs/1/label \
+    -d "token=$TOKEN&case=inv-001&pair=0&choice=A&annotator=x"
+get "label page, read-only" 200 /runs/1/label
+has "label page, read-only" 'id="label-disabled"'
+stop_view
+[ "$(sha256sum "$DB" | cut -d' ' -f1)" = "$sum_before" ] && ok ||
+    bad "a read-only view changed the database file"
+[ "$(sqlite3 "$DB" 'select count(*) from labels')" = 0 ] && ok || bad "labels written read-only"
+
+# ---- labelling ---------------------------------------------------------------------------------
+start_view --label
+get "label page asks a name" 200 /runs/1/label
+has "label page asks a name" 'id="annotator"'
+get "label queue" 200 '/runs/1/label?annotator=ann%201'
+has "label queue" 'id="label-form"'
+has "label queue" 'id="response-a"'
+has "label queue" 'id="response-b"'
+lacks "label queue (blind)" 'baseline'
+lacks "label queue (blind)" 'candidate'
+TOKEN=$(sed -n 's/.*name="arbiter-token" content="\([0-9a-f]*\)".*/\1/p' "$T/body")
+case_id=$(sed -n 's/.*name="case" value="\([^"]*\)".*/\1/p' "$T/body")
+pair=$(sed -n 's/.*name="pair" value="\([^"]*\)".*/\1/p' "$T/body")
+[ -n "$case_id" ] && [ "$pair" = 0 ] && ok || bad "the form names no case and pair ('$case_id' '$pair')"
+first_case=$(sqlite3 "$DB" "select case_id from cases c where run = 1 and
+    (select count(*) from outputs o where o.run = 1 and o.case_id = c.case_id) >= 2
+    order by seq limit 1")
+[ "$case_id" = "$first_case" ] && ok || bad "the queue starts at '$case_id', want '$first_case'"
+get "POST a token of another session" 403 /runs/1/label \
+    -d "token=$(printf '%064d' 0)&case=$case_id&pair=0&choice=A&annotator=ann+1"
+get "POST from another origin" 403 /runs/1/label -H 'Origin: http://evil.example' \
+    -d "token=$TOKEN&case=$case_id&pair=0&choice=A&annotator=ann+1"
+get "POST a bad choice" 400 /runs/1/label -d "token=$TOKEN&case=$case_id&pair=0&choice=C&annotator=ann+1"
+get "POST a label" 303 /runs/1/label \
+    -d "token=$TOKEN&case=$case_id&pair=0&choice=A&crit.correctness=B&note=close+call&annotator=ann+1"
+header "POST a label" "location: /runs/1/label/$case_id?pair=0&annotator=ann%201"
+row=$(sqlite3 -separator '|' "$DB" "select annotator, choice, winner, shown_first, criteria_json, note
+    from labels where run = 1 and case_id = '$case_id'")
+shown=$(sqlite3 "$DB" "select system_a from blinding where run = 1 and case_id = '$case_id'")
+[ "$row" = "ann 1|A|$shown|$shown|{\"correctness\":\"B\"}|close call" ] && ok ||
+    bad "the stored label is '$row' (A was shown as '$shown')"
+get "reveal" 200 "/runs/1/label/$case_id?pair=0&annotator=ann%201"
+has "reveal" 'id="revealed"'
+has "reveal" "$shown"
+has "reveal" 'id="label-next"'
+get "reveal to another annotator" 403 "/runs/1/label/$case_id?pair=0&annotator=ann%202"
+get "queue moves on" 200 '/runs/1/label?annotator=ann%201'
+next_case=$(sed -n 's/.*name="case" value="\([^"]*\)".*/\1/p' "$T/body")
+[ -n "$next_case" ] && [ "$next_case" != "$case_id" ] && ok || bad "the queue did not move on"
+get "labels page" 200 /runs/1/labels
+has "labels page" 'id="labels"'
+has "labels page" 'ann 1'
+stop_view
+
+test_done
