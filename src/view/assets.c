@@ -21,6 +21,8 @@ static const char *const view_css[] = {
     "nav.top .db{margin-left:auto;color:#9aa5b1;font-size:.8rem;overflow:hidden;"
     "text-overflow:ellipsis;white-space:nowrap;max-width:40%}",
     "main{max-width:1400px}",
+    "a.tile{text-decoration:none;color:inherit}",
+    "a.tile:hover{border-color:var(--accent)}",
     "form.filters{display:flex;flex-wrap:wrap;gap:8px 14px;align-items:end;margin:8px 0 12px}",
     "form.filters label{display:flex;flex-direction:column;font-size:.78rem;color:var(--muted)}",
     "form.filters input[type=search]{min-width:240px}",

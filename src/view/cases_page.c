@@ -93,6 +93,8 @@ static int on_row(void *ctx, const struct arb_case_entry *e)
     html_raw(h, "</td><td>");
     if (e->judge_winner)
         html_text(h, e->judge_winner);
+    else if (e->flags & ARB_CASE_POSITION_INCONSISTENT)
+        html_raw(h, "<span class=\"empty\">split</span>");
     html_raw(h, "</td>");
     score(h, e->score_a);
     score(h, e->score_b);

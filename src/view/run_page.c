@@ -95,8 +95,11 @@ enum arb_status view_run_page(struct view_ctx *v, const struct view_req *r, int6
                 "href=\"/runs/%" PRId64 "/report\">The static HTML report</a></p>\n",
                 run, run, run);
     count_tiles(&h, run, counts, all);
-    html_raw(&h, "<div id=\"panel-wins\">");
+    html_raw(&h, "<div id=\"panel-wins\"><section class=\"card\"><h2>Who won</h2>\n"
+                 "<p class=\"note\">Win rate (a tie counts half), expectation pass rate and "
+                 "overall rubric score per system, with 95% bootstrap intervals.</p>\n");
     html_chart_systems(&h, rep);
+    html_raw(&h, "</section>\n");
     html_statistics(&h, rep);
     html_raw(&h, "</div>\n<div id=\"panel-pass\">");
     html_chart_expectations(&h, rep);

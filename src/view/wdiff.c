@@ -1,7 +1,8 @@
 /*
  * wdiff.c - a word-level diff of two outputs for the case page: each text is cut into words
  * (runs of letters, digits and any non-ASCII bytes), runs of white space and single
- * punctuation marks; Myers' O(ND) algorithm (Myers 1986, "An O(ND) Difference Algorithm and
+ * punctuation marks; white space only separates (it is not compared, so a text laid out
+ * again shows no change); Myers' O(ND) algorithm (Myers 1986, "An O(ND) Difference Algorithm and
  * Its Variations") finds a shortest edit script over those tokens after the common prefix
  * and suffix are set aside; the words only in a are wrapped in <del>, those only in b in
  * <ins>.  The trace keeps one row per edit step, so memory grows with the square of the
@@ -19,6 +20,7 @@
 struct tok {
     const char *p;
     size_t n;
+    int space; /* a run of white space: a separator, never compared */
 };
 
 struct toks {
@@ -67,9 +69,28 @@ static int tokenize(const char *s, struct toks *out)
         }
         out->t[out->n].p = s + i;
         out->t[out->n].n = j - i;
+        out->t[out->n].space = spacey(c);
         out->n++;
         i = j;
     }
+    return 1;
+}
+
+/* The tokens of t that are not white space, into w (its t borrowed from t's, n counted). */
+static int words_of(const struct toks *t, struct toks *w, size_t **where)
+{
+    size_t k = 0;
+
+    w->t = malloc((t->n + 1) * sizeof(*w->t));
+    *where = malloc((t->n + 1) * sizeof(**where));
+    if (!w->t || !*where)
+        return 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (!t->t[i].space) {
+            w->t[k] = t->t[i];
+            (*where)[k++] = i;
+        }
+    w->n = k;
     return 1;
 }
 
@@ -151,45 +172,68 @@ static int myers(const struct toks *a, const struct toks *b, size_t lo_a, size_t
     return 1;
 }
 
+/*
+ * Write t with the marked tokens wrapped in tag.  White space is never compared: a run of it
+ * is inside a mark only when the words on both sides of it are marked, so a reformatted text
+ * shows no change, and a changed phrase is one mark.
+ */
 static void emit(struct html *h, const struct toks *t, const char *mark, const char *tag)
 {
+    const char *open_tag = tag[0] == 'd' ? "<del>" : "<ins>";
+    const char *close_tag = tag[0] == 'd' ? "</del>" : "</ins>";
     int open = 0;
 
     for (size_t i = 0; i < t->n; i++) {
-        if (mark[i] != open) {
-            html_raw(h, mark[i] ? (tag[0] == 'd' ? "<del>" : "<ins>")
-                                : (tag[0] == 'd' ? "</del>" : "</ins>"));
-            open = mark[i];
+        int m = mark[i];
+
+        if (t->t[i].space) {
+            size_t j = i + 1;
+
+            while (j < t->n && t->t[j].space)
+                j++;
+            m = open && j < t->n && mark[j];
+        }
+        if (m != open) {
+            html_raw(h, m ? open_tag : close_tag);
+            open = m;
         }
         html_text_n(h, t->t[i].p, t->t[i].n);
     }
     if (open)
-        html_raw(h, tag[0] == 'd' ? "</del>" : "</ins>");
+        html_raw(h, close_tag);
 }
 
 void view_word_diff(struct html *h_a, struct html *h_b, const char *a, const char *b, int *diffed)
 {
-    struct toks ta = {NULL, 0}, tb = {NULL, 0};
-    char *del = NULL, *ins = NULL;
+    struct toks ta = {NULL, 0}, tb = {NULL, 0}, wa = {NULL, 0}, wb = {NULL, 0};
+    size_t *at_a = NULL, *at_b = NULL;
+    char *del = NULL, *ins = NULL, *wdel = NULL, *wins = NULL;
     size_t pre = 0, suf = 0;
     int ok;
 
     *diffed = 0;
-    ok = tokenize(a, &ta) && tokenize(b, &tb);
+    ok = tokenize(a, &ta) && tokenize(b, &tb) && words_of(&ta, &wa, &at_a) &&
+         words_of(&tb, &wb, &at_b);
     if (ok) {
         del = calloc(ta.n + 1, 1);
         ins = calloc(tb.n + 1, 1);
-        ok = del && ins;
+        wdel = calloc(wa.n + 1, 1);
+        wins = calloc(wb.n + 1, 1);
+        ok = del && ins && wdel && wins;
     }
     if (ok) {
-        while (pre < ta.n && pre < tb.n && same(&ta.t[pre], &tb.t[pre]))
+        while (pre < wa.n && pre < wb.n && same(&wa.t[pre], &wb.t[pre]))
             pre++;
-        while (suf < ta.n - pre && suf < tb.n - pre &&
-               same(&ta.t[ta.n - 1 - suf], &tb.t[tb.n - 1 - suf]))
+        while (suf < wa.n - pre && suf < wb.n - pre &&
+               same(&wa.t[wa.n - 1 - suf], &wb.t[wb.n - 1 - suf]))
             suf++;
-        ok = myers(&ta, &tb, pre, ta.n - suf, pre, tb.n - suf, del, ins);
+        ok = myers(&wa, &wb, pre, wa.n - suf, pre, wb.n - suf, wdel, wins);
     }
     if (ok) {
+        for (size_t i = 0; i < wa.n; i++)
+            del[at_a[i]] = wdel[i];
+        for (size_t i = 0; i < wb.n; i++)
+            ins[at_b[i]] = wins[i];
         emit(h_a, &ta, del, "del");
         emit(h_b, &tb, ins, "ins");
         *diffed = 1;
@@ -199,6 +243,12 @@ void view_word_diff(struct html *h_a, struct html *h_b, const char *a, const cha
     }
     free(ta.t);
     free(tb.t);
+    free(wa.t);
+    free(wb.t);
+    free(at_a);
+    free(at_b);
     free(del);
     free(ins);
+    free(wdel);
+    free(wins);
 }

@@ -96,14 +96,15 @@ Test(view_wdiff, should_mark_insertions_and_deletions_apart)
 
     diff(&p, "Acme Corp, invoice 7", "Acme invoice 7, paid");
     cr_assert(p.diffed);
-    /* One run of three tokens a side ("Corp", ",", " " and ",", " ", "paid"). */
+    /* One run a side: "Corp," and ", paid" (white space separates, it is never compared). */
     cr_assert_eq(count(text(&p.a), "<del>"), 1);
     cr_assert_eq(count(text(&p.b), "<ins>"), 1);
     cr_assert(strstr(text(&p.a), "Corp,") > strstr(text(&p.a), "<del>"));
     cr_assert(strstr(text(&p.b), ", paid</ins>") != NULL);
     ca = without(text(&p.a), "del");
     cb = without(text(&p.b), "ins");
-    cr_assert_str_eq(ca, "Acme invoice 7");
+    cr_assert_str_eq(text(&p.a), "Acme <del>Corp,</del> invoice 7");
+    cr_assert_str_eq(ca, "Acme  invoice 7");
     cr_assert_str_eq(cb, "Acme invoice 7");
     free(ca);
     free(cb);
@@ -200,6 +201,22 @@ Test(view_wdiff, should_give_up_past_the_edit_cap_and_show_plain_text)
     release(&p);
     arb_buf_release(&a);
     arb_buf_release(&b);
+}
+
+/* A text laid out again (pretty-printed JSON against compact) shows no change. */
+Test(view_wdiff, should_not_mark_white_space_changes)
+{
+    struct pair p;
+
+    diff(&p, "{\n  \"a\": 1,\n  \"b\": [1, 2]\n}", "{\"a\": 1, \"b\": [1,2]}");
+    cr_assert(p.diffed);
+    cr_assert_null(strstr(text(&p.a), "<del>"));
+    cr_assert_null(strstr(text(&p.b), "<ins>"));
+    release(&p);
+    diff(&p, "{\n  \"a\": 1\n}", "{\"a\": 2}");
+    cr_assert_str_eq(text(&p.a), "{\n  &quot;a&quot;: <del>1</del>\n}");
+    cr_assert_str_eq(text(&p.b), "{&quot;a&quot;: <ins>2</ins>}");
+    release(&p);
 }
 
 /* Non-ASCII letters are part of words: a changed accented word is one mark. */
