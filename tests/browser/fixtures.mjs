@@ -102,7 +102,8 @@ export async function payloadRun(s) {
     jsonl(path.join(dir, 'cases.jsonl'), cases);
     jsonl(path.join(dir, 'a.jsonl'), a);
     jsonl(path.join(dir, 'b.jsonl'), b);
-    const systems = [P[3], `sys ${P[0]}`];
+    // Names no output holds whole: the labelling page hides a system name wherever it occurs.
+    const systems = [`sys-a ${P[3]}`, `sys-b ${P[0]}`];
     fs.writeFileSync(path.join(dir, 'suite.json'), JSON.stringify({
         name: `payload ${P[0]}`, seed: 1, task: `Task ${P[1]}`,
         systems: { [systems[0]]: 'a.jsonl', [systems[1]]: 'b.jsonl' },

@@ -57,6 +57,22 @@ s.test('without an annotator the labelling page asks for a name', async (t) => {
     for (const sys of fx.systems) assert.notIncludes(html, sys, 'the annotator form');
 });
 
+// Click a radio as a person would: open the <details> that hides it first, if any.
+async function pick(page, selector) {
+    const el = await page.$(selector);
+    assert.ok(el, `no ${selector}`);
+    const closed = await el.evaluate((e) => {
+        const d = e.closest('details');
+        return d !== null && !d.open;
+    });
+    if (closed) {
+        const summary = await el.evaluateHandle((e) => e.closest('details').querySelector('summary'));
+        await summary.click();
+    }
+    await el.click();
+    assert.ok(await el.evaluate((e) => e.checked), `${selector} is not checked after a click`);
+}
+
 // Label five pairs as ann through the form, starting from the name form.
 async function labelFive(t, ann) {
     const page = await t.page();
@@ -91,9 +107,9 @@ async function labelFive(t, ann) {
         assert.eq(await page.$eval('form#label-form [name="token"]', (e) => e.value), tok, 'the form carries the token');
         // Choose as a person would: click the radios, type the note, submit.
         const plan = PLAN[ann][i];
-        await page.click(`form#label-form input[type="radio"][name="choice"][value="${plan.choice}"]`);
+        await pick(page, `form#label-form input[type="radio"][name="choice"][value="${plan.choice}"]`);
         for (const [crit, v] of Object.entries(plan.crit))
-            await page.click(`form#label-form input[type="radio"][name="crit.${crit}"][value="${v}"]`);
+            await pick(page, `form#label-form input[type="radio"][name="crit.${crit}"][value="${v}"]`);
         await page.type('form#label-form [name="note"]', noteOf(ann, i));
         const submit = 'form#label-form button[type="submit"], form#label-form input[type="submit"]';
         await t.clickNav(page, submit);
@@ -159,18 +175,17 @@ function labelsJsonl() {
     return file;
 }
 
-// The number the page shows for name in #agreement: [data-NAME] when the page gives one,
-// else the first number after the word in the text.
-async function shown(page, name) {
-    const d = await page.$eval('#agreement', (e, n) => {
-        const el = e.querySelector(`[data-${n}]`);
-        return el ? el.getAttribute(`data-${n}`) : null;
-    }, name);
-    if (d !== null) return { value: Number(d), digits: 12 };
-    const text = await page.$eval('#agreement', (e) => e.textContent);
-    const m = new RegExp(`${name}[^0-9-]*(-?[0-9]+(?:\\.([0-9]+))?)`, 'i').exec(text);
-    assert.ok(m, `no ${name} in #agreement: ${text.slice(0, 300)}`);
-    return { value: Number(m[1]), digits: m[2] ? m[2].length : 0 };
+// A figure of #agreement: span#ID with its exact value in data-value and, as text, rounded.
+async function figure(page, id) {
+    const f = await page.$eval('#agreement', (e, i) => {
+        const el = e.querySelector(`#${i}`);
+        return el && { value: el.getAttribute('data-value'), text: el.textContent };
+    }, id);
+    assert.ok(f, `no #${id} in #agreement`);
+    assert.ok(f.value !== null, `#${id} has no data-value`);
+    const text = Number(f.text.trim());
+    assert.near(text, Number(f.value), 0.0005 + 1e-12, `#${id}: its text against its data-value`);
+    return Number(f.value);
 }
 
 s.test('/runs/1/labels lists the labels and the agreement calibrate computes', async (t) => {
@@ -184,20 +199,35 @@ s.test('/runs/1/labels lists the labels and the agreement calibrate computes', a
     }
     assert.eq(await t.count(page, '#agreement'), 1, '#agreement with two annotators');
     // Independent of --labels-from-db: the table's labels written as JSONL by hand.
-    const byHand = calibrate([labelsJsonl()], 'byhand').human;
-    for (const k of ['kappa', 'alpha']) {
-        const got = await shown(page, k);
-        assert.near(got.value, byHand[k], 0.5 * 10 ** -got.digits + 1e-12,
-            `#agreement ${k} against calibrate --run 1 LABELS.jsonl (human.${k})`);
-    }
-    // PENDING --labels-from-db (issue 20, another engineer): the same figure from the
-    // database itself.  Fails until `arbiter calibrate --run RUN --labels-from-db` exists.
-    const fromDb = calibrate(['--labels-from-db'], 'fromdb').human;
-    const got = await shown(page, 'kappa');
-    assert.near(got.value, fromDb.kappa, 0.5 * 10 ** -got.digits + 1e-12,
-        '#agreement kappa against calibrate --run 1 --labels-from-db (human.kappa)');
-    assert.near(fromDb.kappa, byHand.kappa, 1e-12, '--labels-from-db against the JSONL by hand');
+    const byHand = calibrate([labelsJsonl()], 'byhand');
+    assert.near(await figure(page, 'annotator-kappa'), byHand.human.kappa, 1e-12,
+        '#annotator-kappa against calibrate --run 1 LABELS.jsonl (human.kappa)');
+    assert.near(await figure(page, 'annotator-alpha'), byHand.human.alpha, 1e-12,
+        '#annotator-alpha against calibrate (human.alpha)');
+    assert.near(await figure(page, 'verdict-kappa'), byHand.combined.kappa, 1e-12,
+        '#verdict-kappa against calibrate (combined.kappa: the run\'s verdicts against the labels)');
+    // The same figures from the database itself, with --labels-from-db.
+    const fromDb = calibrate(['--labels-from-db'], 'fromdb');
+    assert.near(await figure(page, 'annotator-kappa'), fromDb.human.kappa, 1e-12,
+        '#annotator-kappa against calibrate --run 1 --labels-from-db (human.kappa)');
+    assert.near(await figure(page, 'verdict-kappa'), fromDb.combined.kappa, 1e-12,
+        '#verdict-kappa against calibrate --run 1 --labels-from-db (combined.kappa)');
 });
+
+// The hidden inputs of form#id in html, as {name: value} (attributes in any order).
+function hiddenFields(html, id) {
+    const at = html.indexOf(`id="${id}"`);
+    assert.ok(at >= 0, `no form#${id} in the page`);
+    const form = html.slice(at, html.indexOf('</form>', at));
+    const out = {};
+    const unq = (v) => v.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    for (const m of form.matchAll(/<input\b[^>]*>/g)) {
+        const a = Object.fromEntries([...m[0].matchAll(/([a-z-]+)="([^"]*)"/g)].map((x) => [x[1], unq(x[2])]));
+        if (a.type === 'hidden' && a.name) out[a.name] = a.value ?? '';
+    }
+    return out;
+}
 
 function labelCount(where = '1') {
     return Number(s.sql(fx.db, `SELECT count(*) FROM labels WHERE ${where}`)[0][0]);
@@ -209,7 +239,14 @@ s.test('a POST without the session token gets 403 and writes nothing', async () 
     const url = view.url('/runs/1/label');
     const tok = /<meta name="arbiter-token" content="([0-9a-f]+)"/.exec((await request(view.url('/'))).body);
     assert.ok(tok, 'the session token in the page');
-    const fields = { case: 'q6', annotator: 'ann3', choice: 'A', note: 'forged' };
+    // The fields the labelling form of ann3 carries (token, case and whatever else it
+    // holds hidden), less the token, plus a choice.
+    const form = (await request(view.url('/runs/1/label?annotator=ann3'))).body;
+    const hidden = hiddenFields(form, 'label-form');
+    assert.eq(hidden.token, tok[1], 'the form\'s token is the page\'s');
+    assert.eq(hidden.annotator, 'ann3', 'the form\'s annotator');
+    const fields = { ...hidden, choice: 'A', note: 'forged' };
+    delete fields.token;
     const post = (f, headers = {}) => request(url, {
         method: 'POST', body: formBody(f),
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
@@ -256,7 +293,7 @@ s.test('--annotator NAME goes straight to the queue', async (t) => {
     assert.eq(await t.count(page, 'form#annotator'), 0, 'form#annotator with --annotator');
     assert.eq(await t.count(page, 'form#label-form'), 1, 'form#label-form with --annotator');
     assert.eq(await page.$eval('form#label-form [name="annotator"]', (e) => e.value), 'ann9', 'the annotator field');
-    await page.click('form#label-form input[type="radio"][name="choice"][value="tie"]');
+    await pick(page, 'form#label-form input[type="radio"][name="choice"][value="tie"]');
     await t.clickNav(page, 'form#label-form button[type="submit"], form#label-form input[type="submit"]');
     await s.stopServer(v);
     assert.eq(Number(s.sql(copy, "SELECT count(*) FROM labels WHERE annotator = 'ann9' AND choice = 'tie'")[0][0]),

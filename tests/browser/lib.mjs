@@ -220,7 +220,11 @@ class TestCtx {
         const el = await page.$(selector);
         assert.ok(el, `no ${selector} on ${page.url()}`);
         const [resp] = await Promise.all([
-            page.waitForNavigation({ waitUntil: 'load' }),
+            page.waitForNavigation({ waitUntil: 'load', timeout: 10000 }).catch((e) => {
+                if (e && e.name === 'TimeoutError')
+                    throw new AssertionError(`clicking ${selector} on ${page.url()} led nowhere within 10 s`);
+                throw e;
+            }),
             el.click(),
         ]);
         return resp;
@@ -228,8 +232,13 @@ class TestCtx {
 
     // Press key (as a person would, on the page body) and wait for the page it leads to.
     async keyNav(page, key) {
+        const from = page.url();
         const [resp] = await Promise.all([
-            page.waitForNavigation({ waitUntil: 'load' }),
+            page.waitForNavigation({ waitUntil: 'load', timeout: 5000 }).catch((e) => {
+                if (e && e.name === 'TimeoutError')
+                    throw new AssertionError(`pressing ${key} on ${from} led nowhere within 5 s`);
+                throw e;
+            }),
             page.keyboard.press(key),
         ]);
         return resp;
@@ -390,9 +399,10 @@ export class Suite {
             if (t.pages.length) await sleep(50);
             await t.close();
             if (t.problems.length) {
-                const p = [...new Set(t.problems)];
-                why = (why ? why + '\n  also: ' : '') + p.slice(0, 10).join('\n  ') +
-                    (p.length > 10 ? `\n  ... ${p.length - 10} more` : '');
+                // One line each, long messages (CSP reports) cut; repeats counted once.
+                const p = [...new Set(t.problems.map((x) => (x.length > 300 ? x.slice(0, 300) + '...' : x)))];
+                why = (why ? why + '\n  also: ' : '') + p.slice(0, 6).join('\n  ') +
+                    (p.length > 6 ? `\n  ... ${p.length - 6} more` : '');
             }
             const secs = ((Date.now() - t0) / 1000).toFixed(1);
             if (why === null) {

@@ -20,6 +20,9 @@ async function shot(t, url, file, { want = 200 } = {}) {
     fs.mkdirSync(out, { recursive: true });
     await page.screenshot({ path: path.join(out, file), type: 'png' });
     console.log(`  ${path.relative(process.cwd(), path.join(out, file))}`);
+    // A picture is still worth taking when the page logged an error: say so, do not fail.
+    for (const p of new Set(t.problems)) console.log(`  warning: ${p.slice(0, 200)}`);
+    t.problems.length = 0;
     return page;
 }
 
