@@ -90,20 +90,21 @@ struct arb_case_query {
  * was blinded for, or, before that, per pair of the run's systems in the suite's order.
  */
 struct arb_case_entry {
-    int64_t seq;              /* the case's reading order, from 0 */
+    int64_t seq; /* the case's reading order, from 0 */
     const char *case_id;
-    const char *system_a;     /* the pair's A (shown first in the judge's order AB) */
+    const char *system_a; /* the pair's A (shown first in the judge's order AB) */
     const char *system_b;
-    const char *status;       /* the verdict's status, NULL when there is no verdict yet (a
-                                 run still running or stopped): filter "pending" */
-    const char *winner;       /* a system, "TIE", or NULL when undecided */
-    const char *judge_winner; /* the judge's winner when its orders agree (a system, "TIE"):
-                                 order_winners' (the one order's when it did not swap), else
-                                 its winner; NULL when not judged, failed, inconsistent or
-                                 naming none */
-    double score_a, score_b;  /* overall rubric scores, NaN when unknown */
+    /* The verdict's status, NULL when there is no verdict yet (a run still running or
+     * stopped): the filter "pending". */
+    const char *status;
+    const char *winner; /* a system, "TIE", or NULL when undecided */
+    /* The judge's winner when its orders agree (a system, "TIE"): from order_winners (the
+     * one order's when it did not swap), else its winner; NULL when not judged, failed,
+     * inconsistent or naming none. */
+    const char *judge_winner;
+    double score_a, score_b;         /* overall rubric scores, NaN when unknown */
     double pass_rate_a, pass_rate_b; /* expectation pass rates, NaN when unknown */
-    unsigned flags;           /* enum arb_case_flags */
+    unsigned flags;                  /* enum arb_case_flags */
 };
 
 /*

@@ -47,10 +47,14 @@ static const char sql_run_exists[] = "SELECT EXISTS (SELECT 1 FROM runs WHERE id
     " AND k.system_a = j.system_a AND k.system_b = j.system_b AND k.ord = j.ord"                   \
     " AND k.sample = j.sample AND k.valid <> 0 AND coalesce(k.error, '') = '')"
 
-/* A check of kind expectation failed for system sys of the case of row x. */
-#define FAILED_EXPECTATION(sys)                                                                    \
-    " EXISTS (SELECT 1 FROM checks k WHERE k.run = ?1 AND k.case_id = x.case_id"                   \
-    " AND k.system = " sys " AND k.kind = 'expectation' AND k.verdict = 'fail')"
+/* A check of kind expectation failed for system a (b) of the pair of row x, when its pass rate
+ * leaves room for one. */
+#define EXPECTATION_FAILED(side)                                                                   \
+    " WHEN coalesce(x.p" side ", 0) < 1 AND EXISTS (SELECT 1 FROM checks k WHERE k.run = ?1"       \
+    " AND k.case_id = x.case_id AND k.system = x." side " AND k.kind = 'expectation'"              \
+    " AND k.verdict = 'fail') THEN 1"
+#define A_EXPECTATION_FAILED EXPECTATION_FAILED("a")
+#define B_EXPECTATION_FAILED EXPECTATION_FAILED("b")
 
 /*
  * The rows of run ?1, inserted in reading order (seq, then the pair), which numbers them: n
@@ -109,8 +113,7 @@ static const char sql_build[] =
     " OR (j.system_a IN (x.a, x.b) AND j.system_b >= 'llm_judge:'"
     " AND j.system_b < 'llm_judge;')) AND" FAILED_SLOT ")) THEN 1 ELSE 0 END)"
     " + 8 * (x.jw IS NOT NULL AND x.rw IS NOT NULL AND x.jw <> x.rw)"
-    " + 16 * (CASE WHEN coalesce(x.pa, 0) < 1 AND" FAILED_EXPECTATION("x.a") " THEN 1"
-    " WHEN coalesce(x.pb, 0) < 1 AND" FAILED_EXPECTATION("x.b") " THEN 1 ELSE 0 END)"
+    " + 16 * (CASE" A_EXPECTATION_FAILED B_EXPECTATION_FAILED " ELSE 0 END)"
     " FROM named x ORDER BY x.seq, x.a, x.b";
 
 /* The rows of run were inserted last: they are the rowids after the previous maximum. */

@@ -35,7 +35,7 @@ enum kind {
 
 /* Columns of every statement: the entry's, then the sort key (column 13). */
 #define COLS                                                                                       \
-    "SELECT n, seq, case_id, system_a, system_b, status, winner, judge_winner, score_a,"          \
+    "SELECT n, seq, case_id, system_a, system_b, status, winner, judge_winner, score_a,"           \
     " score_b, pass_rate_a, pass_rate_b, flags, "
 #define COL_KEY 13
 
@@ -51,7 +51,7 @@ enum kind {
  * last, and a row after another is a rowid range.
  */
 #define SEQ_WHERE                                                                                  \
-    " FROM temp.arb_ci NOT INDEXED WHERE rid BETWEEN"                                             \
+    " FROM temp.arb_ci NOT INDEXED WHERE rid BETWEEN"                                              \
     " (SELECT lo FROM temp.arb_ci_runs WHERE run = ?1)"                                            \
     " AND (SELECT hi FROM temp.arb_ci_runs WHERE run = ?1) AND run = ?1" FILTER
 #define SEQ_FIRST COLS "rid FROM temp.arb_ci INDEXED BY arb_ci_case WHERE run = ?1" FILTER
@@ -125,8 +125,8 @@ static const char sql_tally[] =
 /* Where a statement starts: its page, and the row it is relative to. */
 struct at {
     int64_t limit, offset;
-    sqlite3_value *key; /* ?8, or NULL */
-    int64_t n;          /* ?9 */
+    sqlite3_value *key;  /* ?8, or NULL */
+    int64_t n;           /* ?9 */
     const char *case_id; /* ?10, or NULL */
 };
 

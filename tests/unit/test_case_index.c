@@ -34,9 +34,9 @@
 
 #define N_CASES 10
 
-static const char *const ids[N_CASES] = {"c-decided", "b-pending",      "a-missing",  "h-judge-failed",
-                                         "e-inconsistent", "d-disagree", "g-expfail", "f-unjudged",
-                                         "i-bare",         "j-agree"};
+static const char *const ids[N_CASES] = {
+    "c-decided",  "b-pending", "a-missing",  "h-judge-failed", "e-inconsistent",
+    "d-disagree", "g-expfail", "f-unjudged", "i-bare",         "j-agree"};
 
 static void ok(enum arb_status rc, const struct arb_err *err)
 {
@@ -80,8 +80,8 @@ static void put_check(struct arb_store *st, int64_t run, const char *c, const ch
 
 /* A verdict of pair (a, b) with its judge member (NULL for none) in comparison_json. */
 static void put_verdict(struct arb_store *st, int64_t run, const char *c, const char *a,
-                        const char *b, const char *status, const char *winner, double sa,
-                        double sb, double pa, double pb, const char *judge)
+                        const char *b, const char *status, const char *winner, double sa, double sb,
+                        double pa, double pb, const char *judge)
 {
     char cmp[512];
     struct arb_verdict_row v = {c, a, b, status, winner, sa, sb, pa, pb, cmp};
@@ -421,8 +421,7 @@ Test(case_index, should_take_percent_underscore_and_backslash_literally, .init =
 
 /* ---- sorting and paging -------------------------------------------------------------------- */
 
-static void expect_sorted(struct arb_store *st, enum arb_case_sort sort, int desc,
-                          const char *want)
+static void expect_sorted(struct arb_store *st, enum arb_case_sort sort, int desc, const char *want)
 {
     struct arb_case_query q = all_rows();
 
@@ -511,8 +510,7 @@ static int stop_at_two(void *ctx, const struct arb_case_entry *e)
     return ++*(int *)ctx == 2;
 }
 
-Test(case_index, should_refuse_a_bad_page_and_stop_when_told, .init = fx_setup,
-     .fini = fx_teardown)
+Test(case_index, should_refuse_a_bad_page_and_stop_when_told, .init = fx_setup, .fini = fx_teardown)
 {
     struct arb_store *st = the_run();
     struct arb_case_query q = all_rows();
@@ -632,8 +630,7 @@ Test(case_index, should_refuse_a_bad_step, .init = fx_setup, .fini = fx_teardown
 }
 
 /* Three systems: p has pairs x/y (x wins) and x/z (z wins), q has x/y (y) and y/z (z). */
-Test(case_index, should_visit_a_case_of_several_pairs_once, .init = fx_setup,
-     .fini = fx_teardown)
+Test(case_index, should_visit_a_case_of_several_pairs_once, .init = fx_setup, .fini = fx_teardown)
 {
     struct arb_store *st = fx_open_store(0);
     struct arb_case_query q = all_rows();
