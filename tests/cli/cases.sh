@@ -226,7 +226,7 @@ t "calibrate missing labels" 2 "" "cannot open labels 'no/such.jsonl'" -- calibr
 t "calibrate bad policy" 2 "" "--policy: expected inconsistent-tie or net-vote" -- calibrate $C/pairs.jsonl --policy majority
 t "calibrate bad bootstrap" 2 "" "--bootstrap: expected a whole number from 1 to 1000000, got '0'" -- calibrate $C/pairs.jsonl --bootstrap 0
 t "calibrate needs LABELS" 2 "" "missing LABELS" -- calibrate
-t "calibrate help" 0 "usage: arbiter calibrate --run RUN LABELS" "" -- calibrate --help
+t "calibrate help" 0 "usage: arbiter calibrate --run RUN (LABELS | --labels-from-db" "" -- calibrate --help
 t "run --require-calibrated needs a judge" 2 "" "--require-calibrated needs a judge" -- run examples/invoice/suite.json --db "$T/cal.db" --no-judge --require-calibrated 0.5
 t "run --require-calibrated range" 2 "" "--require-calibrated: expected a kappa from -1 to 1" -- run examples/invoice/suite.json --db "$T/cal.db" --require-calibrated 2
 
@@ -272,6 +272,6 @@ printf 'not a database at all, just text........................................
 t "migrate not a database" 4 "" "is not an Arbiter database" -- migrate --db "$T/junk.db"
 cp "$DB" "$T/v99.db"
 sqlite3 "$T/v99.db" "PRAGMA user_version = 99" || bad "sqlite3: cannot set user_version 99"
-t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (7)" -- migrate --db "$T/v99.db"
+t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (8)" -- migrate --db "$T/v99.db"
 t "migrate help" 0 "usage: arbiter migrate [--db FILE]" "" -- migrate --help
 t "migrate bad argument" 2 "" "unknown option '--fast' (see 'arbiter migrate --help')" -- migrate --fast
