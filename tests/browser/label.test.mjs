@@ -112,7 +112,11 @@ async function labelFive(t, ann) {
             await pick(page, `form#label-form input[type="radio"][name="crit.${crit}"][value="${v}"]`);
         await page.type('form#label-form [name="note"]', noteOf(ann, i));
         const submit = 'form#label-form button[type="submit"], form#label-form input[type="submit"]';
-        await t.clickNav(page, submit);
+        const saved = await t.clickNav(page, submit);
+        if (saved.status() !== 200) {
+            t.expectStatus(saved.status(), saved.url());
+            assert.fail(`saving the label of ${caseId}: HTTP ${saved.status()}: ${(await saved.text()).slice(0, 200)}`);
+        }
         // The reveal page: /runs/1/label/CASE?annotator=ANN, the systems named.
         const r = new URL(page.url());
         assert.eq(decodeURIComponent(r.pathname), `/runs/1/label/${caseId}`, 'after saving: the reveal page');

@@ -321,13 +321,14 @@ export class Suite {
     }
 
     // Start a server that writes its port to portFile once it listens.  argv: full command.
-    async startServer(name, argv, portFile, env) {
+    async startServer(name, argv, portFile, env, cwd) {
         const errFile = path.join(this.dir, `${name}.err`);
         try { fs.unlinkSync(portFile); } catch { /* none */ }
         const err = fs.openSync(errFile, 'w');
         const proc = spawn(argv[0], argv.slice(1), {
             stdio: ['ignore', 'ignore', err],
             env: { ...process.env, ...(env || {}) },
+            cwd,
         });
         fs.closeSync(err);
         const srv = new Server(name, proc, 0, errFile);
@@ -343,11 +344,12 @@ export class Suite {
         return srv;
     }
 
-    // arbiter view on 127.0.0.1, port 0 (a free one, from --port-file).  extra: more flags.
-    async startView({ db, extra = [], name = 'view' }) {
+    // arbiter view on 127.0.0.1, port 0 (a free one, from --port-file).  extra: more flags;
+    // cwd: its working directory (db may then be relative to it).
+    async startView({ db, extra = [], name = 'view', cwd }) {
         const pf = path.join(this.dir, `${name}.port`);
         return this.startServer(name, [this.arb, 'view', '--db', db, '--port', '0', '--port-file', pf,
-            ...extra], pf);
+            ...extra], pf, undefined, cwd);
     }
 
     // The test judge (tests/judge_sim) on 127.0.0.1, with its flags.
