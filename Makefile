@@ -224,6 +224,7 @@ bench: deps
 	@echo "== bench/run.sh"; sh bench/run.sh $(BUILD)/arbiter 10000 100000
 	@$(SUBMAKE) $(BUILD)/judge_sim
 	@echo "== bench/judge.sh"; sh bench/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim 1000 200 32
+	@echo "== bench/view.sh"; sh bench/view.sh $(BUILD)/arbiter $(BUILD)/judge_sim 100000
 
 # Side by side with the peers (installs promptfoo from the npm registry into bench/peers/).
 bench-peers: deps

@@ -22,13 +22,16 @@ struct arb_view_opts {
     unsigned port;         /* 0: a free port */
     int labelling;         /* the labelling pages may write (st opened for writing) */
     const char *annotator; /* the default annotator of the labelling pages, or NULL */
+    int64_t warm_run;      /* a run to prepare before listening (its case index and report,
+                              which a 100,000-case run takes seconds to build), or 0 */
 };
 
 struct arb_view;
 
 /*
  * Start serving st (borrowed: it must outlive the server, and the caller must not use it
- * until arb_view_stop) as o says; *port receives the port bound.  ARB_EUSAGE for an address
+ * until arb_view_stop) as o says; *port receives the port bound.  With o->warm_run, that
+ * run's case index and report are built first, so its pages answer at once.  ARB_EUSAGE for an address
  * that is not numeric, ARB_EIO when the socket cannot be bound (the port taken), with err set.
  */
 enum arb_status arb_view_start(struct arb_store *st, const struct arb_view_opts *o,

@@ -37,6 +37,9 @@ static const char usage_text[] =
     "                    blind human labels (/runs/ID/label); without it the database is\n"
     "                    opened read-only and nothing is written\n"
     "  --annotator NAME  the annotator the labelling pages record (else the page asks)\n"
+    "  --no-warm         listen at once; by default the latest run's case index and report\n"
+    "                    are built first (seconds for 100,000 cases), so its pages answer\n"
+    "                    at once; other runs are prepared on their first visit\n"
     "\n"
     "Labels feed 'arbiter calibrate --run RUN --labels-from-db' and 'arbiter export RUN\n"
     "--labels'.  Writes need the session token that the server's own pages carry, so no\n"
@@ -92,7 +95,8 @@ static int view_cmd(int argc, char **argv)
 {
     const char *db = CLI_DEFAULT_DB, *bind = "127.0.0.1", *port_file = NULL, *annotator = NULL;
     unsigned port = 8377;
-    int labelling = 0, n_pos, code, sig = 0;
+    int labelling = 0, no_warm = 0, n_pos, code, sig = 0;
+    int64_t warm = 0;
     struct arb_store *st = NULL;
     struct arb_view *v = NULL;
     struct arb_err err = {{0}};
@@ -106,6 +110,7 @@ static int view_cmd(int argc, char **argv)
         CLI_OPT_NONEMPTY("--port-file", &port_file, "a file name"),
         CLI_OPT_BOOL("--label", &labelling),
         CLI_OPT_NONEMPTY("--annotator", &annotator, "a name"),
+        CLI_OPT_BOOL("--no-warm", &no_warm),
         CLI_OPT_END(),
     };
 
@@ -129,7 +134,15 @@ static int view_cmd(int argc, char **argv)
     sigaddset(&sigs, SIGINT);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
-    vo = (struct arb_view_opts){db, bind, port, labelling, annotator};
+    /* A database without runs has nothing to prepare. */
+    if (!no_warm && arb_store_run_resolve(st, "latest", &warm, &err) != ARB_OK) {
+        warm = 0;
+        err.msg[0] = '\0';
+    }
+    if (warm > 0)
+        fprintf(stderr, "arbiter view: preparing run %lld (its case index and report)...\n",
+                (long long)warm);
+    vo = (struct arb_view_opts){db, bind, port, labelling, annotator, warm};
     rs = arb_view_start(st, &vo, &v, &port, &err);
     if (rs) {
         cli_error("view", "%s", err.msg);

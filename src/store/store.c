@@ -211,10 +211,15 @@ static const char *const sql[Q_N] = {
                        "answer_json = excluded.answer_json, error = excluded.error, "
                        "fence = CASE WHEN excluded.cached THEN judgments.fence "
                        "ELSE excluded.fence END, reply_sha256 = excluded.reply_sha256",
+    /* Two statements, not "(?2 IS NULL OR case_id = ?2)": SQLite cannot use the (run,
+     * case_id) index through that OR, and one case's judgments were read by scanning the
+     * run's (a 100,000-case report's case details took minutes). */
     [Q_JUDGMENTS_CASE] = "SELECT case_id, system_a, system_b, ord, sample, attempt, key, valid, "
                          "cached, answer_json, error, fence, reply_sha256 FROM judgments WHERE "
-                         "run = ?1 AND "
-                         "(?2 IS NULL OR case_id = ?2) ORDER BY id",
+                         "run = ?1 AND case_id = ?2 ORDER BY id",
+    [Q_JUDGMENTS_RUN] = "SELECT case_id, system_a, system_b, ord, sample, attempt, key, valid, "
+                        "cached, answer_json, error, fence, reply_sha256 FROM judgments WHERE "
+                        "run = ?1 ORDER BY id",
     [Q_RUN_DELETE] = "DELETE FROM runs WHERE id = ?1",
     [Q_CASES_ALL] = "SELECT case_id, seq, case_json FROM cases WHERE run = ?1 ORDER BY seq",
     [Q_OUTPUTS_SYSTEM] = "SELECT o.case_id, o.system, o.file, o.content, o.size, o.binary, "

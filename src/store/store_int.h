@@ -68,6 +68,7 @@ enum store_stmt {
     Q_GET_JUDGE_CALL,
     Q_PUT_JUDGMENT,
     Q_JUDGMENTS_CASE,
+    Q_JUDGMENTS_RUN,
     Q_JUDGE_TOTALS,
     Q_JUDGE_COSTS,
     Q_CASES_ALL,

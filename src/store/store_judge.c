@@ -135,13 +135,15 @@ enum arb_status arb_store_judgments(struct arb_store *st, int64_t run, const cha
                                     void *ctx, struct arb_err *err)
 {
     sqlite3_stmt *s = NULL;
-    enum arb_status ret = store_acquire(st, Q_JUDGMENTS_CASE, &s, err);
+    enum store_stmt q = case_id ? Q_JUDGMENTS_CASE : Q_JUDGMENTS_RUN;
+    enum arb_status ret = store_acquire(st, q, &s, err);
     int rc;
 
     if (ret != ARB_OK)
         return ret;
     rc = store_bind_int(SQLITE_OK, s, 1, run);
-    rc = store_bind_text(rc, s, 2, case_id);
+    if (case_id)
+        rc = store_bind_text(rc, s, 2, case_id);
     while (rc == SQLITE_OK || rc == SQLITE_ROW) {
         struct arb_judgment_row j;
 
@@ -168,7 +170,7 @@ enum arb_status arb_store_judgments(struct arb_store *st, int64_t run, const cha
     }
     if (rc != SQLITE_DONE)
         ret = store_fail(st, rc, err, "read judgments");
-    store_release(st, Q_JUDGMENTS_CASE, s);
+    store_release(st, q, s);
     return ret;
 }
 

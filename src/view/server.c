@@ -19,6 +19,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <cjson/cJSON.h>
+
+#include "arbiter/case_index.h"
 #include "arbiter/unicode.h"
 #include "arbiter/view.h"
 #include "view_int.h"
@@ -403,6 +406,18 @@ enum arb_status arb_view_start(struct arb_store *st, const struct arb_view_opts 
             arb_err_set(err, ARB_ENOMEM, "out of memory");
         free(v);
         return err->msg[0] ? ARB_EIO : ARB_ENOMEM;
+    }
+    if (o->warm_run > 0) {
+        const cJSON *rep;
+
+        rs = arb_case_index_build(st, o->warm_run, err);
+        if (!rs)
+            rs = view_cache_report(&v->ctx, o->warm_run, &rep, err);
+        if (rs) {
+            view_cache_free(v->ctx.cache);
+            free(v);
+            return rs;
+        }
     }
     v->d = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),

@@ -2,7 +2,9 @@
  * view_cache.c - derived data the pages reuse: the report of the run asked last (a 100,000-
  * case run takes a while to report, and its run page, compare page and labels page all want
  * it).  One run's report is kept; asking for another replaces it.  The database does not
- * change under a read-only view; with labelling on, labels are not part of the report.
+ * change under a read-only view; with labelling on, labels are not part of the report.  The
+ * static report's HTML of the run asked last is kept too (rendering 2,000 cases' details
+ * takes a second or two).
  */
 #include <stdlib.h>
 
@@ -15,11 +17,15 @@
 struct view_cache {
     int64_t run;
     cJSON *report;
+    int64_t html_run;    /* the static report last rendered, its run */
+    struct arb_buf html; /* and its bytes */
 };
 
 int view_cache_new(struct view_cache **out)
 {
     *out = calloc(1, sizeof(**out));
+    if (*out)
+        arb_buf_init(&(*out)->html, 0);
     return *out == NULL;
 }
 
@@ -28,6 +34,7 @@ void view_cache_free(struct view_cache *c)
     if (!c)
         return;
     cJSON_Delete(c->report);
+    arb_buf_release(&c->html);
     free(c);
 }
 
@@ -66,5 +73,36 @@ enum arb_status view_cache_report(struct view_ctx *v, int64_t run, const cJSON *
     c->report = rep;
     c->run = run;
     *out = rep;
+    return ARB_OK;
+}
+
+enum arb_status view_cache_html(struct view_ctx *v, int64_t run, const struct arb_buf **out,
+                                struct arb_err *err)
+{
+    struct view_cache *c = v->cache;
+    const cJSON *rep;
+    cJSON *copy;
+    enum arb_status rs;
+
+    if (c->html_run == run && c->html.len) {
+        *out = &c->html;
+        return ARB_OK;
+    }
+    rs = view_cache_report(v, run, &rep, err);
+    if (rs)
+        return rs;
+    copy = cJSON_Duplicate(rep, 1);
+    if (!copy)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    arb_buf_reset(&c->html);
+    c->html_run = 0;
+    rs = arb_report_add_cases(v->st, run, copy, VIEW_CASES_IN_REPORT, err);
+    if (!rs)
+        rs = arb_report_html(copy, &c->html);
+    cJSON_Delete(copy);
+    if (rs)
+        return rs;
+    c->html_run = run;
+    *out = &c->html;
     return ARB_OK;
 }

@@ -117,6 +117,9 @@ void view_cache_free(struct view_cache *c);
 struct cJSON;
 enum arb_status view_cache_report(struct view_ctx *v, int64_t run, const struct cJSON **out,
                                   struct arb_err *err);
+#define VIEW_CASES_IN_REPORT 2000 /* cases detailed in the static report, as arbiter report's */
+enum arb_status view_cache_html(struct view_ctx *v, int64_t run, const struct arb_buf **out,
+                                struct arb_err *err);
 
 /*
  * A page: the route matched path (and run, case_id when the path names them).  Fills out;
