@@ -286,24 +286,28 @@ static enum arb_status once(struct arb_store *st, const char *what, const struct
     return ret;
 }
 
-/* New texts, each scanned once: the best and the worst of them. */
+/* New texts, each scanned once: the best and the worst of them, and the CPU time of the best. */
 static enum arb_status new_searches(struct arb_store *st, struct arb_err *err)
 {
     static const char *const texts[BEST_OF] = {"zebracorn", "invoice 4242", "Gross Tax",
                                                "widget gadget", "terms due"};
     struct arb_case_query q = {.run = 1, .limit = PAGE};
-    double best = INFINITY, worst = 0, ms;
+    double best = INFINITY, worst = 0, cpu = 0, ms;
     enum arb_status ret = ARB_OK;
 
     for (int k = 0; k < BEST_OF && ret == ARB_OK; k++) {
+        clock_t c0 = clock();
+
         q.search = texts[k];
         ret = once(st, NULL, &q, &ms, err);
+        if (ms < best)
+            cpu = (double)(clock() - c0) * 1e3 / CLOCKS_PER_SEC;
         best = ms < best ? ms : best;
         worst = ms > worst ? ms : worst;
     }
     if (ret == ARB_OK)
-        printf("  %-38s %8.2f ms  (worst %.2f ms, %d texts)\n", "search, a new text (a scan)", best,
-               worst, BEST_OF);
+        printf("  %-38s %8.2f ms  (%.0f ms of CPU; worst %.2f ms of %d texts)\n",
+               "search, a new text (a scan)", best, cpu, worst, BEST_OF);
     return ret;
 }
 
@@ -337,7 +341,7 @@ static enum arb_status pages(struct arb_store *st, int n, struct arb_err *err)
         ret = report(st, "sorted page (margin, descending)", &q, err);
     q.sort = ARB_CASE_SORT_WINNER;
     q.descending = 0;
-    q.offset = n / 2;
+    q.offset = n / 20;
     q.flags = ARB_CASE_JUDGED;
     if (ret == ARB_OK)
         ret = once(st, NULL, &q, &ms, err);

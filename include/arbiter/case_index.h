@@ -9,7 +9,10 @@
  * reads its verdicts, blindings, checks and judgments in one statement; later calls page
  * through the index in SQL (WHERE, ORDER BY, LIMIT / OFFSET over an index per sort), so a
  * page of a 100,000-case run never reads every case.  Measured (bench/bench_view_index.c,
- * 100,000 cases): the build about 0.4 s of CPU, a page a few ms.
+ * 100,000 cases, 2 cores): the build 0.4 to 0.6 s of CPU; a page, filtered, deep or sorted,
+ * under 20 ms; the first page of a sort other than reading order or id about 65 ms (it makes
+ * the sort's index); a neighbour under 0.1 ms.  The first page of a new search text is the
+ * exception: see search below.
  *
  * A run's index is a snapshot: rows a run still running adds later are seen by another
  * connection, not by this one.  A store scoped to some cases (arb_store_scope) indexes only
@@ -76,9 +79,9 @@ struct arb_case_query {
     const char *search; /* NULL or "": none; else text that the case id, the case's prompt or
                            one of its outputs (any system's, any file) contains, bytewise but
                            for ASCII letters, compared without case (SQL LIKE; %, _ and \ are
-                           literal).  A new text scans the run's texts once (about 0.15 s for
-                           100,000 cases with two 600-byte outputs); its hits are kept, so
-                           the next pages and neighbours of the same text do not */
+                           literal).  A new text scans the run's texts once (0.1 to 0.3 s of
+                           CPU for 100,000 cases with two 600-byte outputs); its hits are
+                           kept, so the next pages and neighbours of that text do not */
     enum arb_case_sort sort;
     int descending;
     int64_t offset; /* rows to skip, >= 0 */

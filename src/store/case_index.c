@@ -149,19 +149,8 @@ enum arb_status store_ci_prepare(struct arb_store *st, const char *sql, sqlite3_
     return store_fail(st, rc, err, "prepare %s", what);
 }
 
-/* What a statement of this file is bound to: ?1 run, ?2 text or, when text is NULL, num. */
-struct args {
-    int64_t run;
-    const char *text;
-    int64_t num;
-};
-
-/*
- * Prepare sql, bind a (as far as it has parameters), step it to its end or first row and
- * finalize it; *row (when not NULL) receives the first column of a row, 0 without one.
- */
-static enum arb_status exec_once(struct arb_store *st, const char *sql, const struct args *a,
-                                 int64_t *row, const char *what, struct arb_err *err)
+enum arb_status store_ci_exec(struct arb_store *st, const char *sql, const struct store_ci_args *a,
+                              int64_t *row, const char *what, struct arb_err *err)
 {
     sqlite3_stmt *s = NULL;
     enum arb_status ret = store_ci_prepare(st, sql, &s, what, err);
@@ -185,42 +174,42 @@ static enum arb_status exec_once(struct arb_store *st, const char *sql, const st
 
 static enum arb_status setup(struct arb_store *st, struct arb_err *err)
 {
-    struct args none = {0, NULL, 0};
+    struct store_ci_args none = {0, NULL, 0};
     enum arb_status ret = ARB_OK;
 
     for (size_t i = 0; !ret && i < sizeof(setup_sql) / sizeof(setup_sql[0]); i++)
-        ret = exec_once(st, setup_sql[i], &none, NULL, "set up the case index", err);
+        ret = store_ci_exec(st, setup_sql[i], &none, NULL, "set up the case index", err);
     return ret;
 }
 
 /* The rows of run and their tally, inside the savepoint. */
 static enum arb_status fill(struct arb_store *st, int64_t run, struct arb_err *err)
 {
-    struct args a = {run, NULL, 0};
-    enum arb_status ret = exec_once(st, sql_last_rid, &a, &a.num, "index the cases", err);
+    struct store_ci_args a = {run, NULL, 0};
+    enum arb_status ret = store_ci_exec(st, sql_last_rid, &a, &a.num, "index the cases", err);
 
     if (!ret)
-        ret = exec_once(st, sql_build, &a, NULL, "index the cases", err);
+        ret = store_ci_exec(st, sql_build, &a, NULL, "index the cases", err);
     if (!ret)
-        ret = exec_once(st, sql_tally, &a, NULL, "count the indexed cases", err);
+        ret = store_ci_exec(st, sql_tally, &a, NULL, "count the indexed cases", err);
     return ret;
 }
 
 enum arb_status store_ci_build(struct arb_store *st, int64_t run, struct arb_err *err)
 {
-    struct args a = {run, NULL, 0};
+    struct store_ci_args a = {run, NULL, 0};
     int64_t yes = 0;
     enum arb_status ret = setup(st, err);
 
     if (!ret)
-        ret = exec_once(st, sql_is_built, &a, &yes, "look up the case index", err);
+        ret = store_ci_exec(st, sql_is_built, &a, &yes, "look up the case index", err);
     if (ret || yes)
         return ret;
-    ret = exec_once(st, sql_run_exists, &a, &yes, "look up a run", err);
+    ret = store_ci_exec(st, sql_run_exists, &a, &yes, "look up a run", err);
     if (!ret && !yes)
         return arb_err_set(err, ARB_EUSAGE, "no run %lld in '%s'", (long long)run, st->path);
     if (!ret)
-        ret = exec_once(st, sql_savepoint, &a, NULL, "index the cases", err);
+        ret = store_ci_exec(st, sql_savepoint, &a, NULL, "index the cases", err);
     if (ret)
         return ret;
     ret = fill(st, run, err);
@@ -230,7 +219,7 @@ enum arb_status store_ci_build(struct arb_store *st, int64_t run, struct arb_err
         sqlite3_exec(st->db, sql_release, NULL, NULL, NULL);
         return ret;
     }
-    return exec_once(st, sql_release, &a, NULL, "index the cases", err);
+    return store_ci_exec(st, sql_release, &a, NULL, "index the cases", err);
 }
 
 enum arb_status arb_case_index_build(struct arb_store *st, int64_t run, struct arb_err *err)
@@ -267,51 +256,5 @@ enum arb_status arb_case_index_counts(struct arb_store *st, int64_t run, int64_t
                          "count the indexed cases");
     }
     sqlite3_finalize(s);
-    return ret;
-}
-
-/* ---- search --------------------------------------------------------------------------------- */
-
-static const char sql_same_search[] =
-    "SELECT EXISTS (SELECT 1 FROM temp.arb_ci_search WHERE run = ?1 AND text = ?2)";
-static const char sql_forget_search[] = "DELETE FROM temp.arb_ci_search";
-static const char sql_forget_hits[] = "DELETE FROM temp.arb_ci_hits";
-static const char sql_set_search[] =
-    "INSERT INTO temp.arb_ci_search (one, run, text) VALUES (1, ?1, ?2)";
-
-/*
- * The seqs of run ?1's cases whose id, prompt or an output holds text ?2: a LIKE of ?2 with
- * its \, % and _ escaped by \ (LIKE compares ASCII letters without case, as wanted).
- */
-#define LIKE_TEXT                                                                                  \
-    " LIKE '%' || replace(replace(replace(?2, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'"      \
-    " ESCAPE '\\'"
-static const char sql_hits[] =
-    "INSERT OR IGNORE INTO temp.arb_ci_hits (seq)"
-    " SELECT seq FROM cases WHERE run = ?1 AND (case_id" LIKE_TEXT " OR prompt" LIKE_TEXT ")"
-    " UNION ALL SELECT c.seq FROM outputs o JOIN cases c ON c.run = ?1 AND c.case_id = o.case_id"
-    " WHERE o.run = ?1 AND o.content" LIKE_TEXT;
-
-/*
- * A new text costs one scan of the run's texts; its hits are kept (with the run and text
- * they answer in arb_ci_search), so the other pages of a search and stepping through its
- * cases read them instead.
- */
-enum arb_status store_ci_search(struct arb_store *st, int64_t run, const char *text,
-                                struct arb_err *err)
-{
-    struct args a = {run, text, 0};
-    int64_t same = 0;
-    enum arb_status ret = exec_once(st, sql_same_search, &a, &same, "look up a search", err);
-
-    if (ret || same)
-        return ret;
-    ret = exec_once(st, sql_forget_search, &a, NULL, "search the cases", err);
-    if (!ret)
-        ret = exec_once(st, sql_forget_hits, &a, NULL, "search the cases", err);
-    if (!ret)
-        ret = exec_once(st, sql_hits, &a, NULL, "search the cases", err);
-    if (!ret)
-        ret = exec_once(st, sql_set_search, &a, NULL, "search the cases", err);
     return ret;
 }
