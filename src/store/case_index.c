@@ -1,8 +1,8 @@
 /*
  * case_index.c - building the case index of `arbiter view` (case_index.h): one row per case
  * and pair with what a reader filters on, worked out from the stored records in one INSERT ...
- * SELECT, and the search hits of a text.  Paging and stepping through the index are
- * case_index_query.c's.
+ * SELECT, and its tally (arb_case_index_counts).  Searching is case_index_search.c's, paging
+ * and stepping through the index case_index_query.c's.
  *
  * Everything lives in TEMP tables (case_index_int.h), so nothing reaches the database file
  * and a read-only store works.  The records are read by their unqualified names, like every
@@ -15,8 +15,6 @@
  * times per connection, so they are prepared when used, each a fixed string with its values
  * bound, as store_scope.c does.
  */
-#include <string.h>
-
 #include "case_index_int.h"
 
 static const char *const setup_sql[] = {
