@@ -43,20 +43,25 @@ static const char sql_put[] =
     "criteria_json = excluded.criteria_json, note = excluded.note, "
     "updated_at = excluded.updated_at";
 
-/* A pair in the suite's order of pairs (the order run.c blinds them in), whichever is A. */
+/*
+ * Pairs in the suite's order of pairs (the order run.c blinds them in), whichever system is
+ * A: the positions of the systems of the labels l (LABEL_SYSTEMS) or blinding rows b.
+ */
 #define PAIR_ORDER "min(sa.position, sb.position), max(sa.position, sb.position)"
-#define PAIR_SYSTEMS(t)                                                                            \
-    "LEFT JOIN systems sa ON sa.run = " t ".run AND sa.name = " t ".system_a "                     \
-    "LEFT JOIN systems sb ON sb.run = " t ".run AND sb.name = " t ".system_b "
+#define LABEL_SYSTEMS                                                                              \
+    "LEFT JOIN systems sa ON sa.run = l.run AND sa.name = l.system_a "                             \
+    "LEFT JOIN systems sb ON sb.run = l.run AND sb.name = l.system_b "
+#define BLIND_SYSTEMS                                                                              \
+    "LEFT JOIN systems sa ON sa.run = b.run AND sa.name = b.system_a "                             \
+    "LEFT JOIN systems sb ON sb.run = b.run AND sb.name = b.system_b "
 
 /* ?2 NULL: every case; ?3 NULL: every annotator.  Driven by the cases, in their order. */
 static const char sql_labels[] =
     "SELECT l.run, l.case_id, l.system_a, l.system_b, l.annotator, l.shown_first, l.choice, "
     "l.criteria_json, l.note, l.winner, l.created_at, l.updated_at "
-    "FROM cases c CROSS JOIN labels l ON l.run = c.run AND l.case_id = c.case_id " PAIR_SYSTEMS(
-        "l") "WHERE c.run = ?1 AND (?2 IS NULL OR c.case_id = ?2) "
-             "AND (?3 IS NULL OR l.annotator = ?3) "
-             "ORDER BY c.seq, " PAIR_ORDER ", l.system_a, l.system_b, l.annotator";
+    "FROM cases c CROSS JOIN labels l ON l.run = c.run AND l.case_id = c.case_id " LABEL_SYSTEMS
+    "WHERE c.run = ?1 AND (?2 IS NULL OR c.case_id = ?2) AND (?3 IS NULL OR l.annotator = ?3) "
+    "ORDER BY c.seq, " PAIR_ORDER ", l.system_a, l.system_b, l.annotator";
 
 static const char sql_annotators[] =
     "SELECT annotator, count(*) FROM labels WHERE run = ?1 GROUP BY annotator ORDER BY annotator";
@@ -64,16 +69,15 @@ static const char sql_annotators[] =
 /* The first pair after seq ?2 with both outputs that annotator ?3 has not labelled. */
 static const char sql_next[] =
     "SELECT c.seq, c.case_id, b.system_a, b.system_b "
-    "FROM cases c CROSS JOIN blinding b ON b.run = c.run AND b.case_id = c.case_id " PAIR_SYSTEMS(
-        "b") "WHERE c.run = ?1 AND c.seq > ?2 "
-             "AND EXISTS (SELECT 1 FROM outputs o WHERE o.run = b.run AND o.case_id = b.case_id "
-             "AND o.system = b.system_a) "
-             "AND EXISTS (SELECT 1 FROM outputs o WHERE o.run = b.run AND o.case_id = b.case_id "
-             "AND o.system = b.system_b) "
-             "AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.run = b.run AND "
-             "l.case_id = b.case_id AND l.system_a = b.system_a AND l.system_b = b.system_b "
-             "AND l.annotator = ?3) "
-             "ORDER BY c.seq, " PAIR_ORDER ", b.system_a, b.system_b LIMIT 1";
+    "FROM cases c CROSS JOIN blinding b ON b.run = c.run AND b.case_id = c.case_id " BLIND_SYSTEMS
+    "WHERE c.run = ?1 AND c.seq > ?2 "
+    "AND EXISTS (SELECT 1 FROM outputs o WHERE o.run = b.run AND o.case_id = b.case_id "
+    "AND o.system = b.system_a) "
+    "AND EXISTS (SELECT 1 FROM outputs o WHERE o.run = b.run AND o.case_id = b.case_id "
+    "AND o.system = b.system_b) "
+    "AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.run = b.run AND l.case_id = b.case_id "
+    "AND l.system_a = b.system_a AND l.system_b = b.system_b AND l.annotator = ?3) "
+    "ORDER BY c.seq, " PAIR_ORDER ", b.system_a, b.system_b LIMIT 1";
 
 static enum arb_status prepare(struct arb_store *st, const char *sql, sqlite3_stmt **s,
                                struct arb_err *err, const char *what)
