@@ -19,9 +19,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# wait_port FILE: its port, once written (at most 5 minutes: the view prepares a run first).
 wait_port() {
     i=0
-    while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+    while [ ! -s "$1" ] && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done
     [ -s "$1" ] || { echo "bench/view.sh: no port in $1" >&2; exit 1; }
     cat "$1"
 }
@@ -56,9 +57,13 @@ SIM_PID=
 awk -v s="$start" -v e="$end" -v n="$N" 'BEGIN {
     printf "view: a judged run of %d cases (%d judge requests) made in %.1f s\n", n, 2 * n, e - s }'
 
+start=$(date +%s.%N)
 "$ARB" view --db "$T/v.db" --port 0 --port-file "$T/view.port" 2>"$T/view.err" &
 VIEW_PID=$!
 VPORT=$(wait_port "$T/view.port")
+end=$(date +%s.%N)
+awk -v s="$start" -v e="$end" 'BEGIN {
+    printf "view: listening after %.2f s (the latest run prepared: its case index and report)\n", e - s }'
 BASE="http://127.0.0.1:$VPORT"
 mid=$(printf 'c%06d' $((N / 2)))
 deep=$((N / 50 - 10))
