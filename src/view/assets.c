@@ -22,6 +22,7 @@ static const char *const view_css[] = {
     "text-overflow:ellipsis;white-space:nowrap;max-width:40%}",
     "main{max-width:1400px}",
     "a.tile{text-decoration:none;color:inherit}",
+    ".outputs{margin-top:14px}",
     "a.tile:hover{border-color:var(--accent)}",
     "form.filters{display:flex;flex-wrap:wrap;gap:8px 14px;align-items:end;margin:8px 0 12px}",
     "form.filters label{display:flex;flex-direction:column;font-size:.78rem;color:var(--muted)}",
