@@ -38,6 +38,7 @@ s.test('fixture: a judged run of 10,000 cases', async () => {
         `v.case_id = '${pi[0]}'`)[0]);
     before = fileState(big.db);
     view = await s.startView({ db: big.db });
+    console.log(`  arbiter view listening after ${view.startSeconds.toFixed(1)} s`);
 });
 
 s.test('the runs list shows the run and links to it', async (t) => {

@@ -22,7 +22,8 @@
 // removed (KEEP=1 in the environment keeps it and prints its path).
 //
 // Environment: CHROMIUM (default /usr/bin/chromium), KEEP, BROWSER_DEBUG=1 (print every
-// console line of the pages), VIEW_TIMEOUT (seconds to wait for a port file, default 10).
+// console line of the pages), VIEW_TIMEOUT (seconds to wait for a port file, default 60: the server may prepare
+// the latest run before it listens).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -87,7 +88,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Wait until file holds a whole number (the port file is written atomically once the server
 // listens), or the process exits, or the time is up.
 async function waitPortFile(file, proc, what, errFile) {
-    const limit = Date.now() + Number(process.env.VIEW_TIMEOUT || 10) * 1000;
+    const limit = Date.now() + Number(process.env.VIEW_TIMEOUT || 60) * 1000;
     for (;;) {
         let s = '';
         try { s = fs.readFileSync(file, 'utf8').trim(); } catch { /* not yet */ }
@@ -333,6 +334,7 @@ export class Suite {
         fs.closeSync(err);
         const srv = new Server(name, proc, 0, errFile);
         this.servers.push(srv);
+        const t0 = Date.now();
         try {
             srv.port = await waitPortFile(portFile, proc, `${name} (${argv.join(' ')})`, errFile);
         } catch (e) {
@@ -341,6 +343,7 @@ export class Suite {
             await srv.stop();
             throw e;
         }
+        srv.startSeconds = (Date.now() - t0) / 1000;
         return srv;
     }
 
