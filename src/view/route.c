@@ -63,6 +63,12 @@ enum arb_status view_route(struct view_ctx *v, const struct view_req *r, struct 
         return view_error_page(v, out, 400, "this page takes no form");
     if (strcmp(r->path, "/") == 0 || strcmp(r->path, "/runs") == 0)
         return view_runs_page(v, r, out, err);
+    if (strcmp(r->path, "/favicon.ico") == 0) {
+        /* Pages name their icon (data:,); a browser asks anyway after a plain-text reply. */
+        out->status = 204;
+        out->cacheable = 1;
+        return ARB_OK;
+    }
     if (strcmp(r->path, "/compare") == 0)
         return view_compare_page(v, r, out, err);
     return view_error_page(v, out, 404, "no such page");

@@ -109,7 +109,8 @@ static int on_run(void *ctx, const struct arb_run_row *r)
 
 struct option_ctx {
     struct html *h;
-    const char *selected;
+    const char *selected; /* the id to select, or NULL: the pick'th run listed */
+    int pick, i;
 };
 
 static int on_option(void *ctx, const struct arb_run_row *r)
@@ -119,7 +120,9 @@ static int on_option(void *ctx, const struct arb_run_row *r)
 
     snprintf(id, sizeof(id), "%" PRId64, r->id);
     html_printf(o->h, "<option value=\"%s\"%s>%s &middot; ", id,
-                o->selected && strcmp(o->selected, id) == 0 ? " selected" : "", id);
+                (o->selected ? strcmp(o->selected, id) == 0 : o->i == o->pick) ? " selected" : "",
+                id);
+    o->i++;
     html_text_short(o->h, r->suite_name && *r->suite_name ? r->suite_name : r->suite_path, 60);
     html_raw(o->h, "</option>");
     return 0;
@@ -128,7 +131,8 @@ static int on_option(void *ctx, const struct arb_run_row *r)
 static enum arb_status compare_form(struct view_ctx *v, struct html *h, const char *a,
                                     const char *b, struct arb_err *err)
 {
-    struct option_ctx o = {h, a};
+    /* By default the newest run against the one before it. */
+    struct option_ctx o = {h, a, 0, 0};
     enum arb_status rs;
 
     html_raw(h, "<form id=\"compare\" class=\"filters\" method=\"get\" action=\"/compare\">"
@@ -136,6 +140,8 @@ static enum arb_status compare_form(struct view_ctx *v, struct html *h, const ch
     rs = arb_store_runs(v->st, 0, on_option, &o, err);
     html_raw(h, "</select></label><label>against run<select name=\"b\">");
     o.selected = b;
+    o.pick = 1;
+    o.i = 0;
     if (!rs)
         rs = arb_store_runs(v->st, 0, on_option, &o, err);
     html_raw(h, "</select></label><button type=\"submit\">Compare</button></form>\n");

@@ -148,9 +148,14 @@ static void parse_form(char *body, struct arg_list *l)
 
 /* ---- replies ---------------------------------------------------------------------------- */
 
-static const char csp[] = "default-src 'none'; style-src 'self'; script-src 'self'; "
-                          "img-src 'self' data:; connect-src 'self'; form-action 'self'; "
-                          "base-uri 'none'; frame-ancestors 'none'";
+/*
+ * No script but the server's own file, nothing from elsewhere.  Inline style attributes are
+ * allowed: the report's writers, which the pages reuse, color swatches and bars with them,
+ * and a style attribute cannot run script (user text never reaches one: it is escaped).
+ */
+static const char csp[] = "default-src 'none'; style-src 'self' 'unsafe-inline'; "
+                          "script-src 'self'; img-src 'self' data:; connect-src 'self'; "
+                          "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 /* The static report styles itself inline and has no script. */
 static const char csp_report[] = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
                                  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -176,7 +181,9 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct view_resp *r)
          MHD_add_response_header(resp, "Content-Security-Policy",
                                  r->csp_report ? csp_report : csp) == MHD_YES &&
          MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff") == MHD_YES &&
-         MHD_add_response_header(resp, "Referrer-Policy", "no-referrer") == MHD_YES &&
+         /* same-origin, not no-referrer: with no-referrer a browser sends "Origin: null"
+          * on the labelling form's POST, which origin_ok must refuse. */
+         MHD_add_response_header(resp, "Referrer-Policy", "same-origin") == MHD_YES &&
          MHD_add_response_header(resp, "Cache-Control",
                                  r->cacheable ? "max-age=3600" : "no-store") == MHD_YES;
     if (ok && r->status == 303)

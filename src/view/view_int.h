@@ -53,16 +53,23 @@
  *   GET  /runs/ID/label?annotator=NAME  the labelling queue (view_label_route): the next pair
  *                                       NAME has not labelled, #response-a and #response-b
  *                                       only (no system name, judge output or check verdict),
- *                                       form#label-form (POST, fields token, case, annotator,
- *                                       choice = A | B | tie, crit.NAME = A | B | tie, note),
- *                                       #queue-progress.  Without an annotator: form#annotator.
+ *                                       form#label-form (POST, fields token, case, pair (the
+ *                                       pair's position among the case's, never its systems),
+ *                                       annotator, choice = A | B | tie, crit.NAME = A | B |
+ *                                       tie, note), #queue-progress.  Without an annotator:
+ *                                       form#annotator.  Without --label: #label-disabled.
  *   POST /runs/ID/label                 stores the label, then 303 to
- *                                       /runs/ID/label/CASE?annotator=NAME: the reveal page
- *                                       (#revealed: the systems behind A and B, the judge's
- *                                       answer, the verdict) with a#label-next.
- *   GET  /runs/ID/labels                every label of the run and #agreement (annotators'
- *                                       kappa, alpha, agreement with the run's verdicts) once
- *                                       two annotators have labelled.
+ *                                       /runs/ID/label/CASE?pair=K&annotator=NAME: the reveal
+ *                                       page (#revealed: the systems behind A and B, the
+ *                                       judge's answer, the verdict) with a#label-next; 403
+ *                                       for an annotator who has not labelled that pair.
+ *   GET  /runs/ID/labels                every label of the run (table#labels) and #agreement:
+ *                                       #verdict-accuracy, #verdict-kappa (the run's verdicts
+ *                                       against the labels) and, from two annotators on,
+ *                                       #annotator-kappa and #annotator-alpha, each with its
+ *                                       exact figure in data-value (as calibrate --run RUN
+ *                                       --labels-from-db gives it).
+ *   GET  /favicon.ico                   204 (the pages name their icon inline).
  *   GET  /assets/view.css, /assets/view.js   embedded (src/view/assets.c).
  *
  * Cases ids in paths are percent-encoded (every byte outside [A-Za-z0-9-._~]).

@@ -88,7 +88,7 @@ has "runs list" 'data-run="2"'
 has "runs list" 'invoice'
 has "runs list" 'xss &lt;b&gt;suite&lt;/b&gt;'
 lacks "runs list" '<b>suite</b>'
-header "runs list" 'content-security-policy: default-src .none.; style-src .self.; script-src .self.'
+header "runs list" "content-security-policy: default-src 'none'; style-src 'self' 'unsafe-inline'; script-src 'self';"
 header "runs list" 'content-type: text/html; charset=utf-8'
 TOKEN=$(sed -n 's/.*name="arbiter-token" content="\([0-9a-f]*\)".*/\1/p' "$T/body")
 [ ${#TOKEN} -eq 64 ] && ok || bad "no 64-hex session token in the page ('$TOKEN')"
@@ -139,6 +139,8 @@ has "one case" 'id="back-to-list"'
 get "no such case" 404 /runs/1/cases/nope
 get "no such run" 404 /runs/99
 get "no such page" 404 /nope
+get "favicon" 204 /favicon.ico
+header "referrer policy" 'referrer-policy: same-origin'
 get "css" 200 /assets/view.css
 header "css" 'content-type: text/css'
 get "js" 200 /assets/view.js
@@ -191,8 +193,10 @@ get "POST a token of another session" 403 /runs/1/label \
     -d "token=$(printf '%064d' 0)&case=$case_id&pair=0&choice=A&annotator=ann+1"
 get "POST from another origin" 403 /runs/1/label -H 'Origin: http://evil.example' \
     -d "token=$TOKEN&case=$case_id&pair=0&choice=A&annotator=ann+1"
+get "POST with Origin null" 403 /runs/1/label -H 'Origin: null' \
+    -d "token=$TOKEN&case=$case_id&pair=0&choice=A&annotator=ann+1"
 get "POST a bad choice" 400 /runs/1/label -d "token=$TOKEN&case=$case_id&pair=0&choice=C&annotator=ann+1"
-get "POST a label" 303 /runs/1/label \
+get "POST a label" 303 /runs/1/label -H "Origin: $BASE" \
     -d "token=$TOKEN&case=$case_id&pair=0&choice=A&crit.correctness=B&note=close+call&annotator=ann+1"
 header "POST a label" "location: /runs/1/label/$case_id?pair=0&annotator=ann%201"
 row=$(sqlite3 -separator '|' "$DB" "select annotator, choice, winner, shown_first, criteria_json, note
