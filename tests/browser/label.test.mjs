@@ -216,6 +216,22 @@ s.test('/runs/1/labels lists the labels and the agreement calibrate computes', a
         '#annotator-kappa against calibrate --run 1 --labels-from-db (human.kappa)');
     assert.near(await figure(page, 'verdict-kappa'), fromDb.combined.kappa, 1e-12,
         '#verdict-kappa against calibrate --run 1 --labels-from-db (combined.kappa)');
+    // The round trip: the labels made in the page, exported, calibrated from the file, give
+    // the study calibrate gives from the database (every figure, not only the page's).
+    const exported = path.join(s.dir, 'exported.jsonl');
+    s.exec([s.arb, 'export', '1', '--labels', '-o', exported, '--db', fx.db]);
+    assert.eq(fs.readFileSync(exported, 'utf8').trim().split('\n').length, 5,
+        'export --labels: one line per labelled case');
+    const fromFile = calibrate([exported], 'exported');
+    const strip = (x) => { const y = { ...x }; delete y.labels; delete y.labels_sha256; return y; };
+    assert.eq(JSON.stringify(strip(fromFile.combined)), JSON.stringify(strip(fromDb.combined)),
+        'calibrate on the exported file: the same combined figures as --labels-from-db');
+    assert.eq(JSON.stringify(fromFile.human), JSON.stringify(fromDb.human),
+        'calibrate on the exported file: the same annotator figures as --labels-from-db');
+    assert.near(await figure(page, 'annotator-kappa'), fromFile.human.kappa, 1e-12,
+        '#annotator-kappa against calibrate --run 1 on the exported file');
+    assert.near(await figure(page, 'verdict-kappa'), fromFile.combined.kappa, 1e-12,
+        '#verdict-kappa against calibrate --run 1 on the exported file');
 });
 
 // The hidden inputs of form#id in html, as {name: value} (attributes in any order).
