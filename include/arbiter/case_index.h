@@ -11,8 +11,8 @@
  * page of a 100,000-case run never reads every case.  Measured (bench/bench_view_index.c,
  * 100,000 cases, 2 cores): the build 0.4 to 0.6 s of CPU; a page, filtered, deep or sorted,
  * under 20 ms; the first page of a sort other than reading order or id about 65 ms (it makes
- * the sort's index); a neighbour under 0.1 ms.  The first page of a new search text is the
- * exception: see search below.
+ * the sort's index); a neighbour under 0.1 ms; a new search text 15 to 45 ms once the run's
+ * texts are in memory (see search below).
  *
  * A run's index is a snapshot: rows a run still running adds later are seen by another
  * connection, not by this one.  A store scoped to some cases (arb_store_scope) indexes only
@@ -77,11 +77,14 @@ struct arb_case_query {
     const char *winner; /* NULL or "": any; a system name, "TIE", or "none" (no winner) */
     unsigned flags;     /* enum arb_case_flags: every flag set here must be set on the row */
     const char *search; /* NULL or "": none; else text that the case id, the case's prompt or
-                           one of its outputs (any system's, any file) contains, bytewise but
-                           for ASCII letters, compared without case (SQL LIKE; %, _ and \ are
-                           literal).  A new text scans the run's texts once (0.1 to 0.3 s of
-                           CPU for 100,000 cases with two 600-byte outputs); its hits are
-                           kept, so the next pages and neighbours of that text do not */
+                           one of its text outputs (any system's, any file) contains, within
+                           one of them, bytewise but for ASCII letters, compared without case
+                           (as SQL LIKE: %, _ and \ are literal; no Unicode case folding; a
+                           text ends at a NUL byte).  The run's texts are read into memory by
+                           its first search on the connection, unless arb_case_index_build
+                           read them (0.2 to 0.3 s and 150 MB for 100,000 cases with two
+                           600-byte outputs); then a new text scans them (5 to 30 ms).  Its
+                           hits are kept, so the next pages and neighbours of that text do not */
     enum arb_case_sort sort;
     int descending;
     int64_t offset; /* rows to skip, >= 0 */
@@ -111,10 +114,26 @@ struct arb_case_entry {
 };
 
 /*
- * Build the index of run on st's connection unless it is there already (then it does
- * nothing).  ARB_OK, a database failure with err set, or ARB_EUSAGE when run does not exist.
+ * Build the index of run on st's connection unless it is there already, and read the texts
+ * its search looks through (arb_case_index_load_search), so that a viewer that builds a run
+ * before serving it answers its first search as fast as the next.  ARB_OK, ARB_ENOMEM, a
+ * database failure with err set, or ARB_EUSAGE when run does not exist.  The queries below
+ * build the index themselves when needed, but not the texts: the first search reads them.
  */
 enum arb_status arb_case_index_build(struct arb_store *st, int64_t run, struct arb_err *err);
+
+/*
+ * Read the texts a search of run looks through (its case ids, prompts and text outputs) into
+ * memory on st's connection unless they are there: the first search of run does it
+ * otherwise.  They are a snapshot, as the index is.  One run's texts are held at a time
+ * (reading another's replaces them), owned by st and freed by arb_store_close; *bytes (when
+ * not NULL) receives what they take (about the texts' size: 149 MB for the bench's 100,000
+ * cases), 0 for a run whose texts pass 512 MB, which are not held (its searches scan the
+ * rows with LIKE, 0.1 to 0.3 s each at 100,000 cases).  ARB_ENOMEM, a database failure with
+ * err set, or ARB_EUSAGE when run does not exist.
+ */
+enum arb_status arb_case_index_load_search(struct arb_store *st, int64_t run, size_t *bytes,
+                                           struct arb_err *err);
 
 /*
  * Call fn for each row of one page of q (building the index first when needed), in q's order,

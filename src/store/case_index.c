@@ -4,12 +4,12 @@
  * SELECT, and its tally (arb_case_index_counts).  Searching is case_index_search.c's, paging
  * and stepping through the index case_index_query.c's.
  *
- * Everything lives in TEMP tables (case_index_int.h), so nothing reaches the database file
- * and a read-only store works.  The records are read by their unqualified names, like every
- * reader of the store, so a store scoped to some cases (store_scope.c) indexes only those:
- * the scope in force when a run is first indexed is the one its index keeps.  The index of a
- * run is a snapshot: a run still running gains rows in the file, not in an index already
- * built on this connection (a new connection sees them).
+ * The index lives in TEMP tables (case_index_int.h) and the search's state in memory, so
+ * nothing reaches the database file and a read-only store works.  The records are read by
+ * their unqualified names, like every reader of the store, so a store scoped to some cases
+ * (store_scope.c) indexes only those: the scope in force when a run is first indexed is the
+ * one its index keeps.  The index of a run is a snapshot: a run still running gains rows in
+ * the file, not in an index already built on this connection (a new connection sees them).
  *
  * These statements name TEMP tables that do not exist when the store opens and run a few
  * times per connection, so they are prepared when used, each a fixed string with its values
@@ -30,9 +30,6 @@ static const char *const setup_sql[] = {
     " with_winner INTEGER NOT NULL, with_margin INTEGER NOT NULL, judged INTEGER NOT NULL,"
     " inconsistent INTEGER NOT NULL, judge_failed INTEGER NOT NULL, disagree INTEGER NOT NULL,"
     " expectation_failed INTEGER NOT NULL)",
-    "CREATE TEMP TABLE IF NOT EXISTS arb_ci_hits (seq INTEGER PRIMARY KEY)",
-    "CREATE TEMP TABLE IF NOT EXISTS arb_ci_search (one INTEGER PRIMARY KEY CHECK (one = 1),"
-    " run INTEGER NOT NULL, text TEXT NOT NULL)",
 };
 
 static const char sql_is_built[] = "SELECT EXISTS (SELECT 1 FROM temp.arb_ci_runs WHERE run = ?1)";
@@ -170,10 +167,11 @@ enum arb_status store_ci_exec(struct arb_store *st, const char *sql, const struc
     return ret;
 }
 
+/* The TEMP tables, and the search's state with the function the query's filter calls. */
 static enum arb_status setup(struct arb_store *st, struct arb_err *err)
 {
     struct store_ci_args none = {0, NULL, 0};
-    enum arb_status ret = ARB_OK;
+    enum arb_status ret = store_ci_search_setup(st, err);
 
     for (size_t i = 0; !ret && i < sizeof(setup_sql) / sizeof(setup_sql[0]); i++)
         ret = store_ci_exec(st, setup_sql[i], &none, NULL, "set up the case index", err);
@@ -193,6 +191,17 @@ static enum arb_status fill(struct arb_store *st, int64_t run, struct arb_err *e
     return ret;
 }
 
+enum arb_status store_ci_need_run(struct arb_store *st, int64_t run, struct arb_err *err)
+{
+    struct store_ci_args a = {run, NULL, 0};
+    int64_t yes = 0;
+    enum arb_status ret = store_ci_exec(st, sql_run_exists, &a, &yes, "look up a run", err);
+
+    if (!ret && !yes)
+        return arb_err_set(err, ARB_EUSAGE, "no run %lld in '%s'", (long long)run, st->path);
+    return ret;
+}
+
 enum arb_status store_ci_build(struct arb_store *st, int64_t run, struct arb_err *err)
 {
     struct store_ci_args a = {run, NULL, 0};
@@ -203,9 +212,7 @@ enum arb_status store_ci_build(struct arb_store *st, int64_t run, struct arb_err
         ret = store_ci_exec(st, sql_is_built, &a, &yes, "look up the case index", err);
     if (ret || yes)
         return ret;
-    ret = store_ci_exec(st, sql_run_exists, &a, &yes, "look up a run", err);
-    if (!ret && !yes)
-        return arb_err_set(err, ARB_EUSAGE, "no run %lld in '%s'", (long long)run, st->path);
+    ret = store_ci_need_run(st, run, err);
     if (!ret)
         ret = store_ci_exec(st, sql_savepoint, &a, NULL, "index the cases", err);
     if (ret)
@@ -222,9 +229,12 @@ enum arb_status store_ci_build(struct arb_store *st, int64_t run, struct arb_err
 
 enum arb_status arb_case_index_build(struct arb_store *st, int64_t run, struct arb_err *err)
 {
+    enum arb_status ret;
+
     if (!st)
         return arb_err_set(err, ARB_EUSAGE, "arb_case_index_build: no store");
-    return store_ci_build(st, run, err);
+    ret = store_ci_build(st, run, err);
+    return ret ? ret : arb_case_index_load_search(st, run, NULL, err);
 }
 
 enum arb_status arb_case_index_counts(struct arb_store *st, int64_t run, int64_t counts[5],

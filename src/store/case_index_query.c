@@ -1,7 +1,7 @@
 /*
  * case_index_query.c - pages of the case index and stepping through it (case_index.h:
- * arb_case_index_query, arb_case_index_neighbor); the index itself and the search hits are
- * case_index.c's.
+ * arb_case_index_query, arb_case_index_neighbor); the index itself is case_index.c's, the
+ * search's hits case_index_search.c's.
  *
  * Every order is a key with NULLs (unknown) and the row's reading order n as tie-break:
  * the rows with a known key come first, by (key, n) ascending or, descending, (key, n)
@@ -45,11 +45,12 @@ enum kind {
     " score_b, pass_rate_a, pass_rate_b, flags, "
 #define COL_KEY 13
 
-/* ?1 run, ?2 status ('pending': none yet), ?3 winner ('none'), ?4 flags, ?5 searching. */
+/* ?1 run, ?2 status ('pending': none yet), ?3 winner ('none'), ?4 flags, ?5 searching (the
+ * search's hits answer this run and text: case_index_search.c). */
 #define FILTER                                                                                     \
     " AND (?2 IS NULL OR status = ?2 OR (?2 = 'pending' AND status IS NULL))"                      \
     " AND (?3 IS NULL OR winner = ?3 OR (?3 = 'none' AND winner IS NULL))"                         \
-    " AND flags & ?4 = ?4 AND (?5 = 0 OR seq IN (SELECT seq FROM temp.arb_ci_hits))"
+    " AND flags & ?4 = ?4 AND (?5 = 0 OR arb_ci_hit(seq))"
 #define PAGE " LIMIT ?6 OFFSET ?7"
 
 /*

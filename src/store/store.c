@@ -749,6 +749,7 @@ void arb_store_close(struct arb_store *st)
     if (st->db && !sqlite3_get_autocommit(st->db))
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close_v2(st->db);
+    store_ci_search_free(st->ci_search);
     free(st->path);
     free(st);
 }

@@ -81,13 +81,20 @@ enum store_stmt {
     Q_N
 };
 
+struct store_ci_search;
+
 struct arb_store {
     sqlite3 *db;
     char *path;                /* as given to arb_store_open, for messages */
     unsigned flags;            /* enum arb_store_flags */
     sqlite3_stmt *stmt[Q_N];   /* prepared at open */
     unsigned char in_use[Q_N]; /* 1 while an iterator steps stmt[i] */
+    /* owned: what the case index's search keeps (case_index_search.c), NULL until used */
+    struct store_ci_search *ci_search;
 };
+
+/* Free s and what it holds (NULL: nothing); case_index_search.c. */
+void store_ci_search_free(struct store_ci_search *s);
 
 /* A judge call row from a statement selecting Q_GET_JUDGE_CALL's columns (store_judge.c). */
 struct arb_judge_call_row;
