@@ -46,6 +46,29 @@ enum arb_status arb_blinder_assign(struct arb_blinder *b, const char *case_id, s
                                    int *first_is_a, char *hmac_hex);
 void arb_blinder_free(struct arb_blinder *b);
 
+/*
+ * Shards (arbiter run --shard K/N): case_id's bucket among n is taken from
+ * the HMAC that blinds its first pair (block 0 above), so it is as stable as
+ * the blinding (the seed and the case id alone: every machine, any case
+ * order, any other cases) and costs no second hash.  The bucket is
+ *
+ *     1 + (bytes 24..31 of HMAC-SHA256(seed, case id), big-endian) mod n
+ *
+ * i.e. the last 16 hex digits of the blinding row's hmac, as a number, mod
+ * n, plus 1.  Those bits are bits 192 to 255 of block 0, which no A/B
+ * decision reads unless a run has more than 192 pairs (21 systems or more;
+ * then pairs 192 and up share bits with the bucket: a shard's own blinding is
+ * no less correct, only less independent of which shard the case is in).
+ * The modulo's bias is below n / 2^64.
+ *
+ * arb_shard_of_hmac: the bucket, 1 to n, of a 32-byte MAC (0 when n is 0).
+ * arb_blinder_shard: *k the bucket (1 to n, n >= 1) of case_id under b's
+ * seed; ARB_EINTERNAL if OpenSSL fails (*k is then 0).
+ */
+unsigned arb_shard_of_hmac(const unsigned char mac[32], unsigned n);
+enum arb_status arb_blinder_shard(struct arb_blinder *b, const char *case_id, unsigned n,
+                                  unsigned *k);
+
 #define ARB_REDACTED "[REDACTED]"
 
 /*

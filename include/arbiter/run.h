@@ -23,6 +23,9 @@
 struct arb_judge_config;
 struct arb_judge_progress;
 
+/* The most shards a run may be split into (arbiter run --shard K/N, N at most this). */
+#define ARB_SHARD_MAX 1024
+
 /*
  * Where a run's cases and outputs come from (the engine's input seam): a
  * source opens a reader of the suite's cases and, for each system of the
@@ -99,6 +102,11 @@ struct arb_run_opts {
     /* Only these cases (a new run; recorded with it, so --resume keeps to them).  NULL or
      * empty: every case.  An id the suite lacks is ARB_EUSAGE. */
     const struct arb_case_select *select;
+    /* Of the selected cases, only those of shard shard_k of shard_n (1 <= shard_k <= shard_n
+     * <= ARB_SHARD_MAX; the bucket is arb_blinder_shard's under the suite's seed): a new run,
+     * recorded with it like the selection.  shard_n 0: no shard.  arbiter merge (merge.h)
+     * makes one run of the N shards' databases. */
+    unsigned shard_k, shard_n;
     /* Where the cases and outputs come from; NULL: the suite's files. */
     const struct arb_run_source *source;
     /* Where the judge looks stored replies up (replay: the database replayed, only read);

@@ -103,6 +103,31 @@ enum arb_status arb_store_runs(struct arb_store *st, int64_t id,
                                int (*fn)(void *ctx, const struct arb_run_row *run), void *ctx,
                                struct arb_err *err);
 
+/* One shard of a run to merge (arb_store_merge): its database file and the run in it. */
+struct arb_store_shard {
+    const char *path; /* borrowed */
+    int64_t run;
+};
+
+/*
+ * Make one run in st of the runs of n shard databases, shards[i] being shard i + 1 of n,
+ * which the caller has checked belong together (merge.h: one suite, seed, judge, every shard
+ * once, complete).  The new run has row's columns (id 0: the next id; created_at as given,
+ * NULL for now; its systems from row->systems_json) and status complete, and every record
+ * of the shards' runs (cases with their seq, outputs, blinding, checks, verdicts, problems,
+ * trials, judgments, labels) in the order the unsharded run would have written them; the
+ * judge cache of every shard database comes along (judge_calls by the store's rule: a valid
+ * reply is never replaced; judge_calls_rejected; a reply that does not end up under its key
+ * is kept among the rejected ones, where a replay of the run finds it).  One transaction:
+ * the run is there whole or not at all.  The shards are attached one at a time (the file
+ * name bound), only read, and staged in TEMP tables of st's connection, dropped at the end.
+ * *run receives the new id.  ARB_EDB (with SQLite's message) for a database failure,
+ * ARB_EUSAGE when st is read-only or in a transaction, ARB_ENOMEM.
+ */
+enum arb_status arb_store_merge(struct arb_store *st, const struct arb_run_row *row,
+                                const struct arb_store_shard *shards, size_t n, int64_t *run,
+                                struct arb_err *err);
+
 /* ---- cases, outputs, blinding -------------------------------------------------------- */
 
 /* A case of a run, in reading order (seq from 0). */

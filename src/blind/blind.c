@@ -93,20 +93,51 @@ enum arb_status arb_blinder_new(uint64_t seed, struct arb_blinder **out)
     return ARB_OK;
 }
 
-enum arb_status arb_blinder_assign(struct arb_blinder *b, const char *case_id, size_t k,
-                                   int *first_is_a, char *hmac_hex)
+/* The MAC of pair k's block for case_id (32 bytes into mac). */
+static enum arb_status block_mac(struct arb_blinder *b, const char *case_id, size_t k,
+                                 unsigned char mac[EVP_MAX_MD_SIZE])
 {
-    unsigned char mac[EVP_MAX_MD_SIZE], suffix[9];
+    unsigned char suffix[9];
     size_t mac_len = 0, n_suffix = block_suffix(k, suffix);
 
     /* A NULL key restarts with the key already set. */
     if (!EVP_MAC_init(b->ctx, NULL, 0, NULL) ||
         !EVP_MAC_update(b->ctx, (const unsigned char *)case_id, strlen(case_id)) ||
         (n_suffix && !EVP_MAC_update(b->ctx, suffix, n_suffix)) ||
-        !EVP_MAC_final(b->ctx, mac, &mac_len, sizeof(mac)) || mac_len != 32)
+        !EVP_MAC_final(b->ctx, mac, &mac_len, EVP_MAX_MD_SIZE) || mac_len != 32)
         return ARB_EINTERNAL;
-    decide(mac, k, first_is_a, hmac_hex);
     return ARB_OK;
+}
+
+enum arb_status arb_blinder_assign(struct arb_blinder *b, const char *case_id, size_t k,
+                                   int *first_is_a, char *hmac_hex)
+{
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    enum arb_status st = block_mac(b, case_id, k, mac);
+
+    if (!st)
+        decide(mac, k, first_is_a, hmac_hex);
+    return st;
+}
+
+unsigned arb_shard_of_hmac(const unsigned char mac[32], unsigned n)
+{
+    uint64_t v = 0;
+
+    /* Bytes 24 to 31: bits 192 to 255, which only pairs 192 to 255 of a block decide by. */
+    for (int i = 24; i < 32; i++)
+        v = v << 8 | mac[i];
+    return n ? (unsigned)(v % n) + 1 : 0;
+}
+
+enum arb_status arb_blinder_shard(struct arb_blinder *b, const char *case_id, unsigned n,
+                                  unsigned *k)
+{
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    enum arb_status st = block_mac(b, case_id, 0, mac);
+
+    *k = st ? 0 : arb_shard_of_hmac(mac, n);
+    return st;
 }
 
 static int word_char(char c)

@@ -49,6 +49,7 @@ enum arb_cmd_flags {
 extern const struct arb_cmd arb_cmd_check;
 extern const struct arb_cmd arb_cmd_run;
 extern const struct arb_cmd arb_cmd_runs;
+extern const struct arb_cmd arb_cmd_merge;
 extern const struct arb_cmd arb_cmd_show;
 extern const struct arb_cmd arb_cmd_report;
 extern const struct arb_cmd arb_cmd_export;

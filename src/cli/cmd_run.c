@@ -27,7 +27,8 @@
 
 static const char usage_text[] =
     "usage: arbiter run SUITE [--system NAME=PATH]... [--db FILE] [--seed N] [--json]\n"
-    "                 [--limit N] [--cases ID,ID|@FILE] [--max-cost USD] [--[no-]progress]\n"
+    "                 [--limit N] [--cases ID,ID|@FILE] [--shard K/N] [--max-cost USD]\n"
+    "                 [--[no-]progress]\n"
     "       arbiter run --resume RUN [--retry-failed] [--db FILE] [--json] [--max-cost USD]\n"
     "\n"
     "Run a suite: load the cases and each system's outputs, blind them, run every\n"
@@ -51,6 +52,8 @@ static const char usage_text[] =
     "  --batch N           cases per transaction (default 256)\n"
     CLI_CASE_SELECT_HELP
     "                      (a smoke run; recorded with the run, --resume keeps to it)\n"
+    "  --shard K/N         only shard K of N (N <= 1024) of the selected cases, by the\n"
+    "                      blinding HMAC; 'arbiter merge' joins the shards' databases\n"
     "  --judge FILE        the judge config (JSON, as the suite's \"judge\" object);\n"
     "                      replaces the suite's\n"
     "  --judge-url URL     override the judge's base_url\n"
@@ -340,6 +343,31 @@ static int check_calibrated(struct arb_store *st, const struct arb_suite *suite,
     return EXIT_PASS;
 }
 
+/* --shard K/N: two whole numbers, 1 <= K <= N <= ARB_SHARD_MAX; opt->value is unsigned[2]. */
+static int shard_option(const char *cmd, const struct cli_option *opt, const char *v)
+{
+    unsigned *shard = opt->value;
+    unsigned long long k = 0, n = 0;
+    const char *p = v, *slash = strchr(v, '/');
+
+    if (slash && slash > v && slash[1]) {
+        for (; p < slash && *p >= '0' && *p <= '9' && k <= ARB_SHARD_MAX; p++)
+            k = k * 10 + (unsigned)(*p - '0');
+        if (p == slash)
+            for (p = slash + 1; *p >= '0' && *p <= '9' && n <= ARB_SHARD_MAX; p++)
+                n = n * 10 + (unsigned)(*p - '0');
+    }
+    if (!slash || p == v || *p || k < 1 || n < 1 || k > n || n > ARB_SHARD_MAX) {
+        cli_error(cmd,
+                  "%s: expected K/N, whole numbers with 1 <= K <= N <= %d (e.g. 2/4), got '%s'",
+                  opt->name, ARB_SHARD_MAX, v);
+        return -1;
+    }
+    shard[0] = (unsigned)k;
+    shard[1] = (unsigned)n;
+    return 0;
+}
+
 /* --system NAME=PATH, repeated: the specs, applied to the suite in order once it is loaded. */
 struct system_args {
     const char *spec[MAX_SYSTEM_ARGS];
@@ -375,6 +403,7 @@ static int run_cmd(int argc, char **argv)
     struct cli_case_select sel;
     struct cli_progress prog;
     struct system_args systems = {{0}, 0};
+    unsigned shard[2] = {0, 0}; /* --shard K/N */
     /* A seed as a suite's (exact in JSON: the reports print it); a batch is held in memory. */
     const struct cli_option options[] = {
         CLI_OPT_CALLBACK("--system", &systems, system_option),
@@ -385,6 +414,7 @@ static int run_cmd(int argc, char **argv)
         CLI_OPT_BOOL("--fail-on-judge-errors", &fail_on_judge_errors),
         CLI_OPT_WHOLE("--batch", &opts.batch, 1, MAX_BATCH),
         CLI_CASE_SELECT_OPTIONS(&sel),
+        CLI_OPT_CALLBACK("--shard", shard, shard_option),
         CLI_JUDGE_OPTIONS(&judge),
         CLI_OPT_DOUBLE("--max-cost", &max_cost, "US dollars", 0, 1e9,
                        CLI_OPT_LO_OPEN | CLI_OPT_HI_OPEN),
@@ -420,9 +450,9 @@ static int run_cmd(int argc, char **argv)
         code = EXIT_USAGE;
         goto out;
     }
-    if (resume && (systems.n || seed != NO_SEED || arb_case_select_active(&sel.sel))) {
-        cli_error("run", "--resume continues a run as it started: no --system, --seed, --limit "
-                         "or --cases");
+    if (resume && (systems.n || seed != NO_SEED || arb_case_select_active(&sel.sel) || shard[1])) {
+        cli_error("run", "--resume continues a run as it started: no --system, --seed, --limit, "
+                         "--cases or --shard");
         code = EXIT_USAGE;
         goto out;
     }
@@ -480,6 +510,8 @@ static int run_cmd(int argc, char **argv)
     }
     opts.version = ARBITER_VERSION;
     opts.select = &sel.sel;
+    opts.shard_k = shard[0];
+    opts.shard_n = shard[1];
     cli_progress_start(&prog, "arbiter run");
     prog.show_cost = judge.have && judge.cfg.price.set;
     opts.progress = cli_progress_run;

@@ -24,6 +24,7 @@ static const struct cmd_row {
     {&arb_cmd_check, 0},
     {&arb_cmd_run, ARB_CMD_NEEDS_HTTP},
     {&arb_cmd_runs, 0},
+    {&arb_cmd_merge, 0},
     {&arb_cmd_show, 0},
     {&arb_cmd_report, 0},
     {&arb_cmd_export, 0},

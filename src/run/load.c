@@ -86,9 +86,11 @@ enum arb_status run_load_cases(struct runner *r, size_t batch)
     r->prog.done = 0;
     while (!st && (got = arb_case_reader_next(cr, &c, r->err)) == 1) {
         char *expected = NULL, *raw = NULL;
-        int keep = run_scope_pick(&r->scope, c.id);
+        int keep = 0;
 
-        st = arb_strset_add(&r->ids, c.id, (size_t)keep, &added, NULL);
+        st = run_scope_pick(&r->scope, c.id, r->blinder, &keep);
+        if (!st)
+            st = arb_strset_add(&r->ids, c.id, (size_t)keep, &added, NULL);
         if (st || !keep) {
             arb_case_release(&c);
             seq++;

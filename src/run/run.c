@@ -519,6 +519,10 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
                            "a run compares at least two systems; the suite names %zu (add one "
                            "with --system NAME=PATH)",
                            suite->n_systems);
+    if (opts->shard_n > ARB_SHARD_MAX || opts->shard_k > opts->shard_n ||
+        (opts->shard_n && !opts->shard_k))
+        return arb_err_set(err, ARB_EUSAGE, "shard %u/%u: expected K/N with 1 <= K <= N <= %d",
+                           opts->shard_k, opts->shard_n, ARB_SHARD_MAX);
     rc = runner_init(&r, st, suite, err);
     r.opts = opts;
     arb_run_source_files(&r.files);
@@ -535,7 +539,7 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
             rc = run_scope_from_json(&r.scope, scope, err);
         free(scope);
     } else if (!rc) {
-        rc = run_scope_init(&r.scope, opts->select);
+        rc = run_scope_init(&r.scope, opts->select, opts->shard_k, opts->shard_n);
         if (!rc)
             rc = run_create(st, suite, opts, &r.run, err);
     }

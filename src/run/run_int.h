@@ -222,24 +222,40 @@ void llmj_asked_free(struct llmj_asked *lj);
 
 struct arb_run_opts;
 
-/* Which cases a run keeps (arb_case_select), as they stream by in suite order. */
+/* Which cases a run keeps (arb_case_select, then a shard), as they stream by in suite order. */
 struct run_scope {
-    int on;                 /* a selection applies */
-    size_t limit;           /* keep at most this many; 0: no limit */
-    size_t picked;          /* kept so far */
-    size_t found;           /* of the named ids, how many the suite had */
-    int named;              /* only the ids in want */
-    struct arb_strset want; /* the named ids */
+    int on;                    /* a selection or a shard applies */
+    size_t limit;              /* keep at most this many; 0: no limit */
+    size_t picked;             /* selected so far (in any shard) */
+    size_t found;              /* of the named ids, how many the suite had */
+    int named;                 /* only the ids in want */
+    struct arb_strset want;    /* the named ids */
+    unsigned shard_k, shard_n; /* of the selected cases, only bucket shard_k of shard_n; n 0:
+                                  every one */
 };
 
-/* The selection of a new run (sel may be NULL). */
-enum arb_status run_scope_init(struct run_scope *sc, const struct arb_case_select *sel);
+/* The selection of a new run (sel may be NULL), then shard shard_k of shard_n (n 0: none). */
+enum arb_status run_scope_init(struct run_scope *sc, const struct arb_case_select *sel,
+                               unsigned shard_k, unsigned shard_n);
 
 /* The selection a run was started with (runs.scope_json), for --resume; json NULL: none. */
 enum arb_status run_scope_from_json(struct run_scope *sc, const char *json, struct arb_err *err);
 
-/* 1 when the case with this id (the next in suite order) is kept. */
-int run_scope_pick(struct run_scope *sc, const char *id);
+/*
+ * Whether the case with this id (the next in suite order) is kept: *keep 1 or 0.  b is the
+ * run's blinder (its seed decides the bucket of a shard).  ARB_EINTERNAL if hashing fails.
+ */
+struct arb_blinder;
+enum arb_status run_scope_pick(struct run_scope *sc, const char *id, struct arb_blinder *b,
+                               int *keep);
+
+/*
+ * The shard a stored scope_json names (*k of *n; both 0 when it names none, json NULL
+ * included), and the scope without it in *rest (RFC 8785 text, caller frees; NULL when
+ * nothing else is left): the scope of the unsharded run.  ARB_EPARSE for a malformed one.
+ */
+enum arb_status run_scope_shard(const char *json, unsigned *k, unsigned *n, char **rest,
+                                struct arb_err *err);
 
 /*
  * After every case has streamed by: ARB_EUSAGE naming the first id that the

@@ -7,22 +7,27 @@
  * every input file: inputs.c), and
  * run_stored_scope reads the selection back for --resume.  The selection
  * (--limit N, --cases ...) is applied while the suite's cases stream by:
- * the named cases, in suite order, the first `limit` of them.  It is
- * stored as JSON ({"limit": N, "cases": [...]}) rather than as the kept
- * ids, so that resuming a run interrupted while it loaded its cases keeps
- * exactly the cases an uninterrupted one would.
+ * the named cases, in suite order, the first `limit` of them; then the
+ * shard (--shard K/N): of those, the ones whose bucket (arb_blinder_shard)
+ * is K, so the N shards of a selection partition exactly the cases the
+ * unsharded run of that selection keeps.  It is stored as JSON
+ * ({"limit": N, "cases": [...], "shard": {"k": K, "n": N}}) rather than as
+ * the kept ids, so that resuming a run interrupted while it loaded its cases
+ * keeps exactly the cases an uninterrupted one would.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arbiter/blind.h"
 #include "arbiter/judge.h"
 #include "arbiter/json.h"
 #include "arbiter/run.h"
 #include "run_int.h"
 
-enum arb_status run_scope_init(struct run_scope *sc, const struct arb_case_select *sel)
+enum arb_status run_scope_init(struct run_scope *sc, const struct arb_case_select *sel,
+                               unsigned shard_k, unsigned shard_n)
 {
     size_t i;
     int added;
@@ -30,6 +35,11 @@ enum arb_status run_scope_init(struct run_scope *sc, const struct arb_case_selec
 
     memset(sc, 0, sizeof(*sc));
     arb_strset_init(&sc->want);
+    if (shard_n) {
+        sc->on = 1;
+        sc->shard_k = shard_k;
+        sc->shard_n = shard_n;
+    }
     if (!arb_case_select_active(sel))
         return ARB_OK;
     sc->on = 1;
@@ -40,6 +50,28 @@ enum arb_status run_scope_init(struct run_scope *sc, const struct arb_case_selec
     return st;
 }
 
+/* {"k": K, "n": N} with 1 <= K <= N <= ARB_SHARD_MAX, or ARB_EPARSE. */
+static enum arb_status shard_of(const cJSON *shard, unsigned *k, unsigned *n, struct arb_err *err)
+{
+    const cJSON *jk = cJSON_GetObjectItemCaseSensitive(shard, "k");
+    const cJSON *jn = cJSON_GetObjectItemCaseSensitive(shard, "n");
+
+    *k = *n = 0;
+    if (!shard)
+        return ARB_OK;
+    if (!cJSON_IsNumber(jk) || !cJSON_IsNumber(jn) || jn->valuedouble < 1 ||
+        jn->valuedouble > ARB_SHARD_MAX || jk->valuedouble < 1 ||
+        jk->valuedouble > jn->valuedouble || jk->valuedouble != (unsigned)jk->valuedouble ||
+        jn->valuedouble != (unsigned)jn->valuedouble)
+        return arb_err_set(err, ARB_EPARSE,
+                           "the run's stored scope_json: \"shard\" is not {\"k\": K, \"n\": N} "
+                           "with 1 <= K <= N <= %d",
+                           ARB_SHARD_MAX);
+    *k = (unsigned)jk->valuedouble;
+    *n = (unsigned)jn->valuedouble;
+    return ARB_OK;
+}
+
 enum arb_status run_scope_from_json(struct run_scope *sc, const char *json, struct arb_err *err)
 {
     struct arb_case_select sel = {0, NULL, 0};
@@ -47,13 +79,19 @@ enum arb_status run_scope_from_json(struct run_scope *sc, const char *json, stru
     const cJSON *limit, *cases, *c;
     cJSON *doc = NULL;
     size_t n = 0;
+    unsigned shard_k = 0, shard_n = 0;
     enum arb_status st;
 
     if (!json)
-        return run_scope_init(sc, NULL);
+        return run_scope_init(sc, NULL, 0, 0);
     st = arb_json_parse(json, strlen(json), 0, &doc, err);
     if (st)
         return arb_err_prefix(err, st, "the run's stored scope_json");
+    st = shard_of(cJSON_GetObjectItemCaseSensitive(doc, "shard"), &shard_k, &shard_n, err);
+    if (st) {
+        cJSON_Delete(doc);
+        return st;
+    }
     limit = cJSON_GetObjectItemCaseSensitive(doc, "limit");
     cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
     if (cJSON_IsNumber(limit) && limit->valuedouble >= 1 && limit->valuedouble < 1e15)
@@ -72,25 +110,60 @@ enum arb_status run_scope_from_json(struct run_scope *sc, const char *json, stru
         sel.ids = ids;
         sel.n_ids = n;
     }
-    st = run_scope_init(sc, &sel);
+    st = run_scope_init(sc, &sel, shard_k, shard_n);
     free(ids);
     cJSON_Delete(doc);
     return st;
 }
 
-int run_scope_pick(struct run_scope *sc, const char *id)
+enum arb_status run_scope_shard(const char *json, unsigned *k, unsigned *n, char **rest,
+                                struct arb_err *err)
 {
+    cJSON *doc = NULL;
+    enum arb_status st;
+
+    *k = *n = 0;
+    *rest = NULL;
+    if (!json)
+        return ARB_OK;
+    st = arb_json_parse(json, strlen(json), 0, &doc, err);
+    if (st)
+        return arb_err_prefix(err, st, "the run's stored scope_json");
+    st = shard_of(cJSON_GetObjectItemCaseSensitive(doc, "shard"), k, n, err);
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "shard");
+    if (!st && cJSON_GetArraySize(doc) > 0)
+        st = arb_jcs_string(doc, rest, NULL, err);
+    cJSON_Delete(doc);
+    return st;
+}
+
+enum arb_status run_scope_pick(struct run_scope *sc, const char *id, struct arb_blinder *b,
+                               int *keep)
+{
+    unsigned bucket = 0;
+    enum arb_status st;
+
+    *keep = 1;
     if (!sc->on)
-        return 1;
+        return ARB_OK;
+    *keep = 0;
     if (sc->named) {
         if (!arb_strset_get(&sc->want, id, NULL))
-            return 0;
+            return ARB_OK;
         sc->found++;
     }
     if (sc->limit && sc->picked >= sc->limit)
-        return 0;
+        return ARB_OK;
+    /* The selection counts the case before the shard is asked: --limit N keeps the first N
+     * of the suite, split over the shards. */
     sc->picked++;
-    return 1;
+    if (!sc->shard_n) {
+        *keep = 1;
+        return ARB_OK;
+    }
+    st = arb_blinder_shard(b, id, sc->shard_n, &bucket);
+    *keep = !st && bucket == sc->shard_k;
+    return st;
 }
 
 enum arb_status run_scope_check(const struct run_scope *sc, const struct arb_strset *all,
@@ -113,23 +186,28 @@ void run_scope_release(struct run_scope *sc)
     memset(sc, 0, sizeof(*sc));
 }
 
-/* {"limit": N, "cases": [...]}, or NULL when sel selects every case. */
-static enum arb_status scope_json(const struct arb_case_select *sel, char **out,
-                                  struct arb_err *err)
+/* {"limit": N, "cases": [...], "shard": {"k": K, "n": N}}, or NULL for every case. */
+static enum arb_status scope_json(const struct arb_case_select *sel, unsigned shard_k,
+                                  unsigned shard_n, char **out, struct arb_err *err)
 {
-    cJSON *o;
+    cJSON *o, *shard;
     size_t i;
     int ok;
     enum arb_status st;
 
     *out = NULL;
-    if (!arb_case_select_active(sel))
+    if (!arb_case_select_active(sel) && !shard_n)
         return ARB_OK;
     o = cJSON_CreateObject();
     ok = o != NULL;
-    if (ok && sel->limit)
+    if (ok && shard_n) {
+        shard = cJSON_AddObjectToObject(o, "shard");
+        ok = shard && cJSON_AddNumberToObject(shard, "k", shard_k) &&
+             cJSON_AddNumberToObject(shard, "n", shard_n);
+    }
+    if (ok && sel && sel->limit)
         ok = cJSON_AddNumberToObject(o, "limit", (double)sel->limit) != NULL;
-    if (ok && sel->ids) {
+    if (ok && sel && sel->ids) {
         cJSON *a = cJSON_AddArrayToObject(o, "cases");
 
         ok = a != NULL;
@@ -207,7 +285,7 @@ enum arb_status run_create(struct arb_store *st, const struct arb_suite *s,
         cJSON_Delete(jc);
     }
     if (!rc)
-        rc = scope_json(opts->select, &scope, err);
+        rc = scope_json(opts->select, opts->shard_k, opts->shard_n, &scope, err);
     if (!rc)
         rc = arb_procedure_hash(s, opts->judge, procedure, err);
     /* Before the row exists: an input that cannot be identified leaves no run behind. */
