@@ -181,6 +181,7 @@ test-cli:
 	@sh tests/cli/show_case.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/calibrate_procedure.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/labels.sh $(BUILD)/arbiter
+	@sh tests/cli/shard.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/criterion_text.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/providers.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/provider_runs.sh $(BUILD)/arbiter $(BUILD)/judge_sim
