@@ -7,11 +7,13 @@
  * cannot be detached before it ends, so one transaction cannot read 1,024 shards in turn.
  * The copy is therefore made in two steps.  First each shard is attached in turn (ATTACH
  * with its file name bound) and its run's rows are copied, in a read transaction of the
- * shard, into TEMP tables of this connection (the temp schema is this connection's own:
- * nothing reaches the database file, and a kill leaves nothing behind), each row with its
- * shard's number and its case's seq.  Then one transaction creates the run and copies every
- * staged row into it with INSERT ... SELECT: a kill at any moment leaves the database
- * without the run or with all of it.
+ * shard, into a staging database (ATTACH of an empty name: a private temporary file that
+ * SQLite deletes when it is detached or the connection closes, so nothing of it reaches the
+ * database file and a kill leaves nothing behind), each row with its shard's number and its
+ * case's seq.  Then one transaction creates the run and copies every staged row into it
+ * with INSERT ... SELECT: a kill at any moment leaves the database without the run or with
+ * all of it.  Detaching the staging database frees its space at once (dropping its tables
+ * one by one took as long as filling them).
  *
  * The rows go in in the order the unsharded run would have written them, so their ids
  * (which some readers order by: problems, checks, judgments) follow the same order: per
@@ -78,47 +80,36 @@
  * Untyped columns keep every value exactly as read.
  */
 static const char *const stage_sql[] = {
-    "DROP TABLE IF EXISTS temp.arb_merge_cases",
-    "DROP TABLE IF EXISTS temp.arb_merge_outputs",
-    "DROP TABLE IF EXISTS temp.arb_merge_blinding",
-    "DROP TABLE IF EXISTS temp.arb_merge_checks",
-    "DROP TABLE IF EXISTS temp.arb_merge_verdicts",
-    "DROP TABLE IF EXISTS temp.arb_merge_problems",
-    "DROP TABLE IF EXISTS temp.arb_merge_trials",
-    "DROP TABLE IF EXISTS temp.arb_merge_judgments",
-    "DROP TABLE IF EXISTS temp.arb_merge_labels",
-    "DROP TABLE IF EXISTS temp.arb_merge_calls",
-    "DROP TABLE IF EXISTS temp.arb_merge_rejected",
-    "DROP TABLE IF EXISTS temp.arb_merge_best",
-    "CREATE TEMP TABLE arb_merge_cases (k, " CASE_COLS ", PRIMARY KEY (seq, k))",
-    "CREATE TEMP TABLE arb_merge_outputs (k, pos, seq, id, " OUTPUT_COLS
+    /* A staging database of nothing but copies: no journal, no syncing. */
+    "PRAGMA arb_stage.journal_mode = OFF",
+    "PRAGMA arb_stage.synchronous = OFF",
+    "CREATE TABLE arb_stage.arb_merge_cases (k, " CASE_COLS ", PRIMARY KEY (seq, k))",
+    "CREATE TABLE arb_stage.arb_merge_outputs (k, pos, seq, id, " OUTPUT_COLS
     ", PRIMARY KEY (pos, seq, k, id))",
-    "CREATE TEMP TABLE arb_merge_blinding (k, seq, rid, " BLINDING_COLS
+    "CREATE TABLE arb_stage.arb_merge_blinding (k, seq, rid, " BLINDING_COLS
     ", PRIMARY KEY (seq, k, rid))",
-    "CREATE TEMP TABLE arb_merge_checks (k, seq, id, " CHECK_COLS ", PRIMARY KEY (seq, k, id))",
-    "CREATE TEMP TABLE arb_merge_verdicts (k, seq, id, " VERDICT_COLS ", PRIMARY KEY (seq, k, id))",
-    "CREATE TEMP TABLE arb_merge_problems (k, seg, own, pos, seq, id, " PROBLEM_COLS
-    ", PRIMARY KEY (seg, own, pos, seq, k, id))",
-    "CREATE TEMP TABLE arb_merge_trials (k, seq, rid, " TRIAL_COLS ", PRIMARY KEY (seq, k, rid))",
-    "CREATE TEMP TABLE arb_merge_judgments (k, seq, id, " JUDGMENT_COLS
+    "CREATE TABLE arb_stage.arb_merge_checks (k, seq, id, " CHECK_COLS
     ", PRIMARY KEY (seq, k, id))",
-    "CREATE TEMP TABLE arb_merge_labels (k, seq, id, " LABEL_COLS ", PRIMARY KEY (seq, k, id))",
-    "CREATE TEMP TABLE arb_merge_calls (k, " CALL_COLS ")",
-    "CREATE INDEX temp.arb_merge_calls_key ON arb_merge_calls (key)",
-    "CREATE TEMP TABLE arb_merge_rejected (k, id, " REJECTED_COLS ")",
+    "CREATE TABLE arb_stage.arb_merge_verdicts (k, seq, id, " VERDICT_COLS
+    ", PRIMARY KEY (seq, k, id))",
+    "CREATE TABLE arb_stage.arb_merge_problems (k, seg, own, pos, seq, id, " PROBLEM_COLS
+    ", PRIMARY KEY (seg, own, pos, seq, k, id))",
+    "CREATE TABLE arb_stage.arb_merge_trials (k, seq, rid, " TRIAL_COLS
+    ", PRIMARY KEY (seq, k, rid))",
+    "CREATE TABLE arb_stage.arb_merge_judgments (k, seq, id, " JUDGMENT_COLS
+    ", PRIMARY KEY (seq, k, id))",
+    "CREATE TABLE arb_stage.arb_merge_labels (k, seq, id, " LABEL_COLS
+    ", PRIMARY KEY (seq, k, id))",
+    "CREATE TABLE arb_stage.arb_merge_calls (k, " CALL_COLS ")",
+    "CREATE INDEX arb_stage.arb_merge_calls_key ON arb_merge_calls (key)",
+    "CREATE TABLE arb_stage.arb_merge_rejected (k, id, " REJECTED_COLS ")",
     /* Per key, the staged entry that goes under it: a valid reply first, then shard order. */
-    "CREATE TEMP TABLE arb_merge_best (key PRIMARY KEY, rid)",
+    "CREATE TABLE arb_stage.arb_merge_best (key PRIMARY KEY, rid)",
 };
 
-static const char *const drop_sql[] = {
-    "DROP TABLE IF EXISTS temp.arb_merge_cases",    "DROP TABLE IF EXISTS temp.arb_merge_outputs",
-    "DROP TABLE IF EXISTS temp.arb_merge_blinding", "DROP TABLE IF EXISTS temp.arb_merge_checks",
-    "DROP TABLE IF EXISTS temp.arb_merge_verdicts", "DROP TABLE IF EXISTS temp.arb_merge_problems",
-    "DROP TABLE IF EXISTS temp.arb_merge_trials",   "DROP TABLE IF EXISTS temp.arb_merge_judgments",
-    "DROP TABLE IF EXISTS temp.arb_merge_labels",   "DROP TABLE IF EXISTS temp.arb_merge_calls",
-    "DROP TABLE IF EXISTS temp.arb_merge_rejected", "DROP TABLE IF EXISTS temp.arb_merge_best",
-};
-
+/* An empty file name: a private temporary database, deleted when detached. */
+static const char sql_stage_attach[] = "ATTACH ?1 AS arb_stage";
+static const char sql_stage_detach[] = "DETACH arb_stage";
 static const char sql_attach[] = "ATTACH ?1 AS arb_shard";
 static const char sql_detach[] = "DETACH arb_shard";
 /* A read transaction of its own: one snapshot of the shard (main is not written). */
@@ -128,77 +119,80 @@ static const char sql_read_undo[] = "ROLLBACK";
 
 /* One shard's rows into the staging tables: ?1 its run, ?2 its number. */
 static const char *const copy_sql[] = {
-    "INSERT INTO temp.arb_merge_cases (k, " CASE_COLS ") SELECT ?2, " CASE_COLS
+    "INSERT INTO arb_stage.arb_merge_cases (k, " CASE_COLS ") SELECT ?2, " CASE_COLS
     " FROM arb_shard.cases WHERE run = ?1",
-    "INSERT INTO temp.arb_merge_outputs (k, pos, seq, id, " OUTPUT_COLS ") SELECT ?2, " POS_OF
+    "INSERT INTO arb_stage.arb_merge_outputs (k, pos, seq, id, " OUTPUT_COLS ") SELECT ?2, " POS_OF
     ", " SEQ_OF ", id, " OUTPUT_COLS " FROM arb_shard.outputs x WHERE run = ?1",
-    "INSERT INTO temp.arb_merge_blinding (k, seq, rid, " BLINDING_COLS ") SELECT ?2, " SEQ_OF
+    "INSERT INTO arb_stage.arb_merge_blinding (k, seq, rid, " BLINDING_COLS ") SELECT ?2, " SEQ_OF
     ", rowid, " BLINDING_COLS " FROM arb_shard.blinding x WHERE run = ?1",
-    "INSERT INTO temp.arb_merge_checks (k, seq, id, " CHECK_COLS ") SELECT ?2, " SEQ_OF
+    "INSERT INTO arb_stage.arb_merge_checks (k, seq, id, " CHECK_COLS ") SELECT ?2, " SEQ_OF
     ", id, " CHECK_COLS " FROM arb_shard.checks x WHERE run = ?1",
-    "INSERT INTO temp.arb_merge_verdicts (k, seq, id, " VERDICT_COLS ") SELECT ?2, " SEQ_OF
+    "INSERT INTO arb_stage.arb_merge_verdicts (k, seq, id, " VERDICT_COLS ") SELECT ?2, " SEQ_OF
     ", id, " VERDICT_COLS " FROM arb_shard.verdicts x WHERE run = ?1",
     /* seg: how many problems of no case of this shard (found by every shard) came before,
      * this one included; own: the problem is of a case of this shard. */
-    "INSERT INTO temp.arb_merge_problems (k, seg, own, pos, seq, id, " PROBLEM_COLS
+    "INSERT INTO arb_stage.arb_merge_problems (k, seg, own, pos, seq, id, " PROBLEM_COLS
     ") SELECT ?2, sum(seq IS NULL) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING), seq IS NOT NULL, "
     "pos, seq, id, " PROBLEM_COLS " FROM (SELECT " SEQ_OF " AS seq, " POS_OF
     " AS pos, id, " PROBLEM_COLS " FROM arb_shard.problems x WHERE run = ?1)",
-    "INSERT INTO temp.arb_merge_trials (k, seq, rid, " TRIAL_COLS ") SELECT ?2, " SEQ_OF
+    "INSERT INTO arb_stage.arb_merge_trials (k, seq, rid, " TRIAL_COLS ") SELECT ?2, " SEQ_OF
     ", rowid, " TRIAL_COLS " FROM arb_shard.trials x WHERE run = ?1",
-    "INSERT INTO temp.arb_merge_judgments (k, seq, id, " JUDGMENT_COLS ") SELECT ?2, " SEQ_OF
+    "INSERT INTO arb_stage.arb_merge_judgments (k, seq, id, " JUDGMENT_COLS ") SELECT ?2, " SEQ_OF
     ", id, " JUDGMENT_COLS " FROM arb_shard.judgments x WHERE run = ?1",
-    "INSERT INTO temp.arb_merge_labels (k, seq, id, " LABEL_COLS ") SELECT ?2, " SEQ_OF
+    "INSERT INTO arb_stage.arb_merge_labels (k, seq, id, " LABEL_COLS ") SELECT ?2, " SEQ_OF
     ", id, " LABEL_COLS " FROM arb_shard.labels x WHERE run = ?1",
     /* The cache is the database's, not the run's: all of it. */
-    "INSERT INTO temp.arb_merge_calls (k, " CALL_COLS ") SELECT ?2, " CALL_COLS
+    "INSERT INTO arb_stage.arb_merge_calls (k, " CALL_COLS ") SELECT ?2, " CALL_COLS
     " FROM arb_shard.judge_calls",
-    "INSERT INTO temp.arb_merge_rejected (k, id, " REJECTED_COLS ") SELECT ?2, id, " REJECTED_COLS
-    " FROM arb_shard.judge_calls_rejected",
+    "INSERT INTO arb_stage.arb_merge_rejected (k, id, " REJECTED_COLS
+    ") SELECT ?2, id, " REJECTED_COLS " FROM arb_shard.judge_calls_rejected",
 };
 
 static const char sql_best[] =
-    "INSERT INTO temp.arb_merge_best (key, rid) SELECT key, rid FROM (SELECT key, rowid AS rid, "
+    "INSERT INTO arb_stage.arb_merge_best (key, rid) SELECT key, rid FROM (SELECT key, rowid AS "
+    "rid, "
     "row_number() OVER (PARTITION BY key ORDER BY (status = 'ok' AND valid = 1) DESC, k) AS r "
-    "FROM temp.arb_merge_calls) WHERE r = 1";
+    "FROM arb_stage.arb_merge_calls) WHERE r = 1";
 
 /* Into the new run ?1, inside the transaction, in the order of the unsharded run. */
 static const char *const insert_sql[] = {
     "INSERT INTO main.cases (run, " CASE_COLS ") SELECT ?1, " CASE_COLS
-    " FROM temp.arb_merge_cases ORDER BY seq, k",
+    " FROM arb_stage.arb_merge_cases ORDER BY seq, k",
     "INSERT INTO main.outputs (run, " OUTPUT_COLS ") SELECT ?1, " OUTPUT_COLS
-    " FROM temp.arb_merge_outputs ORDER BY pos, seq, k, id",
+    " FROM arb_stage.arb_merge_outputs ORDER BY pos, seq, k, id",
     "INSERT INTO main.blinding (run, " BLINDING_COLS ") SELECT ?1, " BLINDING_COLS
-    " FROM temp.arb_merge_blinding ORDER BY seq, k, rid",
+    " FROM arb_stage.arb_merge_blinding ORDER BY seq, k, rid",
     "INSERT INTO main.checks (run, " CHECK_COLS ") SELECT ?1, " CHECK_COLS
-    " FROM temp.arb_merge_checks ORDER BY seq, k, id",
+    " FROM arb_stage.arb_merge_checks ORDER BY seq, k, id",
     "INSERT INTO main.verdicts (run, " VERDICT_COLS ") SELECT ?1, " VERDICT_COLS
-    " FROM temp.arb_merge_verdicts ORDER BY seq, k, id",
+    " FROM arb_stage.arb_merge_verdicts ORDER BY seq, k, id",
     /* A problem every shard found goes in once, where the first shard had it. */
     "INSERT INTO main.problems (run, " PROBLEM_COLS ") SELECT ?1, " PROBLEM_COLS
-    " FROM temp.arb_merge_problems WHERE true ORDER BY seg, own, pos, seq, k, id "
+    " FROM arb_stage.arb_merge_problems WHERE true ORDER BY seg, own, pos, seq, k, id "
     "ON CONFLICT DO NOTHING",
     "INSERT INTO main.trials (run, " TRIAL_COLS ") SELECT ?1, " TRIAL_COLS
-    " FROM temp.arb_merge_trials ORDER BY seq, k, rid",
+    " FROM arb_stage.arb_merge_trials ORDER BY seq, k, rid",
     "INSERT INTO main.judgments (run, " JUDGMENT_COLS ") SELECT ?1, " JUDGMENT_COLS
-    " FROM temp.arb_merge_judgments ORDER BY seq, k, id",
+    " FROM arb_stage.arb_merge_judgments ORDER BY seq, k, id",
     "INSERT INTO main.labels (run, " LABEL_COLS ") SELECT ?1, " LABEL_COLS
-    " FROM temp.arb_merge_labels ORDER BY seq, k, id",
+    " FROM arb_stage.arb_merge_labels ORDER BY seq, k, id",
     /* The judge cache.  The shards' rejected replies, once each. */
     "INSERT INTO main.judge_calls_rejected (" REJECTED_COLS ") SELECT " REJECTED_COLS
-    " FROM temp.arb_merge_rejected r WHERE rowid IN (SELECT min(rowid) FROM "
-    "temp.arb_merge_rejected GROUP BY key, reply_json, created_at, rejected_at) AND NOT EXISTS "
+    " FROM arb_stage.arb_merge_rejected r WHERE rowid IN (SELECT min(rowid) FROM "
+    "arb_stage.arb_merge_rejected GROUP BY key, reply_json, created_at, rejected_at) AND NOT "
+    "EXISTS "
     "(SELECT 1 FROM main.judge_calls_rejected x WHERE x.key = r.key AND x.reply_json IS "
     "r.reply_json AND x.created_at = r.created_at AND x.rejected_at = r.rejected_at) "
     "ORDER BY k, id",
     /* A stored reply not known to be valid, about to give way to a valid one: moved aside. */
     "INSERT INTO main.judge_calls_rejected (" REJECTED_COLS ") SELECT " REJECTED_HEAD ", " NOW
     ", " CALL_TAIL " FROM main.judge_calls WHERE status = 'ok' AND valid IS "
-    "NOT 1 AND key IN (SELECT b.key FROM temp.arb_merge_best b JOIN temp.arb_merge_calls m ON "
+    "NOT 1 AND key IN (SELECT b.key FROM arb_stage.arb_merge_best b JOIN arb_stage.arb_merge_calls "
+    "m ON "
     "m.rowid = b.rid WHERE m.status = 'ok' AND m.valid = 1)",
     "INSERT INTO main.judge_calls (" CALL_COLS ") SELECT " CALL_COLS
-    " FROM temp.arb_merge_calls WHERE rowid IN (SELECT rid FROM "
-    "temp.arb_merge_best) ORDER BY k, rowid ON CONFLICT (key) DO UPDATE SET "
+    " FROM arb_stage.arb_merge_calls WHERE rowid IN (SELECT rid FROM "
+    "arb_stage.arb_merge_best) ORDER BY k, rowid ON CONFLICT (key) DO UPDATE SET "
     "provider = excluded.provider, model = excluded.model, "
     "request_json = excluded.request_json, reply_json = excluded.reply_json, "
     "status = excluded.status, http_status = excluded.http_status, "
@@ -215,8 +209,8 @@ static const char *const insert_sql[] = {
     /* A reply no key holds now (another shard's answer to the same request): kept aside, so
      * the judgments made from it still find it. */
     "INSERT INTO main.judge_calls_rejected (" REJECTED_COLS ") SELECT " REJECTED_HEAD ", " NOW
-    ", " CALL_TAIL " FROM temp.arb_merge_calls m WHERE status = 'ok' "
-    "AND rowid IN (SELECT min(rowid) FROM temp.arb_merge_calls GROUP BY key, reply_json, "
+    ", " CALL_TAIL " FROM arb_stage.arb_merge_calls m WHERE status = 'ok' "
+    "AND rowid IN (SELECT min(rowid) FROM arb_stage.arb_merge_calls GROUP BY key, reply_json, "
     "created_at) AND reply_json IS NOT (SELECT j.reply_json FROM main.judge_calls j "
     "WHERE j.key = m.key) AND NOT EXISTS (SELECT 1 FROM main.judge_calls_rejected x "
     "WHERE x.key = m.key AND x.reply_json IS m.reply_json AND x.created_at = m.created_at) "
@@ -315,7 +309,7 @@ enum arb_status arb_store_merge(struct arb_store *st, const struct arb_run_row *
                                 const struct arb_store_shard *shards, size_t n, int64_t *run,
                                 struct arb_err *err)
 {
-    enum arb_status ret;
+    enum arb_status ret, detached;
 
     *run = 0;
     if (st->flags & ARB_STORE_READONLY)
@@ -323,6 +317,9 @@ enum arb_status arb_store_merge(struct arb_store *st, const struct arb_run_row *
     if (!sqlite3_get_autocommit(st->db))
         return arb_err_set(err, ARB_EUSAGE, "cannot merge into '%s' inside a transaction",
                            st->path);
+    ret = exec_bound(st, sql_stage_attach, "", 0, 0, "create the merge's staging database", err);
+    if (ret)
+        return ret;
     ret = exec_all(st, stage_sql, COUNT(stage_sql), 0, 0, "set up the merge", err);
     for (size_t i = 0; !ret && i < n; i++)
         ret = stage_shard(st, &shards[i], i + 1, err);
@@ -330,7 +327,8 @@ enum arb_status arb_store_merge(struct arb_store *st, const struct arb_run_row *
         ret = exec_bound(st, sql_best, NULL, 0, 0, "choose the judge cache's entries", err);
     if (!ret)
         ret = insert_run(st, row, run, err);
-    /* The staging tables go, whatever happened (their space with them). */
-    exec_all(st, drop_sql, COUNT(drop_sql), 0, 0, "drop the merge's tables", NULL);
-    return ret;
+    /* The staging database goes, whatever happened: its file with it, at once. */
+    detached = exec_bound(st, sql_stage_detach, NULL, 0, 0, "drop the merge's staging database",
+                          ret ? NULL : err);
+    return ret ? ret : detached;
 }

@@ -15,22 +15,24 @@ N=240
 # (duplicate_output problems, found in every shard's own cases) and answers for cases the suite
 # lacks, one in the middle and one at the end (unknown_case, found by every shard); b (a
 # directory) misses every 13th case and has a file for a case the suite lacks.
-mkdir -p "$T/b/bdir"
-awk -v n="$N" -v dir="$T/b" 'BEGIN {
-    for (i = 0; i < n; i++) {
-        id = sprintf("c%05d", i)
-        printf "{\"id\":\"%s\",\"expected\":{\"n\":%d,\"name\":\"Item %d\"}}\n", id, i, i % 97 >(dir "/cases.jsonl")
-        line = sprintf("{\"id\":\"%s\",\"output\":\"{\\\"n\\\": %d, \\\"name\\\": \\\"item %d\\\"}\"}", id, i + (i % 7 == 0), i % 97)
-        print line >(dir "/a.jsonl")
-        if (i % 37 == 5) print line >(dir "/a.jsonl")
-        if (i == n / 2) print "{\"id\":\"zz-unknown-1\",\"output\":\"{}\"}" >(dir "/a.jsonl")
-        f = dir "/bdir/" id ".json"
-        if (i % 13 != 0) { printf "{\"n\": %d, \"name\": \"Item %d\"}\n", i, i % 89 >f; close(f) }
-    }
-    print "{\"id\":\"zz-unknown-2\",\"output\":\"{}\"}" >(dir "/a.jsonl")
-    print "{}" >(dir "/bdir/zz-unknown-3.json")
-}'
-cat >"$T/b/suite.json" <<'JSON'
+gen() { # DIR N
+    mkdir -p "$1/bdir"
+    awk -v n="$2" -v dir="$1" 'BEGIN {
+        for (i = 0; i < n; i++) {
+            id = sprintf("c%05d", i)
+            printf "{\"id\":\"%s\",\"expected\":{\"n\":%d,\"name\":\"Item %d\"}}\n", id, i, i % 97 >(dir "/cases.jsonl")
+            line = sprintf("{\"id\":\"%s\",\"output\":\"{\\\"n\\\": %d, \\\"name\\\": \\\"item %d\\\"}\"}", id, i + (i % 7 == 0), i % 97)
+            print line >(dir "/a.jsonl")
+            if (i % 37 == 5) print line >(dir "/a.jsonl")
+            if (i == n / 2) print "{\"id\":\"zz-unknown-1\",\"output\":\"{}\"}" >(dir "/a.jsonl")
+            f = dir "/bdir/" id ".json"
+            if (i % 13 != 0) { printf "{\"n\": %d, \"name\": \"Item %d\"}\n", i, i % 89 >f; close(f) }
+        }
+        print "{\"id\":\"zz-unknown-2\",\"output\":\"{}\"}" >(dir "/a.jsonl")
+        print "{}" >(dir "/bdir/zz-unknown-3.json")
+    }'
+}
+cat >"$T/suite.json" <<'JSON'
 {"name": "shard test", "seed": 3, "systems": {"a": "a.jsonl", "b": "bdir"},
  "fields": {"n": "exact", "name": "name"},
  "rubric": {"content": [{"name": "correctness", "check": {"op": "fields", "fail_below": 0.4}},
@@ -40,6 +42,8 @@ cat >"$T/b/suite.json" <<'JSON'
                   {"id": "short", "text": "short", "check": {"op": "levenshtein", "expected": "{\"n\": 1}", "threshold": 0.2}}],
  "cases": "cases.jsonl"}
 JSON
+gen "$T/b" "$N"
+cp "$T/suite.json" "$T/b/suite.json"
 SUITE="$T/b/suite.json"
 
 # q DB SQL: one query's rows.
@@ -291,5 +295,40 @@ expect_cmd "merge into a file with a cache" 0 "run 2: merged 4 shards" "" -- \
     ok || bad "a reply that is not valid did not give way"
 expect_cmd "replay of a merged run whose cache moved a reply aside" 0 "all identical" "" -- \
     $ARB replay 2 --db "$T/mx.db"
+
+# 9. A kill at any moment leaves the file merged into without the run, or with all of it: a
+# merge of 20,000 cases killed at several points, then merged to the end.
+gen "$T/big" 20000
+cp "$T/suite.json" "$T/big/suite.json"
+for k in 1 2 3 4; do
+    $ARB run "$T/big/suite.json" --shard "$k/4" --db "$T/big$k.db" >/dev/null 2>&1 || bad "big shard $k/4"
+done
+start=$(date +%s.%N)
+$ARB merge "$T/big1.db" "$T/big2.db" "$T/big3.db" "$T/big4.db" --into "$T/bigref.db" >/dev/null 2>&1 ||
+    bad "big merge"
+took=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
+cases=$(q "$T/bigref.db" "SELECT count(*) FROM cases")
+[ "$cases" = 20000 ] && ok || bad "the big merge has $cases cases"
+killed=0
+for frac in 0.1 0.3 0.5 0.7 0.9 0.97; do
+    rm -f "$T/kill.db" "$T/kill.db-wal" "$T/kill.db-shm"
+    $ARB merge "$T/big1.db" "$T/big2.db" "$T/big3.db" "$T/big4.db" --into "$T/kill.db" >/dev/null 2>&1 &
+    pid=$!
+    sleep "$(awk -v t="$took" -v f="$frac" 'BEGIN { printf "%.3f", t * f }')"
+    kill -9 "$pid" 2>/dev/null && killed=$((killed + 1))
+    wait "$pid" 2>/dev/null
+    [ -e "$T/kill.db" ] || continue
+    runs=$(q "$T/kill.db" "SELECT count(*) FROM runs" 2>&1)
+    n=$(q "$T/kill.db" "SELECT count(*) FROM cases" 2>&1)
+    { [ "$runs" = 0 ] && [ "$n" = 0 ]; } || { [ "$runs" = 1 ] && [ "$n" = 20000 ]; } && ok ||
+        bad "killed at $frac of ${took}s: $runs runs, $n cases"
+    [ "$(q "$T/kill.db" "PRAGMA integrity_check")" = ok ] && ok || bad "killed at $frac: integrity"
+    if [ "$runs" = 0 ]; then
+        $ARB merge "$T/big1.db" "$T/big2.db" "$T/big3.db" "$T/big4.db" --into "$T/kill.db" >/dev/null 2>&1 &&
+            [ "$(q "$T/kill.db" "SELECT count(*) FROM cases")" = 20000 ] && ok ||
+            bad "merge after the kill at $frac"
+    fi
+done
+[ "$killed" -gt 0 ] && ok || bad "no merge was killed (each took under the pauses)"
 
 test_done
