@@ -2,8 +2,10 @@
  * test_view_wdiff.c - the case page's word diff (src/view/wdiff.c): the marks are a shortest
  * edit over words, white space and punctuation; removing every <del> from A's side and every
  * <ins> from B's gives the same common text; everything is escaped; past the caps the texts
- * are shown without marks.
+ * are shown without marks.  Minimality is checked against a brute-force LCS over 20,000
+ * random small texts.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,4 +230,141 @@ Test(view_wdiff, should_keep_utf8_words_whole)
     cr_assert_str_eq(text(&p.a), "caf\xc3\xa9 <del>cr\xc3\xa8me</del>");
     cr_assert_str_eq(text(&p.b), "caf\xc3\xa9 <ins>cr\xc3\xa9me</ins>");
     release(&p);
+}
+
+/* ---- a brute-force check over random small texts ------------------------------------------ */
+
+/* xorshift64 with a fixed seed, so no test touches the global rand() state. */
+static uint64_t next_rand(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+#define MAX_RAND_TOKENS 14
+
+/* Tokens of a random text: words (one non-ASCII) and punctuation, each its own token. */
+static size_t random_tokens(uint64_t *s, const char **tok)
+{
+    static const char *const vocab[] = {"a", "b", "c", ",", "\xc3\xa9t\xc3\xa9"};
+    size_t n = (size_t)(next_rand(s) % (MAX_RAND_TOKENS + 1));
+
+    for (size_t i = 0; i < n; i++)
+        tok[i] = vocab[next_rand(s) % (sizeof(vocab) / sizeof(vocab[0]))];
+    return n;
+}
+
+/* The tokens joined by white space of random shape (one space, a newline, two spaces). */
+static void join(uint64_t *s, const char **tok, size_t n, char *out)
+{
+    static const char *const gaps[] = {" ", "\n", "  "};
+
+    *out = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            strcat(out, gaps[next_rand(s) % 3]);
+        strcat(out, tok[i]);
+    }
+}
+
+static size_t lcs(const char **a, size_t na, const char **b, size_t nb)
+{
+    size_t t[MAX_RAND_TOKENS + 1][MAX_RAND_TOKENS + 1];
+
+    for (size_t i = 0; i <= na; i++)
+        for (size_t j = 0; j <= nb; j++)
+            t[i][j] = i == 0 || j == 0                  ? 0
+                      : strcmp(a[i - 1], b[j - 1]) == 0 ? t[i - 1][j - 1] + 1
+                      : t[i - 1][j] > t[i][j - 1]       ? t[i - 1][j]
+                                                        : t[i][j - 1];
+    return t[na][nb];
+}
+
+/*
+ * Read one side of the diff back: the text without its marks into plain, each token with
+ * whether it was inside a mark.  Returns the number of tokens.
+ */
+static size_t read_side(const char *html, char *plain, const char **tok, int *marked, char *store)
+{
+    size_t n = 0, o = 0;
+    int in = 0, fresh = 1;
+
+    for (const char *p = html; *p;) {
+        if (*p == '<') {
+            in = p[1] != '/';
+            p = strchr(p, '>') + 1;
+            continue;
+        }
+        plain[o++] = *p;
+        if (*p == ' ' || *p == '\n') {
+            *store++ = '\0';
+            fresh = 1;
+        } else {
+            if (fresh) {
+                cr_assert(n < MAX_RAND_TOKENS);
+                tok[n] = store;
+                marked[n++] = in;
+                fresh = 0;
+            } else {
+                cr_assert_eq(marked[n - 1], in, "a mark splits a token in '%s'", html);
+            }
+            *store++ = *p;
+        }
+        p++;
+    }
+    *store = '\0';
+    plain[o] = '\0';
+    return n;
+}
+
+/* The marks are a shortest edit script: they reconstruct both texts, what is left unmarked
+ * is common to both, and there are exactly |a| + |b| - 2 LCS(a, b) of them. */
+Test(view_wdiff, should_mark_a_minimal_edit_on_random_texts)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+
+    for (int round = 0; round < 20000; round++) {
+        const char *ta[MAX_RAND_TOKENS], *tb[MAX_RAND_TOKENS];
+        const char *ra[MAX_RAND_TOKENS], *rb[MAX_RAND_TOKENS];
+        const char *ka[MAX_RAND_TOKENS], *kb[MAX_RAND_TOKENS];
+        int ma[MAX_RAND_TOKENS], mb[MAX_RAND_TOKENS];
+        char a[256], b[256], pa[256], pb[256], sa[256], sb[256];
+        size_t na = random_tokens(&seed, ta), nb = random_tokens(&seed, tb), nka = 0, nkb = 0;
+        size_t edits = 0, want;
+        struct pair p;
+
+        join(&seed, ta, na, a);
+        join(&seed, tb, nb, b);
+        diff(&p, a, b);
+        cr_assert(p.diffed);
+        cr_assert_eq(read_side(text(&p.a), pa, ra, ma, sa), na, "'%s'", a);
+        cr_assert_eq(read_side(text(&p.b), pb, rb, mb, sb), nb, "'%s'", b);
+        cr_assert_str_eq(pa, a);
+        cr_assert_str_eq(pb, b);
+        cr_assert_null(strstr(text(&p.a), "<ins>"));
+        cr_assert_null(strstr(text(&p.b), "<del>"));
+        for (size_t i = 0; i < na; i++) {
+            cr_assert_str_eq(ra[i], ta[i]);
+            if (ma[i])
+                edits++;
+            else
+                ka[nka++] = ta[i];
+        }
+        for (size_t i = 0; i < nb; i++) {
+            cr_assert_str_eq(rb[i], tb[i]);
+            if (mb[i])
+                edits++;
+            else
+                kb[nkb++] = tb[i];
+        }
+        cr_assert_eq(nka, nkb, "'%s' vs '%s': unmarked parts differ in length", a, b);
+        for (size_t i = 0; i < nka; i++)
+            cr_assert_str_eq(ka[i], kb[i], "'%s' vs '%s': unmarked parts differ", a, b);
+        want = na + nb - 2 * lcs(ta, na, tb, nb);
+        cr_assert_eq(edits, want, "'%s' vs '%s': %zu edits, a shortest script has %zu", a, b, edits,
+                     want);
+        release(&p);
+    }
 }
