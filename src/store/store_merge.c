@@ -112,7 +112,7 @@ static const char sql_stage_attach[] = "ATTACH ?1 AS arb_stage";
 static const char sql_stage_detach[] = "DETACH arb_stage";
 static const char sql_attach[] = "ATTACH ?1 AS arb_shard";
 static const char sql_detach[] = "DETACH arb_shard";
-/* A read transaction of its own: one snapshot of the shard (main is not written). */
+/* A transaction of its own: one snapshot of the shard (only the staging database is written). */
 static const char sql_read_begin[] = "BEGIN";
 static const char sql_read_end[] = "COMMIT";
 static const char sql_read_undo[] = "ROLLBACK";
