@@ -5,10 +5,12 @@
  * Every request is checked before a page sees it: GET, HEAD or POST only; the Host header
  * must name the address and port the server listens on (a DNS-rebinding page cannot reach
  * it); a POST must carry the session token in its form and, when the browser sends one, an
- * Origin of this server.  Query arguments are decoded by libmicrohttpd, form bodies here
- * (application/x-www-form-urlencoded, at most 64 KiB).  Every reply carries a
- * Content-Security-Policy that allows no inline script and nothing from another origin, so
- * even an escaping mistake in a page could not run an output's script.
+ * Origin of this server.  The path and query arguments are decoded by libmicrohttpd (with
+ * unescape() below, once: a path is never decoded again), form bodies here
+ * (application/x-www-form-urlencoded, at most 64 KiB); a path or argument that is not UTF-8,
+ * holds %00, or comes with more than MAX_ARGS others is refused (400), never cut or dropped.  Every
+ * reply carries a Content-Security-Policy that allows no inline script and nothing from another
+ * origin, so even an escaping mistake in a page could not run an output's script.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +88,24 @@ size_t view_url_decode(char *s, int plus_is_space)
     return o;
 }
 
+/*
+ * libmicrohttpd's unescaping of the path and the query arguments (%XX; it has turned + into a
+ * space in arguments already), except that a %00 becomes 0xFF, a byte no UTF-8 text holds:
+ * libmicrohttpd hands both over as C strings, where a NUL would silently cut them
+ * ("/runs/1/cases/a%00b" would open case "a"), while 0xFF makes the UTF-8 checks refuse them.
+ */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    size_t n = view_url_decode(s, 0);
+
+    (void)cls;
+    (void)c;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '\0')
+            s[i] = (char)0xff;
+    return n;
+}
+
 /* An argument is kept only when its name and value are UTF-8 without NUL. */
 static int acceptable(const char *s, size_t len)
 {
@@ -95,7 +115,8 @@ static int acceptable(const char *s, size_t len)
 struct arg_list {
     struct view_arg a[MAX_ARGS];
     size_t n;
-    int dropped;
+    int bad;      /* an argument was not UTF-8 or held a NUL */
+    int too_many; /* more than MAX_ARGS */
 };
 
 static enum MHD_Result on_query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -106,11 +127,11 @@ static enum MHD_Result on_query_arg(void *cls, enum MHD_ValueKind kind, const ch
     (void)kind;
     if (!key || !acceptable(key, strlen(key)) ||
         (value && !arb_utf8_valid(value, strlen(value), NULL))) {
-        l->dropped = 1;
-        return MHD_YES;
+        l->bad = 1;
+        return MHD_NO;
     }
     if (l->n == MAX_ARGS) {
-        l->dropped = 1;
+        l->too_many = 1;
         return MHD_NO;
     }
     l->a[l->n].name = key;
@@ -135,12 +156,14 @@ static void parse_form(char *body, struct arg_list *l)
             *eq = '\0';
         kn = view_url_decode(p, 1);
         vn = eq ? view_url_decode(eq + 1, 1) : 0;
-        if (l->n < MAX_ARGS && acceptable(p, kn) && (!eq || acceptable(eq + 1, vn))) {
+        if (!acceptable(p, kn) || (eq && !acceptable(eq + 1, vn))) {
+            l->bad = 1;
+        } else if (l->n == MAX_ARGS) {
+            l->too_many = 1;
+        } else {
             l->a[l->n].name = p;
             l->a[l->n].value = eq ? eq + 1 : "";
             l->n++;
-        } else {
-            l->dropped = 1;
         }
         p = amp ? amp + 1 : NULL;
     }
@@ -256,12 +279,13 @@ static enum MHD_Result run_page(struct arb_view *v, struct MHD_Connection *c, co
     enum MHD_Result ret;
     char *path = strdup(url);
 
+    /* url is decoded already (unescape); decoding it again would turn a case id's own "%41"
+     * into "A". */
     if (!path)
         return MHD_NO;
-    view_url_decode(path, 0);
     if (!arb_utf8_valid(path, strlen(path), NULL)) {
         free(path);
-        return refuse(c, 400, "the path is not UTF-8");
+        return refuse(c, 400, "the path is not UTF-8 text (or holds %00)");
     }
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, on_query_arg, &args);
     if (post) {
@@ -270,6 +294,12 @@ static enum MHD_Result run_page(struct arb_view *v, struct MHD_Connection *c, co
             return MHD_NO;
         }
         parse_form(p->body.ptr, &args);
+    }
+    if (args.bad || args.too_many) {
+        free(path);
+        return refuse(c, 400,
+                      args.bad ? "an argument of the query or form is not UTF-8 text (or holds %00)"
+                               : "the query and form carry more than 64 arguments");
     }
     req.post = post;
     req.path = path;
@@ -429,8 +459,9 @@ enum arb_status arb_view_start(struct arb_store *st, const struct arb_view_opts 
     v->d = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
         (uint16_t)o->port, NULL, NULL, on_request, v, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, v, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, v, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+        MHD_OPTION_END);
     if (!v->d) {
         view_cache_free(v->ctx.cache);
         free(v);

@@ -35,12 +35,14 @@ cat >"$T/x/suite.json" <<EOF
  "systems": {"alpha": "a.jsonl", "beta": "b.jsonl"},
  "expectations": [{"id": "hi", "text": "says hi", "check": {"op": "icontains", "expected": "hi"}}],
  "cases": [{"id": "c<1>\"x", "prompt": "p $(printf '%s' "$PAY" | sed 's/"/\\"/g')"},
-           {"id": "c2", "prompt": "plain"}]}
+           {"id": "c2", "prompt": "plain"}, {"id": "p%41c", "prompt": "a per cent sign"}]}
 EOF
 printf '{"id": "c<1>\\"x", "output": "hi %s alpha"}\n{"id": "c2", "output": "hi"}\n' \
     "$(printf '%s' "$PAY" | sed 's/"/\\"/g')" >"$T/x/a.jsonl"
 printf '{"id": "c<1>\\"x", "output": "hi [x](javascript:window.__pwned=1) beta"}\n{"id": "c2", "output": "bye"}\n' \
     >"$T/x/b.jsonl"
+printf '%s\n' '{"id": "p%41c", "output": "hi"}' >>"$T/x/a.jsonl"
+printf '%s\n' '{"id": "p%41c", "output": "hi there"}' >>"$T/x/b.jsonl"
 "$ARB" run "$T/x/suite.json" --db "$DB" >"$T/run2.out" 2>&1 ||
     die "the hostile run failed: $(cat "$T/run2.out")"
 
@@ -157,11 +159,24 @@ has "hostile case" '&lt;script&gt;window.__pwned=1&lt;/script&gt;'
 has "hostile case" 'javascript:window.__pwned=1'
 lacks "hostile case" 'href="javascript:'
 
+# A path is decoded once: a case id's own %41 is not an A.  Text that is not UTF-8, %00 (which
+# would cut the text short) and too many arguments are refused, never dropped or cut.
+get "case id with a per cent sign" 200 '/runs/2/cases/p%2541c'
+has "case id with a per cent sign" '<h1 id="case-id">p%41c</h1>'
+get "%00 in the path" 400 '/runs/2/cases/c2%00junk'
+get "%00 in an argument" 400 '/runs/1/cases?status=decided%00junk'
+get "an argument not UTF-8" 400 '/runs/1/cases?q=%FF'
+get "65 arguments" 400 "/runs/1/cases?$(printf 'flag=pi&%.0s' $(seq 64))flag=pi"
+get "64 arguments" 200 "/runs/1/cases?$(printf 'flag=pi&%.0s' $(seq 63))flag=pi"
+get "+ is a space in a query" 200 '/runs/1/cases?q=a+b%2Bc'
+has "+ is a space in a query" 'name="q" value="a b+c"'
+
 # The checks before any page.
 get "another Host" 403 / -H 'Host: evil.example'
 get "localhost" 200 / -H "Host: localhost:$VPORT"
 get "DELETE" 405 / -X DELETE
 get "POST without a token" 403 /runs/1/label -d 'case=inv-001&pair=0&choice=A&annotator=x'
+get "%00 in a form" 400 /runs/1/label -d "token=$TOKEN&case=inv-001%00x&pair=0&choice=A&annotator=x"
 get "POST with the token, read-only" 403 /runs/1/label \
     -d "token=$TOKEN&case=inv-001&pair=0&choice=A&annotator=x"
 get "label page, read-only" 200 /runs/1/label
