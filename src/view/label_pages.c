@@ -2,9 +2,11 @@
  * label_pages.c - blind labelling: the queue of a run's pairs for one annotator, shown as
  * "Response A" and "Response B" in the run's blind order (the blinding row's system_a
  * first) with nothing that tells the systems apart - no system name, judge output or check
- * verdict, and the run's redaction list (plus the systems' own names) applied to the
- * outputs as the judge had it applied - then, once the label is stored, the reveal page
- * with what was behind A and B and what the run decided.
+ * verdict, and the run's redaction list (plus the systems' own names) applied as the judge
+ * had it applied (src/run/escalate.c): to the task, the prompt, the outputs and the names of
+ * a directory output's files - then, once the label is stored, the reveal page with what was
+ * behind A and B and what the run decided.  Each response shows at most SHOWN_MAX bytes, so
+ * a 10 MB output makes a page a browser can hold, not a refusal.
  *
  * The form names the pair by its position among the case's pairs, never by its systems;
  * the store derives the system chosen from the blinding (labels.h).  Writes need --label
@@ -23,7 +25,8 @@
 #include "arbiter/report.h"
 #include "view_int.h"
 
-#define MAX_CRIT 32
+#define MAX_CRIT  32
+#define SHOWN_MAX (1u << 20) /* bytes of each response shown, after redaction */
 
 /* What the queue knows of the run: its systems, criteria and redaction list. */
 struct run_info {
@@ -31,7 +34,7 @@ struct run_info {
     cJSON *systems;
     const char *crit[MAX_CRIT];
     size_t n_crit;
-    const char *redact[64];
+    const char **redact; /* the suite's "redact", then the systems' names (owned array) */
     size_t n_redact;
 };
 
@@ -76,15 +79,22 @@ static enum arb_status run_info_read(struct view_ctx *v, int64_t run, struct run
     if (!cJSON_IsObject(rub))
         for (size_t i = 0; i < sizeof(default_crit) / sizeof(default_crit[0]); i++)
             ri->crit[ri->n_crit++] = default_crit[i];
+    /* Every string the judge had hidden, however many: one left out would unblind. */
+    ri->redact = calloc((size_t)cJSON_GetArraySize(html_get(ri->suite, "redact")) +
+                            (size_t)cJSON_GetArraySize(ri->systems) + 1,
+                        sizeof(*ri->redact));
+    if (!ri->redact)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory reading run %" PRId64, run);
     cJSON_ArrayForEach(x, html_get(ri->suite, "redact"))
     {
-        if (cJSON_IsString(x) && ri->n_redact < 48)
+        if (cJSON_IsString(x))
             ri->redact[ri->n_redact++] = x->valuestring;
     }
-    /* The systems' own names too: a name an output spells would unblind the annotator. */
+    /* The systems' own names too, but not those under 3 bytes ("a" would eat words), as the
+     * judge's. */
     cJSON_ArrayForEach(x, ri->systems)
     {
-        if (strlen(html_str(x, "name")) >= 3 && ri->n_redact < 64)
+        if (strlen(html_str(x, "name")) >= 3)
             ri->redact[ri->n_redact++] = html_str(x, "name");
     }
     return ARB_OK;
@@ -94,6 +104,36 @@ static void run_info_release(struct run_info *ri)
 {
     cJSON_Delete(ri->suite);
     cJSON_Delete(ri->systems);
+    free(ri->redact);
+}
+
+/*
+ * text[0, len) with the run's redaction applied, escaped, cut (at a character) once *left
+ * bytes are shown, with a note of what is not, *left then lessened; left NULL: no cut.
+ */
+static enum arb_status blind_text(struct html *h, const struct run_info *ri, const char *text,
+                                  size_t len, size_t *left)
+{
+    struct arb_buf red;
+    size_t n;
+    enum arb_status rs;
+
+    arb_buf_init(&red, 0);
+    rs = arb_redact(text, len, ri->redact, ri->n_redact, &red, NULL);
+    n = red.len;
+    if (!rs && left && n > *left) {
+        n = *left;
+        while (n > 0 && ((unsigned char)red.ptr[n] & 0xc0) == 0x80)
+            n--;
+    }
+    if (!rs)
+        html_text_n(h, red.ptr ? red.ptr : "", n);
+    if (!rs && n < red.len)
+        html_printf(h, "<span class=\"empty\">[... %zu more bytes not shown]</span>", red.len - n);
+    if (!rs && left)
+        *left -= n;
+    arb_buf_release(&red);
+    return rs;
 }
 
 /* ---- the pair a form names ---------------------------------------------------------------- */
@@ -142,30 +182,28 @@ struct blind_out {
     const struct run_info *ri;
     struct html *h;
     int n;
+    size_t left; /* bytes of the response still shown */
     enum arb_status rc;
 };
 
 static int on_output(void *ctx, const struct arb_output_row *o)
 {
     struct blind_out *b = ctx;
-    struct arb_buf red;
 
     if (strcmp(o->system, b->system) != 0)
         return 0;
+    /* A file's name may spell its system ("out/gpt-4o.md"): the judge saw it redacted. */
     if (*o->file) {
         html_raw(b->h, "<div class=\"file\">");
-        html_text(b->h, o->file);
+        b->rc = blind_text(b->h, b->ri, o->file, strlen(o->file), NULL);
         html_raw(b->h, "</div>");
     }
-    if (o->binary || !o->content) {
+    if (b->rc)
+        return 1;
+    if (o->binary || !o->content)
         html_printf(b->h, "<span class=\"empty\">[binary file, %zu bytes]</span>\n", o->len);
-    } else {
-        arb_buf_init(&red, 0);
-        b->rc = arb_redact(o->content, o->len, b->ri->redact, b->ri->n_redact, &red, NULL);
-        if (!b->rc)
-            html_text_n(b->h, red.ptr ? red.ptr : "", red.len);
-        arb_buf_release(&red);
-    }
+    else
+        b->rc = blind_text(b->h, b->ri, o->content, o->len, &b->left);
     b->n++;
     return b->rc != ARB_OK;
 }
@@ -174,7 +212,7 @@ static enum arb_status response(struct html *h, struct view_ctx *v, int64_t run,
                                 const char *case_id, const struct run_info *ri, const char *system,
                                 const char *id, const char *label, struct arb_err *err)
 {
-    struct blind_out b = {system, ri, h, 0, ARB_OK};
+    struct blind_out b = {system, ri, h, 0, SHOWN_MAX, ARB_OK};
     enum arb_status rs;
 
     html_printf(h, "<div class=\"output\" id=\"%s\"><h4>%s</h4><pre class=\"output-text\">", id,
@@ -188,28 +226,35 @@ static enum arb_status response(struct html *h, struct view_ctx *v, int64_t run,
     return rs;
 }
 
+/* The task and the prompt, redacted as the judge was asked them. */
+struct asked {
+    struct html *h;
+    const struct run_info *ri;
+    enum arb_status rc;
+};
+
 static int on_prompt(void *ctx, const char *prompt)
 {
-    struct html *h = ctx;
+    struct asked *a = ctx;
 
     if (prompt && *prompt) {
-        html_raw(h, "<h4>Prompt</h4>\n<pre class=\"prompt\">");
-        html_text(h, prompt);
-        html_raw(h, "</pre>\n");
+        html_raw(a->h, "<h4>Prompt</h4>\n<pre class=\"prompt\">");
+        a->rc = blind_text(a->h, a->ri, prompt, strlen(prompt), NULL);
+        html_raw(a->h, "</pre>\n");
     }
-    return 0;
+    return a->rc != ARB_OK;
 }
 
 static int on_task(void *ctx, const char *task)
 {
-    struct html *h = ctx;
+    struct asked *a = ctx;
 
     if (task && *task) {
-        html_raw(h, "<h4>Task</h4>\n<blockquote class=\"task\">");
-        html_text(h, task);
-        html_raw(h, "</blockquote>\n");
+        html_raw(a->h, "<h4>Task</h4>\n<blockquote class=\"task\">");
+        a->rc = blind_text(a->h, a->ri, task, strlen(task), NULL);
+        html_raw(a->h, "</blockquote>\n");
     }
-    return 0;
+    return a->rc != ARB_OK;
 }
 
 /* ---- pages -------------------------------------------------------------------------------- */
@@ -301,7 +346,8 @@ static enum arb_status queue_page(struct view_ctx *v, int64_t run, const char *a
     struct arb_label_next next;
     struct pair_find pf = {NULL, NULL, 0, 0};
     struct mine mine = {annotator, 0};
-    struct run_info ri = {NULL, NULL, {NULL}, 0, {NULL}, 0};
+    struct run_info ri = {NULL, NULL, {NULL}, 0, NULL, 0};
+    struct asked asked = {NULL, &ri, ARB_OK};
     struct html h;
     int64_t total = 0;
     enum arb_status rs = arb_store_label_next(v->st, run, annotator, -1, &next, err);
@@ -338,10 +384,13 @@ static enum arb_status queue_page(struct view_ctx *v, int64_t run, const char *a
     html_raw(&h, "<section class=\"card\"><div class=\"eyebrow\">Case</div><h2 id=\"label-case\">");
     html_text(&h, next.case_id);
     html_raw(&h, "</h2>\n");
+    asked.h = &h;
     if (!rs)
-        rs = arb_store_run_task(v->st, run, on_task, &h, err);
+        rs = arb_store_run_task(v->st, run, on_task, &asked, err);
     if (!rs)
-        rs = arb_store_case_prompt(v->st, run, next.case_id, on_prompt, &h, err);
+        rs = arb_store_case_prompt(v->st, run, next.case_id, on_prompt, &asked, err);
+    if (!rs)
+        rs = asked.rc;
     html_raw(&h, "<div class=\"outputs\">\n");
     if (!rs)
         rs =

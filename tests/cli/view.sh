@@ -187,7 +187,34 @@ stop_view
 [ "$(sqlite3 "$DB" 'select count(*) from labels')" = 0 ] && ok || bad "labels written read-only"
 
 # ---- labelling ---------------------------------------------------------------------------------
+# A run whose task, prompt and outputs' file names spell its systems, and whose redaction list
+# is long: the labelling page hides them all, as the judge had them hidden.
+mkdir -p "$T/dir/a/d1" "$T/dir/b/d1" "$T/dir/a/d2" "$T/dir/b/d2"
+printf 'hello secret01 and secret60\n' >"$T/dir/a/d1/alpha_sys.md"
+printf 'hello there\n' >"$T/dir/b/d1/beta_sys.md"
+awk 'BEGIN { for (i = 0; i < 150000; i++) printf "lorem ipsum\n" }' >"$T/dir/a/d2/out.txt"
+printf 'short\n' >"$T/dir/b/d2/out.txt"
+redact=$(awk 'BEGIN { for (i = 1; i <= 60; i++) printf "%s\"secret%02d\"", (i > 1 ? ", " : ""), i }')
+cat >"$T/dir/suite.json" <<EOF
+{"name": "dirs", "task": "Greet; alpha_sys and beta_sys answer", "seed": 3,
+ "systems": {"alpha_sys": "a", "beta_sys": "b"}, "redact": [$redact],
+ "expectations": [{"id": "hi", "text": "says hello", "check": {"op": "icontains", "expected": "hello"}}],
+ "cases": [{"id": "d1", "prompt": "greet as beta_sys would"}, {"id": "d2", "prompt": "long"}]}
+EOF
+"$ARB" run "$T/dir/suite.json" --db "$DB" >"$T/run3.out" 2>&1 ||
+    die "the directory run failed: $(cat "$T/run3.out")"
+
 start_view --label
+get "label queue, directory outputs" 200 '/runs/3/label?annotator=z'
+lacks "label queue, file names" 'alpha_sys'
+lacks "label queue, file names" 'beta_sys'
+lacks "label queue, the 60th redacted string" 'secret60'
+lacks "label queue, the first redacted string" 'secret01'
+has "label queue, file names" '[REDACTED].md'
+TOKEN=$(sed -n 's/.*name="arbiter-token" content="\([0-9a-f]*\)".*/\1/p' "$T/body")
+get "label the directory pair" 303 /runs/3/label -d "token=$TOKEN&case=d1&pair=0&choice=tie&annotator=z"
+get "label queue, a 1.8 MB output" 200 '/runs/3/label?annotator=z'
+has "label queue, a 1.8 MB output" 'more bytes not shown]'
 get "label page asks a name" 200 /runs/1/label
 has "label page asks a name" 'id="annotator"'
 get "label queue" 200 '/runs/1/label?annotator=ann%201'
