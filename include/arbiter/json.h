@@ -56,12 +56,34 @@ enum arb_status arb_json_parse_ex(const char *text, size_t len, unsigned flags, 
                                   struct arb_buf *dups, struct arb_err *err);
 
 /*
+ * As arb_json_parse_ex, for the members named names[0..n) of an object only: values[i] receives
+ * a new tree of the value arb_json_parse_ex's tree holds under names[i] (as
+ * cJSON_GetObjectItemCaseSensitive finds it; a name listed twice gets it at its first place
+ * only), or NULL; the caller frees each.  *is_object is 0 when the text is JSON but not an
+ * object.  The other members are checked but not built when no key may repeat (dups then stays
+ * empty).  Errors as arb_json_parse_ex, every values[i] then NULL.
+ */
+enum arb_status arb_json_parse_members(const char *text, size_t len, unsigned flags,
+                                       const char *const *names, size_t n, cJSON **values,
+                                       int *is_object, struct arb_buf *dups, struct arb_err *err);
+
+/*
  * Append the RFC 8785 (JCS) canonical form of v to out: object members sorted
  * by the UTF-16 code units of their names, no white space, ECMAScript number
  * form, minimal string escapes.  ARB_ESCHEMA for a non-finite number,
  * ARB_ENOMEM / ARB_ETOOBIG from the buffer.
  */
 enum arb_status arb_jcs_write(const cJSON *v, struct arb_buf *out, struct arb_err *err);
+
+/*
+ * As arb_jcs_write, for v written inside depth enclosing containers (an object written member by
+ * member: depth 1), which count towards the nesting limit as when the whole is written.
+ */
+enum arb_status arb_jcs_write_at(const cJSON *v, int depth, struct arb_buf *out,
+                                 struct arb_err *err);
+
+/* Compare member names a and b in RFC 8785 order (UTF-16 code units; C0 80 is U+0000). */
+int arb_jcs_name_cmp(const char *a, const char *b);
 
 /* As arb_jcs_write, into a malloc'd string the caller frees (*len_out optional). */
 enum arb_status arb_jcs_string(const cJSON *v, char **out, size_t *len_out, struct arb_err *err);

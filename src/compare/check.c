@@ -95,7 +95,7 @@ void result_norm_side(struct arb_result *r, const char *step, unsigned side)
 
     for (i = 0; i < r->n_norm; i++) {
         /* steps are the operators' string literals: the same step is mostly the same pointer */
-        if (r->norm[i] == step || strcmp(r->norm[i], step) == 0) {
+        if (r->norm[i] == step || (r->norm[i][0] == step[0] && strcmp(r->norm[i], step) == 0)) {
             r->norm_side[i] |= (unsigned char)side;
             return;
         }

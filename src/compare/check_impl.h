@@ -124,6 +124,14 @@ const cJSON *expected_json(const cJSON *e, cJSON **owned);
  */
 enum arb_status observed_json(const struct op_input *in, struct arb_result *r, cJSON **out);
 
+/*
+ * As observed_json, for the members named names[0..n) of an observed object only
+ * (arb_json_parse_members): values[i] receives a tree the caller frees, or NULL when absent.
+ * *read is 1 for an object, 0 for JSON that is not one, -1 when the text is not JSON (noted).
+ */
+enum arb_status observed_members(const struct op_input *in, struct arb_result *r,
+                                 const char *const *names, size_t n, cJSON **values, int *read);
+
 /* Compile a child check at path (aggregates). */
 enum arb_status check_compile_at(const cJSON *config, const struct arb_check_opts *opts,
                                  const char *path, struct arb_check **out, struct arb_err *err);

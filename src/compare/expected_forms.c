@@ -290,6 +290,9 @@ const cJSON *expected_json(const cJSON *e, cJSON **owned)
     return parsed;
 }
 
+/* How the comparators read observed JSON (check_impl.h). */
+#define OBSERVED_FLAGS (ARB_JSON_ALLOW_BOM | ARB_JSON_ALLOW_NUL | ARB_JSON_LAST_KEY_WINS)
+
 /* One note per repeated key of the observed JSON, "duplicate_key:/a" (the last value won). */
 static enum arb_status note_duplicates(struct arb_result *r, const struct arb_buf *dups)
 {
@@ -305,31 +308,61 @@ static enum arb_status note_duplicates(struct arb_result *r, const struct arb_bu
     return st;
 }
 
+/* What observed_json and observed_members note after the parse: a failure, or repeated keys. */
+static enum arb_status parse_noted(enum arb_status parsed, const struct arb_err *perr,
+                                   struct arb_result *r, const struct arb_buf *dups)
+{
+    enum arb_status st;
+
+    if (parsed == ARB_ENOMEM)
+        return parsed;
+    if (parsed) {
+        st = result_note(r, "json_parse_failed");
+        return st ? st : result_notef(r, "json_parse_failed: %s", perr->msg);
+    }
+    return note_duplicates(r, dups);
+}
+
 enum arb_status observed_json(const struct op_input *in, struct arb_result *r, cJSON **out)
 {
-    struct arb_err perr = {{0}};
+    struct arb_err perr; /* read only when the parse failed, which fills it */
     struct arb_buf dups;
     enum arb_status st;
 
+    perr.msg[0] = '\0';
     *out = NULL;
     arb_buf_init(&dups, 0);
-    st = arb_json_parse_ex(in->text, in->len,
-                           ARB_JSON_ALLOW_BOM | ARB_JSON_ALLOW_NUL | ARB_JSON_LAST_KEY_WINS, out,
-                           &dups, &perr);
-    if (st == ARB_ENOMEM)
-        return st;
-    if (st) {
+    st = arb_json_parse_ex(in->text, in->len, OBSERVED_FLAGS, out, &dups, &perr);
+    if (st)
         *out = NULL;
-        st = result_note(r, "json_parse_failed");
-        if (!st)
-            st = result_notef(r, "json_parse_failed: %s", perr.msg);
-        return st;
-    }
-    st = note_duplicates(r, &dups);
+    st = parse_noted(st, &perr, r, &dups);
     arb_buf_release(&dups);
     if (st) {
         cJSON_Delete(*out);
         *out = NULL;
+    }
+    return st;
+}
+
+enum arb_status observed_members(const struct op_input *in, struct arb_result *r,
+                                 const char *const *names, size_t n, cJSON **values, int *read)
+{
+    struct arb_err perr; /* as in observed_json */
+    struct arb_buf dups;
+    enum arb_status parsed, st;
+    int is_object = 0;
+    size_t i;
+
+    perr.msg[0] = '\0';
+    arb_buf_init(&dups, 0);
+    parsed = arb_json_parse_members(in->text, in->len, OBSERVED_FLAGS, names, n, values, &is_object,
+                                    &dups, &perr);
+    st = parse_noted(parsed, &perr, r, &dups);
+    arb_buf_release(&dups);
+    *read = parsed ? -1 : is_object;
+    for (i = 0; st && i < n; i++) {
+        cJSON_Delete(values[i]);
+        values[i] = NULL;
     }
     return st;
 }

@@ -25,6 +25,10 @@
  * json_canonical, json_distance and json_match record the RFC 8785 texts they
  * compared (json_match: the checked members of each side) as the record's
  * compared surfaces.
+ *
+ * json_match builds only what it compares: the observed object's checked members
+ * (observed_members; the rest is checked and stepped over), and surfaces written
+ * member by member from the checked names laid out once (struct match_plan).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,28 +50,34 @@ OP_RUN(op_json_valid_run)
 }
 
 /*
- * The RFC 8785 forms of expected and observed into a and b (initialised by
- * the caller).  *ok is 1 when both exist; otherwise the record has its note.
+ * The RFC 8785 forms of expected and observed into a and b, the check's scratch space (kept
+ * from run to run: no allocation per run once they have grown).  *ok is 1 when both exist;
+ * otherwise the record has its note.
  */
-static enum arb_status canonical_pair(const struct op_input *in, struct arb_result *res,
-                                      struct arb_buf *a, struct arb_buf *b, int *ok)
+static enum arb_status canonical_pair(struct arb_check *c, const struct op_input *in,
+                                      struct arb_result *res, struct arb_buf **a,
+                                      struct arb_buf **b, int *ok)
 {
     cJSON *doc = NULL, *owned = NULL;
     const cJSON *e = expected_json(in->expected, &owned);
-    struct arb_err jerr = {{0}};
+    struct arb_err jerr; /* read only after arb_jcs_write failed, which fills it */
     enum arb_status st = observed_json(in, res, &doc);
 
     *ok = 0;
+    *a = &c->scratch[0];
+    *b = &c->scratch[1];
+    arb_buf_reset(*a);
+    arb_buf_reset(*b);
     if (!st && doc) {
         result_norm(res, "rfc8785");
-        st = arb_jcs_write(e, a, &jerr);
+        st = arb_jcs_write(e, *a, &jerr);
         if (!st)
-            st = arb_jcs_write(doc, b, &jerr);
+            st = arb_jcs_write(doc, *b, &jerr);
         if (st == ARB_ESCHEMA)
             st = result_notef(res, "json_parse_failed: %s", jerr.msg);
         else if (!st)
-            st = result_compared_texts(res, ARB_COMPARED_JSON, a->ptr ? a->ptr : "", a->len,
-                                       b->ptr ? b->ptr : "", b->len);
+            st = result_compared_texts(res, ARB_COMPARED_JSON, (*a)->ptr ? (*a)->ptr : "",
+                                       (*a)->len, (*b)->ptr ? (*b)->ptr : "", (*b)->len);
         if (!st)
             *ok = res->compared_kind == ARB_COMPARED_JSON;
     }
@@ -78,35 +88,179 @@ static enum arb_status canonical_pair(const struct op_input *in, struct arb_resu
 
 OP_RUN(op_json_canonical_run)
 {
-    struct arb_buf a, b;
+    struct arb_buf *a, *b;
     int ok;
-    enum arb_status st;
+    enum arb_status st = canonical_pair(c, in, res, &a, &b, &ok);
 
-    arb_buf_init(&a, 0);
-    arb_buf_init(&b, 0);
-    st = canonical_pair(in, res, &a, &b, &ok);
     if (!st && ok)
-        res->score = (a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0) ? 1.0 : 0.0;
-    arb_buf_release(&a);
-    arb_buf_release(&b);
+        res->score = (a->len == b->len && memcmp(a->ptr, b->ptr, a->len) == 0) ? 1.0 : 0.0;
     return st;
 }
 
 /* ---- json_match ---------------------------------------------------------------------- */
 
+/*
+ * What a json_match run compares, laid out once: the checked keys in order (a key listed twice
+ * is checked twice), the distinct names among them in RFC 8785 order (the order of the compared
+ * surfaces' members) and each name's `"name":` as RFC 8785 writes it.  Made at compile time for
+ * the keys parameter or the check's own expected, else on each run (the storage kept).
+ */
+struct name_ref {
+    const char *name;
+    size_t idx;
+};
+
+struct match_plan {
+    size_t n_keys, n_names, cap;
+    size_t *key_name;   /* per checked key: its name's index */
+    const char **names; /* distinct names (borrowed from keys or expected) */
+    size_t *prefix_at;  /* name u's prefix is prefix[prefix_at[u] .. prefix_at[u + 1]); an
+                           empty one: the name has no RFC 8785 form (not valid UTF-8) */
+    struct arb_buf prefix;
+    const cJSON **ev;      /* per name: expected's value, NULL when absent */
+    cJSON **ov;            /* per name, during a run: observed's value (owned), NULL when absent */
+    struct name_ref *refs; /* sorting space */
+};
+
 struct match_priv {
-    cJSON *keys;          /* array of strings, or NULL for every key of expected */
-    struct arb_buf esurf; /* the expected surface, when expected is the check's own */
+    cJSON *keys;               /* array of strings, or NULL for every key of expected */
+    cJSON *own_owned;          /* the check's own expected read as JSON, when it was text */
+    const cJSON *own;          /* the check's own expected as json_match reads it, or NULL */
+    struct match_plan fixed;   /* for keys or the check's own expected object */
+    struct match_plan per_run; /* for a case's expected without keys */
+    struct arb_buf esurf;      /* the expected surface, when expected is the check's own */
     int esurf_ok;
 };
+
+static void plan_release(struct match_plan *p)
+{
+    free(p->key_name);
+    free(p->names);
+    free(p->prefix_at);
+    free(p->ev);
+    free(p->ov);
+    free(p->refs);
+    arb_buf_release(&p->prefix);
+}
 
 void op_free_json(void *priv)
 {
     struct match_priv *mp = priv;
 
+    plan_release(&mp->fixed);
+    plan_release(&mp->per_run);
     cJSON_Delete(mp->keys);
+    cJSON_Delete(mp->own_owned);
     arb_buf_release(&mp->esurf);
     free(mp);
+}
+
+/* Room for n checked keys (and as many names) in p's arrays.  ARB_ENOMEM. */
+static enum arb_status plan_reserve(struct match_plan *p, size_t n)
+{
+    size_t *kn, *at;
+    const char **names;
+    const cJSON **ev;
+    cJSON **ov;
+    struct name_ref *refs;
+
+    if (n <= p->cap)
+        return ARB_OK;
+    kn = realloc(p->key_name, n * sizeof(*kn));
+    if (kn)
+        p->key_name = kn;
+    names = kn ? realloc(p->names, n * sizeof(*names)) : NULL;
+    if (names)
+        p->names = names;
+    at = names ? realloc(p->prefix_at, (n + 1) * sizeof(*at)) : NULL;
+    if (at)
+        p->prefix_at = at;
+    ev = at ? realloc(p->ev, n * sizeof(*ev)) : NULL;
+    if (ev)
+        p->ev = ev;
+    ov = ev ? calloc(n, sizeof(*ov)) : NULL;
+    if (ov) {
+        free(p->ov);
+        p->ov = ov;
+    }
+    refs = ov ? realloc(p->refs, n * sizeof(*refs)) : NULL;
+    if (!refs)
+        return ARB_ENOMEM;
+    p->refs = refs;
+    p->cap = n;
+    return ARB_OK;
+}
+
+/* RFC 8785 order, then bytes (for names that are not UTF-8), then the keys' order. */
+static int ref_cmp(const void *pa, const void *pb)
+{
+    const struct name_ref *a = pa, *b = pb;
+    int c = arb_jcs_name_cmp(a->name, b->name);
+
+    if (!c)
+        c = strcmp(a->name, b->name);
+    return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* Each name's `"name":` into p->prefix (empty when the name has no RFC 8785 form). */
+static enum arb_status plan_prefixes(struct match_plan *p)
+{
+    cJSON node;
+    size_t u;
+    enum arb_status st = ARB_OK;
+
+    arb_buf_reset(&p->prefix);
+    memset(&node, 0, sizeof(node));
+    node.type = cJSON_String;
+    for (u = 0; !st && u < p->n_names; u++) {
+        p->prefix_at[u] = p->prefix.len;
+        node.valuestring = (char *)p->names[u];
+        st = arb_jcs_write(&node, &p->prefix, NULL);
+        if (!st)
+            st = arb_buf_addc(&p->prefix, ':');
+        else if (st == ARB_ESCHEMA)
+            st = ARB_OK;
+    }
+    p->prefix_at[p->n_names] = p->prefix.len;
+    return st;
+}
+
+/* Lay out the keys of list: the strings of an array (the keys parameter), or an object's names. */
+static enum arb_status plan_make(struct match_plan *p, const cJSON *list)
+{
+    int names_of_object = cJSON_IsObject(list);
+    const cJSON *k;
+    size_t i, n = 0;
+    enum arb_status st;
+
+    for (k = list->child; k; k = k->next)
+        n++;
+    st = plan_reserve(p, n ? n : 1); /* prefix_at has n + 1 entries */
+    if (st)
+        return st;
+    for (i = 0, k = list->child; k; k = k->next, i++) {
+        p->refs[i].name = names_of_object ? k->string : k->valuestring;
+        p->refs[i].idx = i;
+    }
+    if (n > 1)
+        qsort(p->refs, n, sizeof(*p->refs), ref_cmp);
+    p->n_keys = n;
+    p->n_names = 0;
+    for (i = 0; i < n; i++) {
+        if (!p->n_names || strcmp(p->names[p->n_names - 1], p->refs[i].name) != 0)
+            p->names[p->n_names++] = p->refs[i].name;
+        p->key_name[p->refs[i].idx] = p->n_names - 1;
+    }
+    return plan_prefixes(p);
+}
+
+/* Each name's value in the expected object e. */
+static void plan_expected(struct match_plan *p, const cJSON *e)
+{
+    size_t u;
+
+    for (u = 0; u < p->n_names; u++)
+        p->ev[u] = cJSON_GetObjectItemCaseSensitive(e, p->names[u]);
 }
 
 OP_COMPILE(op_json_match_compile)
@@ -114,56 +268,33 @@ OP_COMPILE(op_json_match_compile)
     const cJSON *keys = cJSON_GetObjectItemCaseSensitive(cfg, "keys");
     const cJSON *k;
     struct match_priv *mp = calloc(1, sizeof(*mp));
+    enum arb_status st = ARB_OK;
 
     if (!mp)
         return ARB_ENOMEM;
     arb_buf_init(&mp->esurf, 0);
+    arb_buf_init(&mp->fixed.prefix, 0);
+    arb_buf_init(&mp->per_run.prefix, 0);
     c->priv = mp;
-    if (!keys)
-        return ARB_OK;
-    if (!cJSON_IsArray(keys))
+    if (keys && !cJSON_IsArray(keys))
         return arb_err_set(err, ARB_ESCHEMA, "%s/keys: expected an array of key names", path);
     cJSON_ArrayForEach(k, keys)
     {
         if (!cJSON_IsString(k))
             return arb_err_set(err, ARB_ESCHEMA, "%s/keys: expected an array of key names", path);
     }
-    mp->keys = cJSON_Duplicate(keys, 1);
-    return mp->keys ? ARB_OK : ARB_ENOMEM;
-}
-
-/*
- * A compared surface of json_match: an object of the checked members, built from shallow copies
- * of the compared values in a pool (one allocation per run, nothing to delete node by node).
- */
-struct surface {
-    cJSON obj;
-    cJSON *pool;
-    size_t n;
-    cJSON *last;
-};
-
-/* Add v (NULL: a null) under name, once: a key listed twice is one member. */
-static void surface_put(struct surface *s, const char *name, const cJSON *v)
-{
-    cJSON *m;
-
-    for (m = s->obj.child; m; m = m->next)
-        if (strcmp(m->string, name) == 0)
-            return;
-    m = &s->pool[s->n++];
-    if (v)
-        *m = *v;
-    else
-        memset(m, 0, sizeof(*m));
-    m->type = v ? (v->type & 0xFF) : cJSON_NULL;
-    m->next = m->prev = NULL;
-    m->string = (char *)name;
-    if (s->last)
-        s->last->next = m;
-    else
-        s->obj.child = m;
-    s->last = m;
+    if (keys) {
+        mp->keys = cJSON_Duplicate(keys, 1);
+        if (!mp->keys)
+            return ARB_ENOMEM;
+    }
+    if (c->expected)
+        mp->own = expected_json(c->expected, &mp->own_owned);
+    if (mp->keys || cJSON_IsObject(mp->own))
+        st = plan_make(&mp->fixed, mp->keys ? mp->keys : mp->own);
+    if (!st && cJSON_IsObject(mp->own))
+        plan_expected(&mp->fixed, mp->own);
+    return st;
 }
 
 /*
@@ -171,28 +302,51 @@ static void surface_put(struct surface *s, const char *name, const cJSON *v)
  * output_obj.get(k)); when that makes it equal to an expected null, the record says so.
  */
 static enum arb_status match_key(const cJSON *ev, const cJSON *ov, const char *name,
-                                 struct arb_result *res, struct surface *se, struct surface *so,
-                                 int *match)
+                                 struct arb_result *res, int *match)
 {
-    enum arb_status st = ARB_OK;
-
     *match = 0;
     if (ev && !ov && cJSON_IsNull(ev)) {
         *match = 1;
         result_norm_side(res, "absent_as_null", ARB_SIDE_OBSERVED);
-        st = result_notef(res,
-                          "absent_as_null: observed has no '%.200s', read as null as evalwire "
-                          "json_match reads it, which equals the expected null",
-                          name);
-        surface_put(so, name, NULL);
+        return result_notef(res,
+                            "absent_as_null: observed has no '%.200s', read as null as evalwire "
+                            "json_match reads it, which equals the expected null",
+                            name);
     }
-    if (ev)
-        surface_put(se, name, ev);
-    if (ov)
-        surface_put(so, name, ov);
     if (ev && ov)
         *match = arb_json_equal(ev, ov);
-    return st;
+    return ARB_OK;
+}
+
+/*
+ * One compared surface as RFC 8785 text: an object of the names whose value v[u] is there, in
+ * RFC 8785 order, written member by member.  With nulls (the observed side), a name absent from
+ * v whose expected value is null is written as null (absent_as_null).  ARB_ESCHEMA when a member
+ * has no canonical form.
+ */
+static enum arb_status surface_write(const struct match_plan *p, const cJSON *const *v, int nulls,
+                                     struct arb_buf *out)
+{
+    size_t u, at, n;
+    int first = 1;
+    enum arb_status st = arb_buf_addc(out, '{');
+
+    for (u = 0; !st && u < p->n_names; u++) {
+        if (!v[u] && !(nulls && p->ev[u] && cJSON_IsNull(p->ev[u])))
+            continue;
+        at = p->prefix_at[u];
+        n = p->prefix_at[u + 1] - at;
+        if (n == 0)
+            return ARB_ESCHEMA;
+        if (!first)
+            st = arb_buf_addc(out, ',');
+        first = 0;
+        if (!st)
+            st = arb_buf_add(out, p->prefix.ptr + at, n);
+        if (!st)
+            st = v[u] ? arb_jcs_write_at(v[u], 1, out, NULL) : arb_buf_add(out, "null", 4);
+    }
+    return st ? st : arb_buf_addc(out, '}');
 }
 
 /*
@@ -200,86 +354,79 @@ static enum arb_status match_key(const cJSON *ev, const cJSON *ov, const char *n
  * expected side depends only on expected and keys, so with the check's own expected it is
  * written once and kept.
  */
-static enum arb_status match_surfaces(struct arb_check *c, const struct op_input *in,
-                                      struct arb_result *res, const struct surface *se,
-                                      const struct surface *so)
+static enum arb_status match_surfaces(struct arb_check *c, const struct match_plan *p, int own,
+                                      struct arb_result *res)
 {
     struct match_priv *mp = c->priv;
-    int own = in->expected == c->expected;
     struct arb_buf *a = own ? &mp->esurf : &c->scratch[0], *b = &c->scratch[1];
     enum arb_status st = ARB_OK;
 
     if (!own || !mp->esurf_ok) {
         arb_buf_reset(a);
-        st = arb_jcs_write(&se->obj, a, NULL);
+        st = surface_write(p, p->ev, 0, a);
         mp->esurf_ok = own && !st;
     }
     arb_buf_reset(b);
     if (!st)
-        st = arb_jcs_write(&so->obj, b, NULL);
+        st = surface_write(p, (const cJSON *const *)p->ov, 1, b);
     if (!st)
         st = result_compared_texts(res, ARB_COMPARED_JSON, a->ptr ? a->ptr : "", a->len,
                                    b->ptr ? b->ptr : "", b->len);
     return st == ARB_ESCHEMA ? ARB_OK : st; /* a value with no canonical form: no surfaces */
 }
 
-OP_RUN(op_json_match_run)
+/* Score the checked keys of p against what observed holds (p->ov), and record the surfaces. */
+static enum arb_status match_score(struct arb_check *c, const struct match_plan *p, int own,
+                                   struct arb_result *res)
 {
-    const struct match_priv *mp = c->priv;
-    cJSON *doc = NULL, *owned = NULL;
-    const cJSON *e = expected_json(in->expected, &owned);
-    const cJSON *keys, *k;
-    struct surface se, so;
-    cJSON small[32]; /* the surfaces' nodes for up to 16 checked keys, without an allocation */
-    size_t checked = 0, matching = 0, nkeys;
+    size_t i, u, matching = 0;
     int match;
     enum arb_status st;
 
-    memset(&se, 0, sizeof(se));
-    memset(&so, 0, sizeof(so));
+    if (p->n_keys == 0)
+        return result_note(res, "no_keys_to_check");
+    for (i = 0; i < p->n_keys; i++) {
+        u = p->key_name[i];
+        st = match_key(p->ev[u], p->ov[u], p->names[u], res, &match);
+        if (st)
+            return st;
+        matching += (size_t)match;
+    }
+    result_norm(res, "rfc8785");
+    res->score = (double)matching / (double)p->n_keys;
+    return match_surfaces(c, p, own, res);
+}
+
+OP_RUN(op_json_match_run)
+{
+    struct match_priv *mp = c->priv;
+    int own = mp->own && in->expected == c->expected, read = 0;
+    cJSON *owned = NULL;
+    const cJSON *e = own ? mp->own : expected_json(in->expected, &owned);
+    struct match_plan *p = &mp->fixed;
+    enum arb_status st = ARB_OK;
+    size_t u;
+
     if (!cJSON_IsObject(e)) {
         cJSON_Delete(owned);
         return result_note(res, "expected_not_an_object");
     }
-    st = observed_json(in, res, &doc);
-    if (st || !doc)
-        goto out;
-    if (!cJSON_IsObject(doc)) {
+    if (!mp->keys && !own) {
+        p = &mp->per_run;
+        st = plan_make(p, e);
+    }
+    if (!st && !own)
+        plan_expected(p, e);
+    if (!st)
+        st = observed_members(in, res, p->names, p->n_names, p->ov, &read);
+    if (!st && read == 0)
         st = result_note(res, "observed_not_an_object");
-        goto out;
+    if (!st && read == 1)
+        st = match_score(c, p, own, res);
+    for (u = 0; u < p->n_names; u++) {
+        cJSON_Delete(p->ov[u]);
+        p->ov[u] = NULL;
     }
-    keys = mp->keys ? mp->keys : e;
-    nkeys = (size_t)cJSON_GetArraySize(keys);
-    se.obj.type = so.obj.type = cJSON_Object;
-    se.pool =
-        2 * nkeys <= sizeof(small) / sizeof(small[0]) ? small : calloc(2 * nkeys, sizeof(cJSON));
-    if (!se.pool) {
-        st = ARB_ENOMEM;
-        goto out;
-    }
-    so.pool = se.pool + nkeys;
-    cJSON_ArrayForEach(k, keys)
-    {
-        const char *name = mp->keys ? k->valuestring : k->string;
-
-        checked++;
-        st = match_key(cJSON_GetObjectItemCaseSensitive(e, name),
-                       cJSON_GetObjectItemCaseSensitive(doc, name), name, res, &se, &so, &match);
-        if (st)
-            goto out;
-        matching += (size_t)match;
-    }
-    if (checked == 0) {
-        st = result_note(res, "no_keys_to_check");
-        goto out;
-    }
-    result_norm(res, "rfc8785");
-    res->score = (double)matching / (double)checked;
-    st = match_surfaces(c, in, res, &se, &so);
-out:
-    if (se.pool != small)
-        free(se.pool);
-    cJSON_Delete(doc);
     cJSON_Delete(owned);
     return st;
 }
@@ -355,19 +502,16 @@ OP_RUN(op_json_subset_run)
 
 OP_RUN(op_json_distance_run)
 {
-    struct arb_buf a, b;
+    struct arb_buf *a, *b;
     uint32_t *ca = NULL, *cb = NULL;
     size_t na = 0, nb = 0, d = 0, mx;
     int ok;
-    enum arb_status st;
+    enum arb_status st = canonical_pair(c, in, res, &a, &b, &ok);
 
-    arb_buf_init(&a, 0);
-    arb_buf_init(&b, 0);
-    st = canonical_pair(in, res, &a, &b, &ok);
     if (!st && ok)
-        st = arb_utf8_to_cps(a.ptr, a.len, &ca, &na);
+        st = arb_utf8_to_cps(a->ptr, a->len, &ca, &na);
     if (!st && ok)
-        st = arb_utf8_to_cps(b.ptr, b.len, &cb, &nb);
+        st = arb_utf8_to_cps(b->ptr, b->len, &cb, &nb);
     if (!st && ok)
         st = arb_damerau_levenshtein(ca, na, cb, nb, &d);
     if (st == ARB_ETOOBIG) {
@@ -379,7 +523,5 @@ OP_RUN(op_json_distance_run)
     }
     free(ca);
     free(cb);
-    arb_buf_release(&a);
-    arb_buf_release(&b);
     return st;
 }

@@ -249,8 +249,9 @@ static void record_steps(struct arb_result *res, unsigned bits, unsigned side)
 {
     size_t k;
 
-    for (k = 0; bits && k < sizeof(step_names) / sizeof(step_names[0]); k++)
-        if (bits & (1u << k))
+    /* stops after the last step that applied: most numbers need one or two, or none */
+    for (k = 0; bits && k < sizeof(step_names) / sizeof(step_names[0]); k++, bits >>= 1)
+        if (bits & 1u)
             result_norm_side(res, step_names[k], side);
 }
 

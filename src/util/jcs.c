@@ -345,8 +345,8 @@ static int write_string(struct jcs *j, const cJSON *node, const char *str)
     return put(j, "\"", 1);
 }
 
-/* Compare names in UTF-16 code unit order (see the file comment). */
-static int utf16_cmp(const char *a, const char *b)
+/* Names in UTF-16 code unit order (see the file comment). */
+int arb_jcs_name_cmp(const char *a, const char *b)
 {
     const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
     int x, y;
@@ -374,7 +374,7 @@ struct entry {
 static int entry_cmp(const void *pa, const void *pb)
 {
     const struct entry *a = pa, *b = pb;
-    int c = utf16_cmp(name_of(a->item), name_of(b->item));
+    int c = arb_jcs_name_cmp(name_of(a->item), name_of(b->item));
 
     if (c)
         return c;
@@ -519,7 +519,8 @@ static void pointer_to(const cJSON *root, const cJSON *target, char *path)
     }
 }
 
-enum arb_status arb_jcs_write(const cJSON *v, struct arb_buf *out, struct arb_err *err)
+static inline enum arb_status write_root(const cJSON *v, int depth, struct arb_buf *out,
+                                         struct arb_err *err)
 {
     struct jcs j = {out, ARB_OK, NULL, NULL};
     size_t start = out->len;
@@ -527,7 +528,7 @@ enum arb_status arb_jcs_write(const cJSON *v, struct arb_buf *out, struct arb_er
 
     if (!v)
         return arb_err_set(err, ARB_EUSAGE, "no JSON value to canonicalize");
-    if (write_value(&j, v, 0) == 0)
+    if (write_value(&j, v, depth) == 0)
         return ARB_OK;
     /* leave out as it was, not with half a document in it */
     out->len = start;
@@ -540,6 +541,17 @@ enum arb_status arb_jcs_write(const cJSON *v, struct arb_buf *out, struct arb_er
                            out->toobig);
     pointer_to(v, j.bad, path);
     return arb_err_set(err, j.st, "cannot canonicalize '%s': %s", path, j.why);
+}
+
+enum arb_status arb_jcs_write(const cJSON *v, struct arb_buf *out, struct arb_err *err)
+{
+    return write_root(v, 0, out, err);
+}
+
+enum arb_status arb_jcs_write_at(const cJSON *v, int depth, struct arb_buf *out,
+                                 struct arb_err *err)
+{
+    return write_root(v, depth, out, err);
 }
 
 enum arb_status arb_jcs_string(const cJSON *v, char **out, size_t *len_out, struct arb_err *err)

@@ -12,6 +12,11 @@
  * an error.  Nothing here is global: cJSON's own global error pointer is written only when it
  * fails, which after the check means out of memory.
  *
+ * arb_json_parse_members reads only some members of an object: when the scan saw no key that
+ * may repeat, no "\u0000" and no number that may overflow, the tree would be exactly cJSON's, so
+ * the named values are parsed one by one where the cursor finds them and the rest is stepped
+ * over; otherwise the whole tree is built and the named members are taken from it.
+ *
  * Everything done with a finished tree (canonical output, equality, pointers) lives in jcs.c.
  */
 #include <math.h>
@@ -406,89 +411,68 @@ static enum arb_status last_key_wins(struct walk *w, cJSON *node, const struct c
     return st;
 }
 
-static enum arb_status parse_checked(const char *text, size_t len, unsigned flags, cJSON **out,
-                                     char **copy, size_t *copy_len, int *maybe_dup,
-                                     struct arb_err *err);
+/* ---- from text to a tree ---- */
 
-enum arb_status arb_json_parse(const char *text, size_t len, unsigned flags, cJSON **out,
-                               struct arb_err *err)
+/*
+ * The strict check of text[0..len) as flags read it: a leading byte order mark skipped (*text and
+ * *len then start past it), "\u0000" counted or refused.  ARB_OK with rep filled, or the error,
+ * located, in err.
+ */
+static inline enum arb_status scan(const char **text, size_t *len, unsigned flags,
+                                   struct arb_jscan_report *rep, struct arb_err *err)
 {
-    return arb_json_parse_ex(text, len, flags, out, NULL, err);
-}
+    enum arb_status st;
 
-enum arb_status arb_json_parse_ex(const char *text, size_t len, unsigned flags, cJSON **out,
-                                  struct arb_buf *dups, struct arb_err *err)
-{
-    struct walk w = {0};
-    char *copy = NULL;
-    size_t copy_len = 0;
-    int maybe_dup = 0;
-    enum arb_status st = parse_checked(text, len, flags, out, &copy, &copy_len, &maybe_dup, err);
+    if (flags & ARB_JSON_ALLOW_BOM) {
+        size_t bom = arb_jscan_bom(*text, *len);
 
-    if (copy)
-        free(copy);
-    /* the scanner saw every object's names: when none may repeat, there is nothing to walk */
-    if (st || !(flags & ARB_JSON_LAST_KEY_WINS) || !maybe_dup)
-        return st;
-    st = last_key_wins(&w, *out, NULL, dups);
-    free(w.scratch);
-    if (st) {
-        cJSON_Delete(*out);
-        *out = NULL;
-        return arb_err_set(err, st, "out of memory while reading repeated keys");
+        *text += bom;
+        *len -= bom;
     }
+    st = (flags & ARB_JSON_ALLOW_NUL) ? arb_jscan_check_nul(*text, *len, rep)
+                                      : arb_jscan_check(*text, *len, rep);
+    if (st != ARB_OK)
+        return arb_jscan_err_at(err, st, *text, *len, rep->err_at, rep->what);
     return ARB_OK;
 }
 
-static enum arb_status parse_checked(const char *text, size_t len, unsigned flags, cJSON **out,
-                                     char **copy, size_t *copy_len, int *maybe_dup,
-                                     struct arb_err *err)
+/*
+ * cJSON's tree of text that scan accepted (rep), then what only the tree shows: a repeated key
+ * refused (ARB_JSON_NO_DUPLICATES), a number past a double refused.
+ */
+static enum arb_status build_checked(const char *text, size_t len, unsigned flags,
+                                     struct arb_jscan_report *rep, cJSON **out, struct arb_err *err)
 {
-    struct arb_jscan_report rep;
     struct walk w = {0};
     struct where where;
-    const char *end = NULL, *parsed; /* parsed: text, or *copy with U+0000 as C0 80 */
+    const char *end = NULL, *parsed = text; /* or a copy with U+0000 as C0 80 */
     const cJSON *bad;
     cJSON *root;
-    char what[200];
+    char what[200], *copy = NULL;
+    size_t copy_len = 0, value_end = rep->value_end;
     enum arb_status st;
 
-    if (!out || (!text && len))
-        return arb_err_set(err, ARB_EUSAGE, "no JSON text to parse");
-    if (!text)
-        text = "";
-    if (flags & ARB_JSON_ALLOW_BOM) {
-        size_t bom = arb_jscan_bom(text, len);
-
-        text += bom;
-        len -= bom;
-    }
-    st = (flags & ARB_JSON_ALLOW_NUL) ? arb_jscan_check_nul(text, len, &rep)
-                                      : arb_jscan_check(text, len, &rep);
-    if (st != ARB_OK)
-        return arb_jscan_err_at(err, st, text, len, rep.err_at, rep.what);
-    *maybe_dup = rep.maybe_dup;
-    parsed = text;
-    if (rep.nuls) {
+    if (rep->nuls) {
         /* every "\u0000" is inside the value: each of its six bytes becomes two */
-        *copy = nul_as_c080(text, len, copy_len);
-        if (!*copy)
+        copy = nul_as_c080(text, len, &copy_len);
+        if (!copy)
             return arb_err_set(err, ARB_ENOMEM, "out of memory while reading \\u0000");
-        parsed = *copy;
-        rep.value_end -= 4 * rep.nuls;
+        parsed = copy;
+        value_end -= 4 * rep->nuls;
     }
-
     /* without require_null_terminated: with a length, cJSON 1.7.15 then demands a NUL byte */
-    root = cJSON_ParseWithLengthOpts(parsed, rep.nuls ? *copy_len : len, &end, 0);
-    if (!root)
+    root = cJSON_ParseWithLengthOpts(parsed, copy ? copy_len : len, &end, 0);
+    st = !root ? ARB_ENOMEM : end != parsed + value_end ? ARB_EINTERNAL : ARB_OK;
+    free(copy);
+    if (st == ARB_ENOMEM)
         return arb_err_set(err, ARB_ENOMEM, "out of memory while building the JSON tree");
-    if (end != parsed + rep.value_end) {
+    if (st) {
         cJSON_Delete(root);
-        return arb_jscan_err_at(err, ARB_EINTERNAL, text, len, rep.value_end,
+        return arb_jscan_err_at(err, ARB_EINTERNAL, text, len, value_end,
                                 "cJSON and the scanner disagree on where the value ends");
     }
     w.dups = (flags & ARB_JSON_NO_DUPLICATES) != 0;
-    w.inf = rep.maybe_inf;
+    w.inf = rep->maybe_inf;
     if (!w.dups && !w.inf) {
         *out = root;
         return ARB_OK;
@@ -511,4 +495,131 @@ static enum arb_status parse_checked(const char *text, size_t len, unsigned flag
     }
     snprintf(what, sizeof(what), "number out of range of a double at '%s'", where.path);
     return arb_jscan_err_at(err, ARB_EPARSE, text, len, where.value_at, what);
+}
+
+/* As build_checked, then a repeated key keeps its last value (ARB_JSON_LAST_KEY_WINS). */
+static inline enum arb_status tree_of(const char *text, size_t len, unsigned flags,
+                                      struct arb_jscan_report *rep, cJSON **out,
+                                      struct arb_buf *dups, struct arb_err *err)
+{
+    struct walk w = {0};
+    enum arb_status st = build_checked(text, len, flags, rep, out, err);
+
+    /* the scanner saw every object's names: when none may repeat, there is nothing to walk */
+    if (st || !(flags & ARB_JSON_LAST_KEY_WINS) || !rep->maybe_dup)
+        return st;
+    st = last_key_wins(&w, *out, NULL, dups);
+    free(w.scratch);
+    if (st) {
+        cJSON_Delete(*out);
+        *out = NULL;
+        return arb_err_set(err, st, "out of memory while reading repeated keys");
+    }
+    return ARB_OK;
+}
+
+enum arb_status arb_json_parse(const char *text, size_t len, unsigned flags, cJSON **out,
+                               struct arb_err *err)
+{
+    return arb_json_parse_ex(text, len, flags, out, NULL, err);
+}
+
+enum arb_status arb_json_parse_ex(const char *text, size_t len, unsigned flags, cJSON **out,
+                                  struct arb_buf *dups, struct arb_err *err)
+{
+    struct arb_jscan_report rep;
+    enum arb_status st;
+
+    if (!out || (!text && len))
+        return arb_err_set(err, ARB_EUSAGE, "no JSON text to parse");
+    text = text ? text : "";
+    st = scan(&text, &len, flags, &rep, err);
+    return st ? st : tree_of(text, len, flags, &rep, out, dups, err);
+}
+
+/* ---- only some members of an object ---- */
+
+/*
+ * The members named names[0..n) of the object at offset at of text that scan accepted, each
+ * value parsed on its own, the others stepped over: 1 done; 0 when cJSON and the scanner part
+ * (the caller then builds the whole tree), -1 out of memory.  Only for a text with no key that
+ * may repeat, so with no escaped name (a name is its text) and each value found once.
+ */
+static int read_members(const char *text, size_t len, size_t at, const char *const *names, size_t n,
+                        cJSON **values)
+{
+    struct arb_jscan sc = {text, len, at};
+    const char *key, *end = NULL;
+    size_t klen, i;
+    int more = arb_jscan_open(&sc);
+
+    while (more > 0) {
+        key = text + sc.pos + 1;
+        if (arb_jscan_skip(&sc) != 0)
+            return 0;
+        klen = (size_t)(text + sc.pos - 1 - key);
+        if (arb_jscan_colon(&sc) != 0)
+            return 0;
+        for (i = 0; i < n; i++)
+            if ((!klen || names[i][0] == key[0]) && strncmp(names[i], key, klen) == 0 &&
+                !names[i][klen])
+                break;
+        if (i < n && !values[i]) {
+            values[i] = cJSON_ParseWithLengthOpts(text + sc.pos, len - sc.pos, &end, 0);
+            if (!values[i])
+                return -1;
+            sc.pos = (size_t)(end - text);
+        } else if (arb_jscan_skip(&sc) != 0) {
+            return 0;
+        }
+        more = arb_jscan_next(&sc, '}');
+    }
+    return more == 0;
+}
+
+enum arb_status arb_json_parse_members(const char *text, size_t len, unsigned flags,
+                                       const char *const *names, size_t n, cJSON **values,
+                                       int *is_object, struct arb_buf *dups, struct arb_err *err)
+{
+    struct arb_jscan_report rep;
+    cJSON *root = NULL;
+    size_t i, at = 0;
+    enum arb_status st;
+    int r;
+
+    for (i = 0; i < n; i++)
+        values[i] = NULL;
+    *is_object = 0;
+    if (!text && len)
+        return arb_err_set(err, ARB_EUSAGE, "no JSON text to parse");
+    text = text ? text : "";
+    st = scan(&text, &len, flags, &rep, err);
+    if (st)
+        return st;
+    /* U+0000, a repeated key or a number past a double: only the whole tree tells what they read */
+    if (!rep.nuls && !rep.maybe_dup && !rep.maybe_inf) {
+        while (at < len &&
+               (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r'))
+            at++;
+        if (at == len || text[at] != '{')
+            return ARB_OK;
+        *is_object = 1;
+        r = read_members(text, len, at, names, n, values);
+        if (r > 0)
+            return ARB_OK;
+        for (i = 0; i < n; i++) {
+            cJSON_Delete(values[i]);
+            values[i] = NULL;
+        }
+        if (r < 0)
+            return arb_err_set(err, ARB_ENOMEM, "out of memory while building the JSON tree");
+    }
+    st = tree_of(text, len, flags, &rep, &root, dups, err);
+    if (st)
+        return st;
+    *is_object = cJSON_IsObject(root);
+    for (i = 0; *is_object && i < n; i++)
+        values[i] = cJSON_DetachItemFromObjectCaseSensitive(root, names[i]);
+    cJSON_Delete(root);
+    return ARB_OK;
 }
