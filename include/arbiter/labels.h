@@ -77,18 +77,23 @@ enum arb_status arb_store_label_annotators(struct arb_store *st, int64_t run,
  * output from both systems is labelled).  With several pairs per case, the first unlabelled
  * pair in the suite's order of pairs, system_a and system_b in its blind order.  A pair one of
  * whose systems has no output for the case (its verdict is missing_output) is skipped.
- * ARB_ETOOBIG, found 0, when the next case id or system name does not fit out's arrays.
+ * The strings are owned by out, however long (a case id may be kilobytes): free them with
+ * arb_label_next_release, whatever the call returned.  ARB_ENOMEM, found 0, when they cannot
+ * be copied.
  */
 struct arb_label_next {
     int found;
     int64_t seq;
-    char case_id[1024];
-    char system_a[256];
-    char system_b[256];
+    char *case_id; /* NULL, as the others, when not found */
+    char *system_a;
+    char *system_b;
 };
 enum arb_status arb_store_label_next(struct arb_store *st, int64_t run, const char *annotator,
                                      int64_t after_seq, struct arb_label_next *out,
                                      struct arb_err *err);
+
+/* Free the strings of n (not n itself) and set them NULL; found 0. */
+void arb_label_next_release(struct arb_label_next *n);
 
 /*
  * The labels of run as the JSONL that `arbiter calibrate --run` reads, one line per labelled

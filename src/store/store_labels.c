@@ -389,22 +389,29 @@ enum arb_status arb_store_label_annotators(struct arb_store *st, int64_t run,
     return rs;
 }
 
-/* Copy column i into dst[cap]; ARB_ETOOBIG (naming what) when it does not fit. */
-static enum arb_status copy_col(sqlite3_stmt *s, int i, char *dst, size_t cap, const char *what,
-                                struct arb_err *err)
+/* A copy of column i ("" for NULL), or NULL when out of memory. */
+static char *copy_col(sqlite3_stmt *s, int i)
 {
     const char *t = store_col_text(s, i);
     size_t n = t ? (size_t)sqlite3_column_bytes(s, i) : 0;
+    char *c = malloc(n + 1);
 
-    if (n >= cap)
-        return arb_err_set(err, ARB_ETOOBIG,
-                           "label: the next %s to label is %zu bytes long, more than the %zu "
-                           "the labelling queue holds",
-                           what, n, cap - 1);
-    if (n)
-        memcpy(dst, t, n);
-    dst[n] = '\0';
-    return ARB_OK;
+    if (c && n)
+        memcpy(c, t, n);
+    if (c)
+        c[n] = '\0';
+    return c;
+}
+
+void arb_label_next_release(struct arb_label_next *n)
+{
+    if (!n)
+        return;
+    free(n->case_id);
+    free(n->system_a);
+    free(n->system_b);
+    n->case_id = n->system_a = n->system_b = NULL;
+    n->found = 0;
 }
 
 enum arb_status arb_store_label_next(struct arb_store *st, int64_t run, const char *annotator,
@@ -428,15 +435,17 @@ enum arb_status arb_store_label_next(struct arb_store *st, int64_t run, const ch
         rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
         out->seq = sqlite3_column_int64(s, 0);
-        rs = copy_col(s, 1, out->case_id, sizeof(out->case_id), "case id", err);
-        if (!rs)
-            rs = copy_col(s, 2, out->system_a, sizeof(out->system_a), "system name", err);
-        if (!rs)
-            rs = copy_col(s, 3, out->system_b, sizeof(out->system_b), "system name", err);
-        out->found = rs == ARB_OK;
+        out->case_id = copy_col(s, 1);
+        out->system_a = copy_col(s, 2);
+        out->system_b = copy_col(s, 3);
+        out->found = out->case_id && out->system_a && out->system_b;
+        if (!out->found)
+            rs = arb_err_set(err, ARB_ENOMEM, "out of memory");
     } else if (rc != SQLITE_DONE) {
         rs = store_fail(st, rc, err, "find the next pair to label");
     }
     sqlite3_finalize(s);
+    if (!out->found)
+        arb_label_next_release(out);
     return rs;
 }

@@ -340,6 +340,60 @@ static void criteria_fields(struct html *h, const struct run_info *ri)
     html_raw(h, "</div></details>\n");
 }
 
+/* The form that labels the pair next: its case, its position among the case's pairs. */
+static void label_form(struct html *h, const struct view_ctx *v, int64_t run,
+                       const struct arb_label_next *next, int64_t pair, const char *annotator,
+                       const struct run_info *ri)
+{
+    html_printf(h,
+                "<section class=\"card\"><form id=\"label-form\" method=\"post\" "
+                "action=\"/runs/%" PRId64 "/label\"><input type=\"hidden\" name=\"token\" "
+                "value=\"",
+                run);
+    html_text(h, v->token);
+    html_raw(h, "\"><input type=\"hidden\" name=\"case\" value=\"");
+    html_text(h, next->case_id);
+    html_printf(h, "\"><input type=\"hidden\" name=\"pair\" value=\"%" PRId64 "\">", pair);
+    html_raw(h, "<input type=\"hidden\" name=\"annotator\" value=\"");
+    html_text(h, annotator);
+    html_raw(h, "\"><h2>Which response is better?</h2><div class=\"choices\">"
+                "<label><input type=\"radio\" name=\"choice\" value=\"A\" required> "
+                "Response A</label><label><input type=\"radio\" name=\"choice\" value=\"B\"> "
+                "Response B</label><label><input type=\"radio\" name=\"choice\" value=\"tie\"> "
+                "A tie</label></div>\n");
+    criteria_fields(h, ri);
+    html_raw(h, "<label>Note (optional)<textarea name=\"note\" maxlength=\"4000\"></textarea>"
+                "</label><p><button type=\"submit\" id=\"label-save\">Save and reveal</button>"
+                "</p></form></section>\n");
+}
+
+/* The pair next, blind: its case, the task and prompt, both responses. */
+static enum arb_status blind_pair(struct html *h, struct view_ctx *v, int64_t run,
+                                  const struct arb_label_next *next, const struct run_info *ri,
+                                  struct arb_err *err)
+{
+    struct asked asked = {h, ri, ARB_OK};
+    enum arb_status rs;
+
+    html_raw(h, "<section class=\"card\"><div class=\"eyebrow\">Case</div><h2 id=\"label-case\">");
+    html_text(h, next->case_id);
+    html_raw(h, "</h2>\n");
+    rs = arb_store_run_task(v->st, run, on_task, &asked, err);
+    if (!rs)
+        rs = arb_store_case_prompt(v->st, run, next->case_id, on_prompt, &asked, err);
+    if (!rs)
+        rs = asked.rc;
+    html_raw(h, "<div class=\"outputs\">\n");
+    if (!rs)
+        rs =
+            response(h, v, run, next->case_id, ri, next->system_a, "response-a", "Response A", err);
+    if (!rs)
+        rs =
+            response(h, v, run, next->case_id, ri, next->system_b, "response-b", "Response B", err);
+    html_raw(h, "</div>\n</section>\n");
+    return rs;
+}
+
 static enum arb_status queue_page(struct view_ctx *v, int64_t run, const char *annotator,
                                   struct view_resp *out, struct arb_err *err)
 {
@@ -347,7 +401,6 @@ static enum arb_status queue_page(struct view_ctx *v, int64_t run, const char *a
     struct pair_find pf = {NULL, NULL, 0, 0};
     struct mine mine = {annotator, 0};
     struct run_info ri = {NULL, NULL, {NULL}, 0, NULL, 0};
-    struct asked asked = {NULL, &ri, ARB_OK};
     struct html h;
     int64_t total = 0;
     enum arb_status rs = arb_store_label_next(v->st, run, annotator, -1, &next, err);
@@ -358,70 +411,33 @@ static enum arb_status queue_page(struct view_ctx *v, int64_t run, const char *a
         rs = arb_store_count(v->st, run, "verdicts", &total, err);
     if (!rs)
         rs = run_info_read(v, run, &ri, err);
-    if (rs) {
-        run_info_release(&ri);
-        return rs;
+    if (!rs && next.found) {
+        pf.a = next.system_a;
+        pf.b = next.system_b;
+        rs = arb_store_verdicts(v->st, run, next.case_id, on_find, &pf, err);
     }
-    view_html_begin(&h, v, out, "Label pairs", run);
-    html_raw(&h, "<h1>Label pairs blind</h1>\n<p class=\"meta\" id=\"queue-progress\"><span>");
-    html_text(&h, annotator);
-    html_printf(&h,
-                "</span><span><span id=\"labelled-count\">%" PRId64 "</span> of %" PRId64
-                " pairs labelled</span></p>\n",
-                mine.n, total);
-    if (!next.found) {
+    if (!rs) {
+        view_html_begin(&h, v, out, "Label pairs", run);
+        html_raw(&h, "<h1>Label pairs blind</h1>\n<p class=\"meta\" id=\"queue-progress\"><span>");
+        html_text(&h, annotator);
         html_printf(&h,
-                    "<p id=\"queue-done\">Every pair of this run with both outputs is "
-                    "labelled by you. <a href=\"/runs/%" PRId64 "/labels\">See the labels "
-                    "and the agreement</a>.</p>\n",
-                    run);
-        run_info_release(&ri);
-        return view_html_end(&h);
+                    "</span><span><span id=\"labelled-count\">%" PRId64 "</span> of %" PRId64
+                    " pairs labelled</span></p>\n",
+                    mine.n, total);
+        if (!next.found)
+            html_printf(&h,
+                        "<p id=\"queue-done\">Every pair of this run with both outputs is "
+                        "labelled by you. <a href=\"/runs/%" PRId64 "/labels\">See the labels "
+                        "and the agreement</a>.</p>\n",
+                        run);
+        else
+            rs = blind_pair(&h, v, run, &next, &ri, err);
+        if (!rs && next.found)
+            label_form(&h, v, run, &next, pf.pos, annotator, &ri);
     }
-    pf.a = next.system_a;
-    pf.b = next.system_b;
-    rs = arb_store_verdicts(v->st, run, next.case_id, on_find, &pf, err);
-    html_raw(&h, "<section class=\"card\"><div class=\"eyebrow\">Case</div><h2 id=\"label-case\">");
-    html_text(&h, next.case_id);
-    html_raw(&h, "</h2>\n");
-    asked.h = &h;
-    if (!rs)
-        rs = arb_store_run_task(v->st, run, on_task, &asked, err);
-    if (!rs)
-        rs = arb_store_case_prompt(v->st, run, next.case_id, on_prompt, &asked, err);
-    if (!rs)
-        rs = asked.rc;
-    html_raw(&h, "<div class=\"outputs\">\n");
-    if (!rs)
-        rs =
-            response(&h, v, run, next.case_id, &ri, next.system_a, "response-a", "Response A", err);
-    if (!rs)
-        rs =
-            response(&h, v, run, next.case_id, &ri, next.system_b, "response-b", "Response B", err);
-    html_printf(&h,
-                "</div>\n</section>\n<section class=\"card\"><form id=\"label-form\" "
-                "method=\"post\" action=\"/runs/%" PRId64 "/label\">"
-                "<input type=\"hidden\" name=\"token\" value=\"",
-                run);
-    html_text(&h, v->token);
-    html_raw(&h, "\"><input type=\"hidden\" name=\"case\" value=\"");
-    html_text(&h, next.case_id);
-    html_printf(&h, "\"><input type=\"hidden\" name=\"pair\" value=\"%" PRId64 "\">", pf.pos);
-    html_raw(&h, "<input type=\"hidden\" name=\"annotator\" value=\"");
-    html_text(&h, annotator);
-    html_raw(&h, "\"><h2>Which response is better?</h2><div class=\"choices\">"
-                 "<label><input type=\"radio\" name=\"choice\" value=\"A\" required> "
-                 "Response A</label><label><input type=\"radio\" name=\"choice\" value=\"B\"> "
-                 "Response B</label><label><input type=\"radio\" name=\"choice\" value=\"tie\"> "
-                 "A tie</label></div>\n");
-    criteria_fields(&h, &ri);
-    html_raw(&h, "<label>Note (optional)<textarea name=\"note\" maxlength=\"4000\"></textarea>"
-                 "</label><p><button type=\"submit\" id=\"label-save\">Save and reveal</button>"
-                 "</p></form></section>\n");
     run_info_release(&ri);
-    if (rs)
-        return rs;
-    return view_html_end(&h);
+    arb_label_next_release(&next);
+    return rs ? rs : view_html_end(&h);
 }
 
 /* The criteria of a form ("crit.NAME" = A | B | tie) as {"NAME": choice}, or NULL for none. */

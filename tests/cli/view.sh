@@ -204,7 +204,26 @@ EOF
 "$ARB" run "$T/dir/suite.json" --db "$DB" >"$T/run3.out" 2>&1 ||
     die "the directory run failed: $(cat "$T/run3.out")"
 
+# A run of three systems (three pairs a case) whose first case id is 4 KB long.
+LONG=$(awk 'BEGIN { for (i = 0; i < 4096; i++) printf "L" }')
+mkdir -p "$T/three"
+cat >"$T/three/suite.json" <<EOF
+{"name": "three", "task": "t", "seed": 5,
+ "systems": {"s_one": "1.jsonl", "s_two": "2.jsonl", "s_three": "3.jsonl"},
+ "expectations": [{"id": "hi", "text": "says hi", "check": {"op": "icontains", "expected": "hi"}}],
+ "cases": [{"id": "$LONG", "prompt": "p"}, {"id": "k2", "prompt": "p"}, {"id": "k3", "prompt": "p"}]}
+EOF
+for s in 1 2 3; do
+    for c in "$LONG" k2 k3; do
+        printf '{"id": "%s", "output": "hi %s"}\n' "$c" "$s"
+    done >"$T/three/$s.jsonl"
+done
+"$ARB" run "$T/three/suite.json" --db "$DB" >"$T/run4.out" 2>&1 ||
+    die "the three-system run failed: $(cat "$T/run4.out")"
+
 start_view --label
+get "label queue, a case id of 4 KB" 200 '/runs/4/label?annotator=w'
+has "label queue, a case id of 4 KB" "name=\"case\" value=\"$LONG\""
 get "label queue, directory outputs" 200 '/runs/3/label?annotator=z'
 lacks "label queue, file names" 'alpha_sys'
 lacks "label queue, file names" 'beta_sys'

@@ -336,6 +336,7 @@ static char *drain(struct arb_store *st, const char *annotator, int64_t after)
         l.shown_first = next.system_a;
         l.choice = "A";
         put(st, &l);
+        arb_label_next_release(&next);
     }
     return arb_buf_detach(&seq, &len);
 }
@@ -357,6 +358,7 @@ Test(labels, should_queue_unlabelled_pairs_in_order_skipping_missing_outputs, .i
     cr_assert_str_eq(next.case_id, "c3");
     cr_assert_str_eq(next.system_a, "other");
     cr_assert_str_eq(next.system_b, "baseline");
+    arb_label_next_release(&next);
     got = drain(st, "alice", -1);
     cr_assert_str_eq(got, "c1:candidate/baseline c1:other/candidate "
                           "c2:baseline/candidate c2:baseline/other c2:candidate/other "
@@ -366,11 +368,50 @@ Test(labels, should_queue_unlabelled_pairs_in_order_skipping_missing_outputs, .i
     free(got);
     cr_assert_eq(arb_store_label_next(st, 1, "alice", -1, &next, &err), ARB_OK, "%s", err.msg);
     cr_assert_eq(next.found, 0);
-    cr_assert_str_eq(next.case_id, "");
+    cr_assert_null(next.case_id);
     /* bob's queue is his own: after c4 (seq 3), c5's three pairs. */
     got = drain(st, "bob", 3);
     cr_assert_str_eq(got, "c5:candidate/baseline c5:other/baseline c5:other/candidate");
     free(got);
+    arb_store_close(st);
+}
+
+/* A case id of 4 KB and system names of 300 bytes come out of the queue whole. */
+Test(labels, should_queue_a_pair_with_long_names_whole, .init = fx_setup, .fini = fx_teardown)
+{
+    struct arb_store *st = fx_open_store(0);
+    char id[4097], a[301], b[301], systems_json[700];
+    struct arb_run_row r = {.suite_path = "suite.json",
+                            .suite_name = "long",
+                            .suite_sha256 = "00",
+                            .suite_json = "{}",
+                            .version = "0.1.0"};
+    struct arb_label_next next;
+    struct arb_err err = {{0}};
+    int64_t run = 0;
+
+    memset(id, 'i', sizeof(id) - 1);
+    id[sizeof(id) - 1] = '\0';
+    memset(a, 'a', sizeof(a) - 1);
+    a[sizeof(a) - 1] = '\0';
+    memset(b, 'b', sizeof(b) - 1);
+    b[sizeof(b) - 1] = '\0';
+    snprintf(systems_json, sizeof(systems_json), "[{\"name\":\"%s\"},{\"name\":\"%s\"}]", a, b);
+    r.systems_json = systems_json;
+    cr_assert_eq(arb_store_begin(st, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_store_run_create(st, &r, &run, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_store_put_case(st, run, id, 0, "q", NULL, "{}", &err), ARB_OK, "%s", err.msg);
+    put_output(st, run, id, a);
+    put_output(st, run, id, b);
+    cr_assert_eq(arb_store_put_blinding(st, run, id, b, a, "00", &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_store_commit(st, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_store_label_next(st, run, "ann", -1, &next, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(next.found, 1);
+    cr_assert_str_eq(next.case_id, id);
+    cr_assert_str_eq(next.system_a, b);
+    cr_assert_str_eq(next.system_b, a);
+    arb_label_next_release(&next);
+    cr_assert_null(next.case_id);
     arb_store_close(st);
 }
 
