@@ -527,23 +527,21 @@ static enum arb_status save_label(struct view_ctx *v, const struct view_req *r, 
         *err = why;
         return rs;
     }
+    /* The reveal page; every byte of the case id and annotator outside [A-Za-z0-9-._~]
+     * percent-encoded, so no CR or LF can reach the header. */
     out->status = 303;
-    {
-        struct arb_buf loc;
-
-        arb_buf_init(&loc, sizeof(out->location));
-        h.out = &loc;
-        h.st = ARB_OK;
-        html_printf(&h, "/runs/%" PRId64 "/label/", run);
-        view_url(&h, case_id);
-        html_printf(&h, "?pair=%" PRId64 "&annotator=", pp.want);
-        view_url(&h, annotator);
-        if (!h.st)
-            snprintf(out->location, sizeof(out->location), "%s", loc.ptr);
-        arb_buf_release(&loc);
-        if (h.st)
-            return view_error_page(v, out, 400, "the case id is too long for a link");
-    }
+    h.out = &out->location;
+    h.st = ARB_OK;
+    html_printf(&h, "/runs/%" PRId64 "/label/", run);
+    view_url(&h, case_id);
+    html_printf(&h, "?pair=%" PRId64 "&annotator=", pp.want);
+    view_url(&h, annotator);
+    if (h.st == ARB_ETOOBIG)
+        return view_error_page(v, out, 400,
+                               "the label is saved, but the case id is too long "
+                               "for a link to what was behind it");
+    if (h.st)
+        return arb_err_set(err, h.st, "out of memory");
     return arb_buf_adds(&out->body, "saved\n");
 }
 

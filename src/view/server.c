@@ -31,6 +31,10 @@
 #define MAX_ARGS 64
 #define MAX_BODY (64 * 1024)
 #define MAX_PAGE (64u * 1024 * 1024)
+/* A case id of 4 KB, every byte percent-encoded, and room to spare; libmicrohttpd keeps the
+ * headers in the connection's memory (MEMORY_LIMIT), so a longer one could not be sent. */
+#define MAX_LOCATION (16u * 1024)
+#define MEMORY_LIMIT (64u * 1024)
 
 struct arb_view {
     struct MHD_Daemon *d;
@@ -210,7 +214,8 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct view_resp *r)
          MHD_add_response_header(resp, "Cache-Control",
                                  r->cacheable ? "max-age=3600" : "no-store") == MHD_YES;
     if (ok && r->status == 303)
-        ok = MHD_add_response_header(resp, "Location", r->location) == MHD_YES;
+        ok = r->location.ptr &&
+             MHD_add_response_header(resp, "Location", r->location.ptr) == MHD_YES;
     ret = ok ? MHD_queue_response(c, (unsigned)r->status, resp) : MHD_NO;
     MHD_destroy_response(resp);
     return ret;
@@ -312,6 +317,7 @@ static enum MHD_Result run_page(struct arb_view *v, struct MHD_Connection *c, co
                       "from the server and send it again");
     }
     arb_buf_init(&resp.body, MAX_PAGE);
+    arb_buf_init(&resp.location, MAX_LOCATION);
     st = view_route(&v->ctx, &req, &resp, &err);
     if (st) {
         arb_buf_reset(&resp.body);
@@ -321,6 +327,7 @@ static enum MHD_Result run_page(struct arb_view *v, struct MHD_Connection *c, co
     }
     ret = st ? MHD_NO : send_resp(c, &resp);
     arb_buf_release(&resp.body);
+    arb_buf_release(&resp.location);
     free(path);
     return ret;
 }
@@ -460,8 +467,8 @@ enum arb_status arb_view_start(struct arb_store *st, const struct arb_view_opts 
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
         (uint16_t)o->port, NULL, NULL, on_request, v, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, v, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-        MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
     if (!v->d) {
         view_cache_free(v->ctx.cache);
         free(v);

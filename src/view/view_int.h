@@ -95,7 +95,8 @@ struct view_resp {
     int status;               /* 200, 303, 400, 403, 404, 500 ... */
     const char *content_type; /* static string; "text/html; charset=utf-8" when NULL */
     struct arb_buf body;      /* owned by the server: initialised before, released after */
-    char location[2048];      /* for 303: where to go (a path on this server) */
+    struct arb_buf location;  /* for 303: where to go (a path on this server, percent-encoded:
+                                 no byte outside printable ASCII); owned as body is */
     int csp_report;           /* the static report: inline styles allowed, no script */
     int cacheable;            /* an asset: the browser may keep it */
 };

@@ -224,6 +224,11 @@ done
 start_view --label
 get "label queue, a case id of 4 KB" 200 '/runs/4/label?annotator=w'
 has "label queue, a case id of 4 KB" "name=\"case\" value=\"$LONG\""
+TOKEN=$(sed -n 's/.*name="arbiter-token" content="\([0-9a-f]*\)".*/\1/p' "$T/body")
+get "label a case id of 4 KB" 303 /runs/4/label -d "token=$TOKEN&case=$LONG&pair=0&choice=A&annotator=w"
+header "label a case id of 4 KB" "location: /runs/4/label/$LONG?pair=0&annotator=w"
+get "reveal a case id of 4 KB" 200 "/runs/4/label/$LONG?pair=0&annotator=w"
+has "reveal a case id of 4 KB" 'id="revealed"'
 get "label queue, directory outputs" 200 '/runs/3/label?annotator=z'
 lacks "label queue, file names" 'alpha_sys'
 lacks "label queue, file names" 'beta_sys'
