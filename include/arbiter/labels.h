@@ -96,6 +96,18 @@ enum arb_status arb_store_label_next(struct arb_store *st, int64_t run, const ch
 void arb_label_next_release(struct arb_label_next *n);
 
 /*
+ * Call fn for each pair case_id of run was blinded for, in the order arb_store_label_next
+ * takes them (the suite's order of pairs), system_a and system_b in the blind order, until fn
+ * returns non-zero.  A pair's position in this order names it in the labelling form: it
+ * rests on the blinding alone, so it means the same pair whether or not the pair's verdict is
+ * stored yet (a run still running).  Nothing is called for a case not blinded.
+ */
+enum arb_status arb_store_label_pairs(struct arb_store *st, int64_t run, const char *case_id,
+                                      int (*fn)(void *ctx, const char *system_a,
+                                                const char *system_b),
+                                      void *ctx, struct arb_err *err);
+
+/*
  * The labels of run as the JSONL that `arbiter calibrate --run` reads, one line per labelled
  * case of the run's first pair (its first two systems in the suite's order, either blind
  * order) in case order: {"id", "human": [one label per annotator, in annotator order, a

@@ -79,6 +79,11 @@ static const char sql_next[] =
     "AND l.system_a = b.system_a AND l.system_b = b.system_b AND l.annotator = ?3) "
     "ORDER BY c.seq, " PAIR_ORDER ", b.system_a, b.system_b LIMIT 1";
 
+/* The pairs of one case, in the order of sql_next. */
+static const char sql_pairs[] =
+    "SELECT b.system_a, b.system_b FROM blinding b " BLIND_SYSTEMS
+    "WHERE b.run = ?1 AND b.case_id = ?2 ORDER BY " PAIR_ORDER ", b.system_a, b.system_b";
+
 static enum arb_status prepare(struct arb_store *st, const char *sql, sqlite3_stmt **s,
                                struct arb_err *err, const char *what)
 {
@@ -447,5 +452,33 @@ enum arb_status arb_store_label_next(struct arb_store *st, int64_t run, const ch
     sqlite3_finalize(s);
     if (!out->found)
         arb_label_next_release(out);
+    return rs;
+}
+
+enum arb_status arb_store_label_pairs(struct arb_store *st, int64_t run, const char *case_id,
+                                      int (*fn)(void *ctx, const char *system_a,
+                                                const char *system_b),
+                                      void *ctx, struct arb_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    enum arb_status rs = prepare(st, sql_pairs, &s, err, "a case's pairs");
+    int rc;
+
+    if (rs)
+        return rs;
+    rc = store_bind_int(SQLITE_OK, s, 1, run);
+    rc = store_bind_text(rc, s, 2, case_id);
+    while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+        rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW)
+            break;
+        if (fn(ctx, store_col_text(s, 0), store_col_text(s, 1))) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    if (rc != SQLITE_DONE)
+        rs = store_fail(st, rc, err, "read a case's pairs");
+    sqlite3_finalize(s);
     return rs;
 }

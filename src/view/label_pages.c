@@ -141,33 +141,65 @@ static enum arb_status blind_text(struct html *h, const struct run_info *ri, con
 struct pair_pick {
     int64_t want; /* position among the case's pairs */
     int64_t i;
-    char a[256], b[256];
-    int found;
+    char *a, *b;
+    int oom;
 };
 
-static int on_pair(void *ctx, const struct arb_verdict_row *row)
+static int on_pick(void *ctx, const char *a, const char *b)
 {
     struct pair_pick *p = ctx;
 
     if (p->i++ != p->want)
         return 0;
-    snprintf(p->a, sizeof(p->a), "%s", row->system_a);
-    snprintf(p->b, sizeof(p->b), "%s", row->system_b);
-    p->found = 1;
+    p->a = strdup(a);
+    p->b = strdup(b);
+    p->oom = !p->a || !p->b;
     return 1;
 }
 
-/* The position of (a, b) among the pairs of case_id, into *pos. */
+enum arb_status view_label_pair(struct view_ctx *v, int64_t run, const char *case_id, int64_t k,
+                                char **a, char **b, struct arb_err *err)
+{
+    struct pair_pick p = {k, 0, NULL, NULL, 0};
+    enum arb_status rs = arb_store_label_pairs(v->st, run, case_id, on_pick, &p, err);
+
+    if (!rs && p.oom)
+        rs = arb_err_set(err, ARB_ENOMEM, "out of memory");
+    if (rs) {
+        free(p.a);
+        free(p.b);
+        p.a = p.b = NULL;
+    }
+    *a = p.a;
+    *b = p.b;
+    return rs;
+}
+
+int64_t view_pair_arg(const char *s)
+{
+    int64_t v = 0;
+
+    if (!s || !*s || strlen(s) > 9)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v;
+}
+
+/* The position of (a, b) among the pairs of case_id, into pos (-1 until found). */
 struct pair_find {
     const char *a, *b;
     int64_t i, pos;
 };
 
-static int on_find(void *ctx, const struct arb_verdict_row *row)
+static int on_find(void *ctx, const char *a, const char *b)
 {
     struct pair_find *p = ctx;
 
-    if (strcmp(row->system_a, p->a) == 0 && strcmp(row->system_b, p->b) == 0) {
+    if (strcmp(a, p->a) == 0 && strcmp(b, p->b) == 0) {
         p->pos = p->i;
         return 1;
     }
@@ -398,7 +430,7 @@ static enum arb_status queue_page(struct view_ctx *v, int64_t run, const char *a
                                   struct view_resp *out, struct arb_err *err)
 {
     struct arb_label_next next;
-    struct pair_find pf = {NULL, NULL, 0, 0};
+    struct pair_find pf = {NULL, NULL, 0, -1};
     struct mine mine = {annotator, 0};
     struct run_info ri = {NULL, NULL, {NULL}, 0, NULL, 0};
     struct html h;
@@ -414,7 +446,9 @@ static enum arb_status queue_page(struct view_ctx *v, int64_t run, const char *a
     if (!rs && next.found) {
         pf.a = next.system_a;
         pf.b = next.system_b;
-        rs = arb_store_verdicts(v->st, run, next.case_id, on_find, &pf, err);
+        rs = arb_store_label_pairs(v->st, run, next.case_id, on_find, &pf, err);
+        if (!rs && pf.pos < 0)
+            rs = arb_err_set(err, ARB_EINTERNAL, "the next pair to label is not among its case's");
     }
     if (!rs) {
         view_html_begin(&h, v, out, "Label pairs", run);
@@ -452,12 +486,15 @@ static char *form_criteria(const struct view_req *r, int *oom)
 
         if (strncmp(k, "crit.", 5) != 0 || !k[5] || !*r->args[i].value)
             continue;
-        if (!o && !(o = cJSON_CreateObject()))
+        if (!o && !(o = cJSON_CreateObject())) {
+            *oom = 1;
             break;
+        }
         cJSON_DeleteItemFromObjectCaseSensitive(o, k + 5);
         if (!cJSON_AddStringToObject(o, k + 5, r->args[i].value)) {
             cJSON_Delete(o);
             o = NULL;
+            *oom = 1;
             break;
         }
     }
@@ -467,27 +504,14 @@ static char *form_criteria(const struct view_req *r, int *oom)
     return text;
 }
 
-static int64_t whole_arg(const char *s)
-{
-    int64_t v = 0;
-
-    if (!s || !*s || strlen(s) > 9)
-        return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return -1;
-        v = v * 10 + (*s - '0');
-    }
-    return v;
-}
-
 /* POST /runs/ID/label: store the label, then show what was behind it. */
 static enum arb_status save_label(struct view_ctx *v, const struct view_req *r, int64_t run,
                                   struct view_resp *out, struct arb_err *err)
 {
     const char *case_id = view_arg(r, "case"), *annotator = view_arg(r, "annotator");
     const char *choice = view_arg(r, "choice"), *note = view_arg(r, "note");
-    struct pair_pick pp = {whole_arg(view_arg(r, "pair")), 0, "", "", 0};
+    int64_t pair = view_pair_arg(view_arg(r, "pair"));
+    char *a = NULL, *b = NULL;
     struct arb_label_row l;
     struct arb_err why = {{0}};
     struct html h;
@@ -497,30 +521,35 @@ static enum arb_status save_label(struct view_ctx *v, const struct view_req *r, 
 
     if (!annotator_ok(annotator))
         return view_error_page(v, out, 400, "annotator: expected a name of 1 to 100 characters");
-    if (!case_id || !*case_id || pp.want < 0)
+    if (!case_id || !*case_id || pair < 0)
         return view_error_page(v, out, 400, "the form names no case and pair");
     if (!choice || (strcmp(choice, "A") && strcmp(choice, "B") && strcmp(choice, "tie")))
         return view_error_page(v, out, 400, "choice: expected A, B or tie");
-    rs = arb_store_verdicts(v->st, run, case_id, on_pair, &pp, err);
+    rs = view_label_pair(v, run, case_id, pair, &a, &b, err);
     if (rs)
         return rs;
-    if (!pp.found)
+    if (!a)
         return view_error_page(v, out, 400, "the form names a case or pair this run lacks");
     crit = form_criteria(r, &oom);
-    if (oom)
+    if (oom) {
+        free(a);
+        free(b);
         return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    }
     memset(&l, 0, sizeof(l));
     l.run = run;
     l.case_id = case_id;
-    l.system_a = pp.a;
-    l.system_b = pp.b;
+    l.system_a = a;
+    l.system_b = b;
     l.annotator = annotator;
-    l.shown_first = pp.a; /* the queue shows the blinding's A first */
+    l.shown_first = a; /* the queue shows the blinding's A first */
     l.choice = choice;
     l.criteria_json = crit;
     l.note = note && *note ? note : NULL;
     rs = arb_store_put_label(v->st, &l, &why);
     cJSON_free(crit);
+    free(a);
+    free(b);
     if (rs == ARB_EUSAGE)
         return view_error_page(v, out, 400, why.msg);
     if (rs) {
@@ -534,7 +563,7 @@ static enum arb_status save_label(struct view_ctx *v, const struct view_req *r, 
     h.st = ARB_OK;
     html_printf(&h, "/runs/%" PRId64 "/label/", run);
     view_url(&h, case_id);
-    html_printf(&h, "?pair=%" PRId64 "&annotator=", pp.want);
+    html_printf(&h, "?pair=%" PRId64 "&annotator=", pair);
     view_url(&h, annotator);
     if (h.st == ARB_ETOOBIG)
         return view_error_page(v, out, 400,

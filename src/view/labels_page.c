@@ -24,9 +24,9 @@
 
 struct own_label {
     const char *a, *b;
-    int found;
-    char choice[8], winner[256];
-    char *note;
+    int found, oom;
+    char choice[8];
+    char *winner, *note; /* owned */
 };
 
 static int on_own(void *ctx, const struct arb_label_row *l)
@@ -37,8 +37,9 @@ static int on_own(void *ctx, const struct arb_label_row *l)
         return 0;
     o->found = 1;
     snprintf(o->choice, sizeof(o->choice), "%s", l->choice);
-    snprintf(o->winner, sizeof(o->winner), "%s", l->winner ? l->winner : "");
+    o->winner = strdup(l->winner ? l->winner : "");
     o->note = l->note ? strdup(l->note) : NULL;
+    o->oom = !o->winner || (l->note && !o->note);
     return 1;
 }
 
@@ -51,24 +52,27 @@ static int on_systems(void *ctx, const struct arb_run_row *r)
     return 1;
 }
 
+/* c: the pair's verdict in the report's case detail, or NULL when none is stored yet. */
 static void revealed(struct html *h, const cJSON *report, const cJSON *c,
                      const struct own_label *own)
 {
-    const char *a = html_str(html_get(c, "systems"), "A"),
-               *b = html_str(html_get(c, "systems"), "B");
-
     html_raw(h, "<section class=\"card\" id=\"revealed\"><h2>What was behind A and B</h2>\n"
                 "<p>Response A was <strong class=\"system-a\">");
-    html_text(h, a);
+    html_text(h, own->a);
     html_raw(h, "</strong>; Response B was <strong class=\"system-b\">");
-    html_text(h, b);
+    html_text(h, own->b);
     html_raw(h, "</strong>.</p>\n<p id=\"your-label\">You chose ");
     html_text(h, strcmp(own->choice, "tie") == 0 ? "a tie" : own->choice);
     if (strcmp(own->choice, "tie") != 0) {
         html_raw(h, ": ");
         html_text(h, own->winner);
     }
-    html_raw(h, ".</p>\n<p id=\"run-verdict\">The run decided: ");
+    html_raw(h, ".</p>\n<p id=\"run-verdict\">");
+    if (!c) {
+        html_raw(h, "The run has not decided this pair yet.</p>\n</section>\n");
+        return;
+    }
+    html_raw(h, "The run decided: ");
     html_text(h, html_str(c, "status"));
     html_raw(h, ", winner ");
     html_text(h, *html_str(c, "winner") ? html_str(c, "winner") : "none");
@@ -80,15 +84,27 @@ static void revealed(struct html *h, const cJSON *report, const cJSON *c,
     html_raw(h, "</section>\n");
 }
 
-enum arb_status view_reveal_page(struct view_ctx *v, const struct view_req *r, int64_t run,
-                                 const char *case_id, const char *annotator, struct view_resp *out,
-                                 struct arb_err *err)
+/* The verdict of the pair (a, b) among the case's in the report, or NULL. */
+static const cJSON *pair_detail(const cJSON *report, const char *a, const char *b)
 {
-    const char *pair_s = view_arg(r, "pair");
-    long pair = pair_s ? strtol(pair_s, NULL, 10) : 0;
+    const cJSON *c;
+
+    cJSON_ArrayForEach(c, html_get(report, "cases_detail"))
+    {
+        const cJSON *sys = html_get(c, "systems");
+
+        if (strcmp(html_str(sys, "A"), a) == 0 && strcmp(html_str(sys, "B"), b) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* The page, once the pair (own->a, own->b) and its label (own) are known. */
+static enum arb_status reveal(struct view_ctx *v, int64_t run, const char *case_id,
+                              const char *annotator, const struct own_label *own,
+                              struct view_resp *out, struct arb_err *err)
+{
     cJSON *report = cJSON_CreateObject();
-    const cJSON *c = NULL;
-    struct own_label own = {NULL, NULL, 0, "", "", NULL};
     struct html h;
     enum arb_status rs;
 
@@ -97,22 +113,9 @@ enum arb_status view_reveal_page(struct view_ctx *v, const struct view_req *r, i
     rs = arb_store_runs(v->st, run, on_systems, report, err);
     if (!rs)
         rs = arb_report_case_detail(v->st, run, case_id, report, err);
-    if (!rs)
-        c = cJSON_GetArrayItem(html_get(report, "cases_detail"), pair < 0 ? 0 : (int)pair);
-    if (!rs && c) {
-        own.a = html_str(html_get(c, "systems"), "A");
-        own.b = html_str(html_get(c, "systems"), "B");
-        rs = arb_store_labels(v->st, run, case_id, annotator, on_own, &own, err);
-    }
-    if (rs || !c || !own.found) {
+    if (rs) {
         cJSON_Delete(report);
-        free(own.note);
-        if (rs)
-            return rs;
-        return view_error_page(v, out, c ? 403 : 404,
-                               c ? "label this pair first: what is behind it is shown only to "
-                                   "an annotator who has labelled it"
-                                 : "no such case or pair in this run");
+        return rs;
     }
     view_html_begin(&h, v, out, "Label saved", run);
     html_raw(&h, "<h1 class=\"ok\">Label saved</h1>\n<p><a class=\"button\" id=\"label-next\" "
@@ -121,15 +124,48 @@ enum arb_status view_reveal_page(struct view_ctx *v, const struct view_req *r, i
     view_url(&h, annotator);
     html_raw(&h, "\">Next pair &rarr;</a> <a href=\"/runs/");
     html_printf(&h, "%" PRId64 "/labels\">every label and the agreement</a></p>\n", run);
-    revealed(&h, report, c, &own);
-    if (own.note) {
+    revealed(&h, report, pair_detail(report, own->a, own->b), own);
+    if (own->note) {
         html_raw(&h, "<p class=\"note\">Your note: ");
-        html_text(&h, own.note);
+        html_text(&h, own->note);
         html_raw(&h, "</p>\n");
     }
-    free(own.note);
     cJSON_Delete(report);
     return view_html_end(&h);
+}
+
+enum arb_status view_reveal_page(struct view_ctx *v, const struct view_req *r, int64_t run,
+                                 const char *case_id, const char *annotator, struct view_resp *out,
+                                 struct arb_err *err)
+{
+    int64_t pair = view_pair_arg(view_arg(r, "pair"));
+    char *a = NULL, *b = NULL;
+    struct own_label own = {NULL, NULL, 0, 0, "", NULL, NULL};
+    enum arb_status rs = ARB_OK;
+
+    /* The pair as the form named it (the blinding's), not the verdicts' order, which lacks a
+     * pair whose verdict is not stored yet. */
+    if (pair >= 0)
+        rs = view_label_pair(v, run, case_id, pair, &a, &b, err);
+    if (!rs && a) {
+        own.a = a;
+        own.b = b;
+        rs = arb_store_labels(v->st, run, case_id, annotator, on_own, &own, err);
+        if (!rs && own.oom)
+            rs = arb_err_set(err, ARB_ENOMEM, "out of memory");
+    }
+    if (!rs && own.found)
+        rs = reveal(v, run, case_id, annotator, &own, out, err);
+    else if (!rs)
+        rs = view_error_page(v, out, a ? 403 : 404,
+                             a ? "label this pair first: what is behind it is shown only to "
+                                 "an annotator who has labelled it"
+                               : "no such case or pair in this run");
+    free(own.winner);
+    free(own.note);
+    free(a);
+    free(b);
+    return rs;
 }
 
 /* ---- the labels and their agreement --------------------------------------------------------- */

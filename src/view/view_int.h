@@ -54,7 +54,8 @@
  *                                       NAME has not labelled, #response-a and #response-b
  *                                       only (no system name, judge output or check verdict),
  *                                       form#label-form (POST, fields token, case, pair (the
- *                                       pair's position among the case's, never its systems),
+ *                                       pair's position among the case's blinding rows,
+ *                                       arb_store_label_pairs; never its systems),
  *                                       annotator, choice = A | B | tie, crit.NAME = A | B |
  *                                       tie, note), #queue-progress.  Without an annotator:
  *                                       form#annotator.  Without --label: #label-disabled.
@@ -204,6 +205,17 @@ enum arb_status view_asset(struct view_ctx *v, const char *name, struct view_res
  */
 enum arb_status view_label_route(struct view_ctx *v, const struct view_req *r, int64_t run,
                                  const char *rest, struct view_resp *out, struct arb_err *err);
+
+/*
+ * Pair k of case_id as the labelling form names it ("pair"): its position among the case's
+ * blinding rows (arb_store_label_pairs).  *a and *b receive copies of its systems in the
+ * blind order (the caller frees both), or NULL both when the case has no pair k.
+ */
+enum arb_status view_label_pair(struct view_ctx *v, int64_t run, const char *case_id, int64_t k,
+                                char **a, char **b, struct arb_err *err);
+
+/* A pair position as the form or a link gives it ("0" to "999999999"), or -1. */
+int64_t view_pair_arg(const char *s);
 
 /* The reveal page after a label, and every label of a run with the agreement (labels_page.c). */
 enum arb_status view_reveal_page(struct view_ctx *v, const struct view_req *r, int64_t run,

@@ -229,6 +229,35 @@ get "label a case id of 4 KB" 303 /runs/4/label -d "token=$TOKEN&case=$LONG&pair
 header "label a case id of 4 KB" "location: /runs/4/label/$LONG?pair=0&annotator=w"
 get "reveal a case id of 4 KB" 200 "/runs/4/label/$LONG?pair=0&annotator=w"
 has "reveal a case id of 4 KB" 'id="revealed"'
+
+# A pair without a verdict yet (a run still running) is labelled as the pair it was shown as:
+# the form's pair is a position among the case's blinding rows, not among its verdicts.
+first=$(sqlite3 -separator '|' "$DB" "select b.system_a, b.system_b from blinding b
+    join systems sa on sa.run = b.run and sa.name = b.system_a
+    join systems sb on sb.run = b.run and sb.name = b.system_b where b.run = 4 and b.case_id = 'k2'
+    order by min(sa.position, sb.position), max(sa.position, sb.position) limit 1")
+sqlite3 "$DB" "delete from verdicts where run = 4 and case_id = 'k2' and
+    system_a = '${first%|*}' and system_b = '${first#*|}'"
+i=0
+while [ $i -lt 12 ]; do
+    curl -s -o "$T/q" "$BASE/runs/4/label?annotator=w"
+    grep -q 'id="queue-done"' "$T/q" && break
+    c=$(sed -n 's/.*name="case" value="\([^"]*\)".*/\1/p' "$T/q")
+    k=$(sed -n 's/.*name="pair" value="\([^"]*\)".*/\1/p' "$T/q")
+    code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/runs/4/label" \
+        -d "token=$TOKEN&case=$c&pair=$k&choice=B&annotator=w")
+    [ "$code" = 303 ] && ok || bad "label pair $k of a case of run 4: status $code"
+    i=$((i + 1))
+done
+grep -q 'id="queue-done"' "$T/q" && ok || bad "the queue of run 4 never ends (a pair labelled as another)"
+n=$(sqlite3 "$DB" "select count(*) from labels l join blinding b on b.run = l.run and
+    b.case_id = l.case_id and b.system_a = l.system_a and b.system_b = l.system_b
+    where l.run = 4 and l.annotator = 'w'")
+[ "$n" = 9 ] && ok || bad "run 4 has $n labels of w on its 9 pairs"
+get "reveal a pair without a verdict" 200 '/runs/4/label/k2?pair=0&annotator=w'
+has "reveal a pair without a verdict" "Response A was <strong class=\"system-a\">${first%|*}</strong>"
+has "reveal a pair without a verdict" 'not decided this pair yet'
+get "reveal, a pair that is no number" 404 '/runs/4/label/k2?pair=0x&annotator=w'
 get "label queue, directory outputs" 200 '/runs/3/label?annotator=z'
 lacks "label queue, file names" 'alpha_sys'
 lacks "label queue, file names" 'beta_sys'

@@ -376,6 +376,38 @@ Test(labels, should_queue_unlabelled_pairs_in_order_skipping_missing_outputs, .i
     arb_store_close(st);
 }
 
+static int on_pair_text(void *ctx, const char *a, const char *b)
+{
+    struct arb_buf *t = ctx;
+
+    cr_assert_eq(arb_buf_printf(t, "%s%s/%s", t->len ? " " : "", a, b), ARB_OK);
+    return 0;
+}
+
+/* A case's pairs in the queue's order (the suite's order of pairs), each in its blind order. */
+Test(labels, should_list_a_case_pairs_in_the_queue_order, .init = fx_setup, .fini = fx_teardown)
+{
+    struct arb_store *st = fill();
+    struct arb_err err = {{0}};
+    struct arb_buf t;
+
+    arb_buf_init(&t, 0);
+    cr_assert_eq(arb_buf_adds(&t, ""), ARB_OK);
+    cr_assert_eq(arb_store_label_pairs(st, 1, "c1", on_pair_text, &t, &err), ARB_OK, "%s", err.msg);
+    cr_assert_str_eq(t.ptr, "candidate/baseline other/baseline other/candidate");
+    arb_buf_reset(&t);
+    cr_assert_eq(arb_buf_adds(&t, ""), ARB_OK);
+    cr_assert_eq(arb_store_label_pairs(st, 1, "c2", on_pair_text, &t, &err), ARB_OK, "%s", err.msg);
+    cr_assert_str_eq(t.ptr, "baseline/candidate baseline/other candidate/other");
+    arb_buf_reset(&t);
+    cr_assert_eq(arb_buf_adds(&t, ""), ARB_OK);
+    cr_assert_eq(arb_store_label_pairs(st, 1, "nope", on_pair_text, &t, &err), ARB_OK, "%s",
+                 err.msg);
+    cr_assert_str_eq(t.ptr, "");
+    arb_buf_release(&t);
+    arb_store_close(st);
+}
+
 /* A case id of 4 KB and system names of 300 bytes come out of the queue whole. */
 Test(labels, should_queue_a_pair_with_long_names_whole, .init = fx_setup, .fini = fx_teardown)
 {
