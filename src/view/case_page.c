@@ -82,8 +82,21 @@ static void output_panel(struct html *h, const cJSON *report, const char *side, 
     html_raw(h, "</pre></div>\n");
 }
 
+/*
+ * An element id of the i-th pair of the case (from 0): the first pair's is the id itself (the
+ * contract with the tests), a later one's has its number after it ("outputs-2"), so a case of
+ * three systems, three pairs, has no id twice.
+ */
+static void pair_id(struct html *h, const char *id, int i)
+{
+    if (i == 0)
+        html_printf(h, " id=\"%s\"", id);
+    else
+        html_printf(h, " id=\"%s-%d\"", id, i + 1);
+}
+
 /* Both outputs of the pair, A left and B right, with what B added and A lacked marked. */
-static enum arb_status outputs(struct html *h, const cJSON *report, const cJSON *c)
+static enum arb_status outputs(struct html *h, const cJSON *report, const cJSON *c, int i)
 {
     const cJSON *sys = html_get(c, "systems"), *outs = html_get(c, "outputs");
     const char *na = html_str(sys, "A"), *nb = html_str(sys, "B");
@@ -109,7 +122,9 @@ static enum arb_status outputs(struct html *h, const cJSON *report, const cJSON 
         html_raw(h, diffed ? "Words only in A are <del>struck</del>, words only in B "
                              "<ins>marked</ins>."
                            : "Shown without a word diff.");
-        html_raw(h, "</p>\n<div class=\"outputs\" id=\"outputs\">\n");
+        html_raw(h, "</p>\n<div class=\"outputs\"");
+        pair_id(h, "outputs", i);
+        html_raw(h, ">\n");
         output_panel(h, report, "A", na, &ba, cJSON_IsString(oa));
         output_panel(h, report, "B", nb, &bb, cJSON_IsString(ob));
         html_raw(h, "</div>\n");
@@ -119,12 +134,13 @@ static enum arb_status outputs(struct html *h, const cJSON *report, const cJSON 
     return rs;
 }
 
-static void verdict(struct html *h, const cJSON *c)
+static void verdict(struct html *h, const cJSON *c, int i)
 {
     const cJSON *sc = html_get(c, "scores");
 
-    html_raw(h, "<section class=\"card\" id=\"verdict\"><h2>Verdict</h2>\n<p class=\"meta\">"
-                "<span>");
+    html_raw(h, "<section class=\"card\"");
+    pair_id(h, "verdict", i);
+    html_raw(h, "><h2>Verdict</h2>\n<p class=\"meta\"><span>");
     html_text(h, html_str(c, "status"));
     html_raw(h, "</span><span>winner ");
     if (*html_str(c, "winner"))
@@ -154,7 +170,8 @@ static void verdict(struct html *h, const cJSON *c)
     html_raw(h, "</section>\n");
 }
 
-static enum arb_status one_pair(struct html *h, const cJSON *report, const cJSON *c)
+/* The i-th pair of the case (from 0). */
+static enum arb_status one_pair(struct html *h, const cJSON *report, const cJSON *c, int i)
 {
     const cJSON *k;
     enum arb_status rs;
@@ -163,19 +180,25 @@ static enum arb_status one_pair(struct html *h, const cJSON *report, const cJSON
     html_text(h, html_str(html_get(c, "systems"), "A"));
     html_raw(h, " <span class=\"ci\">(A)</span> vs ");
     html_text(h, html_str(html_get(c, "systems"), "B"));
-    html_raw(h, " <span class=\"ci\">(B)</span></h2>\n<div id=\"task\">");
+    html_raw(h, " <span class=\"ci\">(B)</span></h2>\n<div");
+    pair_id(h, "task", i);
+    html_raw(h, ">");
     html_case_task(h, report, c);
     html_raw(h, "</div>\n");
-    rs = outputs(h, report, c);
+    rs = outputs(h, report, c, i);
     html_raw(h, "</section>\n");
-    verdict(h, c);
-    html_raw(h, "<section class=\"card\" id=\"judge\"><h2>The judge</h2>\n");
+    verdict(h, c, i);
+    html_raw(h, "<section class=\"card\"");
+    pair_id(h, "judge", i);
+    html_raw(h, "><h2>The judge</h2>\n");
     if (html_get(c, "judge"))
         html_case_judge(h, report, c);
     else
         html_raw(h, "<p class=\"note\">The judge was not asked about this pair: the checks "
                     "decided it, or no judge was configured.</p>\n");
-    html_raw(h, "</section>\n<section class=\"card\" id=\"checks\">");
+    html_raw(h, "</section>\n<section class=\"card\"");
+    pair_id(h, "checks", i);
+    html_raw(h, ">");
     html_printf(h, "<h2>Checks (%d)</h2>\n", cJSON_GetArraySize(html_get(c, "checks")));
     cJSON_ArrayForEach(k, html_get(c, "checks"))
     {
@@ -193,6 +216,7 @@ enum arb_status view_case_page(struct view_ctx *v, const struct view_req *r, int
     const cJSON *c;
     struct html h;
     char bad[200];
+    int i = 0;
     enum arb_status rs;
 
     if (!report)
@@ -221,7 +245,7 @@ enum arb_status view_case_page(struct view_ctx *v, const struct view_req *r, int
     cJSON_ArrayForEach(c, html_get(report, "cases_detail"))
     {
         if (!rs)
-            rs = one_pair(&h, report, c);
+            rs = one_pair(&h, report, c, i++);
     }
     cJSON_Delete(report);
     if (rs)

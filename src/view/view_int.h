@@ -46,7 +46,9 @@
  *   GET  /runs/ID/cases/CASE?QUERY      one case: #task, #outputs with .output.output-a and
  *                                       .output.output-b (word diff: ins / del elements),
  *                                       #checks, #judge (one .judge-order per order and
- *                                       sample), #verdict; a#prev-case, a#next-case (the
+ *                                       sample), #verdict (with several pairs, those of
+ *                                       the second pair on end in -2, -3 ...: #outputs-2);
+ *                                       a#prev-case, a#next-case (the
  *                                       neighbours under QUERY, kept in their href) and
  *                                       a#back-to-list.  Keys: j or n next, k or p previous,
  *                                       u back to the list.

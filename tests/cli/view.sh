@@ -230,6 +230,12 @@ header "label a case id of 4 KB" "location: /runs/4/label/$LONG?pair=0&annotator
 get "reveal a case id of 4 KB" 200 "/runs/4/label/$LONG?pair=0&annotator=w"
 has "reveal a case id of 4 KB" 'id="revealed"'
 
+# Three pairs on one case page, and no element id twice.
+get "a case of three pairs" 200 /runs/4/cases/k3
+has "a case of three pairs" 'id="outputs-3"'
+dup=$(grep -o ' id="[^"]*"' "$T/body" | sort | uniq -d | head -3 | tr '\n' ' ')
+[ -z "$dup" ] && ok || bad "a case of three pairs: ids given twice: $dup"
+
 # A pair without a verdict yet (a run still running) is labelled as the pair it was shown as:
 # the form's pair is a position among the case's blinding rows, not among its verdicts.
 first=$(sqlite3 -separator '|' "$DB" "select b.system_a, b.system_b from blinding b
