@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -17,7 +18,8 @@
 #include "arbiter/report.h"
 #include "view_int.h"
 
-#define ID_MAX 1024
+#define ID_FIRST 1024       /* bytes first offered for a neighbour's case id */
+#define ID_MAX   (1u << 20) /* and at most: past it, no link */
 
 /* The systems of run as the report lists them ({"systems": [{"name"}...]}), for colors. */
 static int on_run(void *ctx, const struct arb_run_row *r)
@@ -42,26 +44,57 @@ static void nav_link(struct html *h, const struct view_filter *f, const char *id
     html_printf(h, "\">%s</a>", label);
 }
 
+/*
+ * The case before (dir < 0) or after case_id under f, whole, into *out (the caller frees; ""
+ * for none): arb_case_index_neighbor cuts an id that does not fit, and a link to a cut id
+ * leads nowhere, so a longer one is asked for again with room for it.
+ */
+static enum arb_status neighbor(struct view_ctx *v, const struct view_filter *f,
+                                const char *case_id, int dir, char **out, struct arb_err *err)
+{
+    enum arb_status rs;
+
+    *out = NULL;
+    for (size_t n = ID_FIRST; n <= ID_MAX; n *= 2) {
+        char *buf = malloc(n);
+
+        if (!buf)
+            return arb_err_set(err, ARB_ENOMEM, "out of memory");
+        rs = arb_case_index_neighbor(v->st, &f->q, case_id, dir, buf, n, err);
+        if (rs || strlen(buf) < n - 1) {
+            if (rs)
+                free(buf);
+            else
+                *out = buf;
+            return rs;
+        }
+        free(buf);
+    }
+    *out = calloc(1, 1);
+    return *out ? ARB_OK : arb_err_set(err, ARB_ENOMEM, "out of memory");
+}
+
 static enum arb_status case_nav(struct html *h, struct view_ctx *v, const struct view_filter *f,
                                 const char *case_id, struct arb_err *err)
 {
-    char prev[ID_MAX], next[ID_MAX];
-    enum arb_status rs =
-        arb_case_index_neighbor(v->st, &f->q, case_id, -1, prev, sizeof(prev), err);
+    char *prev = NULL, *next = NULL;
+    enum arb_status rs = neighbor(v, f, case_id, -1, &prev, err);
 
     if (!rs)
-        rs = arb_case_index_neighbor(v->st, &f->q, case_id, 1, next, sizeof(next), err);
-    if (rs)
-        return rs;
-    html_raw(h, "<div class=\"casenav\">");
-    nav_link(h, f, "prev-case", prev, "&larr; previous case");
-    html_printf(h, "<a id=\"back-to-list\" href=\"/runs/%" PRId64 "/cases", f->q.run);
-    view_filter_query(h, f, 0);
-    html_raw(h, "\">back to the list</a>");
-    nav_link(h, f, "next-case", next, "next case &rarr;");
-    html_raw(h, "<span class=\"keys\"><kbd>j</kbd> next, <kbd>k</kbd> previous, <kbd>u</kbd> "
-                "the list</span></div>\n");
-    return ARB_OK;
+        rs = neighbor(v, f, case_id, 1, &next, err);
+    if (!rs) {
+        html_raw(h, "<div class=\"casenav\">");
+        nav_link(h, f, "prev-case", prev, "&larr; previous case");
+        html_printf(h, "<a id=\"back-to-list\" href=\"/runs/%" PRId64 "/cases", f->q.run);
+        view_filter_query(h, f, 0);
+        html_raw(h, "\">back to the list</a>");
+        nav_link(h, f, "next-case", next, "next case &rarr;");
+        html_raw(h, "<span class=\"keys\"><kbd>j</kbd> next, <kbd>k</kbd> previous, "
+                    "<kbd>u</kbd> the list</span></div>\n");
+    }
+    free(prev);
+    free(next);
+    return rs;
 }
 
 static void output_panel(struct html *h, const cJSON *report, const char *side, const char *name,

@@ -230,6 +230,12 @@ header "label a case id of 4 KB" "location: /runs/4/label/$LONG?pair=0&annotator
 get "reveal a case id of 4 KB" 200 "/runs/4/label/$LONG?pair=0&annotator=w"
 has "reveal a case id of 4 KB" 'id="revealed"'
 
+# The link to a neighbour whose id is 4 KB long holds it whole.
+get "the case after a case id of 4 KB" 200 /runs/4/cases/k2
+prev=$(sed -n 's/.*id="prev-case" href="\([^"]*\)".*/\1/p' "$T/body")
+[ "$prev" = "/runs/4/cases/$LONG" ] && ok ||
+    bad "the link to the case before k2 is ${#prev} bytes long, not $((14 + ${#LONG}))"
+
 # Three pairs on one case page, and no element id twice.
 get "a case of three pairs" 200 /runs/4/cases/k3
 has "a case of three pairs" 'id="outputs-3"'
