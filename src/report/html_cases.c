@@ -455,9 +455,52 @@ static void outputs(struct html *h, const cJSON *report, const cJSON *c)
     html_raw(h, "</div>\n");
 }
 
+#define RECORD_STRING_SHOWN 20000 /* bytes of a string of a record shown, as of an output */
+
+/* Whether x holds a string longer than a record shows. */
+static int has_long_string(const cJSON *x)
+{
+    const cJSON *c;
+
+    if (cJSON_IsString(x))
+        return strlen(x->valuestring) > RECORD_STRING_SHOWN + 64;
+    cJSON_ArrayForEach(c, x)
+    {
+        if (has_long_string(c))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Cut each string of x longer than RECORD_STRING_SHOWN (at a character) and say how much is
+ * left out: a record may hold a whole output ("observed"), and a 10 MB one, escaped, would
+ * make a page past any buffer's cap.  In place: the note fits in what is cut.
+ */
+static void cut_long_strings(cJSON *x)
+{
+    cJSON *c;
+
+    if (cJSON_IsString(x)) {
+        size_t len = strlen(x->valuestring), n = RECORD_STRING_SHOWN;
+
+        if (len <= n + 64)
+            return;
+        while (n > 0 && ((unsigned char)x->valuestring[n] & 0xc0) == 0x80)
+            n--;
+        snprintf(x->valuestring + n, len - n + 1, "\n[... %zu more bytes]", len - n);
+        return;
+    }
+    cJSON_ArrayForEach(c, x)
+    {
+        cut_long_strings(c);
+    }
+}
+
 void html_check_record(struct html *h, const cJSON *k)
 {
     const cJSON *rec = html_get(k, "record");
+    cJSON *cut = NULL;
     char *text;
 
     html_raw(h, "<details class=\"check\"><summary>");
@@ -472,6 +515,13 @@ void html_check_record(struct html *h, const cJSON *k)
     if (!isnan(html_num(k, "score")))
         html_printf(h, " &middot; score %.3g", html_num(k, "score"));
     html_raw(h, "</summary><pre>");
+    if (rec && has_long_string(rec)) {
+        cut = cJSON_Duplicate(rec, 1);
+        if (!cut && !h->st)
+            h->st = ARB_ENOMEM; /* nothing more is written */
+        cut_long_strings(cut);
+        rec = cut;
+    }
     if (rec) {
         text = cJSON_Print(rec);
         if (!text && !h->st)
@@ -481,6 +531,7 @@ void html_check_record(struct html *h, const cJSON *k)
     } else {
         html_raw(h, "no record");
     }
+    cJSON_Delete(cut);
     html_raw(h, "</pre></details>\n");
 }
 

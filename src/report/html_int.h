@@ -106,7 +106,8 @@ void html_gates(struct html *h, const cJSON *report);
 void html_cases(struct html *h, const cJSON *report);
 
 /* One check record of a case ({"system", "kind", "item", "verdict", "score", "record"}) as a
- * <details> with its verdict badge and the whole record. */
+ * <details> with its verdict badge and the whole record, but a string of it past 20,000
+ * bytes cut there (with how many bytes are left out). */
 void html_check_record(struct html *h, const cJSON *k);
 
 /*

@@ -264,3 +264,29 @@ Test(html, should_stop_at_the_buffer_cap)
     cJSON_Delete(r);
     arb_buf_release(&b);
 }
+
+/* A record holding a whole output (100 KB here, 10 MB at worst) shows its first 20,000 bytes
+ * of it and how many it leaves out, so a page of big outputs stays under its cap. */
+Test(html, should_cut_a_long_string_of_a_check_record)
+{
+    cJSON *r = full(), *cases = cJSON_GetObjectItemCaseSensitive(r, "cases");
+    cJSON *check = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cases, 0), "checks"), 0);
+    cJSON *rec = cJSON_GetObjectItemCaseSensitive(check, "record");
+    char *big = malloc(100001);
+    struct arb_buf b;
+
+    cr_assert(big);
+    memset(big, 'x', 100000);
+    big[100000] = '\0';
+    memcpy(big, "first", 5);
+    cr_assert(cJSON_AddStringToObject(rec, "observed", big));
+    arb_buf_init(&b, 0);
+    cr_assert_eq(arb_report_html(r, &b), ARB_OK);
+    cr_assert(strstr(b.ptr, "&quot;observed&quot;:\t&quot;firstxxx"));
+    cr_assert(strstr(b.ptr, "[... 80000 more bytes]"), "no note of what is cut");
+    cr_assert_lt(b.len, 80000);
+    free(big);
+    cJSON_Delete(r);
+    arb_buf_release(&b);
+}
