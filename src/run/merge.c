@@ -242,18 +242,15 @@ static enum arb_status compare(const char *ref_path, const struct shard_run *ref
 
     if (r->n != ref->n)
         return arb_err_set(err, ARB_EUSAGE,
-                           "'%s' is shard %u/%u, '%s' shard %u/%u: shards of "
-                           "different splits",
+                           "'%s' is shard %u/%u, '%s' shard %u/%u: shards of different splits",
                            path, r->k, r->n, ref_path, ref->k, ref->n);
     if (!same(r->suite_sha256, ref->suite_sha256))
         return arb_err_set(err, ARB_EUSAGE,
-                           "'%s' ran another suite than '%s' (suite SHA-256 "
-                           "%.12s, not %.12s)",
+                           "'%s' ran another suite than '%s' (suite SHA-256 %.12s, not %.12s)",
                            path, ref_path, r->suite_sha256, ref->suite_sha256);
     if (!same(r->suite_json, ref->suite_json))
         return arb_err_set(err, ARB_EUSAGE,
-                           "'%s' loaded the suite otherwise than '%s' (their "
-                           "suite_json differ)",
+                           "'%s' loaded the suite otherwise than '%s' (their suite_json differ)",
                            path, ref_path);
     if (r->seed != ref->seed)
         return arb_err_set(err, ARB_EUSAGE, "'%s' ran with seed %llu, '%s' with seed %llu", path,
@@ -268,9 +265,8 @@ static enum arb_status compare(const char *ref_path, const struct shard_run *ref
         judge_hash(r->judge_json, a, sizeof(a));
         judge_hash(ref->judge_json, b, sizeof(b));
         return arb_err_set(err, ARB_EUSAGE,
-                           "'%s' ran with another judge config than '%s' "
-                           "(judge %s, not %s)",
-                           path, ref_path, a, b);
+                           "'%s' ran with another judge config than '%s' (judge %s, not %s)", path,
+                           ref_path, a, b);
     }
     if (!same(r->procedure_hash, ref->procedure_hash))
         return arb_err_set(err, ARB_EUSAGE,
@@ -289,8 +285,7 @@ static enum arb_status compare(const char *ref_path, const struct shard_run *ref
 
         inputs_where(r->inputs, ref->inputs, where, sizeof(where));
         return arb_err_set(err, ARB_EUSAGE,
-                           "'%s' read other input files than '%s' (%s: "
-                           "another size or SHA-256)",
+                           "'%s' read other input files than '%s' (%s: another size or SHA-256)",
                            path, ref_path, where);
     }
     return ARB_OK;
@@ -352,9 +347,8 @@ static enum arb_status check_into(const char *into, const char *const *paths, si
     for (size_t i = 0; i < n; i++)
         if (stat(paths[i], &ss) == 0 && ss.st_dev == si.st_dev && ss.st_ino == si.st_ino)
             return arb_err_set(err, ARB_EUSAGE,
-                               "'%s' is one of the shards ('%s'): merge into "
-                               "another file",
-                               into, paths[i]);
+                               "'%s' is one of the shards ('%s'): merge into another file", into,
+                               paths[i]);
     return ARB_OK;
 }
 

@@ -167,6 +167,13 @@ sed 's/"shard test"/"shard test, renamed"/' "$SUITE" >"$T/b/other.json"
 $ARB run "$T/b/other.json" --shard 3/4 --db "$T/other.db" >/dev/null 2>&1 || bad "shard of another suite"
 $ARB run "$SUITE" --shard 1/3 --db "$T/third.db" >/dev/null 2>&1 || bad "shard 1/3"
 $ARB run "$SUITE" --shard 2/4 --db "$T/s2b.db" >/dev/null 2>&1 || bad "shard 2/4 again"
+$ARB run "$SUITE" --shard 4/4 --limit 200 --db "$T/lim.db" >/dev/null 2>&1 || bad "shard of --limit 200"
+cp -r "$T/b/bdir" "$T/bdir2"
+printf '{"n": 1, "name": "changed"}\n' >"$T/bdir2/c00001.json"
+$ARB run "$SUITE" --shard 3/4 --system "b=$T/bdir2" --db "$T/inputs.db" >/dev/null 2>&1 || bad "shard with other outputs"
+printf '{"provider": "command", "command": ["%s", "--stdio"]}\n' "$SIM" >"$T/simjudge.json"
+$ARB run "$SUITE" --shard 3/4 --judge "$T/simjudge.json" --db "$T/judge.db" >"$T/out" 2>&1 ||
+    bad "shard with a judge: $(cat "$T/out")"
 cp "$T/s4.db" "$T/running.db"
 q "$T/running.db" "UPDATE runs SET status = 'running'"
 refuse() { # NAME MESSAGE SHARD.db...
@@ -188,6 +195,12 @@ refuse "a shard given twice" "'$T/s2.db' and '$T/s2.db' are both shard 2/4" \
     "$T/s1.db" "$T/s2.db" "$T/s2.db" "$T/s3.db" "$T/s4.db"
 refuse "a shard still running" "'$T/running.db': shard 4/4 (run 1) is not complete (status running): finish it with 'arbiter run --resume 1" \
     "$T/s1.db" "$T/s2.db" "$T/s3.db" "$T/running.db"
+refuse "another selection" "'$T/lim.db' ran another selection of cases (--limit, --cases) than '$T/s1.db': {\"limit\":200}, not every case" \
+    "$T/s1.db" "$T/s2.db" "$T/s3.db" "$T/lim.db"
+refuse "other outputs" "'$T/inputs.db' read other input files than '$T/s1.db' (system 'b': another size or SHA-256)" \
+    "$T/s1.db" "$T/s2.db" "$T/inputs.db" "$T/s4.db"
+refuse "another judge" "'$T/judge.db' ran with another judge config than '$T/s1.db' (judge $(q "$T/judge.db" "SELECT substr(json_extract(judge_json, '$.hash'), 1, 12) FROM runs"), not none)" \
+    "$T/s1.db" "$T/s2.db" "$T/judge.db" "$T/s4.db"
 refuse "another split" "'$T/third.db' is shard 1/3, '$T/s1.db' shard 1/4" "$T/s1.db" "$T/third.db"
 refuse "not a shard" "'$T/u.db': run 1 is not a shard (it ran without --shard K/N)" "$T/u.db"
 refuse "more than one run" "'$T/m.db' holds 2 runs" "$T/m.db"
@@ -301,7 +314,8 @@ expect_cmd "replay of a merged run whose cache moved a reply aside" 0 "all ident
 gen "$T/big" 20000
 cp "$T/suite.json" "$T/big/suite.json"
 for k in 1 2 3 4; do
-    $ARB run "$T/big/suite.json" --shard "$k/4" --db "$T/big$k.db" >/dev/null 2>&1 || bad "big shard $k/4"
+    $ARB run "$T/big/suite.json" --shard "$k/4" --db "$T/big$k.db" >"$T/out" 2>&1 ||
+        bad "big shard $k/4: $(cat "$T/out")"
 done
 start=$(date +%s.%N)
 $ARB merge "$T/big1.db" "$T/big2.db" "$T/big3.db" "$T/big4.db" --into "$T/bigref.db" >/dev/null 2>&1 ||
