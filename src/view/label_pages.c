@@ -372,16 +372,22 @@ static void criteria_fields(struct html *h, const struct run_info *ri)
     html_raw(h, "</div></details>\n");
 }
 
-/* The form that labels the pair next: its case, its position among the case's pairs. */
+/*
+ * The form that labels the pair next: its case, its position among the case's pairs.  The
+ * case is in the action's query too, percent-encoded, and the server reads the query's first:
+ * a browser rewrites the line breaks of an attribute and of a form's values (CR and LF alone
+ * become CR LF), so a case id holding one would come back as another id.
+ */
 static void label_form(struct html *h, const struct view_ctx *v, int64_t run,
                        const struct arb_label_next *next, int64_t pair, const char *annotator,
                        const struct run_info *ri)
 {
     html_printf(h,
                 "<section class=\"card\"><form id=\"label-form\" method=\"post\" "
-                "action=\"/runs/%" PRId64 "/label\"><input type=\"hidden\" name=\"token\" "
-                "value=\"",
+                "action=\"/runs/%" PRId64 "/label?case=",
                 run);
+    view_url(h, next->case_id);
+    html_raw(h, "\"><input type=\"hidden\" name=\"token\" value=\"");
     html_text(h, v->token);
     html_raw(h, "\"><input type=\"hidden\" name=\"case\" value=\"");
     html_text(h, next->case_id);

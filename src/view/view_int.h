@@ -61,6 +61,10 @@
  *                                       annotator, choice = A | B | tie, crit.NAME = A | B |
  *                                       tie, note), #queue-progress.  Without an annotator:
  *                                       form#annotator.  Without --label: #label-disabled.
+ *                                       The form's action carries the case again
+ *                                       (?case=, percent-encoded), which a POST's query
+ *                                       gives before its fields: the hidden field's line
+ *                                       breaks do not survive a browser.
  *   POST /runs/ID/label                 stores the label, then 303 to
  *                                       /runs/ID/label/CASE?pair=K&annotator=NAME: the reveal
  *                                       page (#revealed: the systems behind A and B, the

@@ -7,6 +7,7 @@
 // usage: node tests/browser/xss.test.mjs path/to/arbiter path/to/judge_sim
 import { Suite, assert, encodeId, caseIdOf } from './lib.mjs';
 import { payloadRun, PAYLOADS } from './fixtures.mjs';
+import fs from 'node:fs';
 import path from 'node:path';
 
 const s = new Suite('xss');
@@ -140,6 +141,40 @@ s.test('labelling: the pair, an annotator and a note with payloads are text', as
     await clean(t, page, [ann, note]);
     const row = s.sql(copy, 'SELECT annotator, note FROM labels WHERE run = 1');
     assert.deepEq(row, [[ann, note]], 'the label as stored');
+});
+
+// A browser rewrites the line breaks of a form's values (a lone CR or LF becomes CR LF): a
+// case id holding one is still labelled as itself, never refused or taken for another case.
+s.test('labelling: case ids with line breaks are labelled as they are', async (t) => {
+    const dir = path.join(s.dir, 'lines');
+    fs.mkdirSync(dir, { recursive: true });
+    const ids = ['line\nfeed', 'carriage\rreturn', 'both\r\nbreaks'];
+    const rows = (tag) => ids.map((id) => JSON.stringify({ id, output: `${tag} answer` }) + '\n').join('');
+    fs.writeFileSync(path.join(dir, 'a.jsonl'), rows('first'));
+    fs.writeFileSync(path.join(dir, 'b.jsonl'), rows('second'));
+    fs.writeFileSync(path.join(dir, 'suite.json'), JSON.stringify({
+        name: 'lines', seed: 2, task: 'Answer.', systems: { one: 'a.jsonl', two: 'b.jsonl' },
+        cases: ids.map((id) => ({ id, prompt: 'Say something.' })),
+    }));
+    const db = path.join(dir, 'lines.db');
+    s.exec([s.arb, 'run', path.join(dir, 'suite.json'), '--db', db, '--no-progress']);
+    const srv = await s.startView({ db, extra: ['--label', '--annotator', 'ann'], name: 'view-lines' });
+    try {
+        const page = await t.page();
+        for (let i = 0; i < ids.length; i++) {
+            await t.goto(page, srv.url('/runs/1/label'));
+            await page.click('form#label-form input[type="radio"][name="choice"][value="A"]');
+            const resp = await t.clickNav(page, 'form#label-form button[type="submit"]');
+            assert.eq(resp.status(), 200, `saving the label of pair ${i + 1} (${page.url()})`);
+            assert.ok(await page.$('#revealed'), `the reveal page after pair ${i + 1}`);
+        }
+        await t.goto(page, srv.url('/runs/1/label'));
+        assert.ok(await page.$('#queue-done'), 'the queue is done after three labels');
+        const got = s.sql(db, 'SELECT case_id FROM labels ORDER BY case_id').map((r) => r[0]);
+        assert.deepEq(got, ids.slice().sort(), 'the case ids labelled, as stored');
+    } finally {
+        await s.stopServer(srv);
+    }
 });
 
 s.test('view exits 0 on SIGTERM', async () => {
