@@ -147,7 +147,8 @@ static int view_cmd(int argc, char **argv)
     if (rs) {
         cli_error("view", "%s", err.msg);
         arb_store_close(st);
-        return cli_exit_for(rs);
+        /* A bad --bind is the user's; a port taken (ARB_EIO) is the machine's, as documented. */
+        return rs == ARB_EUSAGE ? EXIT_USAGE : EXIT_ENV;
     }
     code = EXIT_PASS;
     if (port_file && !write_port_file(port_file, port)) {

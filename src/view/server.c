@@ -12,6 +12,7 @@
  * reply carries a Content-Security-Policy that allows no inline script and nothing from another
  * origin, so even an escaping mistake in a page could not run an output's script.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -424,15 +426,68 @@ static enum arb_status listen_addr(const char *bind, unsigned port, struct socka
                        "--bind: expected a numeric IPv4 or IPv6 address, got '%.100s'", bind);
 }
 
+/*
+ * A socket listening on sa, its port (the one picked, for port 0) into *port.  Bound here, not
+ * by libmicrohttpd, so that the Host values are known before its thread can read them.
+ */
+static enum arb_status listen_on(const struct sockaddr_storage *sa, int v6, const char *addr,
+                                 int *fd, unsigned *port, struct arb_err *err)
+{
+    struct sockaddr_storage got;
+    socklen_t len = v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    int one = 1, e;
+
+    *fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (*fd < 0)
+        return arb_err_set(err, ARB_EIO, "cannot open a socket: %s", strerror(errno));
+    /* Only the address asked for: no IPv4 through an IPv6 socket. */
+    if ((v6 && setsockopt(*fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) != 0) ||
+        setsockopt(*fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+        bind(*fd, (const struct sockaddr *)sa, len) != 0 || listen(*fd, 64) != 0 ||
+        getsockname(*fd, (struct sockaddr *)&got, &len) != 0) {
+        e = errno;
+        close(*fd);
+        *fd = -1;
+        return arb_err_set(err, ARB_EIO, "cannot listen on %s port %u: %s", addr,
+                           (unsigned)ntohs(((const struct sockaddr_in *)sa)->sin_port),
+                           strerror(e));
+    }
+    *port = ntohs(v6 ? ((struct sockaddr_in6 *)&got)->sin6_port
+                     : ((struct sockaddr_in *)&got)->sin_port);
+    return ARB_OK;
+}
+
+/*
+ * The Host values a browser sends for this server: the address as a browser spells it
+ * (inet_ntop's form: "[::1]" however --bind wrote it) and, on loopback, localhost.
+ */
+static void accepted_hosts(struct arb_view *v, const struct sockaddr_storage *sa, int v6)
+{
+    const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+    const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+    char text[INET6_ADDRSTRLEN] = "";
+    int loopback;
+
+    if (v6) {
+        inet_ntop(AF_INET6, &s6->sin6_addr, text, sizeof(text));
+        loopback = IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
+    } else {
+        inet_ntop(AF_INET, &s4->sin_addr, text, sizeof(text));
+        loopback = ntohl(s4->sin_addr.s_addr) == INADDR_LOOPBACK;
+    }
+    snprintf(v->host[0], sizeof(v->host[0]), v6 ? "[%s]:%u" : "%s:%u", text, v->port);
+    if (loopback)
+        snprintf(v->host[1], sizeof(v->host[1]), "localhost:%u", v->port);
+}
+
 enum arb_status arb_view_start(struct arb_store *st, const struct arb_view_opts *o,
                                struct arb_view **out, unsigned *port, struct arb_err *err)
 {
     const char *bind = o->bind ? o->bind : "127.0.0.1";
     struct sockaddr_storage sa;
-    const union MHD_DaemonInfo *info;
     struct arb_view *v;
     enum arb_status rs;
-    int v6 = 0;
+    int v6 = 0, fd = -1;
 
     *out = NULL;
     rs = listen_addr(bind, o->port, &sa, &v6, err);
@@ -445,11 +500,13 @@ enum arb_status arb_view_start(struct arb_store *st, const struct arb_view_opts 
     v->ctx.db_path = o->db_path;
     v->ctx.labelling = o->labelling;
     v->ctx.annotator = o->annotator;
-    if (new_token(v->ctx.token, err) || view_cache_new(&v->ctx.cache)) {
-        if (!err->msg[0])
-            arb_err_set(err, ARB_ENOMEM, "out of memory");
+    if (new_token(v->ctx.token, err)) {
         free(v);
-        return err->msg[0] ? ARB_EIO : ARB_ENOMEM;
+        return ARB_EIO;
+    }
+    if (view_cache_new(&v->ctx.cache)) {
+        free(v);
+        return arb_err_set(err, ARB_ENOMEM, "out of memory");
     }
     if (o->warm_run > 0) {
         const cJSON *rep;
@@ -463,23 +520,25 @@ enum arb_status arb_view_start(struct arb_store *st, const struct arb_view_opts 
             return rs;
         }
     }
+    rs = listen_on(&sa, v6, bind, &fd, port, err);
+    v->port = *port;
+    if (rs) {
+        view_cache_free(v->ctx.cache);
+        free(v);
+        return rs;
+    }
+    accepted_hosts(v, &sa, v6);
     v->d = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
-        (uint16_t)o->port, NULL, NULL, on_request, v, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+        (uint16_t)v->port, NULL, NULL, on_request, v, MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, v, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
     if (!v->d) {
+        close(fd);
         view_cache_free(v->ctx.cache);
         free(v);
-        return arb_err_set(err, ARB_EIO, "cannot listen on %s port %u (is the port taken?)", bind,
-                           o->port);
-    }
-    info = MHD_get_daemon_info(v->d, MHD_DAEMON_INFO_BIND_PORT);
-    v->port = info ? info->port : o->port;
-    snprintf(v->host[0], sizeof(v->host[0]), v6 ? "[%s]:%u" : "%s:%u", bind, v->port);
-    if (strcmp(bind, "127.0.0.1") == 0 || strcmp(bind, "::1") == 0) {
-        snprintf(v->host[1], sizeof(v->host[1]), "localhost:%u", v->port);
+        return arb_err_set(err, ARB_EIO, "cannot serve on %s port %u", bind, *port);
     }
     *port = v->port;
     *out = v;

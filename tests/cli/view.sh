@@ -181,7 +181,30 @@ get "POST with the token, read-only" 403 /runs/1/label \
     -d "token=$TOKEN&case=inv-001&pair=0&choice=A&annotator=x"
 get "label page, read-only" 200 /runs/1/label
 has "label page, read-only" 'id="label-disabled"'
+expect_cmd "view, the port taken" 4 "" "Address already in use" -- \
+    "$ARB" view --db "$DB" --port "$VPORT" --no-warm
 stop_view
+
+# --bind spells an address as it likes; a browser sends it in its own form ([::1]).
+rm -f "$T/v6.port"
+"$ARB" view --db "$DB" --bind 0:0::1 --port 0 --port-file "$T/v6.port" --no-warm 2>"$T/v6.err" &
+V6_PID=$!
+i=0
+while [ ! -s "$T/v6.port" ] && [ $i -lt 100 ] && kill -0 $V6_PID 2>/dev/null; do
+    sleep 0.05
+    i=$((i + 1))
+done
+if [ -s "$T/v6.port" ]; then
+    P6=$(cat "$T/v6.port")
+    code=$(curl -s -o /dev/null -w '%{http_code}' -g "http://[::1]:$P6/")
+    [ "$code" = 200 ] && ok || bad "--bind 0:0::1, Host [::1]:$P6: status $code"
+    code=$(curl -s -o /dev/null -w '%{http_code}' -g -H "Host: localhost:$P6" "http://[::1]:$P6/")
+    [ "$code" = 200 ] && ok || bad "--bind 0:0::1, Host localhost:$P6: status $code"
+    kill $V6_PID
+    wait $V6_PID
+else
+    wait $V6_PID # no IPv6 loopback here: nothing to test
+fi
 [ "$(sha256sum "$DB" | cut -d' ' -f1)" = "$sum_before" ] && ok ||
     bad "a read-only view changed the database file"
 [ "$(sqlite3 "$DB" 'select count(*) from labels')" = 0 ] && ok || bad "labels written read-only"
