@@ -109,17 +109,25 @@ static int myers(const struct toks *a, const struct toks *b, size_t lo_a, size_t
     long n = (long)(hi_a - lo_a), m = (long)(hi_b - lo_b), off = MAX_EDITS + 1, d, k;
     long *v = calloc((size_t)(2 * off + 1), sizeof(*v));
     long *trace = NULL, *row;
-    size_t used = 0;
+    size_t used = 0, cap = 0;
     int found = 0;
 
     if (!v)
         return 0;
     for (d = 0; d <= MAX_EDITS && !found; d++) {
-        long *t = realloc(trace, (used + (size_t)(2 * d + 1)) * sizeof(*t));
+        /* Doubled, not grown by a row: a realloc per row copies the trace D times over. */
+        if (used + (size_t)(2 * d + 1) > cap) {
+            size_t want = cap ? 2 * cap : 4096;
+            long *t;
 
-        if (!t)
-            break;
-        trace = t;
+            while (want < used + (size_t)(2 * d + 1))
+                want *= 2;
+            t = realloc(trace, want * sizeof(*t));
+            if (!t)
+                break;
+            trace = t;
+            cap = want;
+        }
         for (k = -d; k <= d; k += 2) {
             long x, y;
 
