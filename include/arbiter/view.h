@@ -31,8 +31,9 @@ struct arb_view;
 /*
  * Start serving st (borrowed: it must outlive the server, and the caller must not use it
  * until arb_view_stop) as o says; *port receives the port bound.  With o->warm_run, that
- * run's case index and report are built first, so its pages answer at once.  ARB_EUSAGE for an address
- * that is not numeric, ARB_EIO when the socket cannot be bound (the port taken), with err set.
+ * run's case index and report are built first, so its pages answer at once.  ARB_EUSAGE for
+ * an address that is not numeric, ARB_EIO when the socket cannot be bound (the port taken),
+ * with err set.
  */
 enum arb_status arb_view_start(struct arb_store *st, const struct arb_view_opts *o,
                                struct arb_view **out, unsigned *port, struct arb_err *err);
