@@ -457,7 +457,10 @@ static enum arb_status queue_page(struct view_ctx *v, int64_t run, const char *a
             rs = arb_err_set(err, ARB_EINTERNAL, "the next pair to label is not among its case's");
     }
     if (!rs) {
-        view_html_begin(&h, v, out, "Label pairs", run);
+        if (next.found)
+            view_html_begin_blind(&h, v, out, "Label pairs", run);
+        else
+            view_html_begin(&h, v, out, "Label pairs", run);
         html_raw(&h, "<h1>Label pairs blind</h1>\n<p class=\"meta\" id=\"queue-progress\"><span>");
         html_text(&h, annotator);
         html_printf(&h,

@@ -11,12 +11,24 @@
 #include "../report/html_int.h"
 #include "view_int.h"
 
+/* blind: the labelling queue's frame, whose navigation leads nowhere that shows a verdict. */
+static void page_begin(struct html *h, const struct view_ctx *v, const char *title, int64_t run,
+                       int blind);
+
 void view_html_begin(struct html *h, struct view_ctx *v, struct view_resp *out, const char *title,
                      int64_t run)
 {
     h->out = &out->body;
     h->st = ARB_OK;
-    view_page_begin(h, v, title, run);
+    page_begin(h, v, title, run, 0);
+}
+
+void view_html_begin_blind(struct html *h, struct view_ctx *v, struct view_resp *out,
+                           const char *title, int64_t run)
+{
+    h->out = &out->body;
+    h->st = ARB_OK;
+    page_begin(h, v, title, run, 1);
 }
 
 enum arb_status view_html_end(struct html *h)
@@ -26,6 +38,12 @@ enum arb_status view_html_end(struct html *h)
 }
 
 void view_page_begin(struct html *h, const struct view_ctx *v, const char *title, int64_t run)
+{
+    page_begin(h, v, title, run, 0);
+}
+
+static void page_begin(struct html *h, const struct view_ctx *v, const char *title, int64_t run,
+                       int blind)
 {
     html_raw(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -37,7 +55,11 @@ void view_page_begin(struct html *h, const struct view_ctx *v, const char *title
     html_text(h, title);
     html_raw(h, " &middot; Arbiter</title>\n</head>\n<body>\n<nav class=\"top\">"
                 "<a class=\"brand\" href=\"/\">Arbiter</a><a href=\"/\">Runs</a>");
-    if (run > 0) {
+    if (run > 0 && blind) {
+        /* The run's cases, report and labels name the systems behind the pair in view: one
+         * click away, they would unblind the annotator by accident. */
+        html_printf(h, "<a href=\"/runs/%" PRId64 "/label\">Label</a>", run);
+    } else if (run > 0) {
         html_printf(h,
                     "<a href=\"/runs/%" PRId64 "\">Run %" PRId64 "</a>"
                     "<a href=\"/runs/%" PRId64 "/cases\">Cases</a>"

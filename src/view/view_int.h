@@ -1,7 +1,7 @@
 /*
  * view_int.h - what the files of `arbiter view` share (src/view/): one request as the
  * pages see it, one reply, and the server's state.  server.c owns the HTTP side
- * (libmicrohttpd: parsing, the Host and token checks, headers); the pages (browse.c,
+ * (libmicrohttpd: parsing, the Host and token checks, headers); the pages (runs_page.c,
  * case_page.c, label_pages.c ...) only read a struct view_req and fill a struct view_resp,
  * so they are tested without a socket.
  *
@@ -59,7 +59,8 @@
  *                                       pair's position among the case's blinding rows,
  *                                       arb_store_label_pairs; never its systems),
  *                                       annotator, choice = A | B | tie, crit.NAME = A | B |
- *                                       tie, note), #queue-progress.  Without an annotator:
+ *                                       tie, note), #queue-progress; its navigation
+ *                                       links to the queue only.  Without an annotator:
  *                                       form#annotator.  Without --label: #label-disabled.
  *                                       The form's action carries the case again
  *                                       (?case=, percent-encoded), which a POST's query
@@ -165,6 +166,11 @@ enum arb_status view_error_page(struct view_ctx *v, struct view_resp *out, int s
  */
 void view_html_begin(struct html *h, struct view_ctx *v, struct view_resp *out, const char *title,
                      int64_t run);
+
+/* The same for a page showing a pair blind: its navigation has no link to the run, its
+ * cases, report or labels, which would show the systems behind the pair. */
+void view_html_begin_blind(struct html *h, struct view_ctx *v, struct view_resp *out,
+                           const char *title, int64_t run);
 enum arb_status view_html_end(struct html *h);
 
 /* s percent-encoded for a path segment or query value (every byte outside [A-Za-z0-9-._~]),

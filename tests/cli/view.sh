@@ -311,6 +311,10 @@ has "label queue" 'id="response-a"'
 has "label queue" 'id="response-b"'
 lacks "label queue (blind)" 'baseline'
 lacks "label queue (blind)" 'candidate'
+lacks "label queue: no link to the cases" 'href="/runs/1/cases"'
+lacks "label queue: no link to the labels" 'href="/runs/1/labels"'
+lacks "label queue: no link to the report" 'href="/runs/1/report"'
+lacks "label queue: no link to the run" 'href="/runs/1"'
 TOKEN=$(sed -n 's/.*name="arbiter-token" content="\([0-9a-f]*\)".*/\1/p' "$T/body")
 case_id=$(sed -n 's/.*name="case" value="\([^"]*\)".*/\1/p' "$T/body")
 pair=$(sed -n 's/.*name="pair" value="\([^"]*\)".*/\1/p' "$T/body")
