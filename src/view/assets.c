@@ -47,6 +47,7 @@ static const char *const view_css[] = {
     "ins{background:#d7f5dd;text-decoration:none}",
     "del{background:#fde2e1;text-decoration:none}",
     ".output h4{margin:0 0 6px;font-size:.9rem}",
+    ".output .file{font-weight:600;color:var(--muted)}",
     ".choices{display:flex;gap:14px;flex-wrap:wrap;margin:8px 0}",
     ".choices label{border:1px solid var(--line);border-radius:8px;padding:6px 14px;"
     "background:#fff;cursor:pointer}",

@@ -25,7 +25,7 @@
 #include "arbiter/report.h"
 #include "view_int.h"
 
-#define MAX_CRIT  32
+#define MAX_CRIT  32 /* criteria offered: with the form's 6 other fields, under MAX_ARGS (64) */
 #define SHOWN_MAX (1u << 20) /* bytes of each response shown, after redaction */
 
 /* What the queue knows of the run: its systems, criteria and redaction list. */
@@ -226,9 +226,9 @@ static int on_output(void *ctx, const struct arb_output_row *o)
         return 0;
     /* A file's name may spell its system ("out/gpt-4o.md"): the judge saw it redacted. */
     if (*o->file) {
-        html_raw(b->h, "<div class=\"file\">");
+        html_raw(b->h, "<span class=\"file\">");
         b->rc = blind_text(b->h, b->ri, o->file, strlen(o->file), NULL);
-        html_raw(b->h, "</div>");
+        html_raw(b->h, "</span>\n");
     }
     if (b->rc)
         return 1;
