@@ -11,8 +11,9 @@
  *   3. cases again: for each case without a verdict yet, run every check on
  *      every system's stored output, then blind and decide every pair.
  * Memory holds one case and its outputs at a time, plus the set of ids.
- * A selection of cases (--limit, --cases; setup.c) is applied in pass 1 and
- * again in pass 3; outputs of suite cases outside it are skipped silently.
+ * A selection of cases (--limit, --cases), then a shard of it (--shard K/N;
+ * setup.c), is applied in pass 1 and again in pass 3; outputs of suite cases
+ * outside it are skipped silently.
  * Without a judge the writes (transactions included) are executed in order
  * by a writer thread (store_writer.c) while this one reads, checks and
  * decides, and pass 3 reads through a second connection (run_open_writer).
