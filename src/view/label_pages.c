@@ -23,6 +23,7 @@
 #include "arbiter/blind.h"
 #include "arbiter/labels.h"
 #include "arbiter/report.h"
+#include "arbiter/unicode.h"
 #include "view_int.h"
 
 #define MAX_CRIT  32 /* criteria offered: with the form's 6 other fields, under MAX_ARGS (64) */
@@ -291,15 +292,21 @@ static int on_task(void *ctx, const char *task)
 
 /* ---- pages -------------------------------------------------------------------------------- */
 
+/* As the store checks it (labels.h): 1 to 100 bytes of UTF-8, no C0, DEL or C1 control. */
 static int annotator_ok(const char *a)
 {
     size_t n = a ? strlen(a) : 0;
 
-    if (n == 0 || n > 100)
+    if (n == 0 || n > 100 || !arb_utf8_valid(a, n, NULL))
         return 0;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)a[i] < 0x20 || a[i] == 0x7f)
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)a[i];
+
+        if (c < 0x20 || c == 0x7f ||
+            (c == 0xc2 && i + 1 < n && (unsigned char)a[i + 1] >= 0x80 &&
+             (unsigned char)a[i + 1] <= 0x9f))
             return 0;
+    }
     return 1;
 }
 

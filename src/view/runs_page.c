@@ -189,7 +189,7 @@ enum arb_status view_compare_page(struct view_ctx *v, const struct view_req *r,
 {
     const char *as = view_arg(r, "a"), *bs = view_arg(r, "b");
     int64_t a = as ? view_run_id(v, as, err) : 0, b = bs ? view_run_id(v, bs, err) : 0;
-    cJSON *rep = NULL;
+    const cJSON *rep = NULL;
     struct html h;
     enum arb_status rs;
 
@@ -197,23 +197,20 @@ enum arb_status view_compare_page(struct view_ctx *v, const struct view_req *r,
         return ARB_EDB;
     if (a == 0 || b == 0)
         return view_error_page(v, out, 400, "a and b must name two runs of this database");
-    rs = arb_report_build(v->st, a, &rep, err);
-    if (!rs)
-        rs = arb_report_add_against(v->st, a, b, rep, err);
-    if (rs) {
-        cJSON_Delete(rep);
+    rs = view_cache_against(v, a, b, &rep, err);
+    if (rs)
         return rs;
-    }
     view_html_begin(&h, v, out, "Compare runs", a);
     html_printf(&h, "<h1>Run %" PRId64 " against run %" PRId64 "</h1>\n", a, b);
     html_raw(&h, "<section class=\"card\">");
     rs = compare_form(v, &h, as, bs, err);
-    html_raw(&h, "</section>\n<section class=\"card\" id=\"compare-summary\">"
-                 "<h2>Who won, in each run</h2>\n");
+    html_printf(&h,
+                "</section>\n<section class=\"card\" id=\"compare-summary\">"
+                "<h2>Who won in run %" PRId64 "</h2>\n",
+                a);
     html_chart_systems(&h, rep);
     html_raw(&h, "</section>\n");
     html_against(&h, rep);
-    cJSON_Delete(rep);
     if (rs)
         return rs;
     return view_html_end(&h);

@@ -42,6 +42,7 @@ struct arb_view {
     struct MHD_Daemon *d;
     struct view_ctx ctx;
     char host[3][96]; /* the Host values accepted: the bound address, localhost */
+    int any_host;     /* bound to every address: any Host naming the port */
     unsigned port;
 };
 
@@ -241,10 +242,30 @@ static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, const c
 
 /* ---- the checks every request passes ------------------------------------------------------ */
 
+/* "NAME:PORT" with this server's port and a name of host-name characters. */
+static int any_name_this_port(const struct arb_view *v, const char *host)
+{
+    char port[16];
+    size_t n = strlen(host), pn;
+
+    pn = (size_t)snprintf(port, sizeof(port), ":%u", v->port);
+    if (n <= pn || strcmp(host + n - pn, port) != 0)
+        return 0;
+    for (size_t i = 0; i < n - pn; i++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]", host[i]))
+            return 0;
+    return 1;
+}
+
 static int host_ok(const struct arb_view *v, const char *host)
 {
     if (!host)
         return 0;
+    /* Bound to every address (--bind 0.0.0.0 or ::), the server was asked to be reached by
+     * other machines under whatever name they use: any Host naming its port.  Writes still
+     * need the session's token. */
+    if (v->any_host)
+        return any_name_this_port(v, host);
     for (int i = 0; i < 3; i++)
         if (v->host[i][0] && strcmp(host, v->host[i]) == 0)
             return 1;
@@ -476,6 +497,8 @@ static void accepted_hosts(struct arb_view *v, const struct sockaddr_storage *sa
         loopback = ntohl(s4->sin_addr.s_addr) == INADDR_LOOPBACK;
     }
     snprintf(v->host[0], sizeof(v->host[0]), v6 ? "[%s]:%u" : "%s:%u", text, v->port);
+    v->any_host =
+        v6 ? IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr) : s4->sin_addr.s_addr == htonl(INADDR_ANY);
     if (loopback)
         snprintf(v->host[1], sizeof(v->host[1]), "localhost:%u", v->port);
 }

@@ -17,8 +17,10 @@
 struct view_cache {
     int64_t run;
     cJSON *report;
-    int64_t html_run;    /* the static report last rendered, its run */
-    struct arb_buf html; /* and its bytes */
+    int64_t against[2];    /* the comparison last asked: run a against run b */
+    cJSON *against_report; /* and its report */
+    int64_t html_run;      /* the static report last rendered, its run */
+    struct arb_buf html;   /* and its bytes */
 };
 
 int view_cache_new(struct view_cache **out)
@@ -34,6 +36,7 @@ void view_cache_free(struct view_cache *c)
     if (!c)
         return;
     cJSON_Delete(c->report);
+    cJSON_Delete(c->against_report);
     arb_buf_release(&c->html);
     free(c);
 }
@@ -104,5 +107,31 @@ enum arb_status view_cache_html(struct view_ctx *v, int64_t run, const struct ar
         return rs;
     c->html_run = run;
     *out = &c->html;
+    return ARB_OK;
+}
+
+enum arb_status view_cache_against(struct view_ctx *v, int64_t a, int64_t b, const cJSON **out,
+                                   struct arb_err *err)
+{
+    struct view_cache *c = v->cache;
+    cJSON *rep = NULL;
+    enum arb_status rs;
+
+    if (c->against_report && c->against[0] == a && c->against[1] == b) {
+        *out = c->against_report;
+        return ARB_OK;
+    }
+    rs = arb_report_build(v->st, a, &rep, err);
+    if (!rs)
+        rs = arb_report_add_against(v->st, a, b, rep, err);
+    if (rs) {
+        cJSON_Delete(rep);
+        return rs;
+    }
+    cJSON_Delete(c->against_report);
+    c->against_report = rep;
+    c->against[0] = a;
+    c->against[1] = b;
+    *out = rep;
     return ARB_OK;
 }

@@ -134,6 +134,9 @@ struct cJSON;
 enum arb_status view_cache_report(struct view_ctx *v, int64_t run, const struct cJSON **out,
                                   struct arb_err *err);
 #define VIEW_CASES_IN_REPORT 2000 /* cases detailed in the static report, as arbiter report's */
+/* The report of run a with what changed against run b (the compare page), the last kept. */
+enum arb_status view_cache_against(struct view_ctx *v, int64_t a, int64_t b,
+                                   const struct cJSON **out, struct arb_err *err);
 enum arb_status view_cache_html(struct view_ctx *v, int64_t run, const struct arb_buf **out,
                                 struct arb_err *err);
 

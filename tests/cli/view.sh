@@ -205,6 +205,30 @@ if [ -s "$T/v6.port" ]; then
 else
     wait $V6_PID # no IPv6 loopback here: nothing to test
 fi
+# Bound to every address, the server is reached under any name other machines use: any Host
+# naming its port (writes still need the token); another port is still refused.
+rm -f "$T/any.port"
+"$ARB" view --db "$DB" --bind 0.0.0.0 --port 0 --port-file "$T/any.port" --no-warm 2>"$T/any.err" &
+ANY_PID=$!
+i=0
+while [ ! -s "$T/any.port" ] && [ $i -lt 100 ] && kill -0 $ANY_PID 2>/dev/null; do
+    sleep 0.05
+    i=$((i + 1))
+done
+if [ -s "$T/any.port" ]; then
+    PA=$(cat "$T/any.port")
+    code=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: arbiter-box.example:$PA" "http://127.0.0.1:$PA/")
+    [ "$code" = 200 ] && ok || bad "--bind 0.0.0.0, Host arbiter-box.example:$PA: status $code"
+    code=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: arbiter-box.example:1" "http://127.0.0.1:$PA/")
+    [ "$code" = 403 ] && ok || bad "--bind 0.0.0.0, Host of another port: status $code"
+    code=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: <x>:$PA" "http://127.0.0.1:$PA/")
+    [ "$code" = 403 ] && ok || bad "--bind 0.0.0.0, a Host that is no name: status $code"
+    kill $ANY_PID
+    wait $ANY_PID
+else
+    bad "--bind 0.0.0.0 did not listen: $(cat "$T/any.err")"
+    wait $ANY_PID
+fi
 [ "$(sha256sum "$DB" | cut -d' ' -f1)" = "$sum_before" ] && ok ||
     bad "a read-only view changed the database file"
 [ "$(sqlite3 "$DB" 'select count(*) from labels')" = 0 ] && ok || bad "labels written read-only"
@@ -305,6 +329,10 @@ get "label queue, a 1.8 MB output" 200 '/runs/3/label?annotator=z'
 has "label queue, a 1.8 MB output" 'more bytes not shown]'
 get "label page asks a name" 200 /runs/1/label
 has "label page asks a name" 'id="annotator"'
+# A C1 control character (U+0085, C2 85) in a name is refused when it is asked, not on save.
+get "a name with a C1 control" 200 '/runs/1/label?annotator=a%C2%85b'
+has "a name with a C1 control" 'A name has 1 to 100 characters'
+lacks "a name with a C1 control" 'id="label-form"'
 get "label queue" 200 '/runs/1/label?annotator=ann%201'
 has "label queue" 'id="label-form"'
 has "label queue" 'id="response-a"'
