@@ -26,7 +26,7 @@
 #include "arbiter/unicode.h"
 #include "view_int.h"
 
-#define MAX_CRIT  32 /* criteria offered: with the form's 6 other fields, under MAX_ARGS (64) */
+#define MAX_CRIT  32 /* criteria offered: with the form's 6 other fields, under VIEW_MAX_ARGS (64) */
 #define SHOWN_MAX (1u << 20) /* bytes of each response shown, after redaction */
 
 /* What the queue knows of the run: its systems, criteria and redaction list. */

@@ -8,9 +8,9 @@
  * Origin of this server.  The path and query arguments are decoded by libmicrohttpd (with
  * unescape() below, once: a path is never decoded again), form bodies here
  * (application/x-www-form-urlencoded, at most 64 KiB); a path or argument that is not UTF-8,
- * holds %00, or comes with more than MAX_ARGS others is refused (400), never cut or dropped.  Every
- * reply carries a Content-Security-Policy that allows no inline script and nothing from another
- * origin, so even an escaping mistake in a page could not run an output's script.
+ * holds %00, or comes with more than VIEW_MAX_ARGS others is refused (400), never cut or dropped.
+ * Every reply carries a Content-Security-Policy that allows no inline script and nothing from
+ * another origin, so even an escaping mistake in a page could not run an output's script.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +30,6 @@
 #include "arbiter/view.h"
 #include "view_int.h"
 
-#define MAX_ARGS 64
 #define MAX_BODY (64 * 1024)
 #define MAX_PAGE (64u * 1024 * 1024)
 /* A case id of 4 KB, every byte percent-encoded, and room to spare; libmicrohttpd keeps the
@@ -113,31 +112,18 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
     return n;
 }
 
-/* An argument is kept only when its name and value are UTF-8 without NUL. */
-static int acceptable(const char *s, size_t len)
-{
-    return strlen(s) == len && arb_utf8_valid(s, len, NULL);
-}
-
-struct arg_list {
-    struct view_arg a[MAX_ARGS];
-    size_t n;
-    int bad;      /* an argument was not UTF-8 or held a NUL */
-    int too_many; /* more than MAX_ARGS */
-};
-
 static enum MHD_Result on_query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
                                     const char *value)
 {
-    struct arg_list *l = cls;
+    struct view_args *l = cls;
 
     (void)kind;
-    if (!key || !acceptable(key, strlen(key)) ||
+    if (!key || !view_arg_acceptable(key, strlen(key)) ||
         (value && !arb_utf8_valid(value, strlen(value), NULL))) {
         l->bad = 1;
         return MHD_NO;
     }
-    if (l->n == MAX_ARGS) {
+    if (l->n == VIEW_MAX_ARGS) {
         l->too_many = 1;
         return MHD_NO;
     }
@@ -145,35 +131,6 @@ static enum MHD_Result on_query_arg(void *cls, enum MHD_ValueKind kind, const ch
     l->a[l->n].value = value ? value : "";
     l->n++;
     return MHD_YES;
-}
-
-/* Split a form body (modified in place) into l. */
-static void parse_form(char *body, struct arg_list *l)
-{
-    char *p = body;
-
-    while (p && *p) {
-        char *amp = strchr(p, '&'), *eq;
-        size_t kn, vn;
-
-        if (amp)
-            *amp = '\0';
-        eq = strchr(p, '=');
-        if (eq)
-            *eq = '\0';
-        kn = view_url_decode(p, 1);
-        vn = eq ? view_url_decode(eq + 1, 1) : 0;
-        if (!acceptable(p, kn) || (eq && !acceptable(eq + 1, vn))) {
-            l->bad = 1;
-        } else if (l->n == MAX_ARGS) {
-            l->too_many = 1;
-        } else {
-            l->a[l->n].name = p;
-            l->a[l->n].value = eq ? eq + 1 : "";
-            l->n++;
-        }
-        p = amp ? amp + 1 : NULL;
-    }
 }
 
 /* ---- replies ---------------------------------------------------------------------------- */
@@ -299,7 +256,7 @@ static int token_ok(const struct arb_view *v, const char *given)
 static enum MHD_Result run_page(struct arb_view *v, struct MHD_Connection *c, const char *url,
                                 int post, struct pending *p)
 {
-    struct arg_list args = {.n = 0};
+    struct view_args args = {.n = 0};
     struct view_req req;
     struct view_resp resp = {.status = 200};
     struct arb_err err = {{0}};
@@ -321,7 +278,7 @@ static enum MHD_Result run_page(struct arb_view *v, struct MHD_Connection *c, co
             free(path);
             return MHD_NO;
         }
-        parse_form(p->body.ptr, &args);
+        view_form_parse(p->body.ptr, &args);
     }
     if (args.bad || args.too_many) {
         free(path);

@@ -120,6 +120,22 @@ struct view_ctx {
     struct view_cache *cache; /* per-run derived data (the report); view_cache.c */
 };
 
+/* The arguments of one request (form.c): at most VIEW_MAX_ARGS, each UTF-8 without NUL. */
+#define VIEW_MAX_ARGS 64
+struct view_args {
+    struct view_arg a[VIEW_MAX_ARGS];
+    size_t n;
+    int bad;      /* an argument was not UTF-8 or held a NUL */
+    int too_many; /* more than VIEW_MAX_ARGS */
+};
+
+/* 1 when s[0..len) is UTF-8 and holds no NUL (strlen(s) == len). */
+int view_arg_acceptable(const char *s, size_t len);
+
+/* Split an application/x-www-form-urlencoded body (decoded in place: it must outlive l) into
+ * l, setting l->bad or l->too_many for what it cannot keep. */
+void view_form_parse(char *body, struct view_args *l);
+
 /* Decode %XX (and + as a space when plus_is_space) in place; returns the new length. */
 size_t view_url_decode(char *s, int plus_is_space);
 

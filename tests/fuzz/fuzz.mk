@@ -16,7 +16,7 @@ FUZZ_CC ?= clang
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
 FUZZ_MERGE ?= 0
-FUZZ_TARGETS = suite check reply schema jcs outputs labels view grader
+FUZZ_TARGETS = suite check reply schema jcs outputs labels view grader form
 FUZZ_SEED ?= 1
 FUZZ_OPTS = -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -dict=tests/fuzz/json.dict -seed=$(FUZZ_SEED)
 
