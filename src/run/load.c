@@ -75,7 +75,7 @@ enum arb_status run_load_cases(struct runner *r, size_t batch)
     struct arb_case c;
     enum arb_status st;
     size_t seq = 0;
-    int got, added;
+    int got;
 
     st = r->source->open_cases(r->source->ctx, r->s, &cr, r->err);
     if (st)
@@ -90,7 +90,7 @@ enum arb_status run_load_cases(struct runner *r, size_t batch)
 
         st = run_scope_pick(&r->scope, c.id, r->blinder, &keep);
         if (!st)
-            st = arb_strset_add(&r->ids, c.id, (size_t)keep, &added, NULL);
+            st = case_ids_add(&r->ids, c.id, keep);
         if (st || !keep) {
             arb_case_release(&c);
             seq++;
@@ -118,7 +118,7 @@ enum arb_status run_load_cases(struct runner *r, size_t batch)
     if (!st && got < 0)
         st = (enum arb_status) - got;
     if (!st)
-        st = run_scope_check(&r->scope, &r->ids, r->s->path, r->err);
+        st = run_scope_check(&r->scope, &r->ids.fps, r->s->path, r->err);
     if (!st)
         st = arb_store_writer_commit(r->w, r->err);
     else
@@ -141,27 +141,23 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
 {
     struct arb_output_reader *rd = NULL;
     struct arb_output o;
-    struct arb_strset seen, trial_of; /* case -> the trial of its first stored output */
-    struct arb_buf key;
-    size_t n = 0, isys = (size_t)(sys - r->s->systems), first;
-    int got, added;
+    size_t n = 0, isys = (size_t)(sys - r->s->systems);
+    int got, keep, first;
     enum arb_status st;
 
     st = r->source->open_outputs(r->source->ctx, r->s, isys, &rd, r->err);
     if (st)
         return arb_err_prefix(r->err, st, "system '%s'", sys->name);
-    arb_strset_init(&seen);
-    arb_strset_init(&trial_of);
-    arb_buf_init(&key, 0);
+    case_ids_next_system(&r->ids);
     memset(&o, 0, sizeof(o));
     r->prog.phase = ARB_RUN_LOADING_OUTPUTS;
     r->prog.system = sys->name;
     r->prog.done = 0;
     st = arb_store_writer_begin(r->w, r->err);
     while (!st && (got = arb_output_reader_next(rd, &o, r->err)) == 1) {
-        size_t keep = 1;
+        int known = case_ids_get(&r->ids, o.case_id, &keep);
 
-        if (arb_strset_get(&r->ids, o.case_id, &keep) && !keep) {
+        if (known && !keep) {
             arb_output_release(&o); /* a case of the suite the run does not keep */
             continue;
         }
@@ -171,18 +167,13 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
             arb_output_release(&o);
             continue;
         }
-        arb_buf_reset(&key);
-        st = arb_buf_printf(&key, "%s/%s", o.case_id, o.file ? o.file : "");
-        if (!st && o.trial)
-            st = arb_buf_printf(&key, " (trial %lld)", (long long)o.trial);
-        if (!st)
-            st = arb_strset_add(&seen, key.ptr, 0, &added, NULL);
-        if (st) {
-            /* fall through to cleanup */
-        } else if (!arb_strset_get(&r->ids, o.case_id, NULL)) {
+        first = 1;
+        if (!known) {
             st = problem(r, "unknown_case", o.case_id, sys->name,
                          "output for case '%s', which the suite does not have", o.case_id);
-        } else if (!added) {
+        } else if ((st = case_ids_output(&r->ids, &o, &first)) != ARB_OK) {
+            /* fall through to cleanup */
+        } else if (!first) {
             char what[600];
 
             snprintf(what, sizeof(what), "'%s'%s%s%s", o.case_id, o.file ? ", file '" : "",
@@ -205,9 +196,7 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
                 st = arb_store_writer_put_output(r->w, r->run, &row, r->err);
             /* Two trials of one case: the system has trials (has_trials, new runs). */
             if (!st)
-                st = arb_strset_add(&trial_of, o.case_id, (size_t)o.trial, &added, &first);
-            if (!st && !added && first != (size_t)o.trial)
-                r->has_trials[isys] = 1;
+                st = case_ids_stored(&r->ids, &o, &r->has_trials[isys]);
             free(meta);
         }
         arb_output_release(&o);
@@ -226,9 +215,6 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
     else
         run_abort_writes(r);
     arb_output_reader_free(rd);
-    arb_strset_release(&seen);
-    arb_strset_release(&trial_of);
-    arb_buf_release(&key);
+    case_ids_next_system(&r->ids);
     return st;
 }
-

@@ -10,7 +10,8 @@
  *      duplicates and unknown case ids as problems;
  *   3. cases again: for each case without a verdict yet, run every check on
  *      every system's stored output, then blind and decide every pair.
- * Memory holds one case and its outputs at a time, plus the set of ids.
+ * Memory holds one case and its outputs at a time, plus the case ids'
+ * fingerprints (case_ids.c).
  * A selection of cases (--limit, --cases), then a shard of it (--shard K/N;
  * setup.c), is applied in pass 1 and again in pass 3; outputs of suite cases
  * outside it are skipped silently.
@@ -359,10 +360,9 @@ static enum arb_status evaluate_cases(struct runner *r, size_t batch)
     while (!st && (got = arb_case_reader_next(cr, &r->batch[r->n_batch], r->err)) == 1) {
         struct arb_case *kc = &r->batch[r->n_batch];
         struct items *it = &r->batch_items[r->n_batch];
-        size_t keep = 1;
-        int need = 0;
+        int keep = 1, need = 0;
 
-        if (r->scope.on && !(arb_strset_get(&r->ids, kc->id, &keep) && keep)) {
+        if (r->scope.on && !(case_ids_get(&r->ids, kc->id, &keep) && keep)) {
             arb_case_release(kc);
             memset(kc, 0, sizeof(*kc));
             continue;
@@ -410,7 +410,7 @@ static enum arb_status runner_init(struct runner *r, struct arb_store *st, struc
     int added;
 
     memset(r, 0, sizeof(*r));
-    arb_strset_init(&r->ids);
+    case_ids_init(&r->ids);
     r->st = st;
     r->s = s;
     r->err = err;
@@ -460,7 +460,7 @@ static void runner_release(struct runner *r)
     free(r->batch);
     free(r->batch_items);
     escalation_free(r->esc);
-    arb_strset_release(&r->ids);
+    case_ids_release(&r->ids);
     run_scope_release(&r->scope);
 }
 
@@ -553,7 +553,7 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
     if (!rc) /* passes 1 and 2 committed before pass 3 reads them */
         rc = arb_store_writer_sync(r.w, err);
     if (!r.scope.on) /* pass 3 needs the ids only to keep to a selection */
-        arb_strset_release(&r.ids);
+        case_ids_release(&r.ids);
     if (rc && rc != ARB_EDB && rc != ARB_ENOMEM && !opts->resume_run && r.run) {
         /* Bad input found while loading a new run: leave no partial record behind. */
         struct arb_err ignored = {{0}};

@@ -259,9 +259,10 @@ enum arb_status run_scope_shard(const char *json, unsigned *k, unsigned *n, char
 
 /*
  * After every case has streamed by: ARB_EUSAGE naming the first id that the
- * suite (whose ids are in all) does not have.
+ * suite (whose ids' fingerprints are in all) does not have.
  */
-enum arb_status run_scope_check(const struct run_scope *sc, const struct arb_strset *all,
+struct arb_fpset;
+enum arb_status run_scope_check(const struct run_scope *sc, const struct arb_fpset *all,
                                 const char *suite_path, struct arb_err *err);
 
 void run_scope_release(struct run_scope *sc);

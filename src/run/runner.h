@@ -9,7 +9,9 @@
 #include "arbiter/blind.h"
 #include "arbiter/buf.h"
 #include "arbiter/run.h"
+#include "arbiter/fpset.h"
 #include "arbiter/strset.h"
+#include "arbiter/suite.h"
 #include "run_int.h"
 
 /* One system's stored output files for the current case: files[0..n) are the compared
@@ -19,13 +21,39 @@ struct sysout {
     size_t n, n_all, cap;
 };
 
+/* The case ids a run remembers (case_ids.c), by fingerprint. */
+struct case_ids {
+    struct arb_fpset fps;       /* every case id of the suite */
+    struct arb_strset shared;   /* an id whose fingerprint an earlier id has -> keep */
+    struct arb_strset seen;     /* the system being loaded: its outputs with a file or a trial */
+    struct arb_strset trial_of; /* ... and the first trial of a case of a shared fingerprint */
+};
+
+void case_ids_init(struct case_ids *ids);
+void case_ids_release(struct case_ids *ids);
+
+/* Remember a case of the suite (ids the case reader let through: never a repeat). */
+enum arb_status case_ids_add(struct case_ids *ids, const char *id, int keep);
+
+/* 1 when the suite has the case, with *keep 1 when the run keeps it; else 0. */
+int case_ids_get(const struct case_ids *ids, const char *id, int *keep);
+
+/* Forget the outputs of the system loaded last, before the next one's. */
+void case_ids_next_system(struct case_ids *ids);
+
+/* An output of a case the suite has: *first 1 unless an output of that key came before. */
+enum arb_status case_ids_output(struct case_ids *ids, const struct arb_output *o, int *first);
+
+/* An output stored: *trials set to 1 when its case had one of another trial. */
+enum arb_status case_ids_stored(struct case_ids *ids, const struct arb_output *o, int *trials);
+
 struct runner {
     const struct arb_run_opts *opts;
     const struct arb_run_source *source; /* opts->source, or the suite's files */
     struct arb_run_source files;
     struct arb_run_progress prog;
     struct run_scope scope;
-    struct arb_strset ids; /* every case id of the suite -> 1 when the run keeps it */
+    struct case_ids ids; /* every case id of the suite, and whether the run keeps it */
     struct arb_store *st;
     struct arb_store *rd;        /* pass 3 reads: st, or a second connection with a writer */
     struct arb_store_writer *w;  /* pass 3 writes */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "arbiter/blind.h"
+#include "arbiter/fpset.h"
 #include "arbiter/judge.h"
 #include "arbiter/json.h"
 #include "arbiter/run.h"
@@ -166,7 +167,7 @@ enum arb_status run_scope_pick(struct run_scope *sc, const char *id, struct arb_
     return st;
 }
 
-enum arb_status run_scope_check(const struct run_scope *sc, const struct arb_strset *all,
+enum arb_status run_scope_check(const struct run_scope *sc, const struct arb_fpset *all,
                                 const char *suite_path, struct arb_err *err)
 {
     size_t i;
@@ -174,7 +175,7 @@ enum arb_status run_scope_check(const struct run_scope *sc, const struct arb_str
     if (!sc->named || sc->found == sc->want.n)
         return ARB_OK;
     for (i = 0; i < sc->want.cap; i++)
-        if (sc->want.keys[i] && !arb_strset_get(all, sc->want.keys[i], NULL))
+        if (sc->want.keys[i] && !arb_fpset_get(all, sc->want.keys[i]))
             return arb_err_set(err, ARB_EUSAGE, "--cases: case '%s' is not in the suite '%s'",
                                sc->want.keys[i], suite_path);
     return ARB_OK;

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "arbiter/buf.h"
+#include "arbiter/fpset.h"
 #include "arbiter/compare.h"
 #include "arbiter/schema.h"
 #include "arbiter/status.h"
@@ -141,15 +142,15 @@ void line_reader_close(struct line_reader *lr);
 
 /* ---- idset.c ------------------------------------------------------------------------- */
 
-/* A set of ids, each with where it was first seen (a line or an index). */
+/* A set of ids' fingerprints, each with where it was first seen (a line or an index). */
 struct idset {
-    struct id_entry *slots;
-    size_t n, cap;
+    struct arb_fpset fps;
 };
 
 /*
- * Add id seen at where.  Returns 1 when added, 0 when id was already there
- * (then *first receives where it was first seen), -ARB_ENOMEM.
+ * Add id seen at where.  Returns 1 when added, 0 when an id of the same
+ * fingerprint was already there (then *first receives where it was first seen:
+ * the caller confirms it is the same id), -ARB_ENOMEM.
  */
 int idset_add(struct idset *set, const char *id, size_t where, size_t *first);
 

@@ -191,3 +191,31 @@ Test(blind, should_redact_json_escaped_spellings)
     cr_assert_eq(n, 7);
     arb_buf_release(&out);
 }
+
+#include "arbiter/fpset.h"
+
+Test(fpset, should_remember_first_values_and_tell_keys_apart)
+{
+    struct arb_fpset s;
+    char key[32];
+    uint64_t *v = NULL;
+    size_t i;
+    int added;
+
+    arb_fpset_init(&s);
+    cr_assert_null(arb_fpset_get(&s, "x"));
+    for (i = 0; i < 100000; i++) {
+        snprintf(key, sizeof(key), "case-%06zu", i);
+        cr_assert_eq(arb_fpset_add(&s, key, i, &added, NULL), ARB_OK);
+        cr_assert_eq(added, 1, "%s", key);
+    }
+    cr_assert_eq(arb_fpset_add(&s, "case-000017", 99, &added, &v), ARB_OK);
+    cr_assert_eq(added, 0);
+    cr_assert_eq(*v, 17);
+    cr_assert_eq(*arb_fpset_get(&s, "case-099999"), 99999);
+    cr_assert_null(arb_fpset_get(&s, "case-100000"));
+    cr_assert_neq(arb_fpset_hash(""), 0);
+    cr_assert_neq(arb_fpset_hash("a"), arb_fpset_hash("b"));
+    cr_assert_eq(s.n, 100000);
+    arb_fpset_release(&s);
+}

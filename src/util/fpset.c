@@ -1,0 +1,109 @@
+/*
+ * fpset.c - a set of string fingerprints with values (see include/arbiter/fpset.h).
+ *
+ * The hash reads the key eight bytes at a time through a 64-bit bijective mixer
+ * (the finalizer of splitmix64), so two keys of one length up to eight bytes
+ * never collide and other keys collide like random values.  The table doubles at three quarters
+ * full and is one array, so releasing it gives its memory back at once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/fpset.h"
+
+void arb_fpset_init(struct arb_fpset *s)
+{
+    memset(s, 0, sizeof(*s));
+}
+
+void arb_fpset_release(struct arb_fpset *s)
+{
+    free(s->slots);
+    arb_fpset_init(s);
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+uint64_t arb_fpset_hash(const char *key)
+{
+    size_t len = strlen(key), i;
+    uint64_t h = mix(len + 0x9e3779b97f4a7c15ull), w;
+
+    for (i = 0; i + 8 <= len; i += 8) {
+        memcpy(&w, key + i, 8);
+        h = mix(h ^ w) + 0x9e3779b97f4a7c15ull;
+    }
+    if (i < len) {
+        w = 0;
+        memcpy(&w, key + i, len - i);
+        h = mix(h ^ w);
+    }
+    return h ? h : 1;
+}
+
+static struct arb_fpset_slot *find(struct arb_fpset_slot *slots, size_t cap, uint64_t fp)
+{
+    size_t i = (size_t)fp & (cap - 1);
+
+    while (slots[i].fp && slots[i].fp != fp)
+        i = (i + 1) & (cap - 1);
+    return &slots[i];
+}
+
+static enum arb_status grow(struct arb_fpset *s)
+{
+    size_t cap = s->cap ? s->cap * 2 : 64, i;
+    struct arb_fpset_slot *slots = calloc(cap, sizeof(*slots));
+
+    if (!slots)
+        return ARB_ENOMEM;
+    for (i = 0; i < s->cap; i++)
+        if (s->slots[i].fp)
+            *find(slots, cap, s->slots[i].fp) = s->slots[i];
+    free(s->slots);
+    s->slots = slots;
+    s->cap = cap;
+    return ARB_OK;
+}
+
+enum arb_status arb_fpset_add(struct arb_fpset *s, const char *key, uint64_t value, int *added,
+                              uint64_t **value_out)
+{
+    uint64_t fp = arb_fpset_hash(key);
+    struct arb_fpset_slot *e;
+
+    if ((s->n + 1) * 4 > s->cap * 3) {
+        enum arb_status st = grow(s);
+
+        if (st)
+            return st;
+    }
+    e = find(s->slots, s->cap, fp);
+    *added = !e->fp;
+    if (!e->fp) {
+        e->fp = fp;
+        e->value = value;
+        s->n++;
+    }
+    if (value_out)
+        *value_out = &e->value;
+    return ARB_OK;
+}
+
+uint64_t *arb_fpset_get(const struct arb_fpset *s, const char *key)
+{
+    struct arb_fpset_slot *e;
+
+    if (!s->cap)
+        return NULL;
+    e = find(s->slots, s->cap, arb_fpset_hash(key));
+    return e->fp ? &e->value : NULL;
+}
