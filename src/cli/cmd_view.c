@@ -20,7 +20,7 @@
 
 static const char usage_text[] =
     "usage: arbiter view [--db FILE] [--port N] [--bind ADDR] [--port-file FILE]\n"
-    "                    [--label [--annotator NAME]]\n"
+    "                    [--label [--annotator NAME]] [--no-warm]\n"
     "\n"
     "Serve a local web application over a database (default ./" CLI_DEFAULT_DB "): the runs,\n"
     "each run's cases with filters (status, winner, position-inconsistent, judge failed,\n"
@@ -43,7 +43,10 @@ static const char usage_text[] =
     "\n"
     "Labels feed 'arbiter calibrate --run RUN --labels-from-db' and 'arbiter export RUN\n"
     "--labels'.  Writes need the session token that the server's own pages carry, so no\n"
-    "other web page can label; requests naming another host are refused.\n";
+    "other web page can label; requests naming another host are refused.\n"
+    "\n"
+    "Exit codes: 0 stopped by SIGINT or SIGTERM, 2 a bad option or no database,\n"
+    "4 the database cannot be opened or the port cannot be bound.\n";
 
 /* Writes the port to path.tmp.PID and renames it over path, so a reader never sees half. */
 static int write_port_file(const char *path, unsigned port)
