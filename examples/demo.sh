@@ -50,6 +50,7 @@ echo "== arbiter report latest --db $DB --strategy statistical   (its trials sec
 echo "Look further: arbiter show 1 inv-004 --db $DB   (another case the judge was asked about)"
 echo "              arbiter report 1 --format html -o $OUT/demo.html --db $DB"
 echo "              sqlite3 $DB 'select * from v_system_wins'   (see db/README.md)"
+echo "              arbiter view --db $DB   (browse it, and label pairs blind with --label)"
 echo
 # The report of the first run, its judge line and judge health section last.
 echo "== arbiter report 1 --db $DB"
