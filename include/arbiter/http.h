@@ -133,14 +133,33 @@ enum arb_status arb_transport_submit(struct arb_transport *t, const struct arb_h
                                      struct arb_err *err);
 
 /*
- * Run until every queued request has completed, calling on_done once per
- * request.  Returns ARB_OK, or ARB_ENOMEM / ARB_EINTERNAL when curl itself
+ * Run until every queued request has completed (or a callback yields),
+ * calling on_done once per request.  Returns ARB_OK, or ARB_ENOMEM / ARB_EINTERNAL when curl itself
  * fails.  After arb_transport_abort (e.g. from on_done on a 401), queued and
  * running requests complete at once with st ARB_EUSAGE and error "aborted".
  */
 enum arb_status arb_transport_run(struct arb_transport *t,
                                   void (*on_done)(void *ctx, const struct arb_http_result *r),
                                   void *ctx, struct arb_err *err);
+
+/*
+ * From on_done: make arb_transport_run return ARB_OK once this callback
+ * returns, leaving the other requests queued, waiting, running or (finished,
+ * their callbacks not made) for the next run, which hands those over first.
+ * Ignored outside a run.
+ */
+void arb_transport_yield(struct arb_transport *t);
+
+/*
+ * Start queued requests as far as the concurrency allows and let curl send
+ * what it can, without waiting and without calling on_done: a request that
+ * finishes keeps its slot until the next arb_transport_run hands it over.
+ * For a caller that queues requests while it holds other work (a database
+ * transaction) that on_done must not run inside.  ARB_OK, ARB_EUSAGE from a
+ * callback, or ARB_ENOMEM / ARB_EINTERNAL when curl fails (the next run
+ * meets the failure again and completes every request with it).
+ */
+enum arb_status arb_transport_step(struct arb_transport *t, struct arb_err *err);
 
 void arb_transport_abort(struct arb_transport *t);
 

@@ -1,23 +1,36 @@
 /*
  * transport.c - the judge's HTTP transport on one curl multi handle (see
- * include/arbiter/http.h).
+ * include/arbiter/http.h): the scheduler.
  *
  * A request lives in exactly one place at a time: the FIFO of requests ready
  * to start, the list of requests waiting for a retry (ordered by due time),
- * or the table of running transfers (at most `concurrency`, each on an easy
- * handle from a small pool, so connections are reused).  arb_transport_run
- * turns the crank: it starts ready requests, drives curl, classifies every
- * finished attempt (success, retry later, final failure) and sleeps in
- * curl_multi_poll no longer than the next due retry, so waiting never blocks
- * other transfers.  Each attempt's reply headers are read as they arrive
- * (transport_retry.c) for the wait the server asks for and x-should-retry;
- * what a curl code or a status means is transport_fail.c's.
+ * the table of running transfers (at most `concurrency`, each on an easy
+ * handle from a small pool, so connections are reused), or the FIFO of
+ * completions whose callback is yet to run.  arb_transport_run turns the
+ * crank: it starts ready requests, drives curl, classifies every finished
+ * attempt (success, retry later, final failure) and sleeps in
+ * curl_multi_poll no longer than the next due retry.
  *
- * Error texts are built from fixed words, the HTTP status and
- * curl_easy_strerror(), never from curl's error buffer, the request or the
- * reply, so a header value (the API key) cannot reach them.  What a request
- * or a reply body means (provider, JSON, tokens) is the caller's business,
- * told through the classify hook; curl_global_init is the command line's.
+ * Slots go to work that can use them.  A request waiting for its retry holds
+ * none: it is off the multi handle until due, and a due retry goes before the
+ * queue.  The slots that successes free go to the next requests, put on the
+ * wire before the successes' callbacks run (a callback stores its reply:
+ * replies that arrive together would otherwise keep their slots idle while
+ * each other's are stored); when a failure is among them, the callbacks run
+ * first, in order, since one may abort.  arb_transport_step starts requests
+ * between runs without calling back, and a callback may end a run early
+ * (arb_transport_yield), so a caller can keep the slots busy while it does
+ * other work.
+ *
+ * One request's copy, curl options and reply reading are transport_req.c's;
+ * each attempt's reply headers are read for the wait the server asks for and
+ * x-should-retry (transport_retry.c); what a curl code or a status means is
+ * transport_fail.c's.  Error texts are built from fixed words, the HTTP
+ * status and curl_easy_strerror(), never from curl's error buffer, the
+ * request or the reply, so a header value (the API key) cannot reach them.
+ * What a request or a reply body means (provider, JSON, tokens) is the
+ * caller's business, told through the classify hook; curl_global_init is the
+ * command line's.
  *
  * Choices the header leaves open: a negative max_retries or backoff_base_s
  * means none (zero means the default); final failures are ARB_EIO (HTTP
@@ -31,7 +44,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include <curl/curl.h>
@@ -48,60 +60,14 @@
 #define DEFAULT_BACKOFF_MAX_S   30.0
 #define DEFAULT_RETRY_AFTER_MAX 60.0
 #define DEFAULT_MAX_BODY        ((size_t)8 << 20)
-#define IDLE_POLL_MS            1000 /* curl shortens this to its own timers */
-
-/* One submitted request, from arb_transport_submit to its completion. */
-struct req {
-    struct req *next; /* in the ready FIFO or the waiting list */
-    char *url;
-    char *body; /* never NULL, so POSTFIELDS always points somewhere */
-    size_t body_len;
-    struct curl_slist *headers; /* owned copy, plus "Expect:" */
-    void *user;
-    CURL *easy; /* while running */
-    int attempts;
-    double first_start; /* monotonic seconds */
-    double attempt_start;
-    double due;                   /* when waiting: monotonic time of the next attempt */
-    long status;                  /* last HTTP status seen */
-    double server_wait;           /* seconds the last reply asked to wait, uncapped */
-    struct transport_hints hints; /* from the last reply's headers */
-    struct arb_buf reply;
-    int too_big; /* the write callback refused a chunk past the cap */
-    int no_mem;  /* the write callback ran out of memory */
-};
-
-struct arb_transport {
-    struct arb_transport_opts o;
-    CURLM *multi;
-    uint64_t rng; /* splitmix64 state for the jitter */
-    struct req *ready, *ready_tail;
-    struct req *waiting; /* ordered by due, earliest first */
-    struct req **active; /* o.concurrency slots; n_active in use */
-    size_t n_active;
-    CURL **idle; /* easy handles not in use; n_idle of them */
-    size_t n_idle;
-    atomic_int aborted;
-    int in_run;
-    void (*on_done)(void *ctx, const struct arb_http_result *r);
-    void *ctx;
-    enum arb_status run_st; /* first infrastructure failure of this run */
-};
+#define IDLE_POLL_MS            1000  /* curl shortens this to its own timers */
+#define STEP_PERFORM_S          0.002 /* between steps that start nothing, curl runs this often */
 
 static double now_s(void)
 {
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Wall clock, seconds since the epoch: for the dates in Retry-After and the reset headers. */
-static double wall_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -181,27 +147,6 @@ enum arb_status arb_transport_new(const struct arb_transport_opts *opts, struct 
     return ARB_OK;
 }
 
-static void req_free(struct req *r)
-{
-    if (!r)
-        return;
-    free(r->url);
-    free(r->body);
-    curl_slist_free_all(r->headers);
-    arb_buf_release(&r->reply);
-    free(r);
-}
-
-static void free_list(struct req *r)
-{
-    while (r) {
-        struct req *next = r->next;
-
-        req_free(r);
-        r = next;
-    }
-}
-
 void arb_transport_free(struct arb_transport *t)
 {
     size_t i;
@@ -212,66 +157,18 @@ void arb_transport_free(struct arb_transport *t)
         if (t->multi)
             curl_multi_remove_handle(t->multi, t->active[i]->easy);
         curl_easy_cleanup(t->active[i]->easy);
-        req_free(t->active[i]);
+        transport_req_free(t->active[i]);
     }
     if (t->multi)
         curl_multi_cleanup(t->multi);
     for (i = 0; i < t->n_idle; i++)
         curl_easy_cleanup(t->idle[i]);
-    free_list(t->ready);
-    free_list(t->waiting);
+    transport_req_free_list(t->ready);
+    transport_req_free_list(t->waiting);
+    transport_req_free_list(t->done);
     free(t->active);
     free(t->idle);
     free(t);
-}
-
-/* Append a copy of one header; a line break in it would smuggle another header in. */
-static enum arb_status add_header(struct curl_slist **list, const char *h, size_t i,
-                                  struct arb_err *err)
-{
-    struct curl_slist *n;
-
-    if (!h)
-        return arb_err_set(err, ARB_EUSAGE, "request header %zu is NULL", i);
-    if (strpbrk(h, "\r\n"))
-        return arb_err_set(err, ARB_EUSAGE, "request header %zu contains a line break", i);
-    n = curl_slist_append(*list, h);
-    if (!n)
-        return arb_err_set(err, ARB_ENOMEM, "out of memory copying request headers");
-    *list = n;
-    return ARB_OK;
-}
-
-static int is_expect_header(const char *h)
-{
-    return h && strncasecmp(h, "Expect:", 7) == 0;
-}
-
-static enum arb_status copy_request(struct req *r, const struct arb_http_request *in,
-                                    struct arb_err *err)
-{
-    enum arb_status st;
-    int has_expect = 0;
-    size_t i;
-
-    r->url = strdup(in->url);
-    r->body = malloc(in->body_len + 1);
-    if (!r->url || !r->body)
-        return arb_err_set(err, ARB_ENOMEM, "out of memory copying a request");
-    if (in->body_len)
-        memcpy(r->body, in->body, in->body_len);
-    r->body[in->body_len] = '\0';
-    r->body_len = in->body_len;
-    for (i = 0; i < in->n_headers; i++) {
-        st = add_header(&r->headers, in->headers[i], i, err);
-        if (st)
-            return st;
-        has_expect |= is_expect_header(in->headers[i]);
-    }
-    /* curl would wait up to a second for "100 Continue" before sending a large body. */
-    if (!has_expect)
-        return add_header(&r->headers, "Expect:", in->n_headers, err);
-    return ARB_OK;
 }
 
 enum arb_status arb_transport_submit(struct arb_transport *t, const struct arb_http_request *req,
@@ -290,9 +187,9 @@ enum arb_status arb_transport_submit(struct arb_transport *t, const struct arb_h
     /* The buffer refuses to reach toobig, so a body of exactly max_body bytes still fits. */
     arb_buf_init(&r->reply, t->o.max_body + 1);
     r->user = req->user;
-    st = copy_request(r, req, err);
+    st = transport_req_copy(r, req, err);
     if (st) {
-        req_free(r);
+        transport_req_free(r);
         return st;
     }
     if (t->ready_tail)
@@ -301,6 +198,12 @@ enum arb_status arb_transport_submit(struct arb_transport *t, const struct arb_h
         t->ready = r;
     t->ready_tail = r;
     return ARB_OK;
+}
+
+void arb_transport_yield(struct arb_transport *t)
+{
+    if (t->in_run)
+        t->yield = 1;
 }
 
 void arb_transport_abort(struct arb_transport *t)
@@ -314,7 +217,7 @@ void arb_transport_abort(struct arb_transport *t)
 /*
  * Hand a finished request to on_done and free it.  why is the reason (NULL on
  * success); when the request took more than one attempt the count is
- * appended, except to "aborted".
+ * appended, except to "aborted".  Only ever from arb_transport_run.
  */
 static void complete(struct arb_transport *t, struct req *r, enum arb_status st, const char *why)
 {
@@ -344,7 +247,7 @@ static void complete(struct arb_transport *t, struct req *r, enum arb_status st,
     }
     if (t->on_done)
         t->on_done(t->ctx, &res);
-    req_free(r);
+    transport_req_free(r);
 }
 
 /* Take the running request in slot i off curl and put its easy handle back in the pool. */
@@ -359,11 +262,54 @@ static struct req *detach_active(struct arb_transport *t, size_t i)
     return r;
 }
 
-/* Complete everything queued, waiting or running with the same failure. */
+/*
+ * r has completed (st ARB_OK, or a failure and why): its callback runs when the run hands
+ * the completions over, in the order they were made.  Never calls back, so it is safe while
+ * no run is going (arb_transport_step).
+ */
+static void complete_later(struct arb_transport *t, struct req *r, enum arb_status st,
+                           const char *why)
+{
+    r->outcome = st;
+    snprintf(r->why, sizeof(r->why), "%s", st ? why : "");
+    if (st)
+        t->done_failed = 1;
+    r->next = NULL;
+    if (t->done_tail)
+        t->done_tail->next = r;
+    else
+        t->done = r;
+    t->done_tail = r;
+}
+
+static struct req *take_done(struct arb_transport *t)
+{
+    struct req *r = t->done;
+
+    t->done = r->next;
+    if (!t->done) {
+        t->done_tail = NULL;
+        t->done_failed = 0;
+    }
+    r->next = NULL;
+    return r;
+}
+
+/*
+ * Complete everything queued, waiting or running with the same failure.  A success whose
+ * callback is not made yet counts as still running; a failure keeps its own reason.
+ */
 static void fail_all(struct arb_transport *t, enum arb_status st, const char *why)
 {
     struct req *r;
 
+    while (t->done) {
+        r = take_done(t);
+        if (r->outcome)
+            complete(t, r, r->outcome, r->why);
+        else
+            complete(t, r, st, why);
+    }
     while (t->n_active) {
         r = detach_active(t, t->n_active - 1);
         complete(t, r, st, why);
@@ -382,71 +328,7 @@ static void fail_all(struct arb_transport *t, enum arb_status st, const char *wh
     }
 }
 
-static size_t on_write(char *data, size_t size, size_t nmemb, void *user)
-{
-    struct req *r = user;
-    enum arb_status st = arb_buf_add(&r->reply, data, size * nmemb);
-
-    if (st == ARB_ETOOBIG)
-        r->too_big = 1;
-    else if (st)
-        r->no_mem = 1;
-    /* Anything short of the full count makes curl abort with CURLE_WRITE_ERROR. */
-    return st ? 0 : size * nmemb;
-}
-
-/* Every header line of every response curl reads (100-continue and redirects too). */
-static size_t on_header(char *data, size_t size, size_t nmemb, void *user)
-{
-    struct req *r = user;
-
-    transport_hints_header(&r->hints, data, size * nmemb, wall_s());
-    return size * nmemb;
-}
-
-static CURLcode set_options(struct arb_transport *t, CURL *e, struct req *r)
-{
-    CURLcode rc = curl_easy_setopt(e, CURLOPT_URL, r->url);
-
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    /* A proxy from the environment is fine for the world, never for loopback. */
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, t->o.connect_timeout_ms);
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, t->o.timeout_ms);
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_USERAGENT, "arbiter");
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_POST, 1L);
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
-    if (!rc)
-        rc = curl_easy_setopt(e, CURLOPT_PRIVATE, r);
-    return rc;
-}
-
-/* Put one attempt of r on the wire; on failure r is completed here. */
+/* Put one attempt of r on the wire; on failure r is completed (complete_later). */
 static void start_one(struct arb_transport *t, struct req *r)
 {
     CURL *e;
@@ -461,14 +343,14 @@ static void start_one(struct arb_transport *t, struct req *r)
         e = curl_easy_init();
     }
     if (!e) {
-        complete(t, r, ARB_ENOMEM, "out of memory creating a curl handle");
+        complete_later(t, r, ARB_ENOMEM, "out of memory creating a curl handle");
         return;
     }
-    rc = set_options(t, e, r);
+    rc = transport_req_options(t, e, r);
     if (rc) {
         t->idle[t->n_idle++] = e;
-        complete(t, r, rc == CURLE_OUT_OF_MEMORY ? ARB_ENOMEM : ARB_EINTERNAL,
-                 curl_easy_strerror(rc));
+        complete_later(t, r, rc == CURLE_OUT_OF_MEMORY ? ARB_ENOMEM : ARB_EINTERNAL,
+                       curl_easy_strerror(rc));
         return;
     }
     arb_buf_reset(&r->reply);
@@ -484,8 +366,8 @@ static void start_one(struct arb_transport *t, struct req *r)
     if (mc) {
         r->easy = NULL;
         t->idle[t->n_idle++] = e;
-        complete(t, r, mc == CURLM_OUT_OF_MEMORY ? ARB_ENOMEM : ARB_EINTERNAL,
-                 curl_multi_strerror(mc));
+        complete_later(t, r, mc == CURLM_OUT_OF_MEMORY ? ARB_ENOMEM : ARB_EINTERNAL,
+                       curl_multi_strerror(mc));
         return;
     }
     t->active[t->n_active++] = r;
@@ -554,62 +436,6 @@ static void schedule_retry(struct arb_transport *t, struct req *r, double retry_
     *p = r;
 }
 
-/* The caller's verdict on a complete reply; ACCEPT of a non-2xx, or a value out of range, is
- * AS_USUAL. */
-static enum arb_http_verdict classify(struct arb_transport *t, const struct req *r)
-{
-    enum arb_http_verdict v;
-
-    if (!t->o.classify)
-        return ARB_HTTP_AS_USUAL;
-    v = t->o.classify(t->o.classify_ctx, r->status, r->hints.content_type,
-                      r->reply.ptr ? r->reply.ptr : "", r->reply.len);
-    switch (v) {
-    case ARB_HTTP_ACCEPT:
-        return r->status >= 200 && r->status < 300 ? v : ARB_HTTP_AS_USUAL;
-    case ARB_HTTP_RETRY:
-    case ARB_HTTP_FINAL:
-        return v;
-    case ARB_HTTP_AS_USUAL:
-        break;
-    }
-    return ARB_HTTP_AS_USUAL;
-}
-
-/*
- * What a complete reply means: 1 for a success; else 0 with why and *retry
- * set.  The caller's RETRY or FINAL decides; otherwise the status does, and
- * x-should-retry overrides it (except that 401 and 403 stay final).
- */
-static int reply_outcome(struct arb_transport *t, struct req *r, int *retry, char *why, size_t n)
-{
-    long status = r->status;
-    int is_2xx = status >= 200 && status < 300;
-    enum arb_http_verdict v = classify(t, r);
-
-    if (v == ARB_HTTP_ACCEPT ||
-        (is_2xx && v == ARB_HTTP_AS_USUAL &&
-         (!t->o.json_replies || transport_is_json(r->reply.ptr, r->reply.len))))
-        return 1;
-    if (is_2xx && v == ARB_HTTP_AS_USUAL)
-        /* Cut short, or an HTML page from a proxy: the same request may well succeed. */
-        snprintf(why, n, "HTTP %ld with a body that is not JSON", status);
-    else if (is_2xx)
-        snprintf(why, n, "HTTP %ld with an error body", status);
-    else
-        snprintf(why, n, "HTTP %ld", status);
-    if (v != ARB_HTTP_AS_USUAL) {
-        *retry = v == ARB_HTTP_RETRY;
-        return 0;
-    }
-    *retry = is_2xx || transport_status_retryable(status);
-    if (r->hints.should_retry == 0)
-        *retry = 0;
-    else if (r->hints.should_retry == 1 && status >= 400 && status != 401 && status != 403)
-        *retry = 1;
-    return 0;
-}
-
 /* Decide what a finished attempt means: success, a later retry, or a final failure. */
 static void finish_attempt(struct arb_transport *t, size_t slot, CURLcode rc)
 {
@@ -633,15 +459,15 @@ static void finish_attempt(struct arb_transport *t, size_t slot, CURLcode rc)
         transport_describe_curl(rc, t->o.connect_timeout_ms, t->o.timeout_ms,
                                 (now_s() - r->attempt_start) * 1000.0, why, sizeof(why));
         retry = transport_curl_retryable(rc);
-    } else if (reply_outcome(t, r, &retry, why, sizeof(why))) {
-        complete(t, r, ARB_OK, NULL);
+    } else if (transport_req_outcome(t, r, &retry, why, sizeof(why))) {
+        complete_later(t, r, ARB_OK, NULL);
         return;
     }
     if (retry && r->attempts <= t->o.max_retries) {
         schedule_retry(t, r, r->server_wait);
         return;
     }
-    complete(t, r, st, why);
+    complete_later(t, r, st, why);
 }
 
 static size_t find_active(struct arb_transport *t, CURL *e)
@@ -655,7 +481,7 @@ static size_t find_active(struct arb_transport *t, CURL *e)
     return i;
 }
 
-/* Read curl's finished transfers; stops early when a callback aborts. */
+/* Read curl's finished transfers into the completions and the retries; stops at an abort. */
 static void drain_messages(struct arb_transport *t)
 {
     CURLMsg *m;
@@ -690,7 +516,50 @@ static int poll_timeout_ms(struct arb_transport *t)
 
 static int has_work(const struct arb_transport *t)
 {
-    return t->ready || t->waiting || t->n_active;
+    return t->ready || t->waiting || t->n_active || t->done;
+}
+
+/*
+ * Give the slots that finished transfers freed to the next requests and put those on the
+ * wire, unless a failure's callback (which may abort) is pending.  A failure of the multi
+ * handle is left for the run loop's next call, which meets it again.
+ */
+static void refill(struct arb_transport *t)
+{
+    int running;
+
+    if (t->done_failed || atomic_load(&t->aborted))
+        return;
+    promote_due(t, now_s());
+    start_ready(t);
+    curl_multi_perform(t->multi, &running);
+}
+
+/* Between two callbacks: when a socket has news, read what finished and refill its slot, so
+ * that a reply arriving while others are stored does not wait for all of them. */
+static void catch_up(struct arb_transport *t)
+{
+    int ready = 0, running;
+
+    if (curl_multi_poll(t->multi, NULL, 0, 0, &ready) || !ready)
+        return;
+    if (curl_multi_perform(t->multi, &running))
+        return;
+    drain_messages(t);
+    refill(t);
+}
+
+/* Make the callbacks of the completions, in order; stops when one aborts (see fail_all) or
+ * yields (the rest are handed over first in the next run). */
+static void deliver(struct arb_transport *t)
+{
+    while (t->done && !atomic_load(&t->aborted) && !t->yield) {
+        struct req *r = take_done(t);
+
+        complete(t, r, r->outcome, r->outcome ? r->why : NULL);
+        if (t->done)
+            catch_up(t);
+    }
 }
 
 /* A failure of the multi handle itself: nothing can run, so everything fails. */
@@ -706,6 +575,41 @@ static enum arb_status multi_failed(struct arb_transport *t, CURLMcode mc, struc
     return arb_err_set(err, st, "%s", why);
 }
 
+enum arb_status arb_transport_step(struct arb_transport *t, struct arb_err *err)
+{
+    CURLMcode mc;
+    size_t was_active;
+    double now;
+    int running;
+
+    if (t->in_run)
+        return arb_err_set(err, ARB_EUSAGE, "arb_transport_step called from a callback");
+    if (atomic_load(&t->aborted))
+        return ARB_OK; /* the next run fails what is queued */
+    now = now_s();
+    was_active = t->n_active;
+    promote_due(t, now);
+    start_ready(t);
+    /* A transfer just started needs curl now; the others (a connection being set up, a
+     * request being written) now and then, since each call visits every transfer. */
+    if (!t->n_active || (t->n_active == was_active && now - t->stepped < STEP_PERFORM_S))
+        return ARB_OK;
+    t->stepped = now;
+    /* Finished transfers stay in curl's queue, holding their slots, until the next run; a
+     * failure of the multi handle is left for the run to meet again and fail everything.  A
+     * new connection is set up on the first call and used on the next, when ready at once
+     * (loopback, a connection reused): a glance at the sockets, no wait, in between. */
+    mc = curl_multi_perform(t->multi, &running);
+    if (!mc && t->n_active > was_active)
+        mc = curl_multi_poll(t->multi, NULL, 0, 0, NULL);
+    if (!mc && t->n_active > was_active)
+        mc = curl_multi_perform(t->multi, &running);
+    if (mc)
+        return arb_err_set(err, mc == CURLM_OUT_OF_MEMORY ? ARB_ENOMEM : ARB_EINTERNAL,
+                           "curl multi: %s", curl_multi_strerror(mc));
+    return ARB_OK;
+}
+
 enum arb_status arb_transport_run(struct arb_transport *t,
                                   void (*on_done)(void *ctx, const struct arb_http_result *r),
                                   void *ctx, struct arb_err *err)
@@ -717,10 +621,11 @@ enum arb_status arb_transport_run(struct arb_transport *t,
     if (t->in_run)
         return arb_err_set(err, ARB_EUSAGE, "arb_transport_run called from its own callback");
     t->in_run = 1;
+    t->yield = 0;
     t->on_done = on_done;
     t->ctx = ctx;
     t->run_st = ARB_OK;
-    while (has_work(t)) {
+    while (has_work(t) && !t->yield) {
         if (atomic_load(&t->aborted)) {
             fail_all(t, ARB_EUSAGE, "aborted");
             continue;
@@ -733,8 +638,17 @@ enum arb_status arb_transport_run(struct arb_transport *t,
             break;
         }
         drain_messages(t);
-        /* A callback may have submitted, aborted, or made a slot free for a queued request. */
-        if (atomic_load(&t->aborted) || (t->ready && t->n_active < t->o.concurrency))
+        /* The slots the successes freed first: the next requests go on the wire while the
+         * callbacks store the replies. */
+        if (t->done)
+            refill(t);
+        deliver(t);
+        /* Transfers that finished during the refills: read now, or their slots would wait
+         * for the next socket event in curl_multi_poll. */
+        drain_messages(t);
+        /* A callback may have submitted, aborted, yielded, or made a slot free. */
+        if (atomic_load(&t->aborted) || t->yield || t->done ||
+            (t->ready && t->n_active < t->o.concurrency))
             continue;
         if (!has_work(t))
             break;
@@ -748,6 +662,7 @@ enum arb_status arb_transport_run(struct arb_transport *t,
         st = arb_err_set(err, t->run_st, "a request failed inside curl: %s",
                          arb_strerror(t->run_st));
     t->in_run = 0;
+    t->yield = 0;
     t->on_done = NULL;
     t->ctx = NULL;
     return st;

@@ -1,7 +1,9 @@
 /*
- * transport_int.h - what transport.c shares with transport_fail.c (what a
- * failed attempt means) and transport_retry.c (the reply headers that tell a
- * client when, and whether, to try again).  Internal to src/judge/.
+ * transport_int.h - what transport.c (the scheduler: queues, slots, the run
+ * loop) shares with transport_req.c (one request: its copy, curl options,
+ * reply callbacks, what a reply means), transport_fail.c (what a failed
+ * attempt means) and transport_retry.c (the reply headers that tell a client
+ * when, and whether, to try again).  Internal to src/judge/.
  *
  * The parsers are pure: they read a NUL-terminated value (already trimmed),
  * take "now" as an argument when a value is a point in time, and return 0 with
@@ -13,9 +15,14 @@
 #ifndef ARBITER_TRANSPORT_INT_H
 #define ARBITER_TRANSPORT_INT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <curl/curl.h>
+
+#include "arbiter/buf.h"
+#include "arbiter/http.h"
 
 /* ---- failures (transport_fail.c) ---- */
 
@@ -87,5 +94,72 @@ void transport_hints_header(struct transport_hints *h, const char *line, size_t 
  * capped: the caller applies its own limit.
  */
 double transport_hints_wait(const struct transport_hints *h, long status);
+
+/* ---- the transport and its requests (transport.c, transport_req.c) ---- */
+
+/* One submitted request, from arb_transport_submit to its completion. */
+struct req {
+    struct req *next; /* in the ready FIFO or the waiting list */
+    char *url;
+    char *body; /* never NULL, so POSTFIELDS always points somewhere */
+    size_t body_len;
+    struct curl_slist *headers; /* owned copy, plus "Expect:" */
+    void *user;
+    CURL *easy; /* while running */
+    int attempts;
+    double first_start; /* monotonic seconds */
+    double attempt_start;
+    double due;                   /* when waiting: monotonic time of the next attempt */
+    long status;                  /* last HTTP status seen */
+    double server_wait;           /* seconds the last reply asked to wait, uncapped */
+    struct transport_hints hints; /* from the last reply's headers */
+    struct arb_buf reply;
+    int too_big;             /* the write callback refused a chunk past the cap */
+    int no_mem;              /* the write callback ran out of memory */
+    enum arb_status outcome; /* when done: how it ended ... */
+    char why[200];           /* ... and why, "" for a success */
+};
+
+struct arb_transport {
+    struct arb_transport_opts o;
+    CURLM *multi;
+    uint64_t rng; /* splitmix64 state for the jitter */
+    struct req *ready, *ready_tail;
+    struct req *waiting;          /* ordered by due, earliest first */
+    struct req *done, *done_tail; /* completed, callback not yet made (FIFO) */
+    int done_failed;              /* one of them failed: its callback may abort, so it runs
+                                     before the freed slots are refilled */
+    struct req **active;          /* o.concurrency slots; n_active in use */
+    size_t n_active;
+    CURL **idle; /* easy handles not in use; n_idle of them */
+    size_t n_idle;
+    atomic_int aborted;
+    int in_run;
+    int yield;      /* a callback asked arb_transport_run to return */
+    double stepped; /* when arb_transport_step last ran curl (monotonic seconds) */
+    void (*on_done)(void *ctx, const struct arb_http_result *r);
+    void *ctx;
+    enum arb_status run_st; /* first infrastructure failure of this run */
+};
+
+/* Free one request (what it owns; its easy handle is the transport's), or a list of them. */
+void transport_req_free(struct req *r);
+void transport_req_free_list(struct req *r);
+
+/* Copy what the caller submitted into r (url, body, headers plus "Expect:"); ARB_EUSAGE for a
+ * header that is NULL or holds a line break, ARB_ENOMEM. */
+enum arb_status transport_req_copy(struct req *r, const struct arb_http_request *in,
+                                   struct arb_err *err);
+
+/* Set the options of one attempt of r on the easy handle e (reset before). */
+CURLcode transport_req_options(const struct arb_transport *t, CURL *e, struct req *r);
+
+/*
+ * What a complete reply to r means: 1 for a success; else 0 with why (n bytes) and *retry
+ * set.  The caller's classify hook decides first; otherwise the status does, and
+ * x-should-retry overrides it (except that 401 and 403 stay final).
+ */
+int transport_req_outcome(const struct arb_transport *t, const struct req *r, int *retry, char *why,
+                          size_t n);
 
 #endif

@@ -1,336 +1,22 @@
 /*
  * Unit tests for the judge transport (src/judge/transport.c) against a real
- * HTTP/1.1 server on 127.0.0.1 that each test starts in a thread.
+ * HTTP/1.1 server on 127.0.0.1 that each test starts in a thread
+ * (http_fixture.h: a script of replies consumed in arrival order).
  *
- * The server is deliberately tiny: one thread per connection, keep-alive by
- * reading requests off the same socket until EOF, a Content-Length body, and
- * a script of replies (status, extra headers, body, delay, or hang up without
- * replying) consumed in arrival order; the last entry repeats.  Every reply
- * says Content-Type: text/plain unless its extra headers name another.
- *
- * The header parsers themselves are tested in test_transport_retry.c.
+ * The header parsers themselves are tested in test_transport_retry.c; how
+ * the transport gives out its slots, in test_transport_sched.c.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <curl/curl.h>
 
 #include "arbiter/http.h"
+#include "http_fixture.h"
 
-#define MAX_REPLIES 16
-#define MAX_CONNS   64
-#define MAX_SEEN    64
-#define CANARY      "CANARY-7f3a9c"
-
-struct reply {
-    int status;
-    const char *headers; /* extra header lines, each ending in \r\n */
-    const char *body;
-    size_t body_len; /* 0: strlen(body) */
-    int delay_ms;
-    int hangup; /* close the connection instead of replying */
-};
-
-struct server {
-    int fd;
-    int port;
-    pthread_t acceptor;
-    pthread_mutex_t mu;
-    struct reply replies[MAX_REPLIES];
-    size_t n_replies;
-    size_t next_reply;
-    pthread_t conns[MAX_CONNS];
-    int conn_fds[MAX_CONNS];
-    size_t n_conns;
-    size_t n_requests;
-    double arrival[MAX_SEEN];
-    int in_flight;
-    int max_in_flight;
-    char seen[16384]; /* request lines and headers of every request, concatenated */
-    char last_body[1024];
-    atomic_int stop;
-};
-
-struct conn_arg {
-    struct server *s;
-    int fd;
-};
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Sleep in small steps so that stopping the server never waits for a long delay. */
-static void nap(struct server *s, int ms)
-{
-    while (ms > 0 && !atomic_load(&s->stop)) {
-        struct timespec ts = {0, 10 * 1000000L};
-
-        nanosleep(&ts, NULL);
-        ms -= 10;
-    }
-}
-
-static int send_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-static size_t content_length(const char *head)
-{
-    const char *p = head;
-
-    while ((p = strstr(p, "\r\n"))) {
-        p += 2;
-        if (strncasecmp(p, "Content-Length:", 15) == 0)
-            return (size_t)strtoul(p + 15, NULL, 10);
-    }
-    return 0;
-}
-
-/* Note a request (under the lock) and pick its scripted reply. */
-static struct reply take_reply(struct server *s, const char *head, size_t head_len,
-                               const char *body, size_t body_len)
-{
-    struct reply r = {200, "", "ok", 0, 0, 0};
-    size_t used;
-
-    pthread_mutex_lock(&s->mu);
-    if (s->n_requests < MAX_SEEN)
-        s->arrival[s->n_requests] = now_s();
-    s->n_requests++;
-    used = strlen(s->seen);
-    if (used + head_len + 1 < sizeof(s->seen)) {
-        memcpy(s->seen + used, head, head_len);
-        s->seen[used + head_len] = '\0';
-    }
-    if (body_len >= sizeof(s->last_body))
-        body_len = sizeof(s->last_body) - 1;
-    memcpy(s->last_body, body, body_len);
-    s->last_body[body_len] = '\0';
-    if (s->n_replies) {
-        r = s->replies[s->next_reply];
-        if (s->next_reply + 1 < s->n_replies)
-            s->next_reply++;
-    }
-    if (++s->in_flight > s->max_in_flight)
-        s->max_in_flight = s->in_flight;
-    pthread_mutex_unlock(&s->mu);
-    return r;
-}
-
-/* Whether the extra header lines name a Content-Type of their own. */
-static int names_content_type(const char *headers)
-{
-    const char *p;
-
-    for (p = headers; p && *p; p++) {
-        if ((p == headers || p[-1] == '\n') && strncasecmp(p, "Content-Type:", 13) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-static int answer(struct server *s, int fd, const struct reply *r)
-{
-    char head[1024];
-    size_t len = r->body_len ? r->body_len : strlen(r->body);
-    const char *type = names_content_type(r->headers) ? "" : "Content-Type: text/plain\r\n";
-    int n;
-
-    nap(s, r->delay_ms);
-    pthread_mutex_lock(&s->mu);
-    s->in_flight--;
-    pthread_mutex_unlock(&s->mu);
-    if (r->hangup || atomic_load(&s->stop))
-        return -1;
-    n = snprintf(head, sizeof(head), "HTTP/1.1 %d Scripted\r\nContent-Length: %zu\r\n%s%s\r\n",
-                 r->status, len, type, r->headers ? r->headers : "");
-    if (send_all(fd, head, (size_t)n) || send_all(fd, r->body, len))
-        return -1;
-    return 0;
-}
-
-/* The end of a request head: the first CRLF CRLF, or NULL. */
-static char *find_blank_line(char *p, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i + 4 <= n; i++) {
-        if (memcmp(p + i, "\r\n\r\n", 4) == 0)
-            return p + i;
-    }
-    return NULL;
-}
-
-/* One connection: requests one after another on the same socket until EOF. */
-static void *serve_conn(void *arg)
-{
-    struct conn_arg *ca = arg;
-    struct server *s = ca->s;
-    int fd = ca->fd;
-    static const size_t cap = 256 * 1024;
-    char *buf = malloc(cap);
-    size_t have = 0;
-
-    free(ca);
-    while (buf && !atomic_load(&s->stop)) {
-        char *end = find_blank_line(buf, have);
-        size_t head_len, need;
-        struct reply r;
-        ssize_t k;
-
-        if (end) {
-            head_len = (size_t)(end - buf) + 4;
-            buf[head_len - 2] = '\0'; /* ends the header text for content_length */
-            need = head_len + content_length(buf);
-            buf[head_len - 2] = '\r';
-            if (need <= have) {
-                r = take_reply(s, buf, head_len, buf + head_len, need - head_len);
-                if (answer(s, fd, &r))
-                    break;
-                memmove(buf, buf + need, have - need);
-                have -= need;
-                continue;
-            }
-        }
-        if (have == cap)
-            break;
-        k = recv(fd, buf + have, cap - have, 0);
-        if (k <= 0)
-            break;
-        have += (size_t)k;
-    }
-    free(buf);
-    shutdown(fd, SHUT_RDWR);
-    return NULL;
-}
-
-static void *accept_loop(void *arg)
-{
-    struct server *s = arg;
-    int one = 1;
-
-    for (;;) {
-        int fd = accept(s->fd, NULL, NULL);
-        struct conn_arg *ca;
-
-        if (fd < 0 || atomic_load(&s->stop)) {
-            if (fd >= 0)
-                close(fd);
-            break;
-        }
-        /* Head and body go out in two sends; Nagle would hold the body for an ACK. */
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        ca = malloc(sizeof(*ca));
-        pthread_mutex_lock(&s->mu);
-        if (!ca || s->n_conns == MAX_CONNS) {
-            pthread_mutex_unlock(&s->mu);
-            free(ca);
-            close(fd);
-            continue;
-        }
-        ca->s = s;
-        ca->fd = fd;
-        s->conn_fds[s->n_conns] = fd;
-        if (pthread_create(&s->conns[s->n_conns], NULL, serve_conn, ca) == 0) {
-            s->n_conns++;
-        } else {
-            free(ca);
-            close(fd);
-        }
-        pthread_mutex_unlock(&s->mu);
-    }
-    return NULL;
-}
-
-static void server_start(struct server *s, const struct reply *replies, size_t n)
-{
-    struct sockaddr_in a;
-    socklen_t alen = sizeof(a);
-    int one = 1;
-
-    memset(s, 0, sizeof(*s));
-    cr_assert_leq(n, MAX_REPLIES);
-    memcpy(s->replies, replies, n * sizeof(*replies));
-    s->n_replies = n;
-    pthread_mutex_init(&s->mu, NULL);
-    atomic_init(&s->stop, 0);
-    s->fd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert_geq(s->fd, 0);
-    setsockopt(s->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    cr_assert_eq(bind(s->fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    cr_assert_eq(listen(s->fd, 64), 0);
-    cr_assert_eq(getsockname(s->fd, (struct sockaddr *)&a, &alen), 0);
-    s->port = ntohs(a.sin_port);
-    cr_assert_eq(pthread_create(&s->acceptor, NULL, accept_loop, s), 0);
-}
-
-static void server_stop(struct server *s)
-{
-    size_t i;
-
-    atomic_store(&s->stop, 1);
-    shutdown(s->fd, SHUT_RDWR); /* wakes the blocked accept */
-    pthread_join(s->acceptor, NULL);
-    close(s->fd);
-    for (i = 0; i < s->n_conns; i++)
-        shutdown(s->conn_fds[i], SHUT_RDWR);
-    for (i = 0; i < s->n_conns; i++) {
-        pthread_join(s->conns[i], NULL);
-        close(s->conn_fds[i]);
-    }
-    pthread_mutex_destroy(&s->mu);
-}
-
-static void url_of(const struct server *s, char *out, size_t n)
-{
-    snprintf(out, n, "http://127.0.0.1:%d/v1/chat/completions", s->port);
-}
-
-/* A port nobody listens on: bind one, note it, close it. */
-static int closed_port(void)
-{
-    struct sockaddr_in a;
-    socklen_t alen = sizeof(a);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    int port;
-
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
-    port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
+#define CANARY "CANARY-7f3a9c"
 
 /* What the completion callback saw, plus what it should do. */
 struct seen {
@@ -392,26 +78,26 @@ static double run_n(const struct arb_transport_opts *o, const char *url, const c
 
         cr_assert_eq(arb_transport_submit(seen->t, &req, &err), ARB_OK, "%s", err.msg);
     }
-    t0 = now_s();
+    t0 = hs_now();
     cr_assert_eq(arb_transport_run(seen->t, on_done, seen, &err), ARB_OK, "%s", err.msg);
-    t0 = now_s() - t0;
+    t0 = hs_now() - t0;
     arb_transport_free(seen->t);
     seen->t = NULL;
     return t0;
 }
 
 /* Serve the script, run n requests against it, stop the server; returns the run's wall time. */
-static double serve_and_run(struct server *s, const struct reply *script, size_t n_script,
+static double serve_and_run(struct hs_server *s, const struct hs_reply *script, size_t n_script,
                             const struct arb_transport_opts *o, const char *const *hdrs,
                             size_t n_hdrs, int n, struct seen *seen)
 {
     char url[128];
     double took;
 
-    server_start(s, script, n_script);
-    url_of(s, url, sizeof(url));
+    hs_start(s, script, n_script);
+    hs_url(s, url, sizeof(url));
     took = run_n(o, url, hdrs, n_hdrs, n, seen);
-    server_stop(s);
+    hs_stop(s);
     return took;
 }
 
@@ -443,11 +129,11 @@ TestSuite(transport, .init = global_init, .fini = global_fini, .timeout = 30);
 
 Test(transport, should_post_and_return_the_reply_body)
 {
-    struct reply script[] = {{200, "", "{\"answer\":42}", 0, 0, 0}};
+    struct hs_reply script[] = {{200, "", "{\"answer\":42}", 0, 0, 0}};
     const char *hdrs[] = {"Content-Type: application/json"};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     serve_and_run(&s, script, 1, &o, hdrs, 1, 1, &seen);
     cr_assert_eq(seen.n, 1);
@@ -466,10 +152,10 @@ Test(transport, should_post_and_return_the_reply_body)
 
 Test(transport, should_run_transfers_concurrently)
 {
-    struct reply script[] = {{200, "", "slow", 0, 200, 0}};
+    struct hs_reply script[] = {{200, "", "slow", 0, 200, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double took;
     int i;
 
@@ -484,10 +170,10 @@ Test(transport, should_run_transfers_concurrently)
 
 Test(transport, should_bound_concurrency_and_reuse_connections)
 {
-    struct reply script[] = {{200, "", "slow", 0, 200, 0}};
+    struct hs_reply script[] = {{200, "", "slow", 0, 200, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double took;
     int i;
 
@@ -503,10 +189,10 @@ Test(transport, should_bound_concurrency_and_reuse_connections)
 
 Test(transport, should_retry_after_a_server_error)
 {
-    struct reply script[] = {{500, "", "oops", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{500, "", "oops", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].st, ARB_OK);
@@ -517,12 +203,12 @@ Test(transport, should_retry_after_a_server_error)
 
 Test(transport, should_retry_a_reply_cut_short_when_replies_are_json)
 {
-    struct reply script[] = {{200, "", "{\"choices\": [{\"mess", 0, 0, 0},
-                             {200, "", "{\"ok\": 1} <html>", 0, 0, 0},
-                             {200, "", "{\"ok\": true}", 0, 0, 0}};
+    struct hs_reply script[] = {{200, "", "{\"choices\": [{\"mess", 0, 0, 0},
+                                {200, "", "{\"ok\": 1} <html>", 0, 0, 0},
+                                {200, "", "{\"ok\": true}", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     o.json_replies = 1;
     serve_and_run(&s, script, 3, &o, NULL, 0, 1, &seen);
@@ -533,12 +219,12 @@ Test(transport, should_retry_a_reply_cut_short_when_replies_are_json)
 
 Test(transport, should_fail_a_reply_never_json_after_every_retry)
 {
-    struct reply script[] = {{200, "", "<html>gateway</html>", 0, 0, 0},
-                             {200, "", "<html>gateway</html>", 0, 0, 0},
-                             {200, "", "<html>gateway</html>", 0, 0, 0}};
+    struct hs_reply script[] = {{200, "", "<html>gateway</html>", 0, 0, 0},
+                                {200, "", "<html>gateway</html>", 0, 0, 0},
+                                {200, "", "<html>gateway</html>", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     o.json_replies = 1;
     o.max_retries = 2;
@@ -550,10 +236,10 @@ Test(transport, should_fail_a_reply_never_json_after_every_retry)
 
 Test(transport, should_retry_when_the_server_hangs_up)
 {
-    struct reply script[] = {{0, "", "", 0, 0, 1}, {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{0, "", "", 0, 0, 1}, {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
@@ -563,11 +249,11 @@ Test(transport, should_retry_when_the_server_hangs_up)
 
 Test(transport, should_wait_for_retry_after)
 {
-    struct reply script[] = {{429, "Retry-After: 1\r\n", "slow down", 0, 0, 0},
-                             {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{429, "Retry-After: 1\r\n", "slow down", 0, 0, 0},
+                                {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double gap;
 
     serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
@@ -581,12 +267,12 @@ Test(transport, should_wait_for_retry_after)
 
 Test(transport, should_forget_retry_after_on_the_next_attempt)
 {
-    struct reply script[] = {{429, "Retry-After: 1\r\n", "slow down", 0, 0, 0},
-                             {503, "", "busy", 0, 0, 0},
-                             {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{429, "Retry-After: 1\r\n", "slow down", 0, 0, 0},
+                                {503, "", "busy", 0, 0, 0},
+                                {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double gap;
 
     o.concurrency = 1;
@@ -599,11 +285,11 @@ Test(transport, should_forget_retry_after_on_the_next_attempt)
 
 Test(transport, should_let_other_transfers_run_while_one_waits)
 {
-    struct reply script[] = {{429, "Retry-After: 1\r\n", "slow down", 0, 0, 0},
-                             {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{429, "Retry-After: 1\r\n", "slow down", 0, 0, 0},
+                                {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     o.concurrency = 1;
     serve_and_run(&s, script, 2, &o, NULL, 0, 3, &seen);
@@ -618,10 +304,10 @@ Test(transport, should_let_other_transfers_run_while_one_waits)
 
 Test(transport, should_give_up_after_max_retries)
 {
-    struct reply script[] = {{503, "", "busy", 0, 0, 0}};
+    struct hs_reply script[] = {{503, "", "busy", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     o.max_retries = 2;
     serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
@@ -635,10 +321,10 @@ Test(transport, should_give_up_after_max_retries)
 
 Test(transport, should_not_retry_when_negative_retries)
 {
-    struct reply script[] = {{500, "", "oops", 0, 0, 0}};
+    struct hs_reply script[] = {{500, "", "oops", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     o.max_retries = -1;
     serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
@@ -649,10 +335,10 @@ Test(transport, should_not_retry_when_negative_retries)
 
 Test(transport, should_not_retry_unauthorized)
 {
-    struct reply script[] = {{401, "", "bad key", 0, 0, 0}};
+    struct hs_reply script[] = {{401, "", "bad key", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].st, ARB_EIO);
@@ -669,7 +355,7 @@ Test(transport, should_retry_refused_connections)
     char url[128];
 
     o.max_retries = 2;
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", closed_port());
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", hs_closed_port());
     run_n(&o, url, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].st, ARB_EIO);
     cr_assert_eq(seen.r[0].status, 0);
@@ -680,10 +366,10 @@ Test(transport, should_retry_refused_connections)
 
 Test(transport, should_time_out_a_slow_reply)
 {
-    struct reply script[] = {{200, "", "late", 0, 1500, 0}};
+    struct hs_reply script[] = {{200, "", "late", 0, 1500, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double took;
 
     o.timeout_ms = 300;
@@ -697,10 +383,10 @@ Test(transport, should_time_out_a_slow_reply)
 Test(transport, should_refuse_a_reply_past_max_body)
 {
     static char big[100000];
-    struct reply script[] = {{200, "", big, sizeof(big), 0, 0}};
+    struct hs_reply script[] = {{200, "", big, sizeof(big), 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     memset(big, 'x', sizeof(big));
     o.max_body = 1000;
@@ -714,10 +400,10 @@ Test(transport, should_refuse_a_reply_past_max_body)
 Test(transport, should_accept_a_reply_of_exactly_max_body)
 {
     static char exact[1000];
-    struct reply script[] = {{200, "", exact, sizeof(exact), 0, 0}};
+    struct hs_reply script[] = {{200, "", exact, sizeof(exact), 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     memset(exact, 'y', sizeof(exact));
     o.max_body = sizeof(exact);
@@ -728,10 +414,10 @@ Test(transport, should_accept_a_reply_of_exactly_max_body)
 
 Test(transport, should_abort_the_rest_from_the_callback)
 {
-    struct reply script[] = {{200, "", "first", 0, 0, 0}, {200, "", "never", 0, 3000, 0}};
+    struct hs_reply script[] = {{200, "", "first", 0, 0, 0}, {200, "", "never", 0, 3000, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double took;
     int i;
 
@@ -762,11 +448,11 @@ Test(transport, should_refuse_submissions_after_abort)
 
 Test(transport, should_send_headers_but_keep_them_out_of_errors)
 {
-    struct reply script[] = {{500, "", "oops", 0, 0, 0}};
+    struct hs_reply script[] = {{500, "", "oops", 0, 0, 0}};
     const char *hdrs[] = {"Authorization: Bearer " CANARY, "Content-Type: application/json"};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     char url[128];
     int i;
 
@@ -776,7 +462,7 @@ Test(transport, should_send_headers_but_keep_them_out_of_errors)
     cr_assert(strstr(s.seen, "Authorization: Bearer " CANARY "\r\n"));
     cr_assert_str_eq(seen.r[0].error, "HTTP 500 after 2 attempts");
 
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", closed_port());
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", hs_closed_port());
     run_n(&o, url, hdrs, 2, 1, &seen);
     snprintf(url, sizeof(url), "http://" CANARY ".invalid/");
     run_n(&o, url, hdrs, 2, 1, &seen);
@@ -803,17 +489,17 @@ Test(transport, should_refuse_a_header_with_a_line_break)
 
 Test(transport, should_complete_a_request_submitted_from_the_callback)
 {
-    struct reply script[] = {{200, "", "ok", 0, 0, 0}};
+    struct hs_reply script[] = {{200, "", "ok", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     char url[128];
 
-    server_start(&s, script, 1);
-    url_of(&s, url, sizeof(url));
+    hs_start(&s, script, 1);
+    hs_url(&s, url, sizeof(url));
     seen.followup_url = url;
     run_n(&o, url, NULL, 0, 1, &seen);
-    server_stop(&s);
+    hs_stop(&s);
     cr_assert_eq(seen.n, 2);
     cr_assert_eq(seen.r[0].user, (void *)1);
     cr_assert_eq(seen.r[1].user, (void *)2);
@@ -823,16 +509,16 @@ Test(transport, should_complete_a_request_submitted_from_the_callback)
 
 Test(transport, should_run_again_after_a_run)
 {
-    struct reply script[] = {{200, "", "ok", 0, 0, 0}};
+    struct hs_reply script[] = {{200, "", "ok", 0, 0, 0}};
     struct arb_http_request req = {NULL, NULL, 0, "x", 1, NULL};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     struct arb_err err;
     char url[128];
 
-    server_start(&s, script, 1);
-    url_of(&s, url, sizeof(url));
+    hs_start(&s, script, 1);
+    hs_url(&s, url, sizeof(url));
     req.url = url;
     cr_assert_eq(arb_transport_new(&o, &seen.t, &err), ARB_OK);
     cr_assert_eq(arb_transport_run(seen.t, on_done, &seen, &err), ARB_OK);
@@ -842,7 +528,7 @@ Test(transport, should_run_again_after_a_run)
     cr_assert_eq(arb_transport_submit(seen.t, &req, &err), ARB_OK);
     cr_assert_eq(arb_transport_run(seen.t, on_done, &seen, &err), ARB_OK);
     arb_transport_free(seen.t);
-    server_stop(&s);
+    hs_stop(&s);
     cr_assert_eq(seen.n, 2);
     cr_assert_eq(s.n_conns, 1, "the second run opened a new connection");
 }
@@ -861,7 +547,7 @@ static struct arb_transport_opts tiny_backoff_opts(void)
 }
 
 /* The gap between the first two requests the server saw, after a run that took 2 attempts. */
-static double retry_gap(const struct server *s, const struct seen *seen)
+static double retry_gap(const struct hs_server *s, const struct seen *seen)
 {
     cr_assert_eq(seen->r[0].st, ARB_OK, "%s", seen->r[0].error);
     cr_assert_eq(seen->r[0].attempts, 2);
@@ -871,11 +557,11 @@ static double retry_gap(const struct server *s, const struct seen *seen)
 
 Test(transport, should_wait_for_retry_after_ms)
 {
-    struct reply script[] = {{429, "retry-after-ms: 300\r\n", "slow down", 0, 0, 0},
-                             {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{429, "retry-after-ms: 300\r\n", "slow down", 0, 0, 0},
+                                {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = tiny_backoff_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double gap;
 
     serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
@@ -885,11 +571,12 @@ Test(transport, should_wait_for_retry_after_ms)
 
 Test(transport, should_prefer_retry_after_ms_to_retry_after)
 {
-    struct reply script[] = {{503, "Retry-After: 20\r\nRetry-After-Ms: 150\r\n", "busy", 0, 0, 0},
-                             {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {
+        {503, "Retry-After: 20\r\nRetry-After-Ms: 150\r\n", "busy", 0, 0, 0},
+        {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = tiny_backoff_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double took;
 
     took = serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
@@ -899,13 +586,13 @@ Test(transport, should_prefer_retry_after_ms_to_retry_after)
 
 Test(transport, should_wait_for_an_openai_reset_on_a_429)
 {
-    struct reply script[] = {
+    struct hs_reply script[] = {
         {429, "x-ratelimit-reset-requests: 0.4s\r\nx-ratelimit-reset-tokens: 20ms\r\n", "limit", 0,
          0, 0},
         {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = tiny_backoff_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double gap;
 
     serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
@@ -916,10 +603,10 @@ Test(transport, should_wait_for_an_openai_reset_on_a_429)
 Test(transport, should_wait_for_an_anthropic_reset_time_on_a_429)
 {
     char headers[128];
-    struct reply script[] = {{429, headers, "limit", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{429, headers, "limit", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = tiny_backoff_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     time_t at = time(NULL) + 2; /* whole seconds: between 1 and 2 s from now */
     struct tm tm;
     double gap;
@@ -936,11 +623,11 @@ Test(transport, should_wait_for_an_anthropic_reset_time_on_a_429)
 
 Test(transport, should_not_wait_for_a_reset_unless_rate_limited)
 {
-    struct reply script[] = {{503, "x-ratelimit-reset-requests: 20s\r\n", "busy", 0, 0, 0},
-                             {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{503, "x-ratelimit-reset-requests: 20s\r\n", "busy", 0, 0, 0},
+                                {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = tiny_backoff_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double took;
 
     took = serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
@@ -950,11 +637,11 @@ Test(transport, should_not_wait_for_a_reset_unless_rate_limited)
 
 Test(transport, should_cap_the_server_wait)
 {
-    struct reply script[] = {{429, "retry-after-ms: 30000\r\n", "slow down", 0, 0, 0},
-                             {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{429, "retry-after-ms: 30000\r\n", "slow down", 0, 0, 0},
+                                {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = tiny_backoff_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double took, gap;
 
     o.retry_after_max_s = 0.2;
@@ -966,11 +653,11 @@ Test(transport, should_cap_the_server_wait)
 
 Test(transport, should_report_the_server_wait_and_content_type)
 {
-    struct reply script[] = {
+    struct hs_reply script[] = {
         {429, "retry-after-ms: 50\r\nContent-Type: application/json\r\n", "{}", 0, 0, 0}};
     struct arb_transport_opts o = tiny_backoff_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     o.max_retries = 2;
     serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
@@ -982,10 +669,10 @@ Test(transport, should_report_the_server_wait_and_content_type)
 
 Test(transport, should_report_no_wait_and_the_type_of_a_plain_reply)
 {
-    struct reply script[] = {{200, "", "ok", 0, 0, 0}};
+    struct hs_reply script[] = {{200, "", "ok", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].st, ARB_OK);
@@ -1000,7 +687,7 @@ Test(transport, should_report_no_content_type_after_a_network_failure)
     char url[128];
 
     o.max_retries = -1;
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", closed_port());
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/", hs_closed_port());
     run_n(&o, url, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].status, 0);
     cr_assert_str_eq(seen.r[0].content_type, "");
@@ -1009,11 +696,11 @@ Test(transport, should_report_no_content_type_after_a_network_failure)
 
 Test(transport, should_not_retry_when_the_server_says_not_to)
 {
-    struct reply script[] = {{500, "x-should-retry: false\r\n", "oops", 0, 0, 0},
-                             {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{500, "x-should-retry: false\r\n", "oops", 0, 0, 0},
+                                {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].st, ARB_EIO);
@@ -1024,11 +711,11 @@ Test(transport, should_not_retry_when_the_server_says_not_to)
 
 Test(transport, should_retry_a_client_error_when_the_server_says_to)
 {
-    struct reply script[] = {{400, "X-Should-Retry: true\r\n", "try again", 0, 0, 0},
-                             {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{400, "X-Should-Retry: true\r\n", "try again", 0, 0, 0},
+                                {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
@@ -1038,10 +725,10 @@ Test(transport, should_retry_a_client_error_when_the_server_says_to)
 
 Test(transport, should_retry_what_the_server_says_only_within_max_retries)
 {
-    struct reply script[] = {{404, "x-should-retry: true\r\n", "gone", 0, 0, 0}};
+    struct hs_reply script[] = {{404, "x-should-retry: true\r\n", "gone", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     o.max_retries = 2;
     serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
@@ -1051,10 +738,10 @@ Test(transport, should_retry_what_the_server_says_only_within_max_retries)
 
 Test(transport, should_never_retry_unauthorized_even_when_the_server_says_to)
 {
-    struct reply script[] = {{401, "x-should-retry: true\r\n", "bad key", 0, 0, 0}};
+    struct hs_reply script[] = {{401, "x-should-retry: true\r\n", "bad key", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].attempts, 1);
@@ -1063,10 +750,10 @@ Test(transport, should_never_retry_unauthorized_even_when_the_server_says_to)
 
 Test(transport, should_retry_a_conflict)
 {
-    struct reply script[] = {{409, "", "conflict", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{409, "", "conflict", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
@@ -1111,13 +798,13 @@ static struct arb_transport_opts hooked_opts(struct hook *h)
 
 Test(transport, should_stop_at_once_on_a_final_verdict)
 {
-    struct reply script[] = {{429, "x-should-retry: true\r\nretry-after-ms: 5000\r\n",
-                              "{\"error\": {\"code\": \"insufficient_quota\"}}", 0, 0, 0},
-                             {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{429, "x-should-retry: true\r\nretry-after-ms: 5000\r\n",
+                                 "{\"error\": {\"code\": \"insufficient_quota\"}}", 0, 0, 0},
+                                {200, "", "fine", 0, 0, 0}};
     struct hook h = {ARB_HTTP_FINAL, "insufficient_quota", 0, 0, "", "", 0};
     struct arb_transport_opts o = hooked_opts(&h);
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
     double took;
 
     took = serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
@@ -1136,12 +823,12 @@ Test(transport, should_stop_at_once_on_a_final_verdict)
 
 Test(transport, should_retry_a_2xx_the_hook_calls_a_failure)
 {
-    struct reply script[] = {{200, "", "{\"error\": {\"type\": \"overloaded\"}}", 0, 0, 0},
-                             {200, "", "{\"ok\": 1}", 0, 0, 0}};
+    struct hs_reply script[] = {{200, "", "{\"error\": {\"type\": \"overloaded\"}}", 0, 0, 0},
+                                {200, "", "{\"ok\": 1}", 0, 0, 0}};
     struct hook h = {ARB_HTTP_RETRY, "\"error\"", 0, 0, "", "", 0};
     struct arb_transport_opts o = hooked_opts(&h);
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     o.json_replies = 1;
     serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
@@ -1153,12 +840,12 @@ Test(transport, should_retry_a_2xx_the_hook_calls_a_failure)
 
 Test(transport, should_fail_a_2xx_error_body_after_every_retry_without_quoting_it)
 {
-    struct reply script[] = {
+    struct hs_reply script[] = {
         {200, "x-should-retry: false\r\n", "{\"error\": \"" CANARY "\"}", 0, 0, 0}};
     struct hook h = {ARB_HTTP_RETRY, "\"error\"", 0, 0, "", "", 0};
     struct arb_transport_opts o = hooked_opts(&h);
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     o.max_retries = 2;
     serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
@@ -1171,12 +858,12 @@ Test(transport, should_fail_a_2xx_error_body_after_every_retry_without_quoting_i
 
 Test(transport, should_accept_a_2xx_the_hook_can_read)
 {
-    struct reply script[] = {{200, "Content-Type: text/event-stream\r\n",
-                              "data: {\"x\": 1}\n\ndata: [DONE]\n\n", 0, 0, 0}};
+    struct hs_reply script[] = {{200, "Content-Type: text/event-stream\r\n",
+                                 "data: {\"x\": 1}\n\ndata: [DONE]\n\n", 0, 0, 0}};
     struct hook h = {ARB_HTTP_ACCEPT, "data:", 0, 0, "", "", 0};
     struct arb_transport_opts o = hooked_opts(&h);
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     o.json_replies = 1;
     serve_and_run(&s, script, 1, &o, NULL, 0, 1, &seen);
@@ -1188,11 +875,11 @@ Test(transport, should_accept_a_2xx_the_hook_can_read)
 
 Test(transport, should_treat_an_accepted_error_status_as_usual)
 {
-    struct reply script[] = {{503, "", "data: busy", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
+    struct hs_reply script[] = {{503, "", "data: busy", 0, 0, 0}, {200, "", "fine", 0, 0, 0}};
     struct hook h = {ARB_HTTP_ACCEPT, "data:", 0, 0, "", "", 0};
     struct arb_transport_opts o = hooked_opts(&h);
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
     cr_assert_eq(seen.r[0].st, ARB_OK, "%s", seen.r[0].error);
@@ -1202,12 +889,12 @@ Test(transport, should_treat_an_accepted_error_status_as_usual)
 
 Test(transport, should_follow_its_own_rules_when_the_hook_has_no_opinion)
 {
-    struct reply script[] = {{200, "", "<html>gateway</html>", 0, 0, 0},
-                             {200, "", "{\"ok\": true}", 0, 0, 0}};
+    struct hs_reply script[] = {{200, "", "<html>gateway</html>", 0, 0, 0},
+                                {200, "", "{\"ok\": true}", 0, 0, 0}};
     struct hook h = {ARB_HTTP_FINAL, "never in a body", 0, 0, "", "", 0};
     struct arb_transport_opts o = hooked_opts(&h);
     struct seen seen = {0};
-    struct server s;
+    struct hs_server s;
 
     o.json_replies = 1;
     serve_and_run(&s, script, 2, &o, NULL, 0, 1, &seen);
