@@ -400,7 +400,10 @@ const struct arb_judge_progress *arb_judge_get_progress(const struct arb_judge *
 /*
  * Queue a question.  done is called once, from arb_judge_drain, with the
  * answer (valid during the call).  ARB_EUSAGE for a single-output question
- * without items or with a criterion.
+ * without items or with a criterion.  A request no cached reply answers is
+ * put on the wire at once (unless a question asked earlier in this drain
+ * waits for the drain: requests go out in the order asked); its reply is
+ * handled, stored and answered only by a drain.
  */
 enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_question *q,
                               void (*done)(void *ctx, const struct arb_judge_question *q,
@@ -410,11 +413,29 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
 /*
  * Send what is not cached and wait for every answer.  Each reply is committed
  * to the store as it arrives (the caller must not hold a transaction open).
- * ARB_EDB, ARB_ENOMEM; ARB_EREMOTE with "judge authentication failed (HTTP
- * 401)" when the provider refuses the key (the remaining questions are not
- * sent).  Transport failures are not errors here: their questions are
- * answered failed, counted in *unreachable.
+ * Questions are answered in the order asked, each as soon as it and those
+ * before it are complete (while later replies are still awaited).  ARB_EDB,
+ * ARB_ENOMEM; ARB_EREMOTE with "judge authentication failed (HTTP 401)" when
+ * the provider refuses the key (the remaining questions are not sent, and
+ * none is answered after it).  Transport failures are not errors here: their
+ * questions are answered failed, counted in *unreachable.
  */
 enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct arb_err *err);
+
+/*
+ * arb_judge_drain for the first n questions not yet answered (all of them when n is
+ * larger), in the order asked: returns as soon as they are answered, leaving the later
+ * ones' requests queued or in flight.  A caller that asks its next questions before it
+ * drains the last ones keeps the slots full while those wait for their retries (their
+ * answers come from a later drain).  Between drains no callback runs and nothing is
+ * stored, so the caller may hold a transaction open while it asks.  *unreachable counts
+ * the failures seen during this drain, whichever question they belong to.  On an error the
+ * remaining questions are dropped unanswered.
+ */
+enum arb_status arb_judge_drain_first(struct arb_judge *j, size_t n, size_t *unreachable,
+                                      struct arb_err *err);
+
+/* How many questions are asked and not yet answered. */
+size_t arb_judge_pending(const struct arb_judge *j);
 
 #endif

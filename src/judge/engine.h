@@ -19,6 +19,7 @@ struct call {
     int swapped, sample, attempt;
     int held;        /* not sent (yet): over the spending cap */
     int sent;        /* handed to the transport or the command */
+    int early;       /* dispatched when asked (arb_judge_ask), not by arb_judge_drain */
     double estimate; /* its reserved cost while in flight */
     int no_fence;    /* every fence code drawn occurred in an output: not sent, the
                         question fails (its error says why) */
@@ -47,6 +48,8 @@ struct question {
     int n_slots, n_done, n_cached;
     int held; /* a request of it stayed under the spending cap: not answered */
     int refused; /* an order was refused (a refusal, a content filter) */
+    int answered; /* its callback has run (or never will): freed with its calls at the end
+                     of the drain */
     char error[512];
 };
 
@@ -64,6 +67,13 @@ struct arb_judge {
     judge_random_fn random; /* where fence codes come from (RAND_bytes; tests replace it) */
     void *random_ctx;
     struct arb_transport *t;
+    int no_early;      /* a question of this drain was not sent when asked: the later ones wait
+                          for the drain too, so requests still go out in the order asked */
+    int draining;      /* inside arb_judge_drain_first: qs[0 .. drain_target) are answered
+                          as they complete, in order */
+    int drain_partial; /* fewer than all: the transport yields once those are answered */
+    size_t drain_target;
+    size_t n_answered; /* qs[0 .. n_answered) are answered (during a drain) */
     struct question **qs;
     size_t n_qs, cap_qs;
     struct call **calls; /* every call made, freed at the end */
@@ -93,6 +103,24 @@ struct arb_judge {
 
 /* How many identical failures that no retry can fix stop the run. */
 #define JUDGE_STOP_AFTER 3
+
+/* Free a question (and what it owns) or a call. */
+void judge_question_free(struct question *qn);
+void judge_call_free(struct call *c);
+
+/* The progress counters changed: tell the caller's progress callback. */
+void judge_notify(struct arb_judge *j);
+
+/* The transport's completion callback (the reply scrubbed of secrets, then handled); also the
+ * command provider's, called at once. */
+void judge_on_done(void *ctx, const struct arb_http_result *r);
+
+/* ---- draining (drain.c) ---- */
+
+/* After a reply is handled: answer the drain's questions now complete, in order; when a
+ * partial drain's are all answered, make the transport return, the others' requests staying
+ * in flight. */
+void judge_check_drained(struct arb_judge *j);
 
 /* Tell the caller something it should see now (a mode switch, a provider's error). */
 void judge_notice(struct arb_judge *j, const char *fmt, ...)

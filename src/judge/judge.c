@@ -146,7 +146,7 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     return ARB_OK;
 }
 
-static void question_free(struct question *qn)
+void judge_question_free(struct question *qn)
 {
     int i;
 
@@ -168,14 +168,10 @@ void arb_judge_free(struct arb_judge *j)
     if (!j)
         return;
     for (i = 0; i < j->n_qs; i++)
-        question_free(j->qs[i]);
+        judge_question_free(j->qs[i]);
     free(j->qs);
-    for (i = 0; i < j->n_calls; i++) {
-        free(j->calls[i]->body);
-        free(j->calls[i]->user_msg);
-        free(j->calls[i]->key_msg);
-        free(j->calls[i]);
-    }
+    for (i = 0; i < j->n_calls; i++)
+        judge_call_free(j->calls[i]);
     free(j->calls);
     arb_transport_free(j->t);
     wipe_free(j->key_header);
@@ -218,7 +214,7 @@ const struct arb_judge_progress *arb_judge_get_progress(const struct arb_judge *
     return &j->prog;
 }
 
-static void notify(struct arb_judge *j)
+void judge_notify(struct arb_judge *j)
 {
     if (j->progress)
         j->progress(j->progress_ctx, &j->prog);
@@ -255,6 +251,14 @@ struct call *judge_new_call(struct arb_judge *j, struct question *qn, int swappe
     c->attempt = attempt;
     j->calls[j->n_calls++] = c;
     return c;
+}
+
+void judge_call_free(struct call *c)
+{
+    free(c->body);
+    free(c->user_msg);
+    free(c->key_msg);
+    free(c);
 }
 
 /* A prompt for the call's question and order, its fences carrying fence; *out caller frees. */
@@ -346,6 +350,8 @@ static enum arb_status first_call(struct arb_judge *j, struct question *qn, int 
     return judge_build(j->cfg, &rq, &c->body, c->key, err);
 }
 
+static enum arb_status send_early(struct arb_judge *j, struct question *qn, struct arb_err *err);
+
 enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_question *q,
                               void (*done)(void *ctx, const struct arb_judge_question *q,
                                            const struct arb_judge_answer *a),
@@ -379,12 +385,12 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
     qn->slot_done = calloc((size_t)qn->n_slots, sizeof(*qn->slot_done));
     qn->schema = judge_schema(&qn->q);
     if (!qn->slots || !qn->slot_done || !qn->schema) {
-        question_free(qn);
+        judge_question_free(qn);
         return ARB_ENOMEM;
     }
     st = arb_schema_compile(qn->schema, NULL, &qn->compiled, err);
     if (st) {
-        question_free(qn);
+        judge_question_free(qn);
         return st;
     }
     if (j->n_qs == j->cap_qs) {
@@ -392,7 +398,7 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
         struct question **v = realloc(j->qs, cap * sizeof(*v));
 
         if (!v) {
-            question_free(qn);
+            judge_question_free(qn);
             return ARB_ENOMEM;
         }
         j->qs = v;
@@ -403,6 +409,8 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
     for (o = 0; !st && o < orders; o++)
         for (s = 0; !st && s < j->cfg->samples; s++)
             st = first_call(j, qn, o, s, err);
+    if (!st)
+        st = send_early(j, qn, err);
     return st;
 }
 
@@ -416,7 +424,6 @@ void judge_fatal(struct arb_judge *j, enum arb_status st)
 }
 
 static void on_done(void *ctx, const struct arb_http_result *r);
-static void on_done_scrubbed(void *ctx, const struct arb_http_result *r);
 
 /* The command provider: run the program now and treat its output like an HTTP reply. */
 static void run_command(struct arb_judge *j, struct call *c)
@@ -439,7 +446,7 @@ static void run_command(struct arb_judge *j, struct call *c)
     r.body_len = out.len;
     r.attempts = 1;
     r.latency_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    on_done_scrubbed(j, &r); /* a command inherits the environment: it may hold the key */
+    judge_on_done(j, &r); /* a command inherits the environment: it may hold the key */
     arb_buf_release(&out);
 }
 
@@ -462,7 +469,7 @@ static void send_call(struct arb_judge *j, struct call *c)
     c->sent = 1;
     j->prog.sent++;
     j->prog.in_flight++;
-    notify(j);
+    judge_notify(j);
     if (j->cfg->provider == ARB_JUDGE_COMMAND) {
         run_command(j, c);
         return;
@@ -570,7 +577,7 @@ void judge_dispatch(struct arb_judge *j, struct call *c)
         memcpy(c->used_key, cc.key, sizeof(c->used_key));
         c->qn->n_cached++;
         j->prog.cached++;
-        notify(j);
+        judge_notify(j);
         scrub_text(j, &cc.reply); /* stored before scrubbing existed, or by another judge */
         if (cc.reply)
             judge_handle_reply(j, c, cc.reply, 1, NULL);
@@ -588,6 +595,46 @@ void judge_dispatch(struct arb_judge *j, struct call *c)
         return;
     }
     judge_send(j, c);
+}
+
+/*
+ * Put a new question's requests on the wire now, while the caller goes on asking (it may
+ * hold a transaction open: nothing is stored and no callback runs until the drain).  Only
+ * calls bound for the network go; one the cache answers or that needs any other handling
+ * (unfenced, a command judge, an offline judge) waits for arb_judge_drain, and so does
+ * every call asked after it, so the requests go out in the order asked either way.
+ */
+static enum arb_status send_early(struct arb_judge *j, struct question *qn, struct arb_err *err)
+{
+    size_t i;
+    int sent = 0;
+
+    j->err = err;
+    for (i = j->n_calls - (size_t)qn->n_slots; i < j->n_calls && !j->no_early; i++) {
+        struct call *c = j->calls[i];
+        struct judge_cached cc = {.valid = -1};
+        int found = 0;
+
+        if (j->fatal || j->auth_failed || j->stopped || c->no_fence || j->cfg->offline ||
+            j->cfg->provider == ARB_JUDGE_COMMAND || c->mode != j->mode) {
+            j->no_early = 1;
+            break;
+        }
+        if (j->use_cache && lookup(j, c, &cc, &found) != ARB_OK) {
+            judge_fatal(j, ARB_EDB);
+            return ARB_EDB;
+        }
+        free(cc.reply);
+        free(cc.error);
+        if (found && ((cc.recorded && !cc.ok) || answers(j, &cc))) {
+            j->no_early = 1; /* the drain answers it from the cache */
+            break;
+        }
+        c->early = 1;
+        judge_send(j, c);
+        sent = 1;
+    }
+    return sent && !j->fatal ? arb_transport_step(j->t, err) : ARB_OK;
 }
 
 /*
@@ -611,7 +658,7 @@ static double settle(struct arb_judge *j, struct call *c, const struct arb_http_
         j->prog.answered++;
     else if (strcmp(r->error, "aborted") != 0)
         j->prog.failed++;
-    notify(j);
+    judge_notify(j);
     return cost;
 }
 
@@ -620,7 +667,7 @@ static double settle(struct arb_judge *j, struct call *c, const struct arb_http_
  * (an error body quoting the key, a reply repeating it) reaches the store,
  * the answer or a message with a secret in it.
  */
-static void on_done_scrubbed(void *ctx, const struct arb_http_result *r)
+void judge_on_done(void *ctx, const struct arb_http_result *r)
 {
     struct arb_judge *j = ctx;
     struct arb_http_result clean = *r;
@@ -642,6 +689,7 @@ static void on_done_scrubbed(void *ctx, const struct arb_http_result *r)
     on_done(ctx, &clean);
     free(body);
     free(why);
+    judge_check_drained(j);
 }
 
 static void on_done(void *ctx, const struct arb_http_result *r)
@@ -697,90 +745,4 @@ static void on_done(void *ctx, const struct arb_http_result *r)
         }
         judge_handle_failure(j, c, &row);
     }
-}
-
-/*
- * With nothing in flight, send the held calls that now fit, in order; the
- * number sent.  When the first does not fit even so, the cap is reached:
- * stop for good.
- */
-static size_t send_held(struct arb_judge *j)
-{
-    size_t i, sent = 0;
-
-    for (i = 0; i < j->n_calls && !j->budget.stopped && !j->fatal; i++) {
-        struct call *c = j->calls[i];
-
-        if (!c->held)
-            continue;
-        send_call(j, c);
-        if (c->held) {
-            if (!sent)
-                j->budget.stopped = 1;
-            break;
-        }
-        sent++;
-    }
-    return sent;
-}
-
-/* The calls still held leave their questions unanswered (held), to be asked again later. */
-static void hold_the_rest(struct arb_judge *j)
-{
-    size_t i;
-
-    for (i = 0; i < j->n_calls; i++) {
-        struct call *c = j->calls[i];
-
-        if (!c->held)
-            continue;
-        c->held = 0;
-        c->qn->held = 1;
-        j->prog.held++;
-        judge_finish_slot(j, c, NULL);
-    }
-    notify(j);
-}
-
-enum arb_status arb_judge_drain(struct arb_judge *j, size_t *unreachable, struct arb_err *err)
-{
-    size_t i, n = j->n_calls;
-    enum arb_status st;
-
-    j->err = err;
-    /* The first calls of every question; retries are dispatched as replies come in. */
-    for (i = 0; i < n && !j->fatal; i++)
-        if (j->calls[i]->attempt == 0)
-            judge_dispatch(j, j->calls[i]);
-    do
-        st = arb_transport_run(j->t, on_done_scrubbed, j, err);
-    while (!st && !j->fatal && !j->auth_failed && !j->stopped && send_held(j));
-    hold_the_rest(j);
-    if (!st && j->fatal)
-        st = j->fatal;
-    if (!st && j->auth_failed)
-        st = arb_err_set(err, ARB_EREMOTE,
-                         "judge authentication failed (HTTP %d): check the key in $%s",
-                         j->auth_failed, j->cfg->api_key_env);
-    if (!st && j->stopped)
-        st = arb_err_set(err, ARB_EREMOTE, "%s", j->stop_msg);
-    if (!st)
-        for (i = 0; i < j->n_qs; i++)
-            judge_answer_question(j, j->qs[i]);
-    if (!st && j->fatal)
-        st = j->fatal;
-    if (unreachable)
-        *unreachable = j->unreachable;
-    for (i = 0; i < j->n_qs; i++)
-        question_free(j->qs[i]);
-    j->n_qs = 0;
-    for (i = 0; i < j->n_calls; i++) {
-        free(j->calls[i]->body);
-        free(j->calls[i]->user_msg);
-        free(j->calls[i]->key_msg);
-        free(j->calls[i]);
-    }
-    j->n_calls = 0;
-    j->unreachable = 0;
-    return st;
 }
