@@ -233,6 +233,13 @@ bench-peers: deps
 	@sh bench/peers/run.sh $(BUILD)/arbiter 10000
 	@sh bench/peers/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim 500 200
 
+# Arbiter's side of bench-peers' judge workload alone (no npm): 500 judgments of 200 ms at
+# concurrency 16 and 64, and at 16 with faults; the best ratio to ideal of 3 runs and the range.
+.PHONY: bench-judge
+bench-judge: deps
+	@$(SUBMAKE) all $(BUILD)/judge_sim
+	@sh bench/judge_faults.sh $(BUILD)/arbiter $(BUILD)/judge_sim 500 200 3
+
 valgrind: deps
 	@$(SUBMAKE) all
 	@VALGRIND="valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect -q" \
