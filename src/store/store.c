@@ -1,6 +1,7 @@
 /*
  * store.c - opening, migrating and closing the SQLite record; transactions;
- * the statement table and the helpers the other files of src/store/ share.
+ * the statement table (the binding and reading helpers the other files of
+ * src/store/ share are in store_util.c).
  *
  * Opening sets WAL mode (writers), foreign keys, synchronous=NORMAL and a
  * busy timeout, checks that the file is an Arbiter database (or empty),
@@ -66,12 +67,13 @@ static const char *const sql[Q_N] = {
     [Q_SAVEPOINT] = "SAVEPOINT arb_store",
     [Q_RELEASE] = "RELEASE arb_store",
     [Q_ROLLBACK_TO] = "ROLLBACK TO arb_store",
-    [Q_RUN_CREATE] = "INSERT INTO runs (id, created_at, status, suite_path, suite_name, "
-                     "suite_sha256, suite_json, systems_json, seed, version, judge_json, scope_json, "
-                     "inputs_json, kind, procedure_hash) "
-                     "VALUES (?10, coalesce(?1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), "
-                     "'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?12, coalesce(?13, 'run'), "
-                     "?14)",
+    [Q_RUN_CREATE] =
+        "INSERT INTO runs (id, created_at, status, suite_path, suite_name, "
+        "suite_sha256, suite_json, systems_json, seed, version, judge_json, scope_json, "
+        "inputs_json, kind, procedure_hash) "
+        "VALUES (?10, coalesce(?1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), "
+        "'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11, ?12, coalesce(?13, 'run'), "
+        "?14)",
     [Q_RUN_SYSTEMS] = "INSERT INTO systems (run, name, path, position) "
                       "SELECT ?1, json_extract(value, '$.name'), json_extract(value, '$.path'), "
                       "CAST(key AS INTEGER) FROM json_each(?2) WHERE true "
@@ -164,26 +166,27 @@ static const char *const sql[Q_N] = {
     /* A stored valid reply is never replaced; a failed call is, by its next attempt, and so
      * is a reply that is not known to be valid (moved aside first: Q_REJECT_JUDGE_CALL).  The
      * request goes with its reply: a new attempt draws new fence codes. */
-    [Q_PUT_JUDGE_CALL] = "INSERT INTO judge_calls (key, provider, model, request_json, "
-                         "reply_json, status, http_status, attempts, latency_s, prompt_tokens, "
-                         "completion_tokens, error, created_at, cached_tokens, valid, "
-                         "charged_usd, response_format, stop_reason, normalization, error_type, "
-                         "error_code, error_message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                         "?10, ?11, ?12, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13, ?14, ?15, "
-                         "?16, ?17, ?18, ?19, ?20, ?21) "
-                         "ON CONFLICT (key) DO UPDATE SET request_json = excluded.request_json, "
-                         "reply_json = excluded.reply_json, "
-                         "status = excluded.status, http_status = excluded.http_status, "
-                         "attempts = excluded.attempts, latency_s = excluded.latency_s, "
-                         "prompt_tokens = excluded.prompt_tokens, "
-                         "completion_tokens = excluded.completion_tokens, error = excluded.error, "
-                         "created_at = excluded.created_at, cached_tokens = excluded.cached_tokens, "
-                         "valid = excluded.valid, charged_usd = excluded.charged_usd, "
-                         "response_format = excluded.response_format, "
-                         "stop_reason = excluded.stop_reason, "
-                         "normalization = excluded.normalization, error_type = excluded.error_type, "
-                         "error_code = excluded.error_code, error_message = excluded.error_message "
-                         "WHERE judge_calls.status = 'failed' OR judge_calls.valid IS NOT 1",
+    [Q_PUT_JUDGE_CALL] =
+        "INSERT INTO judge_calls (key, provider, model, request_json, "
+        "reply_json, status, http_status, attempts, latency_s, prompt_tokens, "
+        "completion_tokens, error, created_at, cached_tokens, valid, "
+        "charged_usd, response_format, stop_reason, normalization, error_type, "
+        "error_code, error_message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+        "?10, ?11, ?12, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?13, ?14, ?15, "
+        "?16, ?17, ?18, ?19, ?20, ?21) "
+        "ON CONFLICT (key) DO UPDATE SET request_json = excluded.request_json, "
+        "reply_json = excluded.reply_json, "
+        "status = excluded.status, http_status = excluded.http_status, "
+        "attempts = excluded.attempts, latency_s = excluded.latency_s, "
+        "prompt_tokens = excluded.prompt_tokens, "
+        "completion_tokens = excluded.completion_tokens, error = excluded.error, "
+        "created_at = excluded.created_at, cached_tokens = excluded.cached_tokens, "
+        "valid = excluded.valid, charged_usd = excluded.charged_usd, "
+        "response_format = excluded.response_format, "
+        "stop_reason = excluded.stop_reason, "
+        "normalization = excluded.normalization, error_type = excluded.error_type, "
+        "error_code = excluded.error_code, error_message = excluded.error_message "
+        "WHERE judge_calls.status = 'failed' OR judge_calls.valid IS NOT 1",
     /* An invalid reply (or one of unknown validity) about to be replaced, kept for audit. */
     [Q_REJECT_JUDGE_CALL] = "INSERT INTO judge_calls_rejected (key, provider, model, "
                             "request_json, reply_json, http_status, attempts, latency_s, "
@@ -197,10 +200,11 @@ static const char *const sql[Q_N] = {
                             "response_format, stop_reason, normalization, error_type, error_code, "
                             "error_message "
                             "FROM judge_calls WHERE key = ?1 AND status = 'ok' AND valid IS NOT 1",
-    [Q_GET_JUDGE_CALL] = "SELECT key, provider, model, request_json, reply_json, status, "
-                         "http_status, attempts, latency_s, prompt_tokens, completion_tokens, "
-                         "error, cached_tokens, valid, response_format, stop_reason, normalization, "
-                         "error_type, error_code, error_message FROM judge_calls WHERE key = ?1",
+    [Q_GET_JUDGE_CALL] =
+        "SELECT key, provider, model, request_json, reply_json, status, "
+        "http_status, attempts, latency_s, prompt_tokens, completion_tokens, "
+        "error, cached_tokens, valid, response_format, stop_reason, normalization, "
+        "error_type, error_code, error_message FROM judge_calls WHERE key = ?1",
     /* A slot judged again (a resume) keeps the fence its run sent, unless it sent anew. */
     [Q_PUT_JUDGMENT] = "INSERT INTO judgments (run, case_id, system_a, system_b, ord, sample, "
                        "attempt, key, valid, cached, answer_json, error, fence, reply_sha256) "
@@ -264,117 +268,16 @@ static const char *const sql[Q_N] = {
                             "AND sample = ?6 AND attempt = ?7",
     /* The replies a later request replaced under key, newest first. */
     /* The columns of Q_GET_JUDGE_CALL (store_call_row): only replies are moved aside. */
-    [Q_REJECTED_CALLS] = "SELECT key, provider, model, request_json, reply_json, 'ok', "
-                         "http_status, attempts, latency_s, prompt_tokens, completion_tokens, "
-                         "error, cached_tokens, valid, response_format, stop_reason, normalization, "
-                         "error_type, error_code, error_message FROM judge_calls_rejected "
-                         "WHERE key = ?1 "
-                         "ORDER BY id DESC",
+    [Q_REJECTED_CALLS] =
+        "SELECT key, provider, model, request_json, reply_json, 'ok', "
+        "http_status, attempts, latency_s, prompt_tokens, completion_tokens, "
+        "error, cached_tokens, valid, response_format, stop_reason, normalization, "
+        "error_type, error_code, error_message FROM judge_calls_rejected "
+        "WHERE key = ?1 "
+        "ORDER BY id DESC",
 };
 
-/* ---- helpers shared by src/store/ -------------------------------------------------------- */
-
-static enum arb_status status_of(int rc)
-{
-    switch (rc & 0xff) {
-    case SQLITE_NOMEM:
-        return ARB_ENOMEM;
-    case SQLITE_CONSTRAINT:
-    case SQLITE_MISMATCH:
-    case SQLITE_RANGE:
-        return ARB_EUSAGE;
-    case SQLITE_TOOBIG:
-        return ARB_ETOOBIG;
-    default:
-        return ARB_EDB;
-    }
-}
-
-enum arb_status store_fail(struct arb_store *st, int rc, struct arb_err *err, const char *what, ...)
-{
-    char doing[256];
-    const char *msg = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
-    va_list ap;
-
-    va_start(ap, what);
-    vsnprintf(doing, sizeof(doing), what, ap);
-    va_end(ap);
-    /* The connection's message may belong to an earlier call: then describe rc alone. */
-    if (st->db && (sqlite3_errcode(st->db) & 0xff) != (rc & 0xff))
-        msg = sqlite3_errstr(rc);
-    return arb_err_set(err, status_of(rc), "cannot %s in '%s': %s", doing, st->path, msg);
-}
-
-int store_bind_text(int rc, sqlite3_stmt *s, int i, const char *t)
-{
-    if (rc != SQLITE_OK)
-        return rc;
-    if (!t)
-        return sqlite3_bind_null(s, i);
-    return sqlite3_bind_text64(s, i, t, strlen(t), SQLITE_STATIC, SQLITE_UTF8);
-}
-
-int store_bind_blob_text(int rc, sqlite3_stmt *s, int i, const char *t, size_t len)
-{
-    if (rc != SQLITE_OK)
-        return rc;
-    if (!t)
-        return sqlite3_bind_null(s, i);
-    return sqlite3_bind_text64(s, i, t, len, SQLITE_STATIC, SQLITE_UTF8);
-}
-
-int store_bind_int(int rc, sqlite3_stmt *s, int i, int64_t v)
-{
-    if (rc != SQLITE_OK)
-        return rc;
-    return sqlite3_bind_int64(s, i, v);
-}
-
-int store_bind_real(int rc, sqlite3_stmt *s, int i, double v)
-{
-    if (rc != SQLITE_OK)
-        return rc;
-    if (v != v)
-        return sqlite3_bind_null(s, i);
-    return sqlite3_bind_double(s, i, v);
-}
-
-const char *store_col_text(sqlite3_stmt *s, int i)
-{
-    return (const char *)sqlite3_column_text(s, i);
-}
-
-double store_col_real(sqlite3_stmt *s, int i)
-{
-    if (sqlite3_column_type(s, i) == SQLITE_NULL)
-        return NAN;
-    return sqlite3_column_double(s, i);
-}
-
-enum arb_status store_exec(struct arb_store *st, sqlite3_stmt *s, int rc, struct arb_err *err,
-                           const char *what)
-{
-    enum arb_status ret = ARB_OK;
-
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        ret = store_fail(st, rc, err, "%s", what);
-    sqlite3_reset(s);
-    sqlite3_clear_bindings(s);
-    return ret;
-}
-
-enum arb_status store_need_txn(struct arb_store *st, const char *what, struct arb_err *err)
-{
-    if (st->flags & ARB_STORE_READONLY)
-        return arb_err_set(err, ARB_EUSAGE, "cannot %s in '%s': opened read-only", what, st->path);
-    if (sqlite3_get_autocommit(st->db))
-        return arb_err_set(err, ARB_EUSAGE,
-                           "cannot %s in '%s' outside a transaction (call arb_store_begin)", what,
-                           st->path);
-    return ARB_OK;
-}
+/* ---- the statement table's statements, lent out ---------------------------------------- */
 
 enum arb_status store_acquire(struct arb_store *st, enum store_stmt q, sqlite3_stmt **out,
                               struct arb_err *err)

@@ -26,7 +26,8 @@
 #include "arbiter/unicode.h"
 #include "view_int.h"
 
-#define MAX_CRIT  32 /* criteria offered: with the form's 6 other fields, under VIEW_MAX_ARGS (64) */
+#define MAX_CRIT 32 /* criteria offered: with the form's 6 other fields, under VIEW_MAX_ARGS (64)  \
+                     */
 #define SHOWN_MAX (1u << 20) /* bytes of each response shown, after redaction */
 
 /* What the queue knows of the run: its systems, criteria and redaction list. */
@@ -178,16 +179,9 @@ enum arb_status view_label_pair(struct view_ctx *v, int64_t run, const char *cas
 
 int64_t view_pair_arg(const char *s)
 {
-    int64_t v = 0;
+    int64_t v;
 
-    if (!s || !*s || strlen(s) > 9)
-        return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return -1;
-        v = v * 10 + (*s - '0');
-    }
-    return v;
+    return s && view_whole(s, 0, 999999999, &v) ? v : -1;
 }
 
 /* The position of (a, b) among the pairs of case_id, into pos (-1 until found). */

@@ -129,18 +129,30 @@ static int on_run(void *ctx, const struct arb_run_row *r)
     return 1;
 }
 
+int view_whole(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    int64_t v = 0;
+
+    if (!*s || strlen(s) > 12)
+        return 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return 0;
+        v = v * 10 + (*s - '0');
+    }
+    if (v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
 int64_t view_run_id(struct view_ctx *v, const char *segment, struct arb_err *err)
 {
     int64_t id = 0, found = 0;
-    const char *p = segment;
 
-    if (!*p || *p == '0' || strlen(p) > 15)
+    /* A run has one spelling: no leading zero. */
+    if (*segment == '0' || !view_whole(segment, 1, 999999999999, &id))
         return 0;
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return 0;
-        id = id * 10 + (*p - '0');
-    }
     if (arb_store_runs(v->st, id, on_run, &found, err))
         return -1;
     return found;
@@ -160,23 +172,6 @@ static const struct {
 };
 
 static const char *const sort_words[] = {"seq", "id", "status", "winner", "margin"};
-
-static int whole(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-    int64_t v = 0;
-
-    if (!*s || strlen(s) > 12)
-        return 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return 0;
-        v = v * 10 + (*s - '0');
-    }
-    if (v < lo || v > hi)
-        return 0;
-    *out = v;
-    return 1;
-}
 
 int view_filter_read(const struct view_req *r, int64_t run, struct view_filter *f, char *bad,
                      size_t n)
@@ -223,12 +218,12 @@ int view_filter_read(const struct view_req *r, int64_t run, struct view_filter *
             }
             f->q.descending = strcmp(val, "desc") == 0;
         } else if (strcmp(k, "page") == 0) {
-            if (!whole(val, 1, 100000000, &f->page)) {
+            if (!view_whole(val, 1, 100000000, &f->page)) {
                 snprintf(bad, n, "page: expected a whole number from 1, got '%.60s'", val);
                 return 0;
             }
         } else if (strcmp(k, "per") == 0) {
-            if (!whole(val, 1, 1000, &per)) {
+            if (!view_whole(val, 1, 1000, &per)) {
                 snprintf(bad, n, "per: expected a whole number from 1 to 1000, got '%.60s'", val);
                 return 0;
             }

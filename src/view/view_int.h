@@ -196,6 +196,9 @@ enum arb_status view_html_end(struct html *h);
  * written as attribute-safe text. */
 void view_url(struct html *h, const char *s);
 
+/* 1 with s, a whole decimal number from lo to hi (at most 12 digits), in *out; else 0. */
+int view_whole(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
 /* The run named by a path segment ("12"): its id, or 0 when it is not a run of the database. */
 int64_t view_run_id(struct view_ctx *v, const char *segment, struct arb_err *err);
 
