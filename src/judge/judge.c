@@ -630,7 +630,7 @@ static enum arb_status send_early(struct arb_judge *j, struct question *qn, stru
             j->no_early = 1; /* the drain answers it from the cache */
             break;
         }
-        c->early = 1;
+        c->dispatched = 1;
         judge_send(j, c);
         sent = 1;
     }
