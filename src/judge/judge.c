@@ -480,6 +480,7 @@ static void send_call(struct arb_judge *j, struct call *c)
     req.body = c->body;
     req.body_len = strlen(c->body);
     req.user = c;
+    req.ahead = c->attempt > 0; /* the question's other slots may be answered already */
     if (arb_transport_submit(j->t, &req, j->err))
         judge_fatal(j, ARB_ENOMEM);
 }
