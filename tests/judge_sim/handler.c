@@ -18,8 +18,6 @@
 
 #include "judge_sim.h"
 
-enum proto { PROTO_NONE, PROTO_OPENAI, PROTO_ANTHROPIC };
-
 /* One request's body, gathered over the access-handler calls. */
 struct conn {
     char *body;
@@ -53,17 +51,12 @@ static int append(struct conn *c, const char *data, size_t n)
     return 1;
 }
 
-/* A digest of (body, seed, label, attempt): the per-request randomness. label NULL and attempt 0
- * give the reply seed; the other labels name one decision each, so they are independent. */
+/* The per-request randomness (gen.c's sim_draw) over the body with its fence code masked. */
 static int draw(unsigned char out[SIM_DIGEST_LEN], const struct conn *c, unsigned long long seed,
                 const char *label, unsigned long attempt)
 {
-    char tail[96];
-    int n = snprintf(tail, sizeof(tail), "\n%llu\n%s\n%lu", seed, label ? label : "", attempt);
-    const void *parts[2] = {c->hashed ? c->hashed : c->body ? c->body : "", tail};
-    size_t lens[2] = {c->len, (size_t)n};
-
-    return n > 0 && (size_t)n < sizeof(tail) && sim_digest(out, 2, parts, lens);
+    return sim_draw(out, c->hashed ? c->hashed : c->body ? c->body : "", c->len, seed, label,
+                    attempt);
 }
 
 static bool fires(const struct conn *c, const struct sim_config *cfg, const char *label,
@@ -76,280 +69,20 @@ static bool fires(const struct conn *c, const struct sim_config *cfg, const char
     return draw(d, c, cfg->seed, label, attempt) && sim_digest_unit(d) < rate;
 }
 
-static void set_text(struct sim_reply *r, int status, char *text)
-{
-    free(r->text);
-    r->status = status;
-    r->text = text;
-    r->len = text ? strlen(text) : 0;
-}
-
-static const char *anthropic_type(int status)
-{
-    switch (status) {
-    case 400:
-        return "invalid_request_error";
-    case 401:
-        return "authentication_error";
-    case 404:
-        return "not_found_error";
-    case 413:
-        return "request_too_large";
-    case 429:
-        return "rate_limit_error";
-    case 503:
-    case 529:
-        return "overloaded_error";
-    default:
-        return "api_error";
-    }
-}
-
-static const char *openai_type(int status)
-{
-    if (status == 429)
-        return "rate_limit_exceeded";
-    if (status >= 500)
-        return "server_error";
-    return "invalid_request_error";
-}
-
-/* Adds item under key (or to the array when key is NULL) and returns it; on any failure,
- * including a NULL parent, frees item and returns NULL so the failure carries down a chain. */
-static cJSON *attach(cJSON *parent, const char *key, cJSON *item)
-{
-    bool ok;
-
-    if (!parent || !item) {
-        cJSON_Delete(item);
-        return NULL;
-    }
-    ok = key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item);
-    if (!ok) {
-        cJSON_Delete(item);
-        return NULL;
-    }
-    return item;
-}
-
-/* An error in the protocol's own shape; text NULL when out of memory. */
-static void set_error(struct sim_reply *r, enum proto p, int status, const char *msg)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON *err;
-    bool ok;
-
-    if (p == PROTO_ANTHROPIC) {
-        ok = cJSON_AddStringToObject(root, "type", "error") != NULL;
-        err = attach(root, "error", cJSON_CreateObject());
-        ok = ok && cJSON_AddStringToObject(err, "type", anthropic_type(status)) &&
-             cJSON_AddStringToObject(err, "message", msg);
-    } else {
-        err = attach(root, "error", cJSON_CreateObject());
-        ok = cJSON_AddStringToObject(err, "message", msg) &&
-             cJSON_AddStringToObject(err, "type", openai_type(status)) &&
-             cJSON_AddNullToObject(err, "param") &&
-             (status == 401 ? cJSON_AddStringToObject(err, "code", "invalid_api_key") != NULL
-                            : cJSON_AddNullToObject(err, "code") != NULL);
-    }
-    set_text(r, status, ok ? cJSON_PrintUnformatted(root) : NULL);
-    cJSON_Delete(root);
-}
-
-static const cJSON *member(const cJSON *obj, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(obj, key);
-}
-
-static void hex_id(char *out, size_t cap, const char *prefix, const unsigned char *d)
-{
-    size_t n = (size_t)snprintf(out, cap, "%s", prefix);
-
-    for (int i = 0; i < 12 && n + 3 <= cap; i++)
-        n += (size_t)snprintf(out + n, cap - n, "%02x", d[i]);
-}
-
-static const char *model_of(const cJSON *req)
-{
-    const cJSON *m = member(req, "model");
-
-    return cJSON_IsString(m) ? m->valuestring : "judge-sim";
-}
-
-/* The reply value for schema, broken on purpose when invalid is set. */
-static cJSON *make_value(struct sim_gen *g, const cJSON *schema, bool invalid)
-{
-    cJSON *v;
-
-    g->root = schema;
-    v = sim_gen_value(g, schema);
-    if (v && invalid)
-        v = sim_gen_break(g, schema, v);
-    return v;
-}
-
-/* fixed, when not NULL, replaces the request's schema (--reply-format). */
-static char *openai_body(struct sim_gen *g, const cJSON *req, const cJSON *fixed, size_t body_len,
-                         bool invalid, const unsigned char *d)
-{
-    const cJSON *rf = member(req, "response_format");
-    const cJSON *schema = fixed;
-    cJSON *root, *value, *choices, *choice, *msg, *usage;
-    char *content, *text = NULL;
-    char id[64];
-    bool ok;
-
-    if (!fixed && cJSON_IsString(member(rf, "type")) &&
-        !strcmp(member(rf, "type")->valuestring, "json_schema"))
-        schema = member(member(rf, "json_schema"), "schema");
-    value = make_value(g, cJSON_IsObject(schema) ? schema : NULL, invalid);
-    content = value ? cJSON_PrintUnformatted(value) : NULL;
-    cJSON_Delete(value);
-    if (!content)
-        return NULL;
-    hex_id(id, sizeof(id), "chatcmpl-sim", d);
-    root = cJSON_CreateObject();
-    ok = cJSON_AddStringToObject(root, "id", id) &&
-         cJSON_AddStringToObject(root, "object", "chat.completion") &&
-         cJSON_AddStringToObject(root, "model", model_of(req));
-    choices = attach(root, "choices", cJSON_CreateArray());
-    choice = attach(choices, NULL, cJSON_CreateObject());
-    ok = ok && cJSON_AddNumberToObject(choice, "index", 0);
-    msg = attach(choice, "message", cJSON_CreateObject());
-    ok = ok && cJSON_AddStringToObject(msg, "role", "assistant") &&
-         cJSON_AddStringToObject(msg, "content", content) &&
-         cJSON_AddStringToObject(choice, "finish_reason", "stop");
-    usage = attach(root, "usage", cJSON_CreateObject());
-    ok = ok && cJSON_AddNumberToObject(usage, "prompt_tokens", (double)(body_len / 4)) &&
-         cJSON_AddNumberToObject(usage, "completion_tokens", (double)(strlen(content) / 4)) &&
-         cJSON_AddNumberToObject(usage, "total_tokens",
-                                 (double)(body_len / 4 + strlen(content) / 4));
-    if (ok)
-        text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    free(content);
-    return text;
-}
-
-/* The tool the request forces with tool_choice, else its first tool; NULL without tools. */
-static const cJSON *pick_tool(const cJSON *req)
-{
-    const cJSON *tools = member(req, "tools"), *choice = member(req, "tool_choice");
-    const cJSON *want = member(choice, "name"), *t;
-
-    if (!cJSON_IsArray(tools) || cJSON_GetArraySize(tools) == 0)
-        return NULL;
-    if (cJSON_IsString(want)) {
-        cJSON_ArrayForEach(t, tools)
-        {
-            const cJSON *name = member(t, "name");
-
-            if (cJSON_IsString(name) && !strcmp(name->valuestring, want->valuestring))
-                return t;
-        }
-    }
-    return cJSON_GetArrayItem(tools, 0);
-}
-
-static char *anthropic_body(struct sim_gen *g, const cJSON *req, const cJSON *fixed,
-                            size_t body_len, bool invalid, const unsigned char *d)
-{
-    const cJSON *tool = pick_tool(req), *schema = NULL, *name = member(tool, "name");
-    cJSON *root, *value, *content, *block, *usage;
-    char *out_text = NULL, *text = NULL;
-    char id[64], tool_id[64];
-    bool ok;
-
-    if (tool)
-        schema = member(tool, "input_schema");
-    else /* structured outputs: the schema rides in output_format */
-        schema = member(member(req, "output_format"), "schema");
-    if (fixed)
-        schema = fixed;
-    value = make_value(g, cJSON_IsObject(schema) ? schema : NULL, invalid);
-    out_text = value ? cJSON_PrintUnformatted(value) : NULL;
-    if (!out_text) {
-        cJSON_Delete(value);
-        return NULL;
-    }
-    hex_id(id, sizeof(id), "msg_sim", d);
-    hex_id(tool_id, sizeof(tool_id), "toolu_sim", d + 12);
-    root = cJSON_CreateObject();
-    ok = cJSON_AddStringToObject(root, "id", id) &&
-         cJSON_AddStringToObject(root, "type", "message") &&
-         cJSON_AddStringToObject(root, "role", "assistant") &&
-         cJSON_AddStringToObject(root, "model", model_of(req));
-    content = attach(root, "content", cJSON_CreateArray());
-    block = attach(content, NULL, cJSON_CreateObject());
-    ok = ok && block;
-    if (ok && tool) {
-        ok = cJSON_AddStringToObject(block, "type", "tool_use") &&
-             cJSON_AddStringToObject(block, "id", tool_id) &&
-             cJSON_AddStringToObject(block, "name",
-                                     cJSON_IsString(name) ? name->valuestring : "tool");
-        ok = attach(block, "input", value) && ok;
-        value = NULL; /* block owns it now, or attach freed it */
-    } else if (ok) {
-        ok = cJSON_AddStringToObject(block, "type", "text") &&
-             cJSON_AddStringToObject(block, "text", out_text);
-    }
-    ok = ok && cJSON_AddStringToObject(root, "stop_reason", tool ? "tool_use" : "end_turn") &&
-         cJSON_AddNullToObject(root, "stop_sequence");
-    usage = attach(root, "usage", cJSON_CreateObject());
-    ok = ok && cJSON_AddNumberToObject(usage, "input_tokens", (double)(body_len / 4)) &&
-         cJSON_AddNumberToObject(usage, "output_tokens", (double)(strlen(out_text) / 4));
-    if (ok)
-        text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(value);
-    cJSON_Delete(root);
-    free(out_text);
-    return text;
-}
-
-/* --usage off: the reply without its "usage" member (frees text); NULL when out of memory. */
-static char *without_usage(char *text)
-{
-    cJSON *root = cJSON_Parse(text);
-    char *out = NULL;
-
-    free(text);
-    if (root) {
-        cJSON_DeleteItemFromObjectCaseSensitive(root, "usage");
-        out = cJSON_PrintUnformatted(root);
-    }
-    cJSON_Delete(root);
-    return out;
-}
-
 /* A 200 reply, possibly schema-invalid; malformed cuts the finished text in half. */
-static void answer(struct sim_reply *r, const struct sim_config *cfg, enum proto p,
+static void answer(struct sim_reply *r, const struct sim_config *cfg, enum sim_proto p,
                    const struct conn *c, const cJSON *req, unsigned long attempt)
 {
-    unsigned char seed_d[SIM_DIGEST_LEN], bias_d[SIM_DIGEST_LEN];
-    struct sim_gen g = {0};
     bool malformed = fires(c, cfg, "malformed", attempt, cfg->rate_malformed);
     bool invalid = !malformed && fires(c, cfg, "invalid", attempt, cfg->rate_invalid);
-    char *text;
+    char *text = sim_answer(cfg, p, req, c->hashed ? c->hashed : c->body ? c->body : "", c->len,
+                            invalid);
 
-    /* The reply and the bias draw ignore the attempt: a retry gets the reply the failed
-     * attempt would have got. */
-    if (!draw(seed_d, c, cfg->seed, NULL, 0) || !draw(bias_d, c, cfg->seed, "prefer-a", 0)) {
-        set_error(r, p, 500, "judge_sim: digest failed");
-        return;
-    }
-    sim_rng_seed(&g.rng, seed_d);
-    g.force_a = cfg->prefer_a > 0 && sim_digest_unit(bias_d) < cfg->prefer_a;
-    if (p == PROTO_OPENAI)
-        text = openai_body(&g, req, cfg->reply_schema, c->len, invalid, seed_d);
-    else
-        text = anthropic_body(&g, req, cfg->reply_schema, c->len, invalid, seed_d);
-    if (text && cfg->no_usage)
-        text = without_usage(text);
     if (!text) {
-        set_error(r, p, 500, "judge_sim: out of memory");
+        sim_reply_error(r, p, 500, "judge_sim: out of memory");
         return;
     }
-    set_text(r, 200, text);
+    sim_reply_text(r, 200, text);
     if (malformed) {
         r->len = r->len > 1 ? r->len / 2 : 1;
         r->fault = "malformed";
@@ -359,7 +92,7 @@ static void answer(struct sim_reply *r, const struct sim_config *cfg, enum proto
 }
 
 /* --fixture: the fixture's reply, or a 400 naming the check the request failed. */
-static void scripted(struct sim_fixture *fx, unsigned long long seed, enum proto p,
+static void scripted(struct sim_fixture *fx, unsigned long long seed, enum sim_proto p,
                      const struct conn *c, const cJSON *req, struct sim_reply *r)
 {
     unsigned char seed_d[SIM_DIGEST_LEN];
@@ -367,20 +100,20 @@ static void scripted(struct sim_fixture *fx, unsigned long long seed, enum proto
 
     /* The answer is drawn as answer() draws it: the same question, the same answer. */
     if (!draw(seed_d, c, seed, NULL, 0)) {
-        set_error(r, p, 500, "judge_sim: digest failed");
+        sim_reply_error(r, p, 500, "judge_sim: digest failed");
         return;
     }
-    switch (sim_fixture_answer(fx, p == PROTO_ANTHROPIC, req, seed_d, r, why, sizeof(why))) {
+    switch (sim_fixture_answer(fx, p == SIM_PROTO_ANTHROPIC, req, seed_d, r, why, sizeof(why))) {
     case SIM_FIXTURE_REPLY:
         return;
     case SIM_FIXTURE_MISMATCH:
         snprintf(r->detail, sizeof(r->detail), "fixture: %s", why);
-        set_error(r, p, 400, r->detail);
+        sim_reply_error(r, p, 400, r->detail);
         r->fault = "fixture-mismatch";
         return;
     case SIM_FIXTURE_ENOMEM:
         r->content_type = NULL;
-        set_error(r, p, 500, "judge_sim: out of memory");
+        sim_reply_error(r, p, 500, "judge_sim: out of memory");
         return;
     }
 }
@@ -391,11 +124,11 @@ static const char *header(struct MHD_Connection *mc, const char *name)
 }
 
 /* The API key the request carries, NULL when it has none. */
-static const char *api_key(struct MHD_Connection *mc, enum proto p)
+static const char *api_key(struct MHD_Connection *mc, enum sim_proto p)
 {
     const char *v;
 
-    if (p == PROTO_ANTHROPIC) {
+    if (p == SIM_PROTO_ANTHROPIC) {
         v = header(mc, "x-api-key");
         return v && *v ? v : NULL;
     }
@@ -409,7 +142,7 @@ static const char *api_key(struct MHD_Connection *mc, enum proto p)
 }
 
 /* Takes every decision for one request; fills r and *attempt. */
-static void decide(struct sim_state *st, struct MHD_Connection *mc, enum proto p,
+static void decide(struct sim_state *st, struct MHD_Connection *mc, enum sim_proto p,
                    struct conn *c, unsigned long *attempt, struct sim_reply *r)
 {
     const struct sim_config *cfg = st->cfg;
@@ -424,54 +157,54 @@ static void decide(struct sim_state *st, struct MHD_Connection *mc, enum proto p
     c->hashed = sim_mask_fence(c->body, c->len);
     parts[0] = c->hashed ? c->hashed : c->body ? c->body : "";
     if (!sim_digest(body_d, 1, parts, lens)) {
-        set_error(r, p, 500, "judge_sim: digest failed");
+        sim_reply_error(r, p, 500, "judge_sim: digest failed");
         return;
     }
     *attempt = sim_attempt_next(st, body_d, &arrival);
     if (*attempt == 0) {
-        set_error(r, p, 500, "judge_sim: out of memory");
+        sim_reply_error(r, p, 500, "judge_sim: out of memory");
         return;
     }
     r->hang = fires(c, cfg, "hang", *attempt, cfg->rate_hang);
-    if (p == PROTO_NONE) {
-        set_error(r, p, 404, "no such endpoint");
+    if (p == SIM_PROTO_NONE) {
+        sim_reply_error(r, p, 404, "no such endpoint");
         return;
     }
     if (cfg->status_always) {
-        set_error(r, p, cfg->status_always, "judge_sim: --status-always");
+        sim_reply_error(r, p, cfg->status_always, "judge_sim: --status-always");
         r->fault = "status-always";
         return;
     }
     if (cfg->fail_first > 0 && arrival <= (unsigned long long)cfg->fail_first) {
-        set_error(r, p, 503, "judge_sim: service unavailable (--fail-first)");
+        sim_reply_error(r, p, 503, "judge_sim: service unavailable (--fail-first)");
         r->fault = "fail-first";
         return;
     }
     if (c->too_big) {
-        set_error(r, p, 413, "request body too large");
+        sim_reply_error(r, p, 413, "request body too large");
         return;
     }
     if (!key || !strcmp(key, "bad-key")) {
-        set_error(r, p, 401, key ? "invalid api key" : "missing api key");
+        sim_reply_error(r, p, 401, key ? "invalid api key" : "missing api key");
         return;
     }
-    if (p == PROTO_ANTHROPIC && !header(mc, "anthropic-version")) {
-        set_error(r, p, 400, "anthropic-version header is required");
+    if (p == SIM_PROTO_ANTHROPIC && !header(mc, "anthropic-version")) {
+        sim_reply_error(r, p, 400, "anthropic-version header is required");
         return;
     }
     req = cJSON_ParseWithLength(c->body ? c->body : "", c->len);
     if (!cJSON_IsObject(req)) {
         cJSON_Delete(req);
-        set_error(r, p, 400, "request body is not a JSON object");
+        sim_reply_error(r, p, 400, "request body is not a JSON object");
         return;
     }
     if (st->fixture) {
         scripted(st->fixture, cfg->seed, p, c, req, r);
     } else if (fires(c, cfg, "429", *attempt, cfg->rate_429)) {
-        set_error(r, p, 429, "judge_sim: rate limited");
+        sim_reply_error(r, p, 429, "judge_sim: rate limited");
         r->fault = "429";
     } else if (fires(c, cfg, "500", *attempt, cfg->rate_500)) {
-        set_error(r, p, 500, "judge_sim: internal error");
+        sim_reply_error(r, p, 500, "judge_sim: internal error");
         r->fault = "500";
     } else {
         answer(r, cfg, p, c, req, *attempt);
@@ -567,15 +300,15 @@ static enum MHD_Result send_reply(struct sim_state *st, struct MHD_Connection *m
     return ret;
 }
 
-static enum proto route(const char *url, const char *method)
+static enum sim_proto route(const char *url, const char *method)
 {
     if (strcmp(method, "POST") != 0)
-        return PROTO_NONE;
+        return SIM_PROTO_NONE;
     if (!strcmp(url, "/v1/chat/completions"))
-        return PROTO_OPENAI;
+        return SIM_PROTO_OPENAI;
     if (!strcmp(url, "/v1/messages"))
-        return PROTO_ANTHROPIC;
-    return PROTO_NONE;
+        return SIM_PROTO_ANTHROPIC;
+    return SIM_PROTO_NONE;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const char *url,
@@ -586,7 +319,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     struct conn *c = *con_cls;
     struct sim_reply r = {0};
     unsigned long attempt = 0;
-    enum proto p = route(url, method);
+    enum sim_proto p = route(url, method);
     bool auth;
     char fault[48];
     enum MHD_Result ret;
@@ -610,7 +343,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     if (st->cfg->echo_key && api_key(mc, p)) {
         int esc = st->cfg->echo_key == 2;
 
-        r.echo = header(mc, p == PROTO_ANTHROPIC ? "x-api-key" : "Authorization");
+        r.echo = header(mc, p == SIM_PROTO_ANTHROPIC ? "x-api-key" : "Authorization");
         echo_into(&r, "\"message\":\"", api_key(mc, p), esc);            /* an error body */
         echo_into(&r, "reasoning\\\":\\\"", api_key(mc, p), esc ? 2 : 0); /* OpenAI content */
         echo_into(&r, "\"reasoning\":\"", api_key(mc, p), esc);          /* Anthropic tool input */
