@@ -1,6 +1,7 @@
 /*
- * handler.c - the test judge's HTTP side: routes, auth, scripted faults, and the OpenAI and
- * Anthropic reply bodies.
+ * handler.c - the test judge's HTTP side: routes, auth and scripted faults. The reply bodies
+ * are reply.c's; the batch routes (OpenAI's /v1/files and /v1/batches, Anthropic's
+ * /v1/messages/batches) are batch_openai.c's and batch_anthropic.c's once auth has passed.
  *
  * libmicrohttpd runs one thread per connection, so the latency and hang sleeps here delay only
  * the request that drew them. Every decision is taken from the request body's hash, the --seed,
@@ -16,20 +17,21 @@
 
 #include <microhttpd.h>
 
-#include "judge_sim.h"
+#include "batch.h"
 
 /* One request's body, gathered over the access-handler calls. */
 struct conn {
     char *body;
     size_t len;
     size_t cap;
+    size_t max; /* the route's body limit: SIM_MAX_BODY, more for a batch upload */
     bool too_big;
     char *hashed; /* body with Arbiter's fence code masked (fence.c), or NULL: body */
 };
 
 static int append(struct conn *c, const char *data, size_t n)
 {
-    if (c->too_big || c->len + n > SIM_MAX_BODY) {
+    if (c->too_big || c->len + n > c->max) {
         c->too_big = true;
         return 1;
     }
@@ -141,7 +143,33 @@ static const char *api_key(struct MHD_Connection *mc, enum sim_proto p)
     return *v ? v : NULL;
 }
 
-/* Takes every decision for one request; fills r and *attempt. */
+/* The checks every route makes once the arrival is counted: the outage flags, the size, the
+ * credentials. Returns true when they answered the request. */
+static bool refused(struct sim_state *st, struct MHD_Connection *mc, enum sim_proto p,
+                    const struct conn *c, unsigned long long arrival, struct sim_reply *r)
+{
+    const struct sim_config *cfg = st->cfg;
+    const char *key = api_key(mc, p);
+
+    if (cfg->status_always) {
+        sim_reply_error(r, p, cfg->status_always, "judge_sim: --status-always");
+        r->fault = "status-always";
+    } else if (cfg->fail_first > 0 && arrival <= (unsigned long long)cfg->fail_first) {
+        sim_reply_error(r, p, 503, "judge_sim: service unavailable (--fail-first)");
+        r->fault = "fail-first";
+    } else if (c->too_big) {
+        sim_reply_error(r, p, 413, "request body too large");
+    } else if (!key || !strcmp(key, "bad-key")) {
+        sim_reply_error(r, p, 401, key ? "invalid api key" : "missing api key");
+    } else if (p == SIM_PROTO_ANTHROPIC && !header(mc, "anthropic-version")) {
+        sim_reply_error(r, p, 400, "anthropic-version header is required");
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Takes every decision for one request to a synchronous route; fills r and *attempt. */
 static void decide(struct sim_state *st, struct MHD_Connection *mc, enum sim_proto p,
                    struct conn *c, unsigned long *attempt, struct sim_reply *r)
 {
@@ -150,7 +178,6 @@ static void decide(struct sim_state *st, struct MHD_Connection *mc, enum sim_pro
     const void *parts[1];
     size_t lens[1] = {c->len};
     unsigned long long arrival = 0;
-    const char *key = api_key(mc, p);
     cJSON *req;
 
     /* One question, one reply and one attempt count, whatever fence code it came with. */
@@ -170,28 +197,8 @@ static void decide(struct sim_state *st, struct MHD_Connection *mc, enum sim_pro
         sim_reply_error(r, p, 404, "no such endpoint");
         return;
     }
-    if (cfg->status_always) {
-        sim_reply_error(r, p, cfg->status_always, "judge_sim: --status-always");
-        r->fault = "status-always";
+    if (refused(st, mc, p, c, arrival, r))
         return;
-    }
-    if (cfg->fail_first > 0 && arrival <= (unsigned long long)cfg->fail_first) {
-        sim_reply_error(r, p, 503, "judge_sim: service unavailable (--fail-first)");
-        r->fault = "fail-first";
-        return;
-    }
-    if (c->too_big) {
-        sim_reply_error(r, p, 413, "request body too large");
-        return;
-    }
-    if (!key || !strcmp(key, "bad-key")) {
-        sim_reply_error(r, p, 401, key ? "invalid api key" : "missing api key");
-        return;
-    }
-    if (p == SIM_PROTO_ANTHROPIC && !header(mc, "anthropic-version")) {
-        sim_reply_error(r, p, 400, "anthropic-version header is required");
-        return;
-    }
     req = cJSON_ParseWithLength(c->body ? c->body : "", c->len);
     if (!cJSON_IsObject(req)) {
         cJSON_Delete(req);
@@ -210,6 +217,50 @@ static void decide(struct sim_state *st, struct MHD_Connection *mc, enum sim_pro
         answer(r, cfg, p, c, req, *attempt);
     }
     cJSON_Delete(req);
+}
+
+static const char *query(struct MHD_Connection *mc, const char *name)
+{
+    return MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* A request to a batch route: counted as an arrival of (method, path, body), checked like any
+ * other (no drawn faults: those are the synchronous routes'), then answered by its protocol's
+ * batch code. *log_body, when set, is what to log instead of the body. */
+static void decide_batch(struct sim_state *st, struct MHD_Connection *mc, enum sim_proto p,
+                         const char *url, const char *method, struct conn *c,
+                         unsigned long *attempt, struct sim_reply *r, char **log_body)
+{
+    const char *body = c->body ? c->body : "";
+    const void *parts[5] = {method, "\n", url, "\n", body};
+    size_t lens[5] = {strlen(method), 1, strlen(url), 1, c->len};
+    unsigned char d[SIM_DIGEST_LEN];
+    unsigned long long arrival = 0;
+    struct sim_http h = {
+        .method = method,
+        .url = url,
+        .body = body,
+        .len = c->len,
+        .content_type = header(mc, "Content-Type"),
+        .host = header(mc, "Host"),
+        .limit = query(mc, "limit"),
+        .after = query(mc, "after"),
+        .after_id = query(mc, "after_id"),
+        .before_id = query(mc, "before_id"),
+    };
+
+    if (sim_digest(d, 5, parts, lens))
+        *attempt = sim_attempt_next(st, d, &arrival);
+    if (*attempt == 0) {
+        sim_reply_error(r, p, 500, "judge_sim: out of memory");
+        return;
+    }
+    if (refused(st, mc, p, c, arrival, r))
+        return;
+    if (p == SIM_PROTO_OPENAI)
+        sim_openai_batch(st, &h, r, log_body);
+    else
+        sim_anthropic_batch(st, &h, r);
 }
 
 /*
@@ -300,15 +351,43 @@ static enum MHD_Result send_reply(struct sim_state *st, struct MHD_Connection *m
     return ret;
 }
 
-static enum sim_proto route(const char *url, const char *method)
+/* url is prefix or under it. */
+static bool under(const char *url, const char *prefix)
+{
+    size_t n = strlen(prefix);
+
+    return !strncmp(url, prefix, n) && (url[n] == '\0' || url[n] == '/');
+}
+
+/* The protocol of a route, and whether it is a batch route; NONE for an unknown one. */
+static enum sim_proto route(const char *url, const char *method, bool *batch)
+{
+    bool post = !strcmp(method, "POST");
+
+    *batch = false;
+    if (post && !strcmp(url, "/v1/chat/completions"))
+        return SIM_PROTO_OPENAI;
+    if (post && !strcmp(url, "/v1/messages"))
+        return SIM_PROTO_ANTHROPIC;
+    *batch = true;
+    if (under(url, "/v1/messages/batches"))
+        return SIM_PROTO_ANTHROPIC;
+    if (under(url, "/v1/files") || under(url, "/v1/batches"))
+        return SIM_PROTO_OPENAI;
+    *batch = false;
+    return SIM_PROTO_NONE;
+}
+
+/* The largest body a route takes: a batch upload is far larger than any judge prompt. */
+static size_t body_limit(const char *url, const char *method)
 {
     if (strcmp(method, "POST") != 0)
-        return SIM_PROTO_NONE;
-    if (!strcmp(url, "/v1/chat/completions"))
-        return SIM_PROTO_OPENAI;
-    if (!strcmp(url, "/v1/messages"))
-        return SIM_PROTO_ANTHROPIC;
-    return SIM_PROTO_NONE;
+        return SIM_MAX_BODY;
+    if (!strcmp(url, "/v1/files"))
+        return SIM_OPENAI_MAX_FILE + SIM_UPLOAD_SLACK;
+    if (!strcmp(url, "/v1/messages/batches"))
+        return SIM_ANTHROPIC_MAX_BODY;
+    return SIM_MAX_BODY;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const char *url,
@@ -319,8 +398,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     struct conn *c = *con_cls;
     struct sim_reply r = {0};
     unsigned long attempt = 0;
-    enum sim_proto p = route(url, method);
+    bool batch;
+    enum sim_proto p = route(url, method, &batch);
     bool auth;
+    char *log_body = NULL;
     char fault[48];
     enum MHD_Result ret;
 
@@ -329,6 +410,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
         c = calloc(1, sizeof(*c));
         if (!c)
             return MHD_NO;
+        c->max = body_limit(url, method);
         *con_cls = c;
         return MHD_YES;
     }
@@ -338,7 +420,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
         *upload_data_size = 0;
         return MHD_YES;
     }
-    decide(st, mc, p, c, &attempt, &r);
+    if (batch)
+        decide_batch(st, mc, p, url, method, c, &attempt, &r, &log_body);
+    else
+        decide(st, mc, p, c, &attempt, &r);
     auth = header(mc, "Authorization") || header(mc, "x-api-key");
     if (st->cfg->echo_key && api_key(mc, p)) {
         int esc = st->cfg->echo_key == 2;
@@ -351,8 +436,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     /* Log before sleeping, so a test that gave up on a hang still sees the request. */
     snprintf(fault, sizeof(fault), "%s%s%s", r.hang ? "hang" : "", r.hang && r.fault ? "+" : "",
              r.fault ? r.fault : "");
-    sim_log_request(st, url, attempt, r.status, c->body, auth, fault[0] ? fault : NULL,
-                    r.detail[0] ? r.detail : NULL);
+    sim_log_request(st, url, attempt, r.status, log_body ? log_body : c->body, auth,
+                    fault[0] ? fault : NULL, r.detail[0] ? r.detail : NULL);
+    free(log_body);
     if (sim_sleep_ms(st, st->cfg->latency_ms) && r.hang)
         sim_sleep_ms(st, st->cfg->hang_ms);
     ret = send_reply(st, mc, &r, attempt);

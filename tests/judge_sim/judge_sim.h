@@ -3,10 +3,11 @@
  * chat-completions and Anthropic messages protocols for Arbiter's tests.
  *
  * The program is split in these files: judge_sim.c (command line, signals, daemon), handler.c
- * (HTTP requests: auth, faults, reply bodies), gen.c (hashing, PRNG, replies built from a JSON
- * Schema), state.c (the per-body attempt table, the request log, interruptible sleeps), fence.c
- * (Arbiter's fence code masked) and fixture.c (--fixture: a provider exchange replayed). It is
- * a test tool, not part of libarbiter, and links none of it.
+ * (HTTP requests: routes, auth, faults), reply.c (reply and error bodies), gen.c (hashing, PRNG,
+ * replies built from a JSON Schema), state.c (the per-body attempt table, the request log,
+ * interruptible sleeps), fence.c (Arbiter's fence code masked), fixture.c (--fixture: a provider
+ * exchange replayed), and the batch APIs behind batch.h (batch_openai.c, batch_anthropic.c,
+ * batch_store.c, multipart.c). It is a test tool, not part of libarbiter, and links none of it.
  *
  * Ownership: struct sim_config is filled once by main and read-only afterwards; struct sim_state
  * holds everything threads share, each part behind its own mutex.
