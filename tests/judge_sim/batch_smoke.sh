@@ -277,7 +277,23 @@ create cbig2 "$(first_id ubig2)" >/dev/null
 check "50,001 requests fail with too_many_tasks" \
     sh -c "grep -q '\"status\":\"failed\"' '$T/cbig2.body' &&
         grep -q '\"code\":\"too_many_tasks\"' '$T/cbig2.body'"
+# Arbiter's fence code is masked, as on the synchronous route: a batch line and a synchronous
+# request that differ only in the code get one reply.
+oa_file "$T/fence.jsonl" "<<<BEGIN RESPONSE A 0123456789abcdef>>> 1"
+upload ufe "$T/fence.jsonl" >/dev/null
+create cfe "$(first_id ufe)" >/dev/null
+oa ofe GET "/v1/files/$(str cfe output_file_id)/content" >/dev/null
+oa sfe POST /v1/chat/completions --data-binary "$(oa_body "<<<BEGIN RESPONSE A fedcba9876543210>>> 1")" \
+    >/dev/null
+got=$(sed -n "$OA_REPLY" "$T/ofe.body")
+check "a batch request's fence code is masked like a synchronous one's" \
+    test -n "$got" -a "$got" = "$(cat "$T/sfe.body")"
 stop_sim big
+
+start_sim -n down --status-always 503
+check "--status-always applies to the batch routes" \
+    sh -c "[ $(upload dn1 "$T/in.jsonl") = 503 ] && [ $(an dn2 GET /v1/messages/batches) = 503 ]"
+stop_sim down
 
 # --batch-error-rate: failures in the error file; retried in later batches, they succeed
 start_sim -n flaky --batch-polls 1 --batch-error-rate 0.5
