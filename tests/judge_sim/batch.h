@@ -19,10 +19,10 @@
 
 /* OpenAI: 50,000 requests and 200 MB per batch file; Anthropic: 100,000 requests and 256 MB
  * per batch. */
-#define SIM_OPENAI_MAX_REQUESTS 50000
-#define SIM_OPENAI_MAX_FILE (200u * 1000u * 1000u)
+#define SIM_OPENAI_MAX_REQUESTS    50000
+#define SIM_OPENAI_MAX_FILE        (200u * 1000u * 1000u)
 #define SIM_ANTHROPIC_MAX_REQUESTS 100000
-#define SIM_ANTHROPIC_MAX_BODY (256u * 1024u * 1024u)
+#define SIM_ANTHROPIC_MAX_BODY     (256u * 1024u * 1024u)
 /* An upload's multipart framing on top of its file. */
 #define SIM_UPLOAD_SLACK (1u << 20)
 
@@ -56,11 +56,11 @@ char *sim_buf_detach(struct sim_buf *b, size_t *len);
 void sim_buf_release(struct sim_buf *b);
 
 enum sim_outcome {
-    SIM_OUT_PENDING,  /* not processed yet */
-    SIM_OUT_OK,       /* reply holds the 200 body */
-    SIM_OUT_ERRORED,  /* reply holds the error body (or NULL: out of memory), status its code */
-    SIM_OUT_EXPIRED,  /* left unprocessed when the batch expired */
-    SIM_OUT_CANCELED  /* left unprocessed when the batch was cancelled */
+    SIM_OUT_PENDING, /* not processed yet */
+    SIM_OUT_OK,      /* reply holds the 200 body */
+    SIM_OUT_ERRORED, /* reply holds the error body (or NULL: out of memory), status its code */
+    SIM_OUT_EXPIRED, /* left unprocessed when the batch expired */
+    SIM_OUT_CANCELED /* left unprocessed when the batch was cancelled */
 };
 
 struct sim_batch_req {
@@ -135,8 +135,8 @@ void sim_batch_free(struct sim_batch *b);
 /* A page of protocol p's batches, newest first: those older than after (an id) or, with
  * before, newer than it, at most limit. Fills out (capacity limit) and returns how many;
  * *more says whether the page stopped short of the end. */
-size_t sim_store_page(struct sim_state *st, enum sim_proto p, const char *after,
-                      const char *before, size_t limit, struct sim_batch **out, bool *more);
+size_t sim_store_page(struct sim_state *st, enum sim_proto p, const char *after, const char *before,
+                      size_t limit, struct sim_batch **out, bool *more);
 
 /* Marks dup[i] for every ids[i] equal to an earlier ids[j]; returns how many, or -1 when out of
  * memory. */

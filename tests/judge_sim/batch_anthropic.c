@@ -230,8 +230,10 @@ static int load_requests(struct sim_batch *b, const cJSON *req, char *why, size_
     ok = ok && sim_find_duplicates(ids, n, dup) >= 0;
     for (i = 0; ok && i < n; i++) {
         if (dup[i]) {
-            snprintf(why, cap, "requests.%zu.custom_id: '%s' is a duplicate: every custom_id "
-                               "must be unique within the batch", i, ids[i]);
+            snprintf(why, cap,
+                     "requests.%zu.custom_id: '%s' is a duplicate: every custom_id "
+                     "must be unique within the batch",
+                     i, ids[i]);
             break;
         }
     }
@@ -330,8 +332,10 @@ static void results(const struct sim_batch *b, struct sim_reply *r)
     char msg[160], *copy;
 
     if (!ended(b)) {
-        snprintf(msg, sizeof(msg), "Message Batch %s has not ended yet: its results are not "
-                                   "available until processing_status is \"ended\"", b->id);
+        snprintf(msg, sizeof(msg),
+                 "Message Batch %s has not ended yet: its results are not "
+                 "available until processing_status is \"ended\"",
+                 b->id);
         fail(r, 400, msg);
         return;
     }
@@ -379,8 +383,10 @@ static void batch_route(struct sim_state *st, const struct sim_http *h, const ch
         }
     } else if (!strcmp(h->method, "DELETE") && !*tail) {
         if (!ended(b)) {
-            snprintf(msg, sizeof(msg), "Message Batch %s is still processing: cancel it and "
-                                       "wait for it to end before deleting it", b->id);
+            snprintf(msg, sizeof(msg),
+                     "Message Batch %s is still processing: cancel it and "
+                     "wait for it to end before deleting it",
+                     b->id);
             fail(r, 400, msg);
             return;
         }

@@ -184,8 +184,7 @@ static void file_route(struct sim_state *st, const struct sim_http *h, const cha
 
 /* --- validating a batch's input file --- */
 
-static int add_error(cJSON *errors, const char *code, const char *msg, const char *param,
-                     long line)
+static int add_error(cJSON *errors, const char *code, const char *msg, const char *param, long line)
 {
     cJSON *e;
 
@@ -301,8 +300,8 @@ static int load_requests(struct sim_state *st, struct sim_batch *b, const struct
     if (ok && ls.n == 0)
         ok = add_error(errors, "empty_file", "The input file is empty.", NULL, 0);
     else if (ok && ls.n > SIM_OPENAI_MAX_REQUESTS)
-        ok = add_error(errors, "too_many_tasks",
-                       "The input file holds more than 50,000 requests.", NULL, 0);
+        ok = add_error(errors, "too_many_tasks", "The input file holds more than 50,000 requests.",
+                       NULL, 0);
     else if (ok) {
         dup = malloc(ls.n * sizeof(*dup));
         ok = dup && sim_find_duplicates(ls.ids, ls.n, dup) >= 0;
@@ -382,8 +381,7 @@ static cJSON *batch_json(const struct sim_batch *b)
          cJSON_AddStringToObject(o, "completion_window", "24h") &&
          cJSON_AddStringToObject(o, "status", status_name(s)) &&
          add_id(o, "output_file_id", b->output_file_id) &&
-         add_id(o, "error_file_id", b->error_file_id) &&
-         add_time(o, "created_at", b->created_us) &&
+         add_id(o, "error_file_id", b->error_file_id) && add_time(o, "created_at", b->created_us) &&
          add_time(o, "in_progress_at", b->in_progress_us) &&
          add_time(o, "expires_at", b->created_us + 86400LL * 1000000) &&
          add_time(o, "finalizing_at", b->finalizing_us) &&
@@ -393,9 +391,9 @@ static cJSON *batch_json(const struct sim_batch *b)
          add_time(o, "cancelling_at", b->cancelling_us) &&
          add_time(o, "cancelled_at", s == SIM_B_CANCELLED ? b->ended_us : 0);
     counts = sim_attach(o, "request_counts", cJSON_CreateObject());
-    ok = ok && cJSON_AddNumberToObject(counts, "total",
-                                       s == SIM_B_VALIDATING || s == SIM_B_FAILED ? 0
-                                                                                 : (double)b->n) &&
+    ok = ok &&
+         cJSON_AddNumberToObject(counts, "total",
+                                 s == SIM_B_VALIDATING || s == SIM_B_FAILED ? 0 : (double)b->n) &&
          cJSON_AddNumberToObject(counts, "completed", ended ? (double)b->n_ok : 0) &&
          cJSON_AddNumberToObject(counts, "failed", ended ? (double)(b->n - b->n_ok) : 0);
     ok = ok && (b->metadata ? sim_attach(o, "metadata", cJSON_Duplicate(b->metadata, true)) != NULL
@@ -580,11 +578,9 @@ static void create(struct sim_state *st, const struct sim_http *h, struct sim_re
     else if (!endpoint)
         fail(r, 400, "Missing required parameter: 'endpoint'.", "endpoint", NULL);
     else if (strcmp(endpoint, "/v1/chat/completions") != 0)
-        fail(r, 400, "judge_sim serves the endpoint '/v1/chat/completions' only", "endpoint",
-             NULL);
+        fail(r, 400, "judge_sim serves the endpoint '/v1/chat/completions' only", "endpoint", NULL);
     else if (!window)
-        fail(r, 400, "Missing required parameter: 'completion_window'.", "completion_window",
-             NULL);
+        fail(r, 400, "Missing required parameter: 'completion_window'.", "completion_window", NULL);
     else if (strcmp(window, "24h") != 0)
         fail(r, 400, "Invalid value for 'completion_window': only '24h' is supported.",
              "completion_window", NULL);

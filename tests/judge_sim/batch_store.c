@@ -198,8 +198,8 @@ static long newest_first(const struct sim_batch_store *s, enum sim_proto p, cons
     return -1;
 }
 
-size_t sim_store_page(struct sim_state *st, enum sim_proto p, const char *after,
-                      const char *before, size_t limit, struct sim_batch **out, bool *more)
+size_t sim_store_page(struct sim_state *st, enum sim_proto p, const char *after, const char *before,
+                      size_t limit, struct sim_batch **out, bool *more)
 {
     struct sim_batch_store *s = st->batches;
     size_t total = 0, start = 0, end, k = 0, n = 0;
@@ -364,9 +364,9 @@ static int process(struct sim_state *st, const struct sim_batch *b, struct sim_b
         q->status = 200;
         fault = invalid ? "invalid" : NULL;
     }
-    sim_log_request(st, b->proto == SIM_PROTO_OPENAI ? "batch:/v1/chat/completions"
-                                                     : "batch:/v1/messages",
-                    attempt, q->status, q->body, true, fault, NULL);
+    sim_log_request(
+        st, b->proto == SIM_PROTO_OPENAI ? "batch:/v1/chat/completions" : "batch:/v1/messages",
+        attempt, q->status, q->body, true, fault, NULL);
     free(masked);
     return 1;
 enomem:

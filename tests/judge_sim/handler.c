@@ -53,12 +53,19 @@ static int append(struct conn *c, const char *data, size_t n)
     return 1;
 }
 
-/* The per-request randomness (gen.c's sim_draw) over the body with its fence code masked. */
+/* What replies and faults are drawn from: the body with its fence code masked. */
+static const char *drawn_from(const struct conn *c)
+{
+    if (c->hashed)
+        return c->hashed;
+    return c->body ? c->body : "";
+}
+
+/* The per-request randomness (gen.c's sim_draw). */
 static int draw(unsigned char out[SIM_DIGEST_LEN], const struct conn *c, unsigned long long seed,
                 const char *label, unsigned long attempt)
 {
-    return sim_draw(out, c->hashed ? c->hashed : c->body ? c->body : "", c->len, seed, label,
-                    attempt);
+    return sim_draw(out, drawn_from(c), c->len, seed, label, attempt);
 }
 
 static bool fires(const struct conn *c, const struct sim_config *cfg, const char *label,
@@ -77,8 +84,7 @@ static void answer(struct sim_reply *r, const struct sim_config *cfg, enum sim_p
 {
     bool malformed = fires(c, cfg, "malformed", attempt, cfg->rate_malformed);
     bool invalid = !malformed && fires(c, cfg, "invalid", attempt, cfg->rate_invalid);
-    char *text = sim_answer(cfg, p, req, c->hashed ? c->hashed : c->body ? c->body : "", c->len,
-                            invalid);
+    char *text = sim_answer(cfg, p, req, drawn_from(c), c->len, invalid);
 
     if (!text) {
         sim_reply_error(r, p, 500, "judge_sim: out of memory");
@@ -281,8 +287,8 @@ static void echo_into(struct sim_reply *r, const char *marker, const char *plain
         unsigned char c = (unsigned char)plain[i];
 
         if (escape && !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
-            k += (size_t)snprintf(key + k, sizeof(key) - k, "%s\\u%04x", escape == 2 ? "\\" : "",
-                                  c);
+            k +=
+                (size_t)snprintf(key + k, sizeof(key) - k, "%s\\u%04x", escape == 2 ? "\\" : "", c);
         else
             key[k++] = (char)c;
     }
@@ -429,9 +435,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
         int esc = st->cfg->echo_key == 2;
 
         r.echo = header(mc, p == SIM_PROTO_ANTHROPIC ? "x-api-key" : "Authorization");
-        echo_into(&r, "\"message\":\"", api_key(mc, p), esc);            /* an error body */
+        echo_into(&r, "\"message\":\"", api_key(mc, p), esc);             /* an error body */
         echo_into(&r, "reasoning\\\":\\\"", api_key(mc, p), esc ? 2 : 0); /* OpenAI content */
-        echo_into(&r, "\"reasoning\":\"", api_key(mc, p), esc);          /* Anthropic tool input */
+        echo_into(&r, "\"reasoning\":\"", api_key(mc, p), esc);           /* Anthropic tool input */
     }
     /* Log before sleeping, so a test that gave up on a hang still sees the request. */
     snprintf(fault, sizeof(fault), "%s%s%s", r.hang ? "hang" : "", r.hang && r.fault ? "+" : "",

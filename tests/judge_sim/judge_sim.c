@@ -144,8 +144,8 @@ static int parse_args(int argc, char **argv, struct sim_config *cfg)
             ok = !strcmp(a, "on") || !strcmp(a, "off");
             cfg->batch_fail_validation = !strcmp(a, "on");
             if (!ok)
-                fprintf(stderr, "judge_sim: --batch-fail-validation wants 'on' or 'off', not '%s'\n",
-                        a);
+                fprintf(stderr,
+                        "judge_sim: --batch-fail-validation wants 'on' or 'off', not '%s'\n", a);
         } else if (!strcmp(f, "--status-always")) {
             ok = parse_long(f, a, 100, 599, &v);
             cfg->status_always = (int)v;

@@ -86,10 +86,8 @@ int sim_form_parse(const struct sim_http *h, struct sim_form *f, const char **wh
             f->file = body + 4;
             f->file_len = (size_t)(next - body - 4);
             f->has_file = true;
-            disposition(head, (size_t)(body - head), "filename", f->filename,
-                        sizeof(f->filename));
+            disposition(head, (size_t)(body - head), "filename", f->filename, sizeof(f->filename));
         }
         p = next + dn;
     }
 }
-
