@@ -203,6 +203,18 @@ check "create with completion_window 1h is 400" \
         grep -q '\"param\":\"completion_window\"' '$T/u4.body'"
 check "upload without purpose is 400" \
     test "$(oa u5 POST /v1/files -F "file=@$T/in.jsonl")" = 400
+{
+    printf -- '--b0undary\r\nContent-Disposition: form-data; name="file"; filename="q.jsonl"\r\n'
+    printf 'Content-Type: application/octet-stream\r\n\r\n'
+    cat "$T/in.jsonl"
+    printf '\r\n--b0undary\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch'
+    printf '\r\n--b0undary--\r\n'
+} >"$T/form.txt"
+code=$(oa u8 POST /v1/files -H 'Content-Type: multipart/form-data; boundary="b0undary"' \
+    --data-binary "@$T/form.txt")
+check "upload with a quoted boundary, the file before the purpose" \
+    sh -c "[ $code = 200 ] && grep -q '\"bytes\":$(wc -c <"$T/in.jsonl"),' '$T/u8.body' &&
+        grep -q '\"filename\":\"q.jsonl\"' '$T/u8.body'"
 check "upload for purpose fine-tune is 400" test "$(upload u6 "$T/in.jsonl" fine-tune)" = 400
 check "an upload that is not multipart is 400" \
     test "$(oa u7 POST /v1/files --data-binary @"$T/in.jsonl")" = 400

@@ -54,8 +54,8 @@ int sim_form_parse(const struct sim_http *h, struct sim_form *f, const char **wh
     if (!b)
         return 0;
     b += 9;
-    dn = (size_t)snprintf(delim, sizeof(delim), "\r\n--%.*s", (int)strcspn(b, "\"; "),
-                          b + (*b == '"'));
+    b += *b == '"'; /* boundary="..." */
+    dn = (size_t)snprintf(delim, sizeof(delim), "\r\n--%.*s", (int)strcspn(b, "\"; "), b);
     if (dn >= sizeof(delim) || dn <= 4)
         return 0;
     /* The first delimiter has no CRLF before it. */
