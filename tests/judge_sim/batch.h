@@ -153,8 +153,8 @@ size_t *sim_batch_order(const struct sim_state *st, const struct sim_batch *b);
 /* A per-request id: prefix then hex drawn from the batch id and the custom_id. */
 void sim_batch_req_id(const struct sim_batch *b, const struct sim_batch_req *q, const char *prefix,
                       const char *label, char *out, size_t cap);
-/* How many of n requests are done when a batch is cancelled after polls of its polls reads:
- * the share of the way it had come. */
+/* How many of a cancelled batch's requests had been done: cancelled after k of its
+ * --batch-polls N status reads, the share k/N of them (rounded down). */
 size_t sim_batch_done_at_cancel(const struct sim_config *cfg, const struct sim_batch *b);
 
 long long sim_now_us(void);
