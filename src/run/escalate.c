@@ -399,7 +399,8 @@ static enum arb_status drain(struct escalation *e, size_t n, size_t n_pairs, siz
         n_pairs = e->n_asked;
     for (i = 0; i < n_pairs; i++)
         asked_free(e->asked[i]);
-    memmove(e->asked, e->asked + n_pairs, (e->n_asked - n_pairs) * sizeof(*e->asked));
+    if (e->n_asked > n_pairs)
+        memmove(e->asked, e->asked + n_pairs, (e->n_asked - n_pairs) * sizeof(*e->asked));
     e->n_asked -= n_pairs;
     return st;
 }
