@@ -177,9 +177,11 @@ enum arb_status arb_batch_get(struct arb_batch_client *c, const char *id,
 
 /*
  * Find the batch a create request made before a kill: OpenAI, the one whose metadata holds
- * token; Anthropic, one created at or after since (ISO 8601 UTC, less two minutes of clock
- * skew) with n requests for which known(ctx, id) is 0.  *found 1 with *out; 0 when there is
- * none; ARB_EREMOTE when several Anthropic batches match (the message names them).
+ * token; Anthropic (no metadata), one created at or after since (ISO 8601 UTC, less two
+ * minutes of clock skew) with n requests for which known(ctx, id) is 0, and, when it has
+ * ended, whose results name custom ids "<token>-N" (a running one is taken only when it is
+ * the only candidate left).  *found 1 with *out; 0 when there is none; ARB_EREMOTE when
+ * several running Anthropic batches match (the message names them).
  */
 enum arb_status arb_batch_find(struct arb_batch_client *c, const char *token, const char *since,
                                long long n, int (*known)(void *ctx, const char *id), void *ctx,

@@ -9,12 +9,15 @@
  *
  * A batch has no metadata, so the one a kill left unrecorded is found by what Arbiter knows
  * of it: created at or after the intent was recorded (less CLOCK_SKEW_S), with exactly as
- * many requests, and no row of the database owning its id.  Two such batches cannot be told
- * apart: that is an error naming both, never a guess (every custom_id also carries the
- * token, so a wrong adoption would show as results matching nothing).  The key is sent only
+ * many requests, and no row of the database owning its id; of those, an ended one is read
+ * (its results name its custom ids, which start with the token) and a running one is taken
+ * only when it is the only one left (see pick).  Two running candidates are an error naming
+ * both, never a guess; a wrong adoption would show as results naming none of the batch's
+ * custom ids, which is refused when they are stored.  The key is sent only
  * to base_url's origin: a results_url elsewhere is read from the batch's own path instead.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "batch_int.h"
@@ -86,12 +89,23 @@ enum arb_status batch_anthropic_get(struct arb_batch_client *c, const char *id,
     return batch_call(c, "read the batch's status", "GET", url, NULL, 0, out, err);
 }
 
-/* Look through one page of the list (newest first); *older 1 once it reaches batches created
- * before since. */
+enum arb_status batch_anthropic_results(struct arb_batch_client *c,
+                                        const struct arb_batch_remote *b,
+                                        int (*fn)(void *ctx,
+                                                  const struct arb_batch_result_line *r),
+                                        void *ctx, struct arb_err *err);
+
+/* The batches that may be the one sought (at most MAX_CANDIDATES). */
+#define MAX_CANDIDATES 32
+struct candidates {
+    struct arb_batch_remote v[MAX_CANDIDATES];
+    int n;
+    int older; /* the list reached batches created before the intent */
+};
+
+/* Look through one page of the list (newest first). */
 static void find_in(const cJSON *data, long long since, long long n,
-                    int (*known)(void *ctx, const char *id), void *ctx,
-                    struct arb_batch_remote *out, int *matches, char *names, size_t names_len,
-                    int *older)
+                    int (*known)(void *ctx, const char *id), void *ctx, struct candidates *cs)
 {
     const cJSON *b;
 
@@ -104,33 +118,102 @@ static void find_in(const cJSON *data, long long since, long long n,
         remote(b, &x);
         t = batch_time(x.created_at);
         if (t >= 0 && t < since) {
-            *older = 1;
+            cs->older = 1;
             continue;
         }
-        if (x.total != n || known(ctx, x.id))
+        if (x.total != n || known(ctx, x.id) || cs->n == MAX_CANDIDATES)
             continue;
-        if (!*matches)
-            *out = x;
-        (*matches)++;
-        if (strlen(names) + strlen(x.id) + 3 < names_len) {
-            if (names[0])
-                strcat(names, ", ");
-            strcat(names, x.id);
-        }
+        cs->v[cs->n++] = x;
     }
 }
 
-enum arb_status batch_anthropic_find(struct arb_batch_client *c, const char *since, long long n,
+/* Whether an ended batch's results carry custom ids of token ("<token>-<n>"). */
+struct carries {
+    const char *token;
+    int yes, lines;
+};
+
+static int on_carry(void *ctx, const struct arb_batch_result_line *r)
+{
+    struct carries *c = ctx;
+    size_t n = strlen(c->token);
+
+    c->lines++;
+    if (strncmp(r->custom_id, c->token, n) == 0 && r->custom_id[n] == '-')
+        c->yes = 1;
+    return 1; /* one line tells */
+}
+
+/*
+ * Of the candidates, the one that is this batch: an ended one whose results carry the
+ * token's custom ids settles it; the ended ones whose results carry other ids are another
+ * client's; of those still running (whose results cannot be read yet) one is taken when it
+ * is the only one left, as its results are checked against the token when they are stored
+ * (batch_submit.c); two or more are an error.
+ */
+static enum arb_status pick(struct arb_batch_client *c, const char *token, struct candidates *cs,
+                            const char *since, long long n, struct arb_batch_remote *out,
+                            int *found, struct arb_err *err)
+{
+    char names[600] = "";
+    int i, running = 0, pick_i = -1;
+    enum arb_status st = ARB_OK;
+
+    for (i = 0; !st && i < cs->n; i++) {
+        struct carries cr = {token, 0, 0};
+        struct arb_err ignored = {{0}};
+
+        if (!cs->v[i].ended) {
+            running++;
+            pick_i = running == 1 ? i : pick_i;
+            if (strlen(names) + strlen(cs->v[i].id) + 3 < sizeof(names)) {
+                if (names[0])
+                    strcat(names, ", ");
+                strcat(names, cs->v[i].id);
+            }
+            continue;
+        }
+        /* A results read that stops at its first line reports a stop: not an error here. */
+        st = batch_anthropic_results(c, &cs->v[i], on_carry, &cr, &ignored);
+        if (st == ARB_EINTERNAL && cr.lines)
+            st = ARB_OK;
+        if (st) {
+            arb_err_set(err, st, "%s", ignored.msg);
+            break;
+        }
+        if (cr.yes) {
+            *out = cs->v[i];
+            *found = 1;
+            return ARB_OK;
+        }
+    }
+    if (st || !running)
+        return st;
+    if (running > 1)
+        return arb_err_set(err, ARB_EREMOTE,
+                           "cannot tell which of %d running Anthropic batches (%s), each created "
+                           "since %s with %lld requests, this run submitted before it was "
+                           "interrupted (Anthropic batches carry no metadata); once they end, "
+                           "resume again: their results name their requests",
+                           running, names, since, n);
+    *out = cs->v[pick_i];
+    *found = 1;
+    return ARB_OK;
+}
+
+enum arb_status batch_anthropic_find(struct arb_batch_client *c, const char *token,
+                                     const char *since, long long n,
                                      int (*known)(void *ctx, const char *id), void *ctx,
                                      struct arb_batch_remote *out, int *found,
                                      struct arb_err *err)
 {
-    char url[1400], after[256] = "", names[600] = "";
+    char url[1400], after[256] = "";
     long long from = batch_time(since) - CLOCK_SKEW_S;
-    int page, matches = 0, older = 0;
-    enum arb_status st = ARB_OK;
+    int page;
+    struct candidates *cs = calloc(1, sizeof(*cs));
+    enum arb_status st = cs ? ARB_OK : ARB_ENOMEM;
 
-    for (page = 0; !st && !older && page < FIND_PAGES; page++) {
+    for (page = 0; !st && !cs->older && page < FIND_PAGES; page++) {
         struct batch_reply r;
         cJSON *doc;
         const cJSON *data, *b;
@@ -145,22 +228,18 @@ enum arb_status batch_anthropic_find(struct arb_batch_client *c, const char *sin
         if (!st && !doc)
             st = ARB_EREMOTE;
         data = doc ? cJSON_GetObjectItemCaseSensitive(doc, "data") : NULL;
-        find_in(data, from, n, known, ctx, out, &matches, names, sizeof(names), &older);
+        find_in(data, from, n, known, ctx, cs);
         cJSON_ArrayForEach(b, data)
             batch_copy(after, sizeof(after), batch_str(b, "id"));
         if (!cJSON_IsTrue(doc ? cJSON_GetObjectItemCaseSensitive(doc, "has_more") : NULL) ||
             !cJSON_GetArraySize(data))
-            older = 1;
+            cs->older = 1;
         cJSON_Delete(doc);
         batch_reply_release(&r);
     }
-    if (!st && matches > 1)
-        return arb_err_set(err, ARB_EREMOTE,
-                           "cannot tell which of %d Anthropic batches (%s), each created since "
-                           "%s with %lld requests, this run submitted before it was "
-                           "interrupted; cancel the ones that are not this run's and resume",
-                           matches, names, since, n);
-    *found = !st && matches == 1;
+    if (!st)
+        st = pick(c, token, cs, since, n, out, found, err);
+    free(cs);
     return st;
 }
 

@@ -74,7 +74,8 @@ enum arb_status batch_anthropic_create(struct arb_batch_client *c, const char *p
                                        struct arb_err *err);
 enum arb_status batch_anthropic_get(struct arb_batch_client *c, const char *id,
                                     struct arb_batch_remote *out, struct arb_err *err);
-enum arb_status batch_anthropic_find(struct arb_batch_client *c, const char *since, long long n,
+enum arb_status batch_anthropic_find(struct arb_batch_client *c, const char *token,
+                                     const char *since, long long n,
                                      int (*known)(void *ctx, const char *id), void *ctx,
                                      struct arb_batch_remote *out, int *found,
                                      struct arb_err *err);
