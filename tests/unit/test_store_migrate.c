@@ -74,7 +74,7 @@ Test(store, should_migrate_a_version_7_file_adding_labels, .init = fx_setup, .fi
                 "PRAGMA user_version = 7");
     /* A reader (arbiter view without --label, report) names the migration it needs. */
     cr_assert_eq(arb_store_open(fx_db_path, ARB_STORE_READONLY, &st, &err), ARB_ESCHEMA);
-    cr_assert(strstr(err.msg, "has schema version 7 and needs migrating to 8"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "has schema version 7 and needs migrating to 9"), "%s", err.msg);
     cr_assert_null(st);
     arb_store_close(fx_open_store(0));
     cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
