@@ -148,6 +148,10 @@ void arb_batch_client_free(struct arb_batch_client *c);
  * random source fails. */
 enum arb_status arb_batch_token(char out[17]);
 
+/* 1 when the client's last request failed in a way another attempt may mend (no reply, 408,
+ * 409, 429, 5xx). */
+int arb_batch_client_retryable(const struct arb_batch_client *c);
+
 /* "openai" or "anthropic". */
 const char *arb_batch_client_provider(const struct arb_batch_client *c);
 
@@ -166,7 +170,9 @@ enum arb_status arb_batch_upload(struct arb_batch_client *c, const char *token,
                                  struct arb_err *err);
 
 /* Create the batch: OpenAI from input_file_id, with metadata {"arbiter_token": token};
- * Anthropic from payload.  *out as the provider answered. */
+ * Anthropic from payload.  *out as the provider answered.  One attempt only: a create that
+ * failed may still have made the batch (a timeout), so before sending it again the caller
+ * looks for it with arb_batch_find. */
 enum arb_status arb_batch_create(struct arb_batch_client *c, const char *token,
                                  const char *input_file_id, const char *payload, size_t len,
                                  struct arb_batch_remote *out, struct arb_err *err);

@@ -83,6 +83,13 @@ enum arb_status arb_batch_token(char out[17])
     return ARB_OK;
 }
 
+int arb_batch_client_retryable(const struct arb_batch_client *c)
+{
+    long s = c->last_status;
+
+    return s == 0 || s == 408 || s == 409 || s == 429 || s >= 500;
+}
+
 const char *arb_batch_client_provider(const struct arb_batch_client *c)
 {
     return c->cfg->provider == ARB_JUDGE_ANTHROPIC ? "anthropic" : "openai";
@@ -203,12 +210,16 @@ enum arb_status batch_http(struct arb_batch_client *c, const char *what, const c
     enum arb_status st;
 
     arb_buf_init(&r->body, BATCH_REPLY_MAX);
+    if (c->once)
+        max = 0;
+    c->once = 0;
     for (;;) {
         st = attempt(c, method, url, body, len, upload_name, r, &code);
         if (!st)
             st = scrub(c, r);
         if (st)
             return st;
+        c->last_status = code == CURLE_OK ? r->status : 0;
         if (code == CURLE_OK && r->status >= 200 && r->status < 300)
             return ARB_OK;
         if (tries >= max || (code == CURLE_OK && r->status != 408 && r->status != 429 &&
@@ -391,6 +402,9 @@ enum arb_status arb_batch_create(struct arb_batch_client *c, const char *token,
                                  struct arb_batch_remote *out, struct arb_err *err)
 {
     memset(out, 0, sizeof(*out));
+    /* Never sent twice blindly: a create that timed out may have made the batch, so the
+     * caller looks for it (arb_batch_find) before it sends the create again. */
+    c->once = 1;
     if (c->cfg->provider == ARB_JUDGE_ANTHROPIC)
         return batch_anthropic_create(c, payload, len, out, err);
     return batch_openai_create(c, token, input_file_id, out, err);

@@ -18,6 +18,8 @@ struct arb_batch_client {
     char *key_header;     /* holds the key: wiped and freed */
     const char *headers[3];
     struct judge_secrets secrets;
+    int once;         /* the next request gets one attempt (a create: see arb_batch_create) */
+    long last_status; /* the HTTP status of the last reply, 0 when none arrived */
 };
 
 /* One request's reply. */

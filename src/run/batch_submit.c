@@ -251,8 +251,40 @@ static int known(void *ctx, const char *id)
     return is;
 }
 
+static void pause_s(double s);
+
+/*
+ * The create request, sent again after a failure another attempt may mend (up to the
+ * config's max_retries) only once the batch is not found at the provider: a create that
+ * timed out may have made it.
+ */
+static enum arb_status create(struct arb_store *st, struct arb_batch_client *c, int max,
+                              const struct bcopy *b, const char *body, size_t len,
+                              struct arb_batch_remote *r, struct arb_err *err)
+{
+    struct known_ctx k = {st, b->provider, ARB_OK, err};
+    double backoff = 0.5;
+    int tries, found = 0;
+    enum arb_status rs = ARB_OK;
+
+    for (tries = 0;; tries++) {
+        rs = arb_batch_create(c, b->token, b->input_file_id, body, len, r, err);
+        if (!rs || tries >= max || !arb_batch_client_retryable(c))
+            return rs;
+        pause_s(backoff);
+        backoff = backoff * 2 > 30 ? 30 : backoff * 2;
+        rs = arb_batch_find(c, b->token, b->created_at, b->n_requests, known, &k, r, &found,
+                            err);
+        if (!rs)
+            rs = k.rs;
+        if (rs || found)
+            return rs;
+    }
+}
+
 /* From 'intent', 'uploaded' or 'submitting' to 'submitted' (or found submitted). */
 static enum arb_status submit(struct arb_store *st, struct arb_batch_client *c, struct bcopy *b,
+                              const struct arb_judge_config *cfg,
                               const struct arb_batch_opts *bo, struct arb_err *err)
 {
     struct arb_batch_remote r;
@@ -286,7 +318,7 @@ static enum arb_status submit(struct arb_store *st, struct arb_batch_client *c, 
         rs = save(st, b, "submitting", NULL, err);
     if (!rs) {
         batch_checkpoint(bo, "submit");
-        rs = arb_batch_create(c, b->token, b->input_file_id, body, len, &r, err);
+        rs = create(st, c, cfg->max_retries, b, body, len, &r, err);
     }
     if (!rs) {
         batch_checkpoint(bo, "posted");
@@ -362,14 +394,15 @@ static enum arb_status download(struct arb_store *st, struct arb_batch_client *c
 
 /* Take b as far as it goes without waiting; *running 1 when it has not ended. */
 static enum arb_status step(struct arb_store *st, struct arb_batch_client *c, struct bcopy *b,
-                            const struct arb_batch_opts *bo, int *running, struct arb_err *err)
+                            const struct arb_judge_config *cfg, const struct arb_batch_opts *bo,
+                            int *running, struct arb_err *err)
 {
     enum arb_status rs = ARB_OK;
 
     *running = 0;
     if (!strcmp(b->state, "intent") || !strcmp(b->state, "uploaded") ||
         !strcmp(b->state, "submitting"))
-        rs = submit(st, c, b, bo, err);
+        rs = submit(st, c, b, cfg, bo, err);
     else if (!strcmp(b->state, "submitted")) {
         struct arb_batch_remote r;
 
@@ -412,7 +445,7 @@ enum arb_status batches_advance(struct arb_store *st, int64_t run, struct arb_ba
         for (i = 0; !rs && i < bs.n; i++) {
             int r = 0;
 
-            rs = step(st, c, &bs.v[i], bo, &r, err);
+            rs = step(st, c, &bs.v[i], cfg, bo, &r, err);
             *running += (size_t)r;
         }
         if (rs || !*running || !wait)

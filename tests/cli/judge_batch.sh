@@ -55,6 +55,17 @@ dump() {
     $ARB report latest --db "$1" 2>/dev/null | grep -v '^Run [0-9]' >>"$2"
 }
 
+# dump_core DB OUT: the judgments, the cache and the verdicts' outcomes, not their texts: when
+# both orders of a pair fail, the pair's error names the one that failed last, which depends on
+# the order replies arrive in, in a synchronous run too.
+dump_core() {
+    sqlite3 "$1" "SELECT case_id, system_a, system_b, ord, sample, attempt, valid, answer_json,
+                  coalesce(error, '') FROM judgments ORDER BY 1, 2, 3, 4, 5, 6" >"$2"
+    sqlite3 "$1" "SELECT key, status, valid, reply_json FROM judge_calls ORDER BY key" >>"$2"
+    sqlite3 "$1" "SELECT case_id, system_a, system_b, status, winner, score_a, score_b
+                  FROM verdicts ORDER BY 1, 2, 3" >>"$2"
+}
+
 # batch_lines: the requests the sim processed inside batches (one log line each).
 batch_lines() {
     grep -c '"path":"batch:' "$T/sim.log"
@@ -171,6 +182,27 @@ for P in openai anthropic; do
     [ "$nb" -ge 2 ] && ok || bad "$P: batch_retry batch made $nb batches, want a retry batch"
     grep -q "\"path\":\"$SYNC\"" "$T/sim.log" && bad "$P: batch_retry batch sent a request alone" || ok
 
+done
+
+# ---- invalid replies: asked again once, in the next batch, as the synchronous run does ----
+for P in openai anthropic; do
+    judge_json $P
+    start_sim -p $PORT0 --batch-polls 1 --rate-invalid 0.3
+    $ARB run "$T/s/suite.json" --judge "$T/judge.json" --db "$T/$P-inv-sync.db" >"$T/out" 2>&1 ||
+        bad "$P: synchronous run with invalid replies: $(cat "$T/out")"
+    dump_core "$T/$P-inv-sync.db" "$T/inv-ref.txt"
+    start_sim -p $PORT0 --batch-polls 1 --rate-invalid 0.3
+    $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --db "$T/$P-inv.db" >"$T/out" 2>&1 ||
+        bad "$P: batch run with invalid replies: $(cat "$T/out")"
+    dump_core "$T/$P-inv.db" "$T/inv.txt"
+    cmp -s "$T/inv-ref.txt" "$T/inv.txt" && ok ||
+        { bad "$P: invalid replies: batch records differ from the synchronous run's"; diff "$T/inv-ref.txt" "$T/inv.txt" | head -4; }
+    n1=$(sqlite3 "$T/$P-inv.db" "SELECT count(*) FROM judgments WHERE attempt = 1")
+    nb=$(sqlite3 "$T/$P-inv.db" "SELECT count(*) FROM judge_batches")
+    [ "$n1" -gt 0 ] && [ "$nb" -eq 2 ] && ok || bad "$P: invalid replies: $n1 re-asks in $nb batches, want some in 2"
+    [ "$(sqlite3 "$T/$P-inv.db" "SELECT count(*) FROM judge_batch_requests r JOIN judge_batches b
+        ON b.id = r.batch WHERE b.id = 2 AND r.attempt = 1")" -eq "$n1" ] && ok ||
+        bad "$P: the second batch is not the re-asks"
 done
 
 # ---- several batches under batch_max_requests ----
