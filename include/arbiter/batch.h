@@ -110,8 +110,7 @@ enum arb_status arb_store_batch_known(struct arb_store *st, const char *provider
                                       const char *remote_id, int *known, struct arb_err *err);
 
 /* The run's 'downloaded' batches become 'ingested' (a pass handled their results). */
-enum arb_status arb_store_batches_ingested(struct arb_store *st, int64_t run,
-                                           struct arb_err *err);
+enum arb_status arb_store_batches_ingested(struct arb_store *st, int64_t run, struct arb_err *err);
 
 /* ---- the protocols (src/judge/batch_client.c, batch_openai.c, batch_anthropic.c) ------- */
 
@@ -122,8 +121,8 @@ struct arb_batch_remote {
     int ended;       /* completed, failed, expired or cancelled; Anthropic "ended" */
     char input_file_id[256], output_file_id[256], error_file_id[256];
     char results_url[1024];
-    char counts[512]; /* request_counts as the provider sent them (compact JSON), or "" */
-    char error[512];  /* why the whole batch failed (OpenAI errors), or "" */
+    char counts[512];    /* request_counts as the provider sent them (compact JSON), or "" */
+    char error[512];     /* why the whole batch failed (OpenAI errors), or "" */
     char created_at[40]; /* UTC, ISO 8601 */
     long long total;     /* requests in it, from request_counts */
 };
@@ -165,9 +164,8 @@ enum arb_status arb_batch_payload(const struct arb_batch_client *c, const char *
 
 /* OpenAI: upload payload as a file with purpose "batch"; its id into file_id (256 bytes).
  * Anthropic: ARB_EUSAGE. */
-enum arb_status arb_batch_upload(struct arb_batch_client *c, const char *token,
-                                 const char *payload, size_t len, char *file_id,
-                                 struct arb_err *err);
+enum arb_status arb_batch_upload(struct arb_batch_client *c, const char *token, const char *payload,
+                                 size_t len, char *file_id, struct arb_err *err);
 
 /* Create the batch: OpenAI from input_file_id, with metadata {"arbiter_token": token};
  * Anthropic from payload.  *out as the provider answered.  One attempt only: a create that

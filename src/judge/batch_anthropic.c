@@ -50,9 +50,9 @@ static void remote(const cJSON *b, struct arb_batch_remote *out)
     }
 }
 
-static enum arb_status batch_call(struct arb_batch_client *c, const char *what,
-                                  const char *method, const char *url, const char *body,
-                                  size_t len, struct arb_batch_remote *out, struct arb_err *err)
+static enum arb_status batch_call(struct arb_batch_client *c, const char *what, const char *method,
+                                  const char *url, const char *body, size_t len,
+                                  struct arb_batch_remote *out, struct arb_err *err)
 {
     struct batch_reply r;
     cJSON *doc;
@@ -70,9 +70,8 @@ static enum arb_status batch_call(struct arb_batch_client *c, const char *what,
     return st;
 }
 
-enum arb_status batch_anthropic_create(struct arb_batch_client *c, const char *payload,
-                                       size_t len, struct arb_batch_remote *out,
-                                       struct arb_err *err)
+enum arb_status batch_anthropic_create(struct arb_batch_client *c, const char *payload, size_t len,
+                                       struct arb_batch_remote *out, struct arb_err *err)
 {
     char url[1100];
 
@@ -91,8 +90,7 @@ enum arb_status batch_anthropic_get(struct arb_batch_client *c, const char *id,
 
 enum arb_status batch_anthropic_results(struct arb_batch_client *c,
                                         const struct arb_batch_remote *b,
-                                        int (*fn)(void *ctx,
-                                                  const struct arb_batch_result_line *r),
+                                        int (*fn)(void *ctx, const struct arb_batch_result_line *r),
                                         void *ctx, struct arb_err *err);
 
 /* The batches that may be the one sought (at most MAX_CANDIDATES). */
@@ -204,8 +202,7 @@ static enum arb_status pick(struct arb_batch_client *c, const char *token, struc
 enum arb_status batch_anthropic_find(struct arb_batch_client *c, const char *token,
                                      const char *since, long long n,
                                      int (*known)(void *ctx, const char *id), void *ctx,
-                                     struct arb_batch_remote *out, int *found,
-                                     struct arb_err *err)
+                                     struct arb_batch_remote *out, int *found, struct arb_err *err)
 {
     char url[1400], after[256] = "";
     long long from = batch_time(since) - CLOCK_SKEW_S;
@@ -229,8 +226,7 @@ enum arb_status batch_anthropic_find(struct arb_batch_client *c, const char *tok
             st = ARB_EREMOTE;
         data = doc ? cJSON_GetObjectItemCaseSensitive(doc, "data") : NULL;
         find_in(data, from, n, known, ctx, cs);
-        cJSON_ArrayForEach(b, data)
-            batch_copy(after, sizeof(after), batch_str(b, "id"));
+        cJSON_ArrayForEach(b, data) batch_copy(after, sizeof(after), batch_str(b, "id"));
         if (!cJSON_IsTrue(doc ? cJSON_GetObjectItemCaseSensitive(doc, "has_more") : NULL) ||
             !cJSON_GetArraySize(data))
             cs->older = 1;
@@ -320,8 +316,7 @@ static int same_origin(const char *base, const char *url)
 
 enum arb_status batch_anthropic_results(struct arb_batch_client *c,
                                         const struct arb_batch_remote *b,
-                                        int (*fn)(void *ctx,
-                                                  const struct arb_batch_result_line *r),
+                                        int (*fn)(void *ctx, const struct arb_batch_result_line *r),
                                         void *ctx, struct arb_err *err)
 {
     struct lines l = {fn, ctx};

@@ -200,8 +200,8 @@ static void pause_s(double s)
 }
 
 enum arb_status batch_http(struct arb_batch_client *c, const char *what, const char *method,
-                           const char *url, const char *body, size_t len,
-                           const char *upload_name, struct batch_reply *r, struct arb_err *err)
+                           const char *url, const char *body, size_t len, const char *upload_name,
+                           struct batch_reply *r, struct arb_err *err)
 {
     int tries = 0, max = c->cfg->max_retries;
     double backoff = 0.5;
@@ -222,8 +222,8 @@ enum arb_status batch_http(struct arb_batch_client *c, const char *what, const c
         c->last_status = code == CURLE_OK ? r->status : 0;
         if (code == CURLE_OK && r->status >= 200 && r->status < 300)
             return ARB_OK;
-        if (tries >= max || (code == CURLE_OK && r->status != 408 && r->status != 429 &&
-                             r->status < 500))
+        if (tries >= max ||
+            (code == CURLE_OK && r->status != 408 && r->status != 429 && r->status < 500))
             break;
         pause_s(backoff);
         backoff = backoff * 2 > 30 ? 30 : backoff * 2;
@@ -294,8 +294,8 @@ long long batch_time(const char *iso)
     return (era * 146097 + doe - 719468) * 86400 + h * 3600 + mi * 60 + s;
 }
 
-enum arb_status batch_lines(const char *text, int (*fn)(void *ctx, const cJSON *line),
-                            void *ctx, struct arb_err *err)
+enum arb_status batch_lines(const char *text, int (*fn)(void *ctx, const cJSON *line), void *ctx,
+                            struct arb_err *err)
 {
     const char *p = text ? text : "";
 
@@ -370,9 +370,8 @@ enum arb_status arb_batch_payload(const struct arb_batch_client *c, const char *
     return st;
 }
 
-enum arb_status arb_batch_upload(struct arb_batch_client *c, const char *token,
-                                 const char *payload, size_t len, char *file_id,
-                                 struct arb_err *err)
+enum arb_status arb_batch_upload(struct arb_batch_client *c, const char *token, const char *payload,
+                                 size_t len, char *file_id, struct arb_err *err)
 {
     struct batch_reply r;
     char url[1100], name[64];
@@ -383,8 +382,7 @@ enum arb_status arb_batch_upload(struct arb_batch_client *c, const char *token,
         return arb_err_set(err, ARB_EUSAGE, "Anthropic's batches take no input file");
     snprintf(url, sizeof(url), "%s/files", c->base);
     snprintf(name, sizeof(name), "arbiter-%s.jsonl", token);
-    st = batch_http(c, "upload the batch's input file", "POST", url, payload, len, name, &r,
-                    err);
+    st = batch_http(c, "upload the batch's input file", "POST", url, payload, len, name, &r, err);
     doc = st ? NULL : batch_json(&r, "upload the batch's input file", err);
     if (!st && !doc)
         st = ARB_EREMOTE;

@@ -14,8 +14,8 @@
 
 struct arb_batch_client {
     const struct arb_judge_config *cfg;
-    char base[1024];      /* base_url without trailing slashes */
-    char *key_header;     /* holds the key: wiped and freed */
+    char base[1024];  /* base_url without trailing slashes */
+    char *key_header; /* holds the key: wiped and freed */
     const char *headers[3];
     struct judge_secrets secrets;
     int once;         /* the next request gets one attempt (a create: see arb_batch_create) */
@@ -24,7 +24,7 @@ struct arb_batch_client {
 
 /* One request's reply. */
 struct batch_reply {
-    long status;       /* HTTP status, 0 when none arrived */
+    long status;         /* HTTP status, 0 when none arrived */
     struct arb_buf body; /* scrubbed of the secrets */
 };
 
@@ -37,8 +37,8 @@ struct batch_reply {
  * (release with batch_reply_release).
  */
 enum arb_status batch_http(struct arb_batch_client *c, const char *what, const char *method,
-                           const char *url, const char *body, size_t len,
-                           const char *upload_name, struct batch_reply *r, struct arb_err *err);
+                           const char *url, const char *body, size_t len, const char *upload_name,
+                           struct batch_reply *r, struct arb_err *err);
 
 void batch_reply_release(struct batch_reply *r);
 
@@ -57,8 +57,8 @@ long long batch_time(const char *iso);
 
 /* Call fn for each non-empty line of text (NUL-terminated), the line parsed as JSON; a line
  * that is not an object is skipped. */
-enum arb_status batch_lines(const char *text, int (*fn)(void *ctx, const cJSON *line),
-                            void *ctx, struct arb_err *err);
+enum arb_status batch_lines(const char *text, int (*fn)(void *ctx, const cJSON *line), void *ctx,
+                            struct arb_err *err);
 
 /* The providers. */
 enum arb_status batch_openai_create(struct arb_batch_client *c, const char *token,
@@ -71,20 +71,17 @@ enum arb_status batch_openai_find(struct arb_batch_client *c, const char *token,
 enum arb_status batch_openai_results(struct arb_batch_client *c, const struct arb_batch_remote *b,
                                      int (*fn)(void *ctx, const struct arb_batch_result_line *r),
                                      void *ctx, struct arb_err *err);
-enum arb_status batch_anthropic_create(struct arb_batch_client *c, const char *payload,
-                                       size_t len, struct arb_batch_remote *out,
-                                       struct arb_err *err);
+enum arb_status batch_anthropic_create(struct arb_batch_client *c, const char *payload, size_t len,
+                                       struct arb_batch_remote *out, struct arb_err *err);
 enum arb_status batch_anthropic_get(struct arb_batch_client *c, const char *id,
                                     struct arb_batch_remote *out, struct arb_err *err);
 enum arb_status batch_anthropic_find(struct arb_batch_client *c, const char *token,
                                      const char *since, long long n,
                                      int (*known)(void *ctx, const char *id), void *ctx,
-                                     struct arb_batch_remote *out, int *found,
-                                     struct arb_err *err);
+                                     struct arb_batch_remote *out, int *found, struct arb_err *err);
 enum arb_status batch_anthropic_results(struct arb_batch_client *c,
                                         const struct arb_batch_remote *b,
-                                        int (*fn)(void *ctx,
-                                                  const struct arb_batch_result_line *r),
+                                        int (*fn)(void *ctx, const struct arb_batch_result_line *r),
                                         void *ctx, struct arb_err *err);
 
 #endif

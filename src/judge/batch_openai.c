@@ -51,14 +51,14 @@ static void remote(const cJSON *b, struct arb_batch_remote *out)
 }
 
 /* A request whose reply is one Batch object. */
-static enum arb_status batch_call(struct arb_batch_client *c, const char *what,
-                                  const char *method, const char *url, const char *body,
-                                  struct arb_batch_remote *out, struct arb_err *err)
+static enum arb_status batch_call(struct arb_batch_client *c, const char *what, const char *method,
+                                  const char *url, const char *body, struct arb_batch_remote *out,
+                                  struct arb_err *err)
 {
     struct batch_reply r;
     cJSON *doc;
-    enum arb_status st = batch_http(c, what, method, url, body, body ? strlen(body) : 0, NULL,
-                                    &r, err);
+    enum arb_status st =
+        batch_http(c, what, method, url, body, body ? strlen(body) : 0, NULL, &r, err);
 
     doc = st ? NULL : batch_json(&r, what, err);
     if (!st && !doc)
@@ -156,10 +156,10 @@ static int on_line(void *ctx, const cJSON *line)
     struct arb_batch_result_line r;
     const cJSON *resp = cJSON_GetObjectItemCaseSensitive(line, "response");
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(line, "error");
-    const cJSON *code = cJSON_IsObject(resp) ? cJSON_GetObjectItemCaseSensitive(resp, "status_code")
-                                             : NULL;
-    const cJSON *body = cJSON_IsObject(resp) ? cJSON_GetObjectItemCaseSensitive(resp, "body")
-                                             : NULL;
+    const cJSON *code =
+        cJSON_IsObject(resp) ? cJSON_GetObjectItemCaseSensitive(resp, "status_code") : NULL;
+    const cJSON *body =
+        cJSON_IsObject(resp) ? cJSON_GetObjectItemCaseSensitive(resp, "body") : NULL;
     char *text = body ? cJSON_PrintUnformatted(body) : NULL;
     char why[600];
     int stop;
@@ -189,8 +189,8 @@ static int on_line(void *ctx, const cJSON *line)
     return stop;
 }
 
-static enum arb_status file_lines(struct arb_batch_client *c, const char *file_id,
-                                  struct lines *l, struct arb_err *err)
+static enum arb_status file_lines(struct arb_batch_client *c, const char *file_id, struct lines *l,
+                                  struct arb_err *err)
 {
     struct batch_reply r;
     char url[1400];

@@ -49,8 +49,7 @@ static void answer(struct arb_judge *j, struct call *c, const struct arb_judge_b
     r.attempts = 1;
     r.latency_s = res->latency_s;
     if (!res->ok)
-        snprintf(r.error, sizeof(r.error), "%s",
-                 res->error ? res->error : "no reply in the batch");
+        snprintf(r.error, sizeof(r.error), "%s", res->error ? res->error : "no reply in the batch");
     c->sent = 1;
     c->estimate = 0.0; /* nothing was reserved: the batch was never under the cap */
     j->prog.sent++;

@@ -22,8 +22,7 @@ const char *judge_batch_retry_name(enum arb_judge_batch_retry r)
     return (size_t)r < 3 ? retry_names[r] : "sync";
 }
 
-static enum arb_status get_mode(const cJSON *obj, struct arb_judge_config *cfg,
-                                struct arb_err *err)
+static enum arb_status get_mode(const cJSON *obj, struct arb_judge_config *cfg, struct arb_err *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "mode");
 
@@ -62,8 +61,8 @@ static enum arb_status get_retry(const cJSON *obj, struct arb_judge_config *cfg,
 enum arb_status judge_config_batch(const cJSON *obj, struct arb_judge_config *cfg,
                                    struct arb_err *err)
 {
-    long limit = cfg->provider == ARB_JUDGE_ANTHROPIC ? ANTHROPIC_MAX_REQUESTS
-                                                      : OPENAI_MAX_REQUESTS;
+    long limit =
+        cfg->provider == ARB_JUDGE_ANTHROPIC ? ANTHROPIC_MAX_REQUESTS : OPENAI_MAX_REQUESTS;
     const cJSON *v;
     enum arb_status st;
 

@@ -49,9 +49,8 @@ enum arb_status outbox_record(struct batch_outbox *o, int64_t run, struct arb_er
  * those ended.  *running: how many have not ended.
  */
 enum arb_status batches_advance(struct arb_store *st, int64_t run, struct arb_batch_client *c,
-                                const struct arb_judge_config *cfg,
-                                const struct arb_batch_opts *bo, int wait, size_t *running,
-                                struct arb_err *err);
+                                const struct arb_judge_config *cfg, const struct arb_batch_opts *bo,
+                                int wait, size_t *running, struct arb_err *err);
 
 /* Call the checkpoint hook, when there is one. */
 void batch_checkpoint(const struct arb_batch_opts *bo, const char *point);

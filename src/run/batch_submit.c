@@ -32,7 +32,7 @@ static enum arb_status record_one(struct batch_outbox *o, int64_t run, size_t fr
                                   struct arb_err *err)
 {
     struct arb_batch_request_row *rows = calloc(n, sizeof(*rows));
-    char (*ids)[40] = calloc(n, sizeof(*ids));
+    char(*ids)[40] = calloc(n, sizeof(*ids));
     char token[17];
     int64_t id = 0;
     size_t i;
@@ -56,10 +56,9 @@ static enum arb_status record_one(struct batch_outbox *o, int64_t run, size_t fr
         rows[i].request_json = e->body;
     }
     if (!st)
-        st = arb_store_batch_create(o->st, run,
-                                    o->cfg->provider == ARB_JUDGE_ANTHROPIC ? "anthropic"
-                                                                           : "openai",
-                                    token, rows, n, &id, err);
+        st = arb_store_batch_create(
+            o->st, run, o->cfg->provider == ARB_JUDGE_ANTHROPIC ? "anthropic" : "openai", token,
+            rows, n, &id, err);
     if (!st)
         batch_notice(o->bo, "judge batch %lld recorded: %zu requests", (long long)id, n);
     free(rows);
@@ -182,8 +181,7 @@ static void payload_src_release(struct payload_src *p)
 }
 
 static enum arb_status payload(struct arb_store *st, struct arb_batch_client *c,
-                               const struct bcopy *b, char **out, size_t *len,
-                               struct arb_err *err)
+                               const struct bcopy *b, char **out, size_t *len, struct arb_err *err)
 {
     struct payload_src p;
     enum arb_status rs;
@@ -273,8 +271,7 @@ static enum arb_status create(struct arb_store *st, struct arb_batch_client *c, 
             return rs;
         pause_s(backoff);
         backoff = backoff * 2 > 30 ? 30 : backoff * 2;
-        rs = arb_batch_find(c, b->token, b->created_at, b->n_requests, known, &k, r, &found,
-                            err);
+        rs = arb_batch_find(c, b->token, b->created_at, b->n_requests, known, &k, r, &found, err);
         if (!rs)
             rs = k.rs;
         if (rs || found)
@@ -284,8 +281,8 @@ static enum arb_status create(struct arb_store *st, struct arb_batch_client *c, 
 
 /* From 'intent', 'uploaded' or 'submitting' to 'submitted' (or found submitted). */
 static enum arb_status submit(struct arb_store *st, struct arb_batch_client *c, struct bcopy *b,
-                              const struct arb_judge_config *cfg,
-                              const struct arb_batch_opts *bo, struct arb_err *err)
+                              const struct arb_judge_config *cfg, const struct arb_batch_opts *bo,
+                              struct arb_err *err)
 {
     struct arb_batch_remote r;
     char *body = NULL;
@@ -296,13 +293,13 @@ static enum arb_status submit(struct arb_store *st, struct arb_batch_client *c, 
     if (strcmp(b->state, "submitting") == 0) {
         struct known_ctx k = {st, b->provider, ARB_OK, err};
 
-        rs = arb_batch_find(c, b->token, b->created_at, b->n_requests, known, &k, &r, &found,
-                            err);
+        rs = arb_batch_find(c, b->token, b->created_at, b->n_requests, known, &k, &r, &found, err);
         if (!rs)
             rs = k.rs;
         if (!rs && found) {
-            batch_notice(bo, "judge batch %lld: found %s at the provider, submitted before the "
-                             "interruption; not submitted again",
+            batch_notice(bo,
+                         "judge batch %lld: found %s at the provider, submitted before the "
+                         "interruption; not submitted again",
                          (long long)b->id, r.id);
             return save(st, b, r.ended ? "ended" : "submitted", &r, err);
         }
@@ -428,9 +425,8 @@ static void pause_s(double s)
 }
 
 enum arb_status batches_advance(struct arb_store *st, int64_t run, struct arb_batch_client *c,
-                                const struct arb_judge_config *cfg,
-                                const struct arb_batch_opts *bo, int wait, size_t *running,
-                                struct arb_err *err)
+                                const struct arb_judge_config *cfg, const struct arb_batch_opts *bo,
+                                int wait, size_t *running, struct arb_err *err)
 {
     struct bcopies bs;
     size_t i;

@@ -21,7 +21,7 @@
     "b.submitted_at, b.ended_at, b.updated_at, b.n_requests "
 
 #define REQUEST_COLUMNS                                                                            \
-    "r.custom_id, r.key, r.case_id, r.system_a, r.system_b, r.ord, r.sample, r.attempt, "         \
+    "r.custom_id, r.key, r.case_id, r.system_a, r.system_b, r.ord, r.sample, r.attempt, "          \
     "r.fence, r.request_json, r.state, r.http_status, r.result_json, r.error "
 
 static enum arb_status prepare(struct arb_store *st, const char *sql, sqlite3_stmt **s,
@@ -33,8 +33,8 @@ static enum arb_status prepare(struct arb_store *st, const char *sql, sqlite3_st
 }
 
 /* Run a write statement once and finalize it. */
-static enum arb_status run_once(struct arb_store *st, sqlite3_stmt *s, int rc,
-                                struct arb_err *err, const char *what)
+static enum arb_status run_once(struct arb_store *st, sqlite3_stmt *s, int rc, struct arb_err *err,
+                                const char *what)
 {
     enum arb_status ret = store_exec(st, s, rc, err, what);
 
@@ -158,14 +158,14 @@ enum arb_status arb_store_batch_update(struct arb_store *st, const struct arb_ba
     rc = sqlite3_bind_int64(s, 1, b->id);
     rc = store_bind_text(rc, s, 2, b->state);
     rc = store_bind_text(rc, s, 3, b->remote_id && b->remote_id[0] ? b->remote_id : NULL);
-    rc = store_bind_text(rc, s, 4, b->remote_status && b->remote_status[0] ? b->remote_status
-                                                                           : NULL);
-    rc = store_bind_text(rc, s, 5, b->input_file_id && b->input_file_id[0] ? b->input_file_id
-                                                                           : NULL);
-    rc = store_bind_text(rc, s, 6, b->output_file_id && b->output_file_id[0] ? b->output_file_id
-                                                                             : NULL);
-    rc = store_bind_text(rc, s, 7, b->error_file_id && b->error_file_id[0] ? b->error_file_id
-                                                                           : NULL);
+    rc = store_bind_text(rc, s, 4,
+                         b->remote_status && b->remote_status[0] ? b->remote_status : NULL);
+    rc = store_bind_text(rc, s, 5,
+                         b->input_file_id && b->input_file_id[0] ? b->input_file_id : NULL);
+    rc = store_bind_text(rc, s, 6,
+                         b->output_file_id && b->output_file_id[0] ? b->output_file_id : NULL);
+    rc = store_bind_text(rc, s, 7,
+                         b->error_file_id && b->error_file_id[0] ? b->error_file_id : NULL);
     rc = store_bind_text(rc, s, 8, b->results_url && b->results_url[0] ? b->results_url : NULL);
     rc = store_bind_text(rc, s, 9, b->counts_json && b->counts_json[0] ? b->counts_json : NULL);
     rc = store_bind_text(rc, s, 10, b->error && b->error[0] ? b->error : NULL);
@@ -262,8 +262,7 @@ enum arb_status arb_store_batch_put_result(struct arb_store *st, int64_t batch,
     return ret;
 }
 
-enum arb_status arb_store_batch_downloaded(struct arb_store *st, int64_t batch,
-                                           struct arb_err *err)
+enum arb_status arb_store_batch_downloaded(struct arb_store *st, int64_t batch, struct arb_err *err)
 {
     sqlite3_stmt *s = NULL;
     enum arb_status ret = store_need_txn(st, "mark a batch downloaded", err);
@@ -278,10 +277,9 @@ enum arb_status arb_store_batch_downloaded(struct arb_store *st, int64_t batch,
         ret = run_once(st, s, sqlite3_bind_int64(s, 1, batch), err, "mark missing results");
     s = NULL;
     if (!ret)
-        ret = prepare(st,
-                      "UPDATE judge_batches SET state = 'downloaded', updated_at = " NOW
-                      " WHERE id = ?1",
-                      &s, err);
+        ret = prepare(
+            st, "UPDATE judge_batches SET state = 'downloaded', updated_at = " NOW " WHERE id = ?1",
+            &s, err);
     if (!ret)
         ret = run_once(st, s, sqlite3_bind_int64(s, 1, batch), err, "mark a batch downloaded");
     return ret;
@@ -347,8 +345,7 @@ enum arb_status arb_store_batch_known(struct arb_store *st, const char *provider
     return ret;
 }
 
-enum arb_status arb_store_batches_ingested(struct arb_store *st, int64_t run,
-                                           struct arb_err *err)
+enum arb_status arb_store_batches_ingested(struct arb_store *st, int64_t run, struct arb_err *err)
 {
     sqlite3_stmt *s = NULL;
     enum arb_status ret = prepare(st,

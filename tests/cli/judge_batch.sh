@@ -116,6 +116,8 @@ for P in openai anthropic; do
         $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --no-wait --db "$T/$P-nw.db"
     expect_cmd "$P: batch status while running" 5 "submitted" "" -- \
         $ARB batch status latest --db "$T/$P-nw.db"
+    expect_cmd "$P: run --resume --no-wait polls once" 5 "30 pending the judge" "" -- \
+        $ARB run --resume latest --no-wait --db "$T/$P-nw.db"
     expect_cmd "$P: batch wait" 0 "30 decided" "" -- $ARB batch wait latest --db "$T/$P-nw.db"
     dump "$T/$P-nw.db" "$T/$P-nw.txt"
     cmp -s "$T/$P-ref.txt" "$T/$P-nw.txt" && ok || bad "$P: --no-wait then batch wait: records differ"
@@ -143,6 +145,42 @@ for P in openai anthropic; do
                 bad "$P: the resume after a kill at posted did not say it found the batch"
         fi
     done
+done
+
+# ---- killed at random moments (SIGKILL from outside), resumed until it completes ----
+for P in openai anthropic; do
+    if [ $P = openai ]; then CREATE=/v1/batches; else CREATE=/v1/messages/batches; fi
+    judge_json $P
+    : >"$T/sim.log"
+    db="$T/$P-random.db"
+    seedr=4242
+    kills=0
+    while [ $kills -lt 8 ]; do
+        seedr=$(( (seedr * 1103515245 + 12345) % 2147483648 ))
+        delay_ms=$(( 20 + seedr % 150 ))
+        if [ -f "$db" ] && $ARB runs --db "$db" 2>/dev/null | grep -q .; then
+            $ARB run --resume latest --db "$db" >/dev/null 2>&1 &
+        else
+            $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --db "$db" >/dev/null 2>&1 &
+        fi
+        pid=$!
+        sleep "$(awk -v m=$delay_ms 'BEGIN { printf "%.3f", m / 1000 }')"
+        kill -9 $pid 2>/dev/null
+        wait $pid 2>/dev/null
+        kills=$((kills + 1))
+    done
+    if [ -f "$db" ] && $ARB runs --db "$db" 2>/dev/null | grep -q .; then
+        $ARB run --resume latest --db "$db" >"$T/out" 2>&1 || bad "$P: final resume: $(cat "$T/out")"
+    else
+        $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --db "$db" >"$T/out" 2>&1 ||
+            bad "$P: final run: $(cat "$T/out")"
+    fi
+    dump "$db" "$T/random.txt"
+    cmp -s "$T/$P-ref.txt" "$T/random.txt" && ok || bad "$P: after 8 random kills the records differ"
+    [ "$(no_repeats)" -eq 0 ] && [ "$(batch_lines)" -eq $N_REQ ] && ok ||
+        bad "$P: after 8 random kills: $(batch_lines) requests processed in batches, $(no_repeats) twice"
+    [ "$(creates $CREATE)" -eq "$(sqlite3 "$db" "SELECT count(*) FROM judge_batches")" ] && ok ||
+        bad "$P: $(creates $CREATE) batches created, $(sqlite3 "$db" "SELECT count(*) FROM judge_batches") recorded"
 done
 
 # ---- failures and expiry, retried as batch_retry says (OpenAI and Anthropic) ----

@@ -148,8 +148,9 @@ Test(judge_batch, should_build_an_anthropic_requests_body)
     char *p = NULL;
 
     payload_of("anthropic", &p);
-    cr_assert_str_eq(p, "{\"requests\":[{\"custom_id\":\"tok-0\",\"params\":{\"model\":\"m\","
-                        "\"n\":1}},{\"custom_id\":\"tok-1\",\"params\":{\"model\":\"m\",\"n\":2}}]}");
+    cr_assert_str_eq(p,
+                     "{\"requests\":[{\"custom_id\":\"tok-0\",\"params\":{\"model\":\"m\","
+                     "\"n\":1}},{\"custom_id\":\"tok-1\",\"params\":{\"model\":\"m\",\"n\":2}}]}");
     free(p);
 }
 
