@@ -19,7 +19,9 @@ struct call {
     int swapped, sample, attempt;
     int held;        /* not sent (yet): over the spending cap */
     int sent;        /* handed to the transport or the command */
-    int early;       /* dispatched when asked (arb_judge_ask), not by arb_judge_drain */
+    int dispatched;  /* its first dispatch is done: when asked (arb_judge_ask), or by a drain
+                        (a partial drain also dispatches the later questions' calls, which the
+                        next drain must not send again) */
     double estimate; /* its reserved cost while in flight */
     int no_fence;    /* every fence code drawn occurred in an output: not sent, the
                         question fails (its error says why) */

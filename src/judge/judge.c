@@ -496,6 +496,7 @@ static void send_call(struct arb_judge *j, struct call *c)
     req.body = c->body;
     req.body_len = strlen(c->body);
     req.user = c;
+    req.ahead = c->attempt > 0; /* the question's other slots may be answered already */
     if (arb_transport_submit(j->t, &req, j->err))
         judge_fatal(j, ARB_ENOMEM);
 }
@@ -650,7 +651,7 @@ static enum arb_status send_early(struct arb_judge *j, struct question *qn, stru
             j->no_early = 1; /* the drain answers it from the cache */
             break;
         }
-        c->early = 1;
+        c->dispatched = 1;
         judge_send(j, c);
         sent = 1;
     }
