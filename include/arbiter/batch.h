@@ -224,4 +224,14 @@ enum arb_status arb_run_batched(struct arb_store *st, struct arb_suite *suite,
                                 const struct arb_run_opts *opts, const struct arb_batch_opts *bo,
                                 struct arb_run_summary *sum, int *pending, struct arb_err *err);
 
+/*
+ * Poll run's submitted batches once with cfg (a batch-mode judge) and api_key, and store the
+ * results of those that have ended (`batch status --poll`); nothing is submitted and no pass
+ * of the run is made.  *running: the batches not ended (or not yet submitted).
+ */
+enum arb_status arb_run_batches_poll(struct arb_store *st, int64_t run,
+                                     const struct arb_judge_config *cfg, const char *api_key,
+                                     const struct arb_batch_opts *bo, size_t *running,
+                                     struct arb_err *err);
+
 #endif

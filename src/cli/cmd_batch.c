@@ -5,6 +5,7 @@
  * results, decide, and submit what a retry needs, until nothing is left).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -12,10 +13,12 @@
 #include "arbiter/batch.h"
 #include "arbiter/store.h"
 #include "cli.h"
+#include "judge_opts.h"
 #include "parse_options.h"
+#include "progress.h"
 
 static const char usage_text[] =
-    "usage: arbiter batch status RUN [--db FILE] [--json]\n"
+    "usage: arbiter batch status RUN [--poll] [--db FILE] [--json]\n"
     "       arbiter batch wait RUN [--db FILE] [--json]\n"
     "\n"
     "The judge's provider batches of a run made with --judge-batch (or a judge config with\n"
@@ -24,9 +27,12 @@ static const char usage_text[] =
     "  status   print each batch as recorded: its id, provider, the provider's batch id,\n"
     "           Arbiter's state (intent, uploaded, submitting, submitted, ended,\n"
     "           downloaded, ingested), the provider's status and request counts, the\n"
-    "           number of requests and when it was created and last updated.  The\n"
-    "           database is only read: 'arbiter run --resume RUN --no-wait' polls once\n"
-    "           and updates it\n"
+    "           number of requests and when it was created and last updated, as the\n"
+    "           database holds them\n"
+    "  --poll   status: first ask the provider once about each submitted batch and\n"
+    "           store what it says (and the results of those ended); nothing is\n"
+    "           submitted and the run is not decided (the key from the variable the\n"
+    "           run's judge config names)\n"
     "  wait     the same as 'arbiter run --resume RUN': submit what is recorded and not\n"
     "           submitted, poll every batch_poll_s until every batch has ended, handle\n"
     "           the results as the judge's replies and decide the run\n"
@@ -125,10 +131,53 @@ static int status(struct arb_store *st, int64_t run, int json)
     return l.running ? EXIT_PENDING : EXIT_PASS;
 }
 
+/* The run's stored judge config: *json (caller frees), NULL when it has none. */
+static int on_run(void *ctx, const struct arb_run_row *r)
+{
+    char **json = ctx;
+
+    *json = r->judge_json ? strdup(r->judge_json) : NULL;
+    return 1;
+}
+
+/* --poll: ask the provider about the run's batches once, with the run's judge config. */
+static int poll(struct arb_store *st, int64_t run)
+{
+    struct cli_judge judge;
+    struct arb_batch_opts bo;
+    struct cli_progress prog;
+    struct arb_err err = {{0}};
+    char *json = NULL;
+    size_t running = 0;
+    int code;
+    enum arb_status rs = arb_store_runs(st, run, on_run, &json, &err);
+
+    memset(&judge, 0, sizeof(judge));
+    memset(&bo, 0, sizeof(bo));
+    memset(&prog, 0, sizeof(prog));
+    if (rs) {
+        cli_error("batch", "%s", err.msg);
+        return cli_exit_for(rs);
+    }
+    code = json ? cli_judge_setup(&judge, "batch", NULL, json) : EXIT_PASS;
+    free(json);
+    if (!code && judge.have && judge.cfg.batch) {
+        bo.notice = cli_progress_notice;
+        bo.notice_ctx = &prog;
+        rs = arb_run_batches_poll(st, run, &judge.cfg, judge.key, &bo, &running, &err);
+        if (rs) {
+            cli_error("batch", "%s", err.msg);
+            code = cli_exit_for(rs);
+        }
+    }
+    cli_judge_release(&judge);
+    return code;
+}
+
 static int batch_cmd(int argc, char **argv)
 {
     const char *db = CLI_DEFAULT_DB, *sub;
-    int json = 0, n_pos = 0, code;
+    int json = 0, n_pos = 0, code, do_poll = 0;
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
     int64_t run = 0;
@@ -136,6 +185,7 @@ static int batch_cmd(int argc, char **argv)
     const struct cli_option options[] = {
         CLI_OPT_DB(&db),
         CLI_OPT_BOOL("--json", &json),
+        CLI_OPT_BOOL("--poll", &do_poll),
         CLI_OPT_END(),
     };
 
@@ -147,13 +197,17 @@ static int batch_cmd(int argc, char **argv)
         cli_error("batch", "expected 'status RUN' or 'wait RUN' (see 'arbiter batch --help')");
         return EXIT_USAGE;
     }
+    if (do_poll && strcmp(sub, "status") != 0) {
+        cli_error("batch", "--poll goes with 'batch status' ('batch wait' polls until the end)");
+        return EXIT_USAGE;
+    }
     if (strcmp(sub, "wait") == 0) {
         char *rargv[] = {"run", "--resume", argv[1], "--db", (char *)db, json ? "--json" : NULL,
                          NULL};
 
         return arb_cmd_run.run(json ? 6 : 5, rargv);
     }
-    rs = arb_store_open(db, ARB_STORE_READONLY, &st, &err);
+    rs = arb_store_open(db, do_poll ? 0 : ARB_STORE_READONLY, &st, &err);
     if (!rs)
         rs = arb_store_run_resolve(st, argv[1], &run, &err);
     if (rs) {
@@ -161,7 +215,9 @@ static int batch_cmd(int argc, char **argv)
         arb_store_close(st);
         return cli_exit_for(rs);
     }
-    code = status(st, run, json);
+    code = do_poll ? poll(st, run) : EXIT_PASS;
+    if (!code)
+        code = status(st, run, json);
     arb_store_close(st);
     return code;
 }

@@ -44,6 +44,11 @@ enum arb_status arb_run_batched(struct arb_store *st, struct arb_suite *suite,
     sum->judge_cost = NAN;
     if (!opts->judge || !opts->judge->batch)
         return arb_run_execute(st, suite, opts, sum, err);
+    if (opts->max_cost > 0)
+        return arb_err_set(err, ARB_EUSAGE,
+                           "--max-cost does not apply to judge batches (a batch's cost is known "
+                           "only once it has ended): run without it, or with the judge in sync "
+                           "mode");
     rs = arb_batch_client_new(opts->judge, opts->api_key, &c, err);
     if (rs)
         return rs;
@@ -79,6 +84,24 @@ enum arb_status arb_run_batched(struct arb_store *st, struct arb_suite *suite,
         sum->run_id = run;
     (void)passes;
     outbox_release(&o);
+    arb_batch_client_free(c);
+    return rs;
+}
+
+enum arb_status arb_run_batches_poll(struct arb_store *st, int64_t run,
+                                     const struct arb_judge_config *cfg, const char *api_key,
+                                     const struct arb_batch_opts *bo, size_t *running,
+                                     struct arb_err *err)
+{
+    struct arb_batch_client *c = NULL;
+    enum arb_status rs;
+
+    *running = 0;
+    if (!cfg->batch)
+        return ARB_OK;
+    rs = arb_batch_client_new(cfg, api_key, &c, err);
+    if (!rs)
+        rs = batches_advance(st, run, c, cfg, bo, -1, running, err);
     arb_batch_client_free(c);
     return rs;
 }

@@ -45,8 +45,9 @@ enum arb_status outbox_record(struct batch_outbox *o, int64_t run, struct arb_er
 /*
  * Take every batch of run forward (batch_submit.c): submit those recorded and not
  * submitted (finding, for one marked submitting, the batch a kill left unrecorded), poll
- * those running (until every one has ended when wait, else once), store the results of
- * those ended.  *running: how many have not ended.
+ * those running (until every one has ended when wait > 0, else once), store the results of
+ * those ended.  wait < 0: poll and store only, submit nothing.  *running: how many have not
+ * ended (or are not submitted).
  */
 enum arb_status batches_advance(struct arb_store *st, int64_t run, struct arb_batch_client *c,
                                 const struct arb_judge_config *cfg, const struct arb_batch_opts *bo,

@@ -392,11 +392,16 @@ static enum arb_status download(struct arb_store *st, struct arb_batch_client *c
 /* Take b as far as it goes without waiting; *running 1 when it has not ended. */
 static enum arb_status step(struct arb_store *st, struct arb_batch_client *c, struct bcopy *b,
                             const struct arb_judge_config *cfg, const struct arb_batch_opts *bo,
-                            int *running, struct arb_err *err)
+                            int wait, int *running, struct arb_err *err)
 {
     enum arb_status rs = ARB_OK;
 
     *running = 0;
+    if (wait < 0 && (!strcmp(b->state, "intent") || !strcmp(b->state, "uploaded") ||
+                     !strcmp(b->state, "submitting"))) {
+        *running = 1; /* only polled: not submitted here */
+        return ARB_OK;
+    }
     if (!strcmp(b->state, "intent") || !strcmp(b->state, "uploaded") ||
         !strcmp(b->state, "submitting"))
         rs = submit(st, c, b, cfg, bo, err);
@@ -441,10 +446,10 @@ enum arb_status batches_advance(struct arb_store *st, int64_t run, struct arb_ba
         for (i = 0; !rs && i < bs.n; i++) {
             int r = 0;
 
-            rs = step(st, c, &bs.v[i], cfg, bo, &r, err);
+            rs = step(st, c, &bs.v[i], cfg, bo, wait, &r, err);
             *running += (size_t)r;
         }
-        if (rs || !*running || !wait)
+        if (rs || !*running || wait <= 0)
             break;
         pause_s(cfg->batch_poll_s);
     }

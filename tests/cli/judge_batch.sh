@@ -118,6 +118,11 @@ for P in openai anthropic; do
         $ARB batch status latest --db "$T/$P-nw.db"
     expect_cmd "$P: run --resume --no-wait polls once" 5 "30 pending the judge" "" -- \
         $ARB run --resume latest --no-wait --db "$T/$P-nw.db"
+    # Read 1 was the resume's; read 2 leaves it running (judge_sim --batch-polls 3), read 3 ends it.
+    expect_cmd "$P: batch status --poll, still running" 5 "submitted" "" -- \
+        $ARB batch status latest --poll --db "$T/$P-nw.db"
+    expect_cmd "$P: batch status --poll stores the results" 0 "downloaded" "results stored" -- \
+        $ARB batch status latest --poll --db "$T/$P-nw.db"
     expect_cmd "$P: batch wait" 0 "30 decided" "" -- $ARB batch wait latest --db "$T/$P-nw.db"
     dump "$T/$P-nw.db" "$T/$P-nw.txt"
     cmp -s "$T/$P-ref.txt" "$T/$P-nw.txt" && ok || bad "$P: --no-wait then batch wait: records differ"
@@ -254,6 +259,19 @@ cmp -s "$T/openai-ref.txt" "$T/many.txt" && ok || bad "batch_max_requests 25: re
 [ "$(sqlite3 "$T/many.db" "SELECT group_concat(n_requests) FROM judge_batches")" = "25,25,10" ] && ok ||
     bad "batch_max_requests 25: batches of $(sqlite3 "$T/many.db" "SELECT group_concat(n_requests) FROM judge_batches")"
 
+# ---- an OpenAI batch that fails validation as a whole: its requests asked alone ----
+start_sim -p $PORT0 --batch-polls 1 --batch-fail-validation on
+judge_json openai '"batch_retry": "sync"'
+$ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --db "$T/failed.db" >"$T/out" 2>&1 ||
+    bad "a batch failing validation: $(cat "$T/out")"
+dump "$T/failed.db" "$T/failed.txt"
+cmp -s "$T/openai-ref.txt" "$T/failed.txt" && ok || bad "a batch failing validation: records differ"
+expect_cmd "batch status names the validation error" 0 "invalid_request" "" -- \
+    $ARB batch status latest --db "$T/failed.db"
+judge_json openai '"price": {"input": 1, "output": 2}'
+expect_cmd "--max-cost with batches" 2 "" "--max-cost does not apply to judge batches" -- \
+    $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --max-cost 1 --db "$T/bad.db"
+
 # ---- bad config and options ----
 judge_json openai '"mode": "fast"'
 expect_cmd "mode fast" 2 "" "mode: expected \"sync\" or \"batch\"" -- \
@@ -276,6 +294,7 @@ expect_cmd "--no-wait without batch mode" 2 "" "--no-wait goes with" -- \
 expect_cmd "--judge-batch without a judge" 2 "" "has no judge" -- \
     $ARB run "$T/s/suite.json" --no-judge --judge-batch --db "$T/bad.db"
 expect_cmd "batch without a subcommand" 2 "" "expected 'status RUN'" -- $ARB batch latest
+expect_cmd "batch wait --poll" 2 "" "--poll goes with" -- $ARB batch wait latest --poll
 expect_cmd "batch --help" 0 "arbiter batch status RUN" "" -- $ARB batch --help
 expect_cmd "run --help names --judge-batch" 0 "--judge-batch" "" -- $ARB run --help
 
