@@ -476,7 +476,8 @@ enum arb_judge_batch_route {
     ARB_BATCH_SEND       /* send it now over the synchronous API */
 };
 
-/* A batch's result for a request (borrowed until the next route call). */
+/* A batch's result for a request (borrowed: the batcher keeps it valid while the judge handles
+ * it, including the routes that handling makes: the re-ask of an invalid reply). */
 struct arb_judge_batch_result {
     int ok;                   /* the provider answered with a 2xx reply */
     long http_status;         /* the status the batch names (0: none, e.g. expired) */

@@ -18,6 +18,8 @@ struct outbox_entry {
     char *body, *case_id, *system_a, *system_b;
 };
 
+#define RESULT_RING 8
+
 struct batch_outbox {
     struct arb_judge_batcher batcher; /* what the judge is given (ctx: this) */
     struct arb_store *st;
@@ -28,9 +30,14 @@ struct batch_outbox {
     size_t n, cap;
     struct arb_strset keys; /* the keys in v */
     size_t answered, waiting;
-    /* the result handed to the judge last (valid until the next route) */
-    char *res_body, *res_request, *res_error;
-    char res_fence[17];
+    /* The results handed to the judge last, in a ring: a result's handling may route another
+     * request (the re-ask of an invalid reply, a switch of response format) while its own
+     * reply is still being read, so a result stays valid for RESULT_RING more routes. */
+    struct outbox_result {
+        char *body, *request, *error;
+        char fence[17];
+    } ring[RESULT_RING];
+    size_t ring_at;
 };
 
 void outbox_init(struct batch_outbox *o, struct arb_store *st, const struct arb_judge_config *cfg,

@@ -42,12 +42,12 @@ static void entry_release(struct outbox_entry *e)
     free(e->system_b);
 }
 
-static void result_release(struct batch_outbox *o)
+static void result_release(struct outbox_result *r)
 {
-    free(o->res_body);
-    free(o->res_request);
-    free(o->res_error);
-    o->res_body = o->res_request = o->res_error = NULL;
+    free(r->body);
+    free(r->request);
+    free(r->error);
+    r->body = r->request = r->error = NULL;
 }
 
 void outbox_clear(struct batch_outbox *o)
@@ -64,12 +64,15 @@ void outbox_clear(struct batch_outbox *o)
 
 void outbox_release(struct batch_outbox *o)
 {
+    size_t i;
+
     outbox_clear(o);
     free(o->v);
     o->v = NULL;
     o->cap = 0;
     arb_strset_release(&o->keys);
-    result_release(o);
+    for (i = 0; i < RESULT_RING; i++)
+        result_release(&o->ring[i]);
 }
 
 void batch_checkpoint(const struct arb_batch_opts *bo, const char *point)
@@ -140,6 +143,7 @@ static enum arb_status defer(struct batch_outbox *o, const struct arb_judge_batc
 /* What the lookup found: the latest request under the key, and its batch's state. */
 struct found {
     struct batch_outbox *o;
+    struct outbox_result *r; /* the ring's slot it filled */
     char state[16];       /* the request's */
     char batch_state[16]; /* its batch's */
     long http_status;
@@ -154,11 +158,12 @@ static int on_found(void *ctx, const struct arb_batch_request_row *r, const char
     snprintf(f->state, sizeof(f->state), "%s", r->state ? r->state : "");
     snprintf(f->batch_state, sizeof(f->batch_state), "%s", batch_state ? batch_state : "");
     f->http_status = r->http_status;
-    result_release(o);
-    o->res_body = dup_or_null(r->result_json, &f->oom);
-    o->res_request = dup_or_null(r->request_json, &f->oom);
-    o->res_error = dup_or_null(r->error, &f->oom);
-    snprintf(o->res_fence, sizeof(o->res_fence), "%s", r->fence ? r->fence : "");
+    f->r = &o->ring[o->ring_at++ % RESULT_RING];
+    result_release(f->r);
+    f->r->body = dup_or_null(r->result_json, &f->oom);
+    f->r->request = dup_or_null(r->request_json, &f->oom);
+    f->r->error = dup_or_null(r->error, &f->oom);
+    snprintf(f->r->fence, sizeof(f->r->fence), "%s", r->fence ? r->fence : "");
     return 0;
 }
 
@@ -175,10 +180,10 @@ static void answer(struct batch_outbox *o, const struct found *f, const char *wh
 {
     res->ok = strcmp(f->state, "succeeded") == 0;
     res->http_status = f->http_status;
-    res->body = o->res_body;
-    res->error = why ? why : o->res_error;
-    res->request_json = o->res_request;
-    res->fence = o->res_fence;
+    res->body = f->r->body;
+    res->error = why ? why : f->r->error;
+    res->request_json = f->r->request;
+    res->fence = f->r->fence;
     o->answered++;
 }
 
