@@ -175,6 +175,7 @@ test-cli:
 	@sh tests/cli/rejudge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/faults.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/kill_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/judge_batch.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/judge_overlap.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/identity.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/nofiles.sh $(BUILD)/arbiter $(BUILD)/judge_sim

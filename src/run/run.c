@@ -520,6 +520,7 @@ static enum arb_status judge_hooks(struct runner *r)
         arb_judge_set_budget(j, r->opts->max_cost, sp.usd);
     /* A resumed run continues where it stopped: its invalid replies lead where they led. */
     arb_judge_reuse_invalid(j, r->resuming && !r->opts->retry_failed);
+    arb_judge_set_batcher(j, r->opts->batcher);
     arb_judge_set_progress(j, on_judge_progress, r);
     arb_judge_set_notice(j, r->opts->notice, r->opts->notice_ctx);
     r->prog.judge = arb_judge_get_progress(j);
@@ -612,6 +613,7 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
         const struct arb_judge_progress *jp = arb_judge_get_progress(escalation_judge(r.esc));
 
         sum->held = jp->held;
+        sum->batched = jp->batched;
         sum->judge_cost = opts->judge->price.set ? jp->cost_usd : NAN;
     } else {
         sum->judge_cost = NAN;
