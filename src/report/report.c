@@ -162,7 +162,7 @@ static int on_begin(void *ctx, struct arb_run_summary *sum)
         a->names[i] = sum->systems[i].name; /* stays valid until the summary is released */
     a->n_sys = n;
     a->want_cases = a->parts->case_limit > 0;
-    a->st = a->want_cases ? case_rates_init(&a->cr, a->names, n) : ARB_OK;
+    a->st = a->want_cases ? case_rates_init(&a->cr, a->names, n, a->parts->case_limit) : ARB_OK;
     if (!a->st && a->parts->win_matrix && !(a->matrix = matrix_acc_new(a->names, n)))
         a->st = ARB_ENOMEM;
     if (!a->st && a->parts->statistics &&
@@ -465,7 +465,7 @@ enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
         }
     }
     if (!rc && a.want_cases)
-        rc = case_rates_emit(&a.cr, parts->case_limit, r);
+        rc = case_rates_emit(&a.cr, r);
     if (!rc && a.matrix)
         rc = matrix_acc_emit(a.matrix, r);
     if (!rc && a.stats)
