@@ -148,12 +148,60 @@ static enum arb_status keep_worst(struct case_rates *cr)
     return ARB_OK;
 }
 
+static cJSON *case_json(const struct case_rates *cr, const char *id, const uint32_t *counts)
+{
+    cJSON *o = cJSON_CreateObject(), *sys;
+    int ok = o && cJSON_AddStringToObject(o, "case", id) &&
+             (sys = cJSON_AddObjectToObject(o, "systems")) != NULL;
+
+    for (size_t s = 0; ok && s < cr->n_sys; s++) {
+        const uint32_t *c = counts + s * 3;
+        cJSON *e;
+
+        if (c[0] + c[1] + c[2] == 0)
+            continue;
+        e = cJSON_AddObjectToObject(sys, cr->names[s]);
+        ok = e && cJSON_AddNumberToObject(e, "passed", c[0]) &&
+             cJSON_AddNumberToObject(e, "failed", c[1]) &&
+             cJSON_AddNumberToObject(e, "unresolved", c[2]) &&
+             (c[0] + c[1]
+                  ? cJSON_AddNumberToObject(e, "pass_rate", (double)c[0] / (double)(c[0] + c[1]))
+                  : cJSON_AddNullToObject(e, "pass_rate")) != NULL;
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/*
+ * The current case's entry into the spill, as cJSON prints it alone, after
+ * ", " from the one before (the report's "items" is an array).
+ */
+static enum arb_status spill_case(struct case_rates *cr)
+{
+    cJSON *c = case_json(cr, cr->cur.id, cr->cur_counts);
+    char *text = c ? cJSON_Print(c) : NULL;
+    enum arb_status st = ARB_OK;
+
+    if (!text)
+        st = ARB_ENOMEM;
+    else if ((cr->n > 1 && fputs(", ", cr->spill) == EOF) || fputs(text, cr->spill) == EOF)
+        st = ARB_EIO;
+    cJSON_free(text);
+    cJSON_Delete(c);
+    return st;
+}
+
 /* The current case is complete: keep it where the listing may need it. */
 static enum arb_status close_case(struct case_rates *cr)
 {
     size_t w = cr->n_sys * 3;
 
     cr->cur.worst = worst(cr, cr->cur_counts);
+    if (cr->spill)
+        return spill_case(cr);
     if (cr->n_first < cr->limit) {
         if (cr->n_first == cr->cap_first) {
             size_t cap = cr->cap_first ? cr->cap_first * 2 : 32;
@@ -212,33 +260,6 @@ enum arb_status case_rates_add(struct case_rates *cr, const char *case_id, const
     return ARB_OK;
 }
 
-static cJSON *case_json(const struct case_rates *cr, const char *id, const uint32_t *counts)
-{
-    cJSON *o = cJSON_CreateObject(), *sys;
-    int ok = o && cJSON_AddStringToObject(o, "case", id) &&
-             (sys = cJSON_AddObjectToObject(o, "systems")) != NULL;
-
-    for (size_t s = 0; ok && s < cr->n_sys; s++) {
-        const uint32_t *c = counts + s * 3;
-        cJSON *e;
-
-        if (c[0] + c[1] + c[2] == 0)
-            continue;
-        e = cJSON_AddObjectToObject(sys, cr->names[s]);
-        ok = e && cJSON_AddNumberToObject(e, "passed", c[0]) &&
-             cJSON_AddNumberToObject(e, "failed", c[1]) &&
-             cJSON_AddNumberToObject(e, "unresolved", c[2]) &&
-             (c[0] + c[1]
-                  ? cJSON_AddNumberToObject(e, "pass_rate", (double)c[0] / (double)(c[0] + c[1]))
-                  : cJSON_AddNullToObject(e, "pass_rate")) != NULL;
-    }
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
-}
-
 /* The heap's cases in listing order, into order[0..n_heap) (the heap is emptied). */
 static void drain(struct case_rates *cr, size_t *order)
 {
@@ -255,12 +276,22 @@ enum arb_status case_rates_emit(struct case_rates *cr, cJSON *report)
     size_t w = cr->n_sys * 3, m, *order = NULL;
     int all = cr->limit >= cr->n;
 
-    if (cr->n && close_case(cr))
-        return ARB_ENOMEM;
+    enum arb_status st = cr->n ? close_case(cr) : ARB_OK;
+
+    if (st)
+        return st;
     if (!o || !cJSON_AddStringToObject(o, "order", all ? "case" : "worst_first") ||
         !cJSON_AddNumberToObject(o, "cases", (double)cr->n) ||
         !(items = cJSON_AddArrayToObject(o, "items")))
         return ARB_ENOMEM;
+    if (cr->spill) {
+        static const char mark[] = {CASE_SPILL_MARK, '\0'};
+
+        return cJSON_AddItemToArray(items, cJSON_CreateRaw(mark)) &&
+                       cJSON_AddNumberToObject(o, "listed", (double)cr->n)
+                   ? ARB_OK
+                   : ARB_ENOMEM;
+    }
     m = all ? cr->n_first : cr->n_heap;
     if (!all) {
         order = malloc((m ? m : 1) * sizeof(*order));

@@ -163,6 +163,8 @@ static int on_begin(void *ctx, struct arb_run_summary *sum)
     a->n_sys = n;
     a->want_cases = a->parts->case_limit > 0;
     a->st = a->want_cases ? case_rates_init(&a->cr, a->names, n, a->parts->case_limit) : ARB_OK;
+    if (a->want_cases && a->parts->case_limit == SIZE_MAX)
+        a->cr.spill = a->parts->case_spill;
     if (!a->st && a->parts->win_matrix && !(a->matrix = matrix_acc_new(a->names, n)))
         a->st = ARB_ENOMEM;
     if (!a->st && a->parts->statistics &&
@@ -316,7 +318,7 @@ enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
 enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t case_limit,
                                        cJSON **out, struct arb_err *err)
 {
-    struct arb_report_parts parts = {case_limit, 0, NULL};
+    struct arb_report_parts parts = {case_limit, 0, NULL, NULL};
 
     return arb_report_compose(st, run, &parts, out, err);
 }

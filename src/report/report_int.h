@@ -43,7 +43,12 @@ struct case_rates {
     uint32_t *pool_counts;
     size_t *heap; /* indexes into pool, a max-heap by (worst, i) */
     size_t n_heap;
+    FILE *spill; /* borrowed: every case's entry goes here instead (arb_report_parts) */
+    enum arb_status spill_st;
 };
+
+/* The placeholder of the spilled entries in the report's "items" (json_out.c). */
+#define CASE_SPILL_MARK '\x01'
 
 enum arb_status case_rates_init(struct case_rates *cr, const char *const *names, size_t n_sys,
                                 size_t limit);
