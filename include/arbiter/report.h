@@ -277,4 +277,8 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out);
  */
 enum arb_status arb_report_html(const cJSON *report, struct arb_buf *out);
 
+/* The same through a sink (NULL: everything in out); ARB_EIO from the sink. */
+enum arb_status arb_report_html_to(const cJSON *report, struct arb_buf *out,
+                                   const struct arb_report_sink *sink);
+
 #endif

@@ -417,7 +417,7 @@ static enum arb_status build(struct report_args *ra, struct arb_store *st, int64
     return rs;
 }
 
-/* The report into out; JSON and CSV, which grow with the cases, handed to sink as they go. */
+/* The report into out; JSON, CSV and HTML, the long ones, handed to sink as they go. */
 static enum arb_status render(const struct report_args *ra, struct arb_store *st, int64_t run,
                               const cJSON *report, struct arb_buf *out,
                               const struct arb_report_sink *sink, struct arb_err *err)
@@ -425,7 +425,7 @@ static enum arb_status render(const struct report_args *ra, struct arb_store *st
     if (ra->format[0] == 'm')
         return arb_report_markdown(report, out);
     if (ra->format[0] == 'h')
-        return arb_report_html(report, out);
+        return arb_report_html_to(report, out, sink);
     if (ra->format[0] == 'c')
         return arb_report_csv_to(st, run, out, sink, err);
     return arb_report_json(report, ra->spill, out, sink);

@@ -610,6 +610,7 @@ void html_cases(struct html *h, const cJSON *report)
     cJSON_ArrayForEach(c, cases)
     {
         case_details(h, report, c, anchor_seq(cases, c, i));
+        html_flush(h);
         i++;
     }
     html_raw(h, "</section>\n");

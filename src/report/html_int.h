@@ -24,7 +24,11 @@
 struct html {
     struct arb_buf *out;
     enum arb_status st;
+    const struct arb_report_sink *sink; /* NULL: the whole page stays in out */
 };
+
+/* Hand what out holds to the sink once it is large (report.h, arb_report_flush). */
+void html_flush(struct html *h);
 
 /* The report's stylesheet, one rule a line, NULL-terminated (arbiter view's pages use it too). */
 extern const char *const html_style_lines[];
