@@ -97,7 +97,7 @@ static const char view_js[] =
 
 static enum arb_status css(struct view_resp *out)
 {
-    struct html h = {&out->body, ARB_OK, NULL};
+    struct html h = {&out->body, ARB_OK};
 
     for (size_t i = 0; html_style_lines[i]; i++) {
         html_raw(&h, html_style_lines[i]);

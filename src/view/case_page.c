@@ -135,7 +135,7 @@ static enum arb_status outputs(struct html *h, const cJSON *report, const cJSON 
     const char *na = html_str(sys, "A"), *nb = html_str(sys, "B");
     const cJSON *oa = html_get(outs, na), *ob = html_get(outs, nb);
     struct arb_buf ba, bb;
-    struct html ha = {&ba, ARB_OK, NULL}, hb = {&bb, ARB_OK, NULL};
+    struct html ha = {&ba, ARB_OK}, hb = {&bb, ARB_OK};
     int diffed = 0;
     enum arb_status rs;
 

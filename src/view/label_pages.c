@@ -571,7 +571,6 @@ static enum arb_status save_label(struct view_ctx *v, const struct view_req *r, 
     out->status = 303;
     h.out = &out->location;
     h.st = ARB_OK;
-    h.sink = NULL;
     html_printf(&h, "/runs/%" PRId64 "/label/", run);
     view_url(&h, case_id);
     html_printf(&h, "?pair=%" PRId64 "&annotator=", pair);

@@ -20,7 +20,6 @@ void view_html_begin(struct html *h, struct view_ctx *v, struct view_resp *out, 
 {
     h->out = &out->body;
     h->st = ARB_OK;
-    h->sink = NULL;
     page_begin(h, v, title, run, 0);
 }
 
@@ -29,7 +28,6 @@ void view_html_begin_blind(struct html *h, struct view_ctx *v, struct view_resp 
 {
     h->out = &out->body;
     h->st = ARB_OK;
-    h->sink = NULL;
     page_begin(h, v, title, run, 1);
 }
 
