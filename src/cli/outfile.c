@@ -229,9 +229,9 @@ int cli_outstream_open(const char *cmd, const char *path, struct cli_outstream *
         os->fd = create_tmp(path, &os->tmp);
     }
     if (os->fd < 0) {
-        cli_error(cmd, "cannot write '%s': %s%s", path,
-                  os->in_place ? "" : "cannot create a temporary file beside it: ",
-                  strerror(errno));
+        cli_error(
+            cmd, "cannot write '%s': %s%s", path,
+            os->in_place ? "" : "cannot create a temporary file beside it: ", strerror(errno));
         arb_buf_release(&os->tmp);
         return -1;
     }

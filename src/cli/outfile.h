@@ -63,7 +63,7 @@ struct cli_outstream {
     const char *path;
     int fd;
     int in_place;
-    int err; /* the first write's errno */
+    int err;            /* the first write's errno */
     struct arb_buf tmp; /* the temporary file's name */
 };
 

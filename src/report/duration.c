@@ -34,8 +34,8 @@ double report_output_score(const char *meta_json)
     return v;
 }
 
-double report_compared_ms(struct arb_store_first_output *q, const char *case_id,
-                          const char *system, enum arb_status *st, struct arb_err *err)
+double report_compared_ms(struct arb_store_first_output *q, const char *case_id, const char *system,
+                          enum arb_status *st, struct arb_err *err)
 {
     const char *meta;
     int got = arb_store_first_output_meta(q, case_id, system, &meta, err);

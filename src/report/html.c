@@ -533,11 +533,20 @@ enum arb_status arb_report_html_to(const cJSON *report, struct arb_buf *out,
 {
     /* The sections before the cases, in page order. */
     static void (*const before[])(struct html *, const cJSON *) = {
-        page_head,          page_header,         overview,
-        systems_table,      html_strategies,     html_win_matrix,
-        html_against,       html_chart_pairs,    html_statistics,
-        html_chart_rubric,  html_chart_expectations, html_trials,
-        html_judge_panel,   html_gates,
+        page_head,
+        page_header,
+        overview,
+        systems_table,
+        html_strategies,
+        html_win_matrix,
+        html_against,
+        html_chart_pairs,
+        html_statistics,
+        html_chart_rubric,
+        html_chart_expectations,
+        html_trials,
+        html_judge_panel,
+        html_gates,
     };
     struct html h = {out, ARB_OK};
     const cJSON *run = html_get(report, "run");

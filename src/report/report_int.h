@@ -33,9 +33,9 @@ struct case_rates {
     size_t n_sys;
     char **names; /* the systems, in the report's order */
     size_t limit;
-    size_t n;               /* cases with expectations so far, the current one included */
-    struct case_rate cur;   /* the current case */
-    uint32_t *cur_counts;   /* n_sys * 3 */
+    size_t n;                /* cases with expectations so far, the current one included */
+    struct case_rate cur;    /* the current case */
+    uint32_t *cur_counts;    /* n_sys * 3 */
     struct case_rate *first; /* the first min(n - 1, limit) cases, in case order */
     uint32_t *first_counts;
     size_t n_first, cap_first;

@@ -686,8 +686,8 @@ static void plan(const struct stats_acc *s, const char *baseline, struct arb_clu
 
             /* Two systems: every outcome of one is 1 minus the other's, and so is the interval.
              * A case's expectations count together (pass rate). */
-            c->num_col = k == 0 && n == 2 && i == 1 ? NULL
-                                                    : finite_column(num, den, &pl[c - cs].num);
+            c->num_col =
+                k == 0 && n == 2 && i == 1 ? NULL : finite_column(num, den, &pl[c - cs].num);
             c->den_col = den_column(den, &pl[c - cs].den);
         }
     }
@@ -695,9 +695,9 @@ static void plan(const struct stats_acc *s, const char *baseline, struct arb_clu
         struct arb_cluster_stat *c = cs + PER_SYS * n + i;
         const struct col *diff = &s->pairs[i].col[DIFF], *paired = &s->pairs[i].col[PAIRED];
 
-        c->num_col =
-            pair_shown(s, &s->pairs[i], baseline) ? finite_column(diff, paired, &pl[c - cs].num)
-                                                  : NULL;
+        c->num_col = pair_shown(s, &s->pairs[i], baseline)
+                         ? finite_column(diff, paired, &pl[c - cs].num)
+                         : NULL;
         c->den_col = den_column(paired, &pl[c - cs].den);
         c->want_p = 1;
     }

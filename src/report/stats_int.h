@@ -76,8 +76,8 @@ double report_output_score(const char *meta_json);
  * trial's first file), read with q; NaN when it has none or the case has no
  * output of system.  On a store failure *st is set (err says which).
  */
-double report_compared_ms(struct arb_store_first_output *q, const char *case_id,
-                          const char *system, enum arb_status *st, struct arb_err *err);
+double report_compared_ms(struct arb_store_first_output *q, const char *case_id, const char *system,
+                          enum arb_status *st, struct arb_err *err);
 
 /* The figures of one pair of systems behind its reasoning (borrowed names). */
 struct pair_figures {

@@ -38,8 +38,8 @@
 #define STREAMS 2
 
 struct block {
-    const double *rows;     /* n x width, row-major; with codes, the distinct rows */
-    const uint32_t *codes;  /* NULL, or case i's row is rows + codes[i] * width */
+    const double *rows;    /* n x width, row-major; with codes, the distinct rows */
+    const uint32_t *codes; /* NULL, or case i's row is rows + codes[i] * width */
     size_t n, width;
     size_t n_stats;
     int num_col[BLOCK], den_col[BLOCK]; /* den_col -1: every case counts 1 */
@@ -313,8 +313,8 @@ static size_t find_slot(const struct rowset *rs, const double *row)
 {
     size_t m = rs->n_slots - 1, i = (size_t)row_hash(row, rs->width) & m;
 
-    while (rs->slot[i] && memcmp(rs->rows + (rs->slot[i] - 1) * rs->width, row,
-                                 rs->width * sizeof(double)) != 0)
+    while (rs->slot[i] &&
+           memcmp(rs->rows + (rs->slot[i] - 1) * rs->width, row, rs->width * sizeof(double)) != 0)
         i = (i + 1) & m;
     return i;
 }

@@ -60,8 +60,10 @@ Test(report_compact, should_give_back_every_value_at_each_width)
             cr_assert_eq(col_push(&c, x[i]), 0);
         cr_assert_eq(c.n, N);
         /* -0.0 is one more distinct value */
-        cr_assert_eq(c.width, distinct[t] && distinct[t] < 256 ? 1u
-                              : distinct[t] && distinct[t] < 65536 ? 2u : 8u,
+        cr_assert_eq(c.width,
+                     distinct[t] && distinct[t] < 256     ? 1u
+                     : distinct[t] && distinct[t] < 65536 ? 2u
+                                                          : 8u,
                      "%zu distinct: width %u", distinct[t] + 1, c.width);
         for (size_t i = 0; i < N; i++) {
             cr_assert(same_bits(col_at(&c, i), x[i]), "value %zu of %zu distinct", i, distinct[t]);
