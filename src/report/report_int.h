@@ -44,7 +44,6 @@ struct case_rates {
     size_t *heap; /* indexes into pool, a max-heap by (worst, i) */
     size_t n_heap;
     FILE *spill; /* borrowed: every case's entry goes here instead (arb_report_parts) */
-    enum arb_status spill_st;
 };
 
 /* The placeholder of the spilled entries in the report's "items" (json_out.c). */
