@@ -219,7 +219,7 @@ int cli_outstream_open(const char *cmd, const char *path, struct cli_outstream *
     os->path = path;
     arb_buf_init(&os->tmp, 0);
     if (!path) {
-        os->fd = STDOUT_FILENO;
+        os->fd = -1; /* through stdout, which a terminal's guard may have replaced (tty.c) */
         return 0;
     }
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
@@ -242,7 +242,9 @@ int cli_outstream_write(void *ctx, const void *data, size_t len)
 {
     struct cli_outstream *os = ctx;
 
-    if (!os->err && write_all(os->fd, data, len))
+    if (!os->err && !os->path && fwrite(data, 1, len, stdout) != len)
+        os->err = errno ? errno : EIO;
+    else if (!os->err && os->path && write_all(os->fd, data, len))
         os->err = errno ? errno : EIO;
     return os->err ? -1 : 0;
 }
@@ -262,6 +264,8 @@ int cli_outstream_close(const char *cmd, struct cli_outstream *os, int commit)
             unlink(os->tmp.ptr);
     } else if (os->path && close(os->fd) && !os->err) {
         os->err = errno;
+    } else if (!os->path && fflush(stdout) && !os->err) {
+        os->err = errno ? errno : EIO;
     }
     if (commit && os->err)
         cli_error(cmd, "cannot write %s%s%s: %s", os->path ? "'" : "",
