@@ -1,7 +1,8 @@
 #!/bin/sh
 # End-to-end throughput of `arbiter run`: N cases x 2 systems x 6 checks into
-# a fresh SQLite file, then `arbiter report` of it (markdown, and the statistical
-# strategy with its default 1,000 resamples).  Prints wall time and peak memory.
+# a fresh SQLite file, then `arbiter report` of it in every format (markdown, JSON,
+# HTML, CSV; markdown, JSON and HTML also with the statistical strategy and its default
+# 1,000 resamples, markdown with the weighted one).  Prints wall time and peak memory.
 # usage: bench/run.sh path/to/arbiter [N ...]   (default: 10000 100000)
 set -eu
 ARB="$1"
@@ -38,13 +39,17 @@ JSON
         printf "run: %d cases x 2 systems x 6 checks in %.2f s (%.0f cases/s), peak RSS %.1f MB\n", n, e - s, n / (e - s), m / 1024
     }'
     sed 's/^/    /' "$T/out" | head -3
-    # The reports of that run, read back from the database only.
-    for strat in "" statistical; do
+    # The reports of that run, read back from the database only: every format (markdown,
+    # JSON, HTML, CSV) and the strategies that read more (statistical, weighted).
+    for rep in md md:statistical md:weighted json json:statistical html html:statistical csv; do
+        fmt=${rep%%:*}
+        strat=${rep#"$fmt"}
+        strat=${strat#:}
         start=$(date +%s.%N)
-        /usr/bin/time -f '%M' -o "$T/mem" "$ARB" report 1 --db "$T/run.db" \
+        /usr/bin/time -f '%M' -o "$T/mem" "$ARB" report 1 --db "$T/run.db" --format "$fmt" \
             ${strat:+--strategy "$strat"} >/dev/null
         end=$(date +%s.%N)
-        awk -v s="$start" -v e="$end" -v n="$N" -v m="$(cat "$T/mem")" -v w="${strat:-markdown}" 'BEGIN {
+        awk -v s="$start" -v e="$end" -v n="$N" -v m="$(cat "$T/mem")" -v w="$fmt${strat:+, $strat}" 'BEGIN {
             printf "report (%s): %d cases in %.2f s, peak RSS %.1f MB\n", w, n, e - s, m / 1024
         }'
     done

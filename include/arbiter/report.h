@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -65,6 +66,14 @@ struct arb_report_parts {
     size_t case_limit;
     int win_matrix;
     const struct arb_report_opts *statistics;
+    /*
+     * NULL, or with case_limit SIZE_MAX (borrowed, open for reading and
+     * writing): each listed case's entry is written here as the report goes
+     * instead of being kept, and "items" holds a placeholder that
+     * arb_report_json replaces with them, so memory does not grow with the
+     * cases.  The report object is then for arb_report_json only.
+     */
+    FILE *case_spill;
 };
 
 enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
@@ -223,6 +232,39 @@ enum arb_status arb_report_add_hybrid(cJSON *report, double custom_weight, struc
 enum arb_status arb_report_csv(struct arb_store *st, int64_t run, struct arb_buf *out,
                                struct arb_err *err);
 
+/*
+ * Where a long output goes while it is rendered: write(ctx, data, len)
+ * takes the bytes and returns 0, or -1 (the renderer then fails with
+ * ARB_EIO).  A renderer given a sink hands over out's contents whenever
+ * they pass ARB_REPORT_FLUSH bytes, and resets out; what is left in out at
+ * its end is the caller's to write.
+ */
+struct arb_report_sink {
+    int (*write)(void *ctx, const void *data, size_t len);
+    void *ctx;
+};
+
+#define ARB_REPORT_FLUSH 65536
+
+/* Hand out's contents to sink (NULL: keep them) when they are at least min bytes; reset out. */
+enum arb_status arb_report_flush(struct arb_buf *out, const struct arb_report_sink *sink,
+                                 size_t min);
+
+/* arb_report_csv through a sink (NULL: everything in out). */
+enum arb_status arb_report_csv_to(struct arb_store *st, int64_t run, struct arb_buf *out,
+                                  const struct arb_report_sink *sink, struct arb_err *err);
+
+/*
+ * Render a report object as JSON (cJSON's formatted print and a newline)
+ * into out, through sink (NULL: everything in out).  case_spill: the file
+ * given to arb_report_compose (arb_report_parts), whose entries take the
+ * place of the placeholder, indented as cJSON would have printed them;
+ * NULL when it was not given.  ARB_ENOMEM, ARB_EIO (reading the spill or
+ * from the sink), or out's status.
+ */
+enum arb_status arb_report_json(const cJSON *report, FILE *case_spill, struct arb_buf *out,
+                                const struct arb_report_sink *sink);
+
 /* Render a report object (from arb_report_build) as markdown into out. */
 enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out);
 
@@ -234,5 +276,9 @@ enum arb_status arb_report_markdown(const cJSON *report, struct arb_buf *out);
  * is not an object, else the buffer's status (ARB_ENOMEM, ARB_ETOOBIG).
  */
 enum arb_status arb_report_html(const cJSON *report, struct arb_buf *out);
+
+/* The same through a sink (NULL: everything in out); ARB_EIO from the sink. */
+enum arb_status arb_report_html_to(const cJSON *report, struct arb_buf *out,
+                                   const struct arb_report_sink *sink);
 
 #endif

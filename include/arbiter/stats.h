@@ -59,6 +59,26 @@ enum arb_status arb_bootstrap_ratio(const double *num, const double *den, size_t
                                     struct arb_interval *out);
 
 /*
+ * n values stored compactly (borrowed): width 1 or 2, codes (uint8_t or
+ * uint16_t) indexing dict; width 8, the doubles themselves.
+ */
+struct arb_column {
+    const void *data;
+    const double *dict;
+    unsigned width;
+};
+
+/* Value i of c. */
+static inline double arb_column_at(const struct arb_column *c, size_t i)
+{
+    if (c->width == 1)
+        return c->dict[((const unsigned char *)c->data)[i]];
+    if (c->width == 2)
+        return c->dict[((const uint16_t *)c->data)[i]];
+    return ((const double *)c->data)[i];
+}
+
+/*
  * Percentile bootstraps of m statistics over the same n cases (clusters),
  * all from one resampling of the cases: statistic j is
  * sum(num[i]) / sum(den[i]) over the drawn cases (den NULL: 1 per case, so
@@ -69,13 +89,21 @@ enum arb_status arb_bootstrap_ratio(const double *num, const double *den, size_t
  * result depends only on the arguments (the work is shared with a second
  * thread when one can be started).
  * In: num, den (n values each, finite, den >= 0), want_p; a NULL num skips
- * the statistic.  Out: ok (0 when skipped or den sums to 0: no interval),
- * out, and p_two_sided when want_p (as arb_bootstrap_paired's, for a
- * difference).  ARB_EUSAGE for stats NULL with m > 0, n == 0, resamples == 0, level outside (0, 1)
- * or a bad value; ARB_ENOMEM.
+ * the statistic.  Instead of num or den, a compact column (struct
+ * arb_column, above) may give the values: num NULL with num_col set is not
+ * skipped, and den_col set stands for den.  Out: ok (0 when skipped or den
+ * sums to 0: no interval), out, and p_two_sided when want_p (as
+ * arb_bootstrap_paired's, for a difference).  ARB_EUSAGE for stats NULL with m > 0, n == 0, resamples == 0,
+ * level outside (0, 1) or a bad value; ARB_ENOMEM.
+ *
+ * The resamples read each drawn case's values from a copy: the distinct rows
+ * of values once and a 4-byte code per case when the cases' rows repeat (so
+ * memory stays a few bytes a case), else every case's row; the sums, and so
+ * the figures, are the same either way.
  */
 struct arb_cluster_stat {
     const double *num, *den;
+    const struct arb_column *num_col, *den_col; /* borrowed, or NULL */
     int want_p;
     int ok;
     struct arb_interval out;

@@ -4,6 +4,7 @@
  * and CI gates.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,7 @@ static int has_system(const cJSON *report, const char *name)
 
 struct report_args {
     const char *db, *run_spec, *format, *out_path;
+    FILE *spill; /* JSON: the per-case entries, written as counted (arb_report_parts) */
     const char *strategy, *against_spec, *baseline, *grader;
     double grader_timeout, hybrid_weight;
     struct cli_gates gates;
@@ -362,7 +364,7 @@ static enum arb_status build(struct report_args *ra, struct arb_store *st, int64
     struct arb_report_parts parts = {ra->format[0] == 'j'   ? SIZE_MAX
                                      : ra->format[0] == 'm' ? CASES_IN_MARKDOWN
                                                             : 0,
-                                     1, want_stats ? &ro : NULL};
+                                     1, want_stats ? &ro : NULL, ra->spill};
     int64_t against = 0;
     enum arb_status rs = arb_store_scope(st, run, &ra->cases.sel, err);
 
@@ -415,24 +417,46 @@ static enum arb_status build(struct report_args *ra, struct arb_store *st, int64
     return rs;
 }
 
+/* The report into out; JSON, CSV and HTML, the long ones, handed to sink as they go. */
 static enum arb_status render(const struct report_args *ra, struct arb_store *st, int64_t run,
-                              const cJSON *report, struct arb_buf *out, struct arb_err *err)
+                              const cJSON *report, struct arb_buf *out,
+                              const struct arb_report_sink *sink, struct arb_err *err)
 {
-    enum arb_status rs;
-    char *s;
-
     if (ra->format[0] == 'm')
         return arb_report_markdown(report, out);
     if (ra->format[0] == 'h')
-        return arb_report_html(report, out);
+        return arb_report_html_to(report, out, sink);
     if (ra->format[0] == 'c')
-        return arb_report_csv(st, run, out, err);
-    s = cJSON_Print(report);
-    rs = s ? arb_buf_adds(out, s) : ARB_ENOMEM;
-    if (!rs)
-        rs = arb_buf_addc(out, '\n');
-    cJSON_free(s);
-    return rs;
+        return arb_report_csv_to(st, run, out, sink, err);
+    return arb_report_json(report, ra->spill, out, sink);
+}
+
+/*
+ * Render into the output (standard output or -o's file, replaced once
+ * complete).  0 written; EXIT_ENV when the output could not be written (message
+ * printed); else -1 with *rs the renderer's failure (nothing replaced).
+ */
+static int write_report(const struct report_args *ra, struct arb_store *st, int64_t run,
+                        const cJSON *report, enum arb_status *rs, struct arb_err *err)
+{
+    struct cli_outstream os;
+    struct arb_report_sink sink = {cli_outstream_write, &os};
+    struct arb_buf out;
+    int ok;
+
+    if (cli_outstream_open("report", ra->out_path, &os))
+        return EXIT_ENV;
+    arb_buf_init(&out, 0);
+    *rs = render(ra, st, run, report, &out, &sink, err);
+    if (*rs == ARB_EIO && os.err) /* the output failed, not the report: close says why */
+        *rs = ARB_OK;
+    if (!*rs)
+        *rs = arb_report_flush(&out, &sink, 1);
+    if (*rs == ARB_EIO && os.err)
+        *rs = ARB_OK;
+    arb_buf_release(&out);
+    ok = cli_outstream_close("report", &os, !*rs) == 0;
+    return *rs ? -1 : ok ? 0 : EXIT_ENV;
 }
 
 static int report_cmd(int argc, char **argv)
@@ -440,10 +464,9 @@ static int report_cmd(int argc, char **argv)
     struct report_args ra;
     struct arb_store *st = NULL;
     struct arb_err err = {{0}};
-    struct arb_buf out;
     cJSON *report = NULL;
     int64_t run = 0;
-    int code = EXIT_PASS, missed = 0, usage = 0, parsed;
+    int code = EXIT_PASS, missed = 0, usage = 0, parsed, written = 0;
     enum arb_status rs;
 
     memset(&ra, 0, sizeof(ra));
@@ -462,8 +485,10 @@ static int report_cmd(int argc, char **argv)
         cli_case_select_release(&ra.cases);
         return cli_exit_for(rs);
     }
-    arb_buf_init(&out, 0);
     rs = arb_store_run_resolve(st, ra.run_spec, &run, &err);
+    /* Without a file to spill to, JSON keeps every case's entry in memory: the same bytes. */
+    if (!rs && ra.format[0] == 'j')
+        ra.spill = tmpfile();
     /* -o must not replace a file the run was made of either: --resume and replay read them */
     if (!rs && cli_outfile_check_run("report", ra.out_path, st, run))
         usage = 1;
@@ -474,19 +499,20 @@ static int report_cmd(int argc, char **argv)
         usage = missed < 0;
     }
     if (!rs && !usage)
-        rs = render(&ra, st, run, report, &out, &err);
+        written = write_report(&ra, st, run, report, &rs, &err);
     if (usage) {
         code = EXIT_USAGE;
     } else if (rs) {
         cli_error("report", "%s", err.msg[0] ? err.msg : arb_strerror(rs));
         code = cli_exit_for(rs);
-    } else if (cli_outfile_write("report", ra.out_path, out.ptr, out.len)) {
+    } else if (written) {
         code = EXIT_ENV;
     } else if (missed > 0) {
         code = EXIT_NEGATIVE;
     }
     cJSON_Delete(report);
-    arb_buf_release(&out);
+    if (ra.spill)
+        fclose(ra.spill);
     arb_store_close(st);
     cli_case_select_release(&ra.cases);
     return code;

@@ -209,6 +209,72 @@ int cli_outfile_write(const char *cmd, const char *path, const void *data, size_
     return bad;
 }
 
+/* ---- written as it goes ------------------------------------------------------------------ */
+
+int cli_outstream_open(const char *cmd, const char *path, struct cli_outstream *os)
+{
+    struct stat sb;
+
+    memset(os, 0, sizeof(*os));
+    os->path = path;
+    arb_buf_init(&os->tmp, 0);
+    if (!path) {
+        os->fd = -1; /* through stdout, which a terminal's guard may have replaced (tty.c) */
+        return 0;
+    }
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        os->fd = open(path, O_WRONLY);
+        os->in_place = 1;
+    } else {
+        os->fd = create_tmp(path, &os->tmp);
+    }
+    if (os->fd < 0) {
+        cli_error(
+            cmd, "cannot write '%s': %s%s", path,
+            os->in_place ? "" : "cannot create a temporary file beside it: ", strerror(errno));
+        arb_buf_release(&os->tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_outstream_write(void *ctx, const void *data, size_t len)
+{
+    struct cli_outstream *os = ctx;
+
+    if (!os->err && !os->path && fwrite(data, 1, len, stdout) != len)
+        os->err = errno ? errno : EIO;
+    else if (!os->err && os->path && write_all(os->fd, data, len))
+        os->err = errno ? errno : EIO;
+    return os->err ? -1 : 0;
+}
+
+int cli_outstream_close(const char *cmd, struct cli_outstream *os, int commit)
+{
+    int bad = !commit || os->err;
+
+    if (os->path && !os->in_place && os->tmp.ptr) {
+        if (!bad && fsync(os->fd))
+            os->err = errno;
+        if (close(os->fd) && !os->err)
+            os->err = errno;
+        if (!bad && !os->err && rename(os->tmp.ptr, os->path))
+            os->err = errno;
+        if (!commit || os->err)
+            unlink(os->tmp.ptr);
+    } else if (os->path && close(os->fd) && !os->err) {
+        os->err = errno;
+    } else if (!os->path && fflush(stdout) && !os->err) {
+        os->err = errno ? errno : EIO;
+    }
+    if (commit && os->err)
+        cli_error(cmd, "cannot write %s%s%s: %s", os->path ? "'" : "",
+                  os->path ? os->path : "to standard output", os->path ? "'" : "",
+                  strerror(os->err));
+    arb_buf_release(&os->tmp);
+    return commit && !os->err ? 0 : -1;
+}
+
 /* ---- a run's recorded inputs -------------------------------------------------------------- */
 
 static int add_input(struct cli_run_inputs *ri, const char *path, const char *fmt, const char *arg)

@@ -50,6 +50,28 @@ const char *cli_outfile_database(const char *path, const char *db, struct arb_bu
 int cli_outfile_write(const char *cmd, const char *path, const void *data, size_t len);
 
 /*
+ * An output written as it is made (a report of a million cases): to
+ * standard output (path NULL) as it comes, or into the temporary file beside
+ * path that replaces path when closed with commit 1 (a device or pipe is
+ * written in place).  open: 0, or -1 with the message printed (naming cmd).
+ * write has the shape of arb_report_sink's: 0, or -1 (the error is kept and
+ * printed by close).  close: commit 0 removes the temporary file (standard
+ * output keeps what it was given); returns 0 when committed, else -1 (with
+ * commit 1 the message printed).
+ */
+struct cli_outstream {
+    const char *path;
+    int fd;
+    int in_place;
+    int err;            /* the first write's errno */
+    struct arb_buf tmp; /* the temporary file's name */
+};
+
+int cli_outstream_open(const char *cmd, const char *path, struct cli_outstream *os);
+int cli_outstream_write(void *ctx, const void *data, size_t len);
+int cli_outstream_close(const char *cmd, struct cli_outstream *os, int commit);
+
+/*
  * As cli_outfile_write to a path, without printing: -1 with the reason
  * appended to why.  sync 0 skips the flush to disk (many small files: each
  * is still complete or absent for any reader, only a crash of the machine can

@@ -34,6 +34,7 @@ struct csv {
     int64_t run;
     int64_t seq; /* of the case being written */
     struct arb_buf *out;
+    const struct arb_report_sink *sink; /* NULL: all of it in out */
     struct arb_err *err;
     enum arb_status rc; /* the first failure: of the store, or of out */
 };
@@ -127,6 +128,8 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
     st = next_number(c->out, st, unresolved);
     if (!st)
         st = arb_buf_adds(c->out, "\r\n");
+    if (!st)
+        st = arb_report_flush(c->out, c->sink, ARB_REPORT_FLUSH);
     c->rc = st;
     return st != ARB_OK;
 }
@@ -147,7 +150,13 @@ static int on_case(void *ctx, const char *case_id, int64_t seq, const char *case
 enum arb_status arb_report_csv(struct arb_store *st, int64_t run, struct arb_buf *out,
                                struct arb_err *err)
 {
-    struct csv c = {st, run, 0, out, err, ARB_OK};
+    return arb_report_csv_to(st, run, out, NULL, err);
+}
+
+enum arb_status arb_report_csv_to(struct arb_store *st, int64_t run, struct arb_buf *out,
+                                  const struct arb_report_sink *sink, struct arb_err *err)
+{
+    struct csv c = {st, run, 0, out, sink, err, ARB_OK};
     enum arb_status rc = arb_buf_adds(out, header);
 
     if (!rc)

@@ -586,7 +586,7 @@ static void case_details(struct html *h, const cJSON *report, const cJSON *c, in
     html_raw(h, "</div>\n");
 }
 
-void html_cases(struct html *h, const cJSON *report)
+void html_cases(struct html *h, const cJSON *report, const struct arb_report_sink *sink)
 {
     const cJSON *cases = html_case_list(report), *c;
     int i = 0;
@@ -610,6 +610,7 @@ void html_cases(struct html *h, const cJSON *report)
     cJSON_ArrayForEach(c, cases)
     {
         case_details(h, report, c, anchor_seq(cases, c, i));
+        html_flush(h, sink); /* a case at a time: the detail is most of the page */
         i++;
     }
     html_raw(h, "</section>\n");

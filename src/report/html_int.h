@@ -21,10 +21,15 @@
  * is set, so a section is a straight run of calls and the caller looks at st
  * once at the end.
  */
+struct arb_report_sink; /* report.h */
+
 struct html {
     struct arb_buf *out;
     enum arb_status st;
 };
+
+/* Hand what out holds to sink (NULL: keep it) once it is large (report.h, arb_report_flush). */
+void html_flush(struct html *h, const struct arb_report_sink *sink);
 
 /* The report's stylesheet, one rule a line, NULL-terminated (arbiter view's pages use it too). */
 extern const char *const html_style_lines[];
@@ -103,7 +108,7 @@ void html_win_matrix(struct html *h, const cJSON *report);
 /* The judge panel, the gates and the cases (html_cases.c). */
 void html_judge_panel(struct html *h, const cJSON *report);
 void html_gates(struct html *h, const cJSON *report);
-void html_cases(struct html *h, const cJSON *report);
+void html_cases(struct html *h, const cJSON *report, const struct arb_report_sink *sink);
 
 /* One check record of a case ({"system", "kind", "item", "verdict", "score", "record"}) as a
  * <details> with its verdict badge and the whole record, but a string of it past 20,000

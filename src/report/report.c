@@ -115,7 +115,15 @@ static int add_side(struct acc *a, const char *case_id, const char *system,
         if (!per || !bump(per, what, 1) || !bump(child(sys, "expectations"), what, 1))
             return 0;
     }
-    return !a->want_cases || case_rates_add(&a->cr, case_id, system, n[0], n[1], n[2]) == ARB_OK;
+    if (a->want_cases) {
+        enum arb_status st = case_rates_add(&a->cr, case_id, system, n[0], n[1], n[2]);
+
+        if (st) {
+            a->st = st; /* ARB_EIO: the spill file could not be written */
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* 1 when system was already counted for case_id (each (case, system) counts once). */
@@ -162,7 +170,9 @@ static int on_begin(void *ctx, struct arb_run_summary *sum)
         a->names[i] = sum->systems[i].name; /* stays valid until the summary is released */
     a->n_sys = n;
     a->want_cases = a->parts->case_limit > 0;
-    a->st = a->want_cases ? case_rates_init(&a->cr, a->names, n) : ARB_OK;
+    a->st = a->want_cases ? case_rates_init(&a->cr, a->names, n, a->parts->case_limit) : ARB_OK;
+    if (a->want_cases && a->parts->case_limit == SIZE_MAX)
+        a->cr.spill = a->parts->case_spill;
     if (!a->st && a->parts->win_matrix && !(a->matrix = matrix_acc_new(a->names, n)))
         a->st = ARB_ENOMEM;
     if (!a->st && a->parts->statistics &&
@@ -192,8 +202,14 @@ static int on_verdict(void *ctx, const struct arb_verdict_row *v)
         ok = add_side(a, v->case_id, v->system_a, &a->view.side[0]);
     if (ok && !seen_in_case(a, v->case_id, v->system_b))
         ok = add_side(a, v->case_id, v->system_b, &a->view.side[1]);
-    if (ok && a->stats)
-        ok = stats_acc_verdict(a->stats, v, &a->view) == ARB_OK;
+    if (ok && a->stats) {
+        /* a store failure reading a duration keeps its status (err says which) */
+        st = stats_acc_verdict(a->stats, v, &a->view);
+        if (st) {
+            a->st = st;
+            ok = 0;
+        }
+    }
     if (!ok || a->st) {
         a->st = a->st ? a->st : ARB_ENOMEM;
         return 1;
@@ -316,7 +332,7 @@ enum arb_status arb_report_build(struct arb_store *st, int64_t run, cJSON **out,
 enum arb_status arb_report_build_cases(struct arb_store *st, int64_t run, size_t case_limit,
                                        cJSON **out, struct arb_err *err)
 {
-    struct arb_report_parts parts = {case_limit, 0, NULL};
+    struct arb_report_parts parts = {case_limit, 0, NULL, NULL};
 
     return arb_report_compose(st, run, &parts, out, err);
 }
@@ -465,7 +481,7 @@ enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
         }
     }
     if (!rc && a.want_cases)
-        rc = case_rates_emit(&a.cr, parts->case_limit, r);
+        rc = case_rates_emit(&a.cr, r);
     if (!rc && a.matrix)
         rc = matrix_acc_emit(a.matrix, r);
     if (!rc && a.stats)
@@ -501,6 +517,8 @@ enum arb_status arb_report_compose(struct arb_store *st, int64_t run,
                         (long long)run, a.bad);
         else if (rc == ARB_ENOMEM && !err->msg[0])
             arb_err_set(err, rc, "out of memory building the report");
+        else if (rc == ARB_EIO && !err->msg[0])
+            arb_err_set(err, rc, "cannot write the cases' pass rates to a temporary file");
         return rc;
     }
     *out = r;

@@ -15,15 +15,42 @@
 #include "arbiter/status.h"
 #include "arbiter/store.h"
 
+/* A listed case: its id (owned), its place in case order and the lowest pass rate of any
+ * system (NaN when none decided anything); its counts are kept beside it. */
+struct case_rate {
+    char *id;
+    size_t i;
+    double worst;
+};
+
+/*
+ * Only what the listing can show is kept, so that memory does not grow with
+ * the cases when the limit is small: the first limit cases (listed when
+ * there are no more) and the limit worst so far (a heap, the one that would
+ * be listed last on top).  Counts are per system: passed, failed, unresolved.
+ */
 struct case_rates {
     size_t n_sys;
     char **names; /* the systems, in the report's order */
-    char **ids;   /* the cases with expectations, in case order */
-    size_t n, cap;
-    uint32_t *counts; /* per case, per system: passed, failed, unresolved */
+    size_t limit;
+    size_t n;                /* cases with expectations so far, the current one included */
+    struct case_rate cur;    /* the current case */
+    uint32_t *cur_counts;    /* n_sys * 3 */
+    struct case_rate *first; /* the first min(n - 1, limit) cases, in case order */
+    uint32_t *first_counts;
+    size_t n_first, cap_first;
+    struct case_rate *pool; /* at most limit of the failed cases, and their counts */
+    uint32_t *pool_counts;
+    size_t *heap; /* indexes into pool, a max-heap by (worst, i) */
+    size_t n_heap;
+    FILE *spill; /* borrowed: every case's entry goes here instead (arb_report_parts) */
 };
 
-enum arb_status case_rates_init(struct case_rates *cr, const char *const *names, size_t n_sys);
+/* The placeholder of the spilled entries in the report's "items" (json_out.c). */
+#define CASE_SPILL_MARK '\x01'
+
+enum arb_status case_rates_init(struct case_rates *cr, const char *const *names, size_t n_sys,
+                                size_t limit);
 void case_rates_release(struct case_rates *cr);
 
 /* Add one side's counts on case_id (the same id as the last call extends that case). */
@@ -31,11 +58,11 @@ enum arb_status case_rates_add(struct case_rates *cr, const char *case_id, const
                                uint32_t passed, uint32_t failed, uint32_t unresolved);
 
 /*
- * Add "case_pass_rates" to report: every case in case order when limit
+ * Add "case_pass_rates" to report: every case in case order when the limit
  * covers them all, else the cases some system failed, worst first, at most
  * limit of them.
  */
-enum arb_status case_rates_emit(const struct case_rates *cr, size_t limit, cJSON *report);
+enum arb_status case_rates_emit(struct case_rates *cr, cJSON *report);
 
 /*
  * The win matrix (matrix.c) and the statistics (statistics.c) accumulate

@@ -42,36 +42,44 @@ int dvec_push(struct dvec *d, double x)
     return 0;
 }
 
-/* Set, or add to, the value of the current case (the last of a column). */
-static void last(struct dvec *d, double x)
-{
-    d->v[d->n - 1] = x;
-}
-
-static void add_last(struct dvec *d, double x)
-{
-    d->v[d->n - 1] += x;
-}
-
 /*
  * Every column holds one value per case, in case order, so that one
  * resampling of the cases serves every interval (arb_bootstrap_clusters): a
  * statistic is a sum over its numerator column divided by the sum over its
- * denominator column, and a case without a value adds 0 to both.
+ * denominator column, and a case without a value adds 0 to both.  The
+ * current case's values are added up in cur and pushed to the columns
+ * (compact: column.c) when the next case starts or the statistics are
+ * emitted.
  */
+enum sys_col {
+    WIN,     /* outcomes (1 win, 0.5 tie, 0 loss) of the decided pairs */
+    GAMES,   /* and their number */
+    PASSED,  /* expectations passed (each case once) */
+    TOTAL,   /* and decided */
+    OVERALL, /* overall score of the first decided pair with one */
+    SCORED,  /* and 1 */
+    MS,      /* the compared output's duration (ms), when it has one */
+    TIMED,   /* and 1 */
+    SYS_COLS
+};
+
 struct sys_acc {
     const char *name;
-    struct dvec win,
-        games; /* outcomes (1 win, 0.5 tie, 0 loss) of the decided pairs, and their number */
-    struct dvec passed, total;   /* expectations passed and decided (each case once) */
-    struct dvec overall, scored; /* overall score of the first decided pair with one, and 1 */
-    struct dvec ms, timed;       /* the compared output's duration (ms), and 1, when it has one */
+    struct col col[SYS_COLS];
+    double cur[SYS_COLS];
+};
+
+enum pair_col {
+    DIFF,   /* score_a - score_b of a decided verdict with both */
+    PAIRED, /* and 1 */
+    PAIR_COLS
 };
 
 struct pair_acc {
     size_t a, b; /* system indexes, a < b in suite order */
     size_t a_wins, b_wins, ties;
-    struct dvec diff, paired; /* score_a - score_b of a decided verdict with both, and 1 */
+    struct col col[PAIR_COLS];
+    double cur[PAIR_COLS];
 };
 
 struct exp_acc {
@@ -87,12 +95,12 @@ struct stats_acc {
     size_t n_pairs;
     struct exp_acc *exps;
     size_t n_exps, cap_exps;
-    char *case_id; /* the current case: the last of ids */
-    char **ids;    /* every case's id, in case order */
-    size_t cap_ids;
-    size_t n_cases;
+    char *case_id;  /* the current case (owned) */
+    size_t n_cases; /* counted, the current one included */
+    size_t pushed;  /* cases whose values are in the columns (the current one's are in cur) */
     unsigned char *seen;     /* per system: what was counted for case_id (SEEN_*) */
     struct arb_store *store; /* where the outputs' durations are read */
+    struct arb_store_first_output *first; /* the look-up of them, once the first case starts */
     int64_t run;
     struct arb_err *err;
     enum arb_status st;
@@ -142,47 +150,59 @@ static struct exp_acc *exp_of(struct stats_acc *s, const char *id, size_t pair)
     return &s->exps[s->n_exps++];
 }
 
-/* Start case id: a 0 in every column, and nothing counted yet. */
-static int new_case(struct stats_acc *s, const char *id)
+/* The current case's values into the columns. */
+static int push_case(struct stats_acc *s)
 {
-    size_t i;
     int bad = 0;
 
-    if (s->n_cases == s->cap_ids) {
-        size_t cap = s->cap_ids ? s->cap_ids * 2 : 64;
-        char **v = realloc(s->ids, cap * sizeof(*v));
-
-        if (!v)
-            return -1;
-        s->ids = v;
-        s->cap_ids = cap;
-    }
-    s->case_id = s->ids[s->n_cases] = strdup(id);
-    if (!s->case_id)
-        return -1;
-    memset(s->seen, 0, s->n_sys);
-    for (i = 0; i < s->n_sys; i++) {
-        struct sys_acc *y = &s->sys[i];
-
-        bad |= dvec_push(&y->win, 0) | dvec_push(&y->games, 0) | dvec_push(&y->passed, 0) |
-               dvec_push(&y->total, 0) | dvec_push(&y->overall, 0) | dvec_push(&y->scored, 0) |
-               dvec_push(&y->ms, 0) | dvec_push(&y->timed, 0);
-    }
-    for (i = 0; i < s->n_pairs; i++)
-        bad |= dvec_push(&s->pairs[i].diff, 0) | dvec_push(&s->pairs[i].paired, 0);
-    s->n_cases++;
+    for (size_t i = 0; i < s->n_sys; i++)
+        for (size_t k = 0; k < SYS_COLS; k++)
+            bad |= col_push(&s->sys[i].col[k], s->sys[i].cur[k]);
+    for (size_t i = 0; i < s->n_pairs; i++)
+        for (size_t k = 0; k < PAIR_COLS; k++)
+            bad |= col_push(&s->pairs[i].col[k], s->pairs[i].cur[k]);
+    s->pushed++;
     return bad;
 }
 
-/* Every system's durations, when the statistics have a store to read them from. */
+/* Each system's duration of the current case, when the statistics have a store to read. */
 static enum arb_status read_durations(struct stats_acc *s)
 {
     enum arb_status st = ARB_OK;
 
-    for (size_t i = 0; !st && s->store && s->n_cases && i < s->n_sys; i++)
-        st = report_compared_durations(s->store, s->run, s->sys[i].name, s->ids, s->n_cases,
-                                       s->sys[i].ms.v, s->sys[i].timed.v, s->err);
+    if (!s->store)
+        return ARB_OK;
+    if (!s->first)
+        st = arb_store_first_output_open(s->store, s->run, &s->first, s->err);
+    for (size_t i = 0; !st && i < s->n_sys; i++) {
+        double d = report_compared_ms(s->first, s->case_id, s->sys[i].name, &st, s->err);
+
+        if (!st && !isnan(d)) {
+            s->sys[i].cur[MS] = d;
+            s->sys[i].cur[TIMED] = 1.0;
+        }
+    }
     return st;
+}
+
+/* Start case id: a 0 in every column, and nothing counted yet; ARB_OK or a status. */
+static enum arb_status new_case(struct stats_acc *s, const char *id)
+{
+    char *copy = strdup(id);
+
+    if (!copy || (s->n_cases > s->pushed && push_case(s))) {
+        free(copy);
+        return ARB_ENOMEM;
+    }
+    free(s->case_id);
+    s->case_id = copy;
+    memset(s->seen, 0, s->n_sys);
+    for (size_t i = 0; i < s->n_sys; i++)
+        memset(s->sys[i].cur, 0, sizeof(s->sys[i].cur));
+    for (size_t i = 0; i < s->n_pairs; i++)
+        memset(s->pairs[i].cur, 0, sizeof(s->pairs[i].cur));
+    s->n_cases++;
+    return read_durations(s);
 }
 
 /* 1 passed, 0 failed, -1 unresolved or absent, for expectation id in a side's details. */
@@ -201,8 +221,8 @@ static void add_once(struct stats_acc *s, size_t sys, const struct cmp_side *sd,
      * missing the other system's output), the expectations from the first pair. */
     if (!(s->seen[sys] & SEEN_SCORE) && decided && sd->score_is_number[2]) {
         s->seen[sys] |= SEEN_SCORE;
-        last(&s->sys[sys].overall, sd->score[2]);
-        last(&s->sys[sys].scored, 1.0);
+        s->sys[sys].cur[OVERALL] = sd->score[2];
+        s->sys[sys].cur[SCORED] = 1.0;
     }
     if (s->seen[sys] & SEEN_EXPECTATIONS)
         return;
@@ -216,8 +236,8 @@ static void add_once(struct stats_acc *s, size_t sys, const struct cmp_side *sd,
                 p += sd->exp[i].passed;
             }
         }
-        last(&s->sys[sys].passed, p);
-        last(&s->sys[sys].total, t);
+        s->sys[sys].cur[PASSED] = p;
+        s->sys[sys].cur[TOTAL] = t;
     }
 }
 
@@ -231,8 +251,8 @@ enum arb_status stats_acc_verdict(struct stats_acc *s, const struct arb_verdict_
 
     if (ia == (size_t)-1 || ib == (size_t)-1 || ia == ib || !cmp || s->st)
         return s->st;
-    if ((!s->case_id || strcmp(s->case_id, v->case_id) != 0) && new_case(s, v->case_id))
-        return s->st = ARB_ENOMEM;
+    if ((!s->case_id || strcmp(s->case_id, v->case_id) != 0) && (s->st = new_case(s, v->case_id)))
+        return s->st;
     p = pair_of(s, ia, ib);
     flip = ia > ib; /* the verdict's A is the pair's second system */
     add_once(s, ia, &cmp->side[0], decided);
@@ -247,15 +267,15 @@ enum arb_status stats_acc_verdict(struct stats_acc *s, const struct arb_verdict_
             p->a_wins++;
         else
             p->b_wins++;
-        add_last(&s->sys[ia].win, oa);
-        add_last(&s->sys[ia].games, 1.0);
-        add_last(&s->sys[ib].win, 1.0 - oa);
-        add_last(&s->sys[ib].games, 1.0);
+        s->sys[ia].cur[WIN] += oa;
+        s->sys[ia].cur[GAMES] += 1.0;
+        s->sys[ib].cur[WIN] += 1.0 - oa;
+        s->sys[ib].cur[GAMES] += 1.0;
         if (!isnan(v->score_a) && !isnan(v->score_b)) {
             double x = flip ? v->score_b : v->score_a, y = flip ? v->score_a : v->score_b;
 
-            last(&p->diff, x - y);
-            last(&p->paired, 1.0);
+            p->cur[DIFF] = x - y;
+            p->cur[PAIRED] = 1.0;
         }
     }
     /* McNemar: per expectation, cases where exactly one system of the pair passes. */
@@ -298,31 +318,34 @@ static cJSON *interval_json(const struct arb_cluster_stat *c)
     return c->ok ? cJSON_CreateDoubleArray(both, 2) : cJSON_CreateNull();
 }
 
-/* The column, or NULL when every case holds 1 (the statistic is then a plain mean). */
-static const double *den_column(const struct dvec *d)
+/*
+ * Where a statistic reads its columns: the views of num and den, den NULL
+ * when every case holds 1 (the statistic is then a plain mean), num NULL
+ * (the statistic skipped, its interval null) when a value is not finite.
+ */
+struct planned {
+    struct arb_column num, den;
+};
+
+static const struct arb_column *den_column(const struct col *d, struct arb_column *view)
 {
-    for (size_t i = 0; i < d->n; i++)
-        if (d->v[i] != 1.0)
-            return d->v;
+    for (size_t i = 0; i < d->n; i++) {
+        if (col_at(d, i) != 1.0) {
+            *view = col_view(d);
+            return view;
+        }
+    }
     return NULL;
 }
 
-/* num's column, or NULL (the statistic skipped, its interval null) when a value is not finite. */
-static const double *finite_column(const struct dvec *num, const struct dvec *den)
+static const struct arb_column *finite_column(const struct col *num, const struct col *den,
+                                              struct arb_column *view)
 {
     for (size_t i = 0; i < num->n; i++)
-        if (!isfinite(num->v[i]) || !isfinite(den->v[i]))
+        if (!isfinite(col_at(num, i)) || !isfinite(col_at(den, i)))
             return NULL;
-    return num->v;
-}
-
-static double column_sum(const struct dvec *d)
-{
-    double t = 0;
-
-    for (size_t i = 0; i < d->n; i++)
-        t += d->v[i];
-    return t;
+    *view = col_view(num);
+    return view;
 }
 
 /* Bradley-Terry ratings (and bootstrap intervals over pair-cases) for three or more systems. */
@@ -418,29 +441,20 @@ void stats_acc_free(struct stats_acc *s)
 
     if (!s)
         return;
-    for (i = 0; i < s->n_sys; i++) {
-        free(s->sys[i].win.v);
-        free(s->sys[i].games.v);
-        free(s->sys[i].passed.v);
-        free(s->sys[i].total.v);
-        free(s->sys[i].overall.v);
-        free(s->sys[i].scored.v);
-        free(s->sys[i].ms.v);
-        free(s->sys[i].timed.v);
-    }
-    for (i = 0; i < s->n_pairs; i++) {
-        free(s->pairs[i].diff.v);
-        free(s->pairs[i].paired.v);
-    }
+    for (i = 0; i < s->n_sys; i++)
+        for (size_t k = 0; k < SYS_COLS; k++)
+            col_release(&s->sys[i].col[k]);
+    for (i = 0; i < s->n_pairs; i++)
+        for (size_t k = 0; k < PAIR_COLS; k++)
+            col_release(&s->pairs[i].col[k]);
     for (i = 0; i < s->n_exps; i++)
         free(s->exps[i].id);
     free(s->sys);
     free(s->pairs);
     free(s->exps);
     free(s->seen);
-    for (i = 0; i < s->n_cases; i++)
-        free(s->ids[i]);
-    free(s->ids);
+    free(s->case_id);
+    arb_store_first_output_close(s->first);
     free(s);
 }
 
@@ -518,7 +532,7 @@ static enum arb_status system_json(cJSON *sys, const struct stats_acc *s,
         if (!ok)
             cJSON_Delete(mean);
     }
-    ok = ok && cJSON_AddNumberToObject(lat, "cases", column_sum(&s->sys[i].timed));
+    ok = ok && cJSON_AddNumberToObject(lat, "cases", col_sum(&s->sys[i].col[TIMED]));
     return ok ? ARB_OK : ARB_ENOMEM;
 }
 
@@ -559,7 +573,7 @@ static enum arb_status pairs_json(const struct stats_acc *s, const struct arb_re
         cJSON_AddNumberToObject(x, "sign_test_p", sign);
         pb = cJSON_AddObjectToObject(x, "paired_bootstrap");
         if (pb && have) {
-            cJSON_AddNumberToObject(pb, "cases", column_sum(&p->paired));
+            cJSON_AddNumberToObject(pb, "cases", col_sum(&p->col[PAIRED]));
             cJSON_AddNumberToObject(pb, "mean_diff", iv->estimate);
             cJSON_AddNumberToObject(pb, "lo", iv->lo);
             cJSON_AddNumberToObject(pb, "hi", iv->hi);
@@ -656,31 +670,35 @@ struct stats_acc *stats_acc_new(const char *const *names, size_t n, struct arb_s
  * The statistics to resample, into cs: for each system its win rate, pass rate,
  * overall score and mean latency; for each pair shown, the paired score difference.
  */
-static void plan(const struct stats_acc *s, const char *baseline, struct arb_cluster_stat *cs)
+static void plan(const struct stats_acc *s, const char *baseline, struct arb_cluster_stat *cs,
+                 struct planned *pl)
 {
+    static const enum sys_col cols[PER_SYS][2] = {
+        {WIN, GAMES}, {PASSED, TOTAL}, {OVERALL, SCORED}, {MS, TIMED}};
     size_t i, n = s->n_sys;
 
     for (i = 0; i < n; i++) {
         const struct sys_acc *y = &s->sys[i];
-        struct arb_cluster_stat *c = cs + PER_SYS * i;
 
-        /* Two systems: every outcome of one is 1 minus the other's, and so is the interval. */
-        c[0].num = n == 2 && i == 1 ? NULL : finite_column(&y->win, &y->games);
-        c[0].den = den_column(&y->games);
-        c[1].num = finite_column(&y->passed, &y->total); /* a case's expectations together */
-        c[1].den = den_column(&y->total);
-        c[2].num = finite_column(&y->overall, &y->scored);
-        c[2].den = den_column(&y->scored);
-        c[3].num = finite_column(&y->ms, &y->timed);
-        c[3].den = den_column(&y->timed);
+        for (size_t k = 0; k < PER_SYS; k++) {
+            struct arb_cluster_stat *c = cs + PER_SYS * i + k;
+            const struct col *num = &y->col[cols[k][0]], *den = &y->col[cols[k][1]];
+
+            /* Two systems: every outcome of one is 1 minus the other's, and so is the interval.
+             * A case's expectations count together (pass rate). */
+            c->num_col =
+                k == 0 && n == 2 && i == 1 ? NULL : finite_column(num, den, &pl[c - cs].num);
+            c->den_col = den_column(den, &pl[c - cs].den);
+        }
     }
     for (i = 0; i < s->n_pairs; i++) {
         struct arb_cluster_stat *c = cs + PER_SYS * n + i;
+        const struct col *diff = &s->pairs[i].col[DIFF], *paired = &s->pairs[i].col[PAIRED];
 
-        c->num = pair_shown(s, &s->pairs[i], baseline)
-                     ? finite_column(&s->pairs[i].diff, &s->pairs[i].paired)
-                     : NULL;
-        c->den = den_column(&s->pairs[i].paired);
+        c->num_col = pair_shown(s, &s->pairs[i], baseline)
+                         ? finite_column(diff, paired, &pl[c - cs].num)
+                         : NULL;
+        c->den_col = den_column(paired, &pl[c - cs].den);
         c->want_p = 1;
     }
 }
@@ -692,12 +710,13 @@ enum arb_status stats_acc_emit(struct stats_acc *s, const struct arb_report_opts
     cJSON *info;
     size_t i = 0, n = s->n_sys, m = PER_SYS * n + s->n_pairs;
     struct arb_cluster_stat *cs = s->st ? NULL : calloc(m ? m : 1, sizeof(*cs));
-    enum arb_status rc = s->st ? s->st : cs ? ARB_OK : ARB_ENOMEM;
+    struct planned *pl = s->st ? NULL : calloc(m ? m : 1, sizeof(*pl));
+    enum arb_status rc = s->st ? s->st : cs && pl ? ARB_OK : ARB_ENOMEM;
 
+    if (!rc && s->n_cases > s->pushed && push_case(s))
+        rc = ARB_ENOMEM;
     if (!rc)
-        rc = read_durations(s);
-    if (!rc)
-        plan(s, o->baseline, cs);
+        plan(s, o->baseline, cs, pl);
     if (!rc && s->n_cases)
         rc = arb_bootstrap_clusters(cs, m, s->n_cases, o->resamples, 0.95, o->seed);
     /* The report lists the run's systems first, in the same order (then any that only
@@ -745,5 +764,6 @@ enum arb_status stats_acc_emit(struct stats_acc *s, const struct arb_report_opts
         rc = ARB_ENOMEM;
     }
     free(cs);
+    free(pl);
     return rc;
 }

@@ -9,12 +9,15 @@
 #define ARBITER_STATS_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
 #include "arbiter/buf.h"
+#include "arbiter/stats.h"
 #include "arbiter/status.h"
 #include "arbiter/store.h"
+#include "arbiter/store_report.h"
 
 /* A growable list of doubles (statistics.c, trials.c); zeroed is empty, free(v) releases. */
 struct dvec {
@@ -24,6 +27,35 @@ struct dvec {
 
 /* Append x: 0, or -1 when out of memory (d is unchanged). */
 int dvec_push(struct dvec *d, double x);
+
+/*
+ * One value per case, compactly (column.c): 1- or 2-byte codes into a
+ * dictionary of the distinct values while there are at most 65,536 of
+ * them, else the doubles.  Exact: col_at gives back the double pushed, bit
+ * for bit.  Zeroed is empty; col_release frees.
+ */
+struct col {
+    unsigned char *data; /* n values of width bytes */
+    size_t n, cap;       /* values held, and room */
+    unsigned width;      /* 0 (nothing yet), 1, 2 or 8 */
+    double *dict;        /* the distinct values, codes index it */
+    size_t n_dict;
+    uint32_t *slot; /* hash of dict: 0 empty, else code + 1 */
+    size_t n_slots;
+};
+
+/* Room for n values (0, or -1 when out of memory): a column whose length is known grows once. */
+int col_reserve(struct col *c, size_t n);
+
+/* Append x: 0, or -1 when out of memory. */
+int col_push(struct col *c, double x);
+
+/* Value i (< n), the sum of every value in order, and the view the bootstrap reads (borrowed). */
+double col_at(const struct col *c, size_t i);
+double col_sum(const struct col *c);
+struct arb_column col_view(const struct col *c);
+
+void col_release(struct col *c);
 
 /*
  * An output's duration in milliseconds from its stored meta_json, as the
@@ -40,15 +72,12 @@ double report_output_ms(const char *meta_json);
 double report_output_score(const char *meta_json);
 
 /*
- * For each of the n cases ids[0..n) (any order, distinct), the duration of
- * system's compared output (its lowest trial's first file) into ms[k], and 1
- * into timed[k]; a case without one is left as it is.  One pass over the
- * system's stored outputs.  ARB_OK, a store status (err says which) or
- * ARB_ENOMEM.
+ * The duration (ms) of system's compared output of case_id (its lowest
+ * trial's first file), read with q; NaN when it has none or the case has no
+ * output of system.  On a store failure *st is set (err says which).
  */
-enum arb_status report_compared_durations(struct arb_store *st, int64_t run, const char *system,
-                                          char *const *ids, size_t n, double *ms, double *timed,
-                                          struct arb_err *err);
+double report_compared_ms(struct arb_store_first_output *q, const char *case_id, const char *system,
+                          enum arb_status *st, struct arb_err *err);
 
 /* The figures of one pair of systems behind its reasoning (borrowed names). */
 struct pair_figures {

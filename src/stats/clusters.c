@@ -14,7 +14,13 @@
  * of adjacent doubles summed in registers (a loop of constant length the
  * compiler unrolls); every block is
  * resampled with the same streams, hence the same cases, so a statistic's
- * interval does not depend on which others were asked for.
+ * interval does not depend on which others were asked for.  When a block's
+ * rows repeat (wins, ties, counts: a few distinct rows over a million cases)
+ * only the distinct rows are kept, and a 4-byte code per case says which is
+ * its row: the same doubles are summed in the same order, so the figures are
+ * those of the plain copy, at 4 bytes a case instead of up to 64.  The
+ * columns themselves may be compact (struct arb_column: codes into the
+ * distinct values).
  *
  * Sums are taken of offsets from a reference value r (num - r * den, r the
  * first case's value), as bootstrap.c does: a statistic whose every case has
@@ -38,7 +44,8 @@
 #define STREAMS 2
 
 struct block {
-    const double *rows; /* n x width, row-major */
+    const double *rows;    /* n x width, row-major; with codes, the distinct rows */
+    const uint32_t *codes; /* NULL, or case i's row is rows + codes[i] * width */
     size_t n, width;
     size_t n_stats;
     int num_col[BLOCK], den_col[BLOCK]; /* den_col -1: every case counts 1 */
@@ -66,8 +73,13 @@ struct half {
 #define ALWAYS_INLINE inline
 #endif
 
-static ALWAYS_INLINE void sum_rows(const double *rows, size_t n, size_t W, struct draw *dp,
-                                   struct arb_rng *rng, int big, double *acc)
+static ALWAYS_INLINE size_t row_of(const uint32_t *codes, size_t i)
+{
+    return codes ? codes[i] : i;
+}
+
+static ALWAYS_INLINE void sum_rows(const double *rows, const uint32_t *codes, size_t n, size_t W,
+                                   struct draw *dp, struct arb_rng *rng, int big, double *acc)
 {
     double a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
     double b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0;
@@ -75,8 +87,8 @@ static ALWAYS_INLINE void sum_rows(const double *rows, size_t n, size_t W, struc
     size_t i;
 
     for (i = 0; i + 1 < n; i += 2) {
-        const double *r = rows + (big ? arb_rng_below(rng, n) : draw_index(d)) * W;
-        const double *s = rows + (big ? arb_rng_below(rng, n) : draw_index(d)) * W;
+        const double *r = rows + row_of(codes, big ? arb_rng_below(rng, n) : draw_index(d)) * W;
+        const double *s = rows + row_of(codes, big ? arb_rng_below(rng, n) : draw_index(d)) * W;
 
         a0 += r[0];
         a1 += r[1];
@@ -98,7 +110,7 @@ static ALWAYS_INLINE void sum_rows(const double *rows, size_t n, size_t W, struc
         }
     }
     if (i < n) {
-        const double *r = rows + (big ? arb_rng_below(rng, n) : draw_index(d)) * W;
+        const double *r = rows + row_of(codes, big ? arb_rng_below(rng, n) : draw_index(d)) * W;
 
         a0 += r[0];
         a1 += r[1];
@@ -116,17 +128,30 @@ static ALWAYS_INLINE void sum_rows(const double *rows, size_t n, size_t W, struc
     *dp = dl;
 }
 
-/* The two widths, each with its own copy of the loop (W a constant in it). */
+/* The two widths, with and without codes, each with its own copy of the loop (W a constant in
+ * it, codes NULL or not). */
 static void sum_rows4(const double *rows, size_t n, struct draw *d, struct arb_rng *rng, int big,
                       double *acc)
 {
-    sum_rows(rows, n, 4, d, rng, big, acc);
+    sum_rows(rows, NULL, n, 4, d, rng, big, acc);
 }
 
 static void sum_rows8(const double *rows, size_t n, struct draw *d, struct arb_rng *rng, int big,
                       double *acc)
 {
-    sum_rows(rows, n, BLOCK, d, rng, big, acc);
+    sum_rows(rows, NULL, n, BLOCK, d, rng, big, acc);
+}
+
+static void sum_codes4(const double *rows, const uint32_t *codes, size_t n, struct draw *d,
+                       struct arb_rng *rng, int big, double *acc)
+{
+    sum_rows(rows, codes, n, 4, d, rng, big, acc);
+}
+
+static void sum_codes8(const double *rows, const uint32_t *codes, size_t n, struct draw *d,
+                       struct arb_rng *rng, int big, double *acc)
+{
+    sum_rows(rows, codes, n, BLOCK, d, rng, big, acc);
 }
 
 /* Resamples [r0, r1) of one block from one stream. */
@@ -143,7 +168,11 @@ static void run_half(const struct half *h)
     for (size_t r = h->r0; r < h->r1; r++) {
         double acc[BLOCK];
 
-        if (b->width == 4)
+        if (b->codes && b->width == 4)
+            sum_codes4(b->rows, b->codes, b->n, &d, &rng, big, acc);
+        else if (b->codes)
+            sum_codes8(b->rows, b->codes, b->n, &d, &rng, big, acc);
+        else if (b->width == 4)
             sum_rows4(b->rows, b->n, &d, &rng, big, acc);
         else
             sum_rows8(b->rows, b->n, &d, &rng, big, acc);
@@ -184,14 +213,30 @@ static void run_block(const struct block *b, size_t resamples, uint64_t seed)
         run_half(&h[1]);
 }
 
+/* Value i of s's numerator, and of its denominator (1 when it has none). */
+static double num_at(const struct arb_cluster_stat *s, size_t i)
+{
+    return s->num ? s->num[i] : arb_column_at(s->num_col, i);
+}
+
+static int has_den(const struct arb_cluster_stat *s)
+{
+    return s->den || s->den_col;
+}
+
+static double den_at(const struct arb_cluster_stat *s, size_t i)
+{
+    return s->den ? s->den[i] : s->den_col ? arb_column_at(s->den_col, i) : 1.0;
+}
+
 /* The first case's value of s (num / den), the reference of its offsets; 0 when none. */
 static double reference(const struct arb_cluster_stat *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        double d = s->den ? s->den[i] : 1.0;
+        double d = den_at(s, i);
 
         if (d > 0.0)
-            return s->num[i] / d;
+            return num_at(s, i) / d;
     }
     return 0.0;
 }
@@ -207,19 +252,19 @@ static enum arb_status prepare(struct arb_cluster_stat *s, size_t n, double *ref
     s->ok = 0;
     s->out.estimate = s->out.lo = s->out.hi = s->median = s->p_two_sided = NAN;
     *ref = 0.0;
-    if (!s->num)
+    if (!s->num && !s->num_col)
         return ARB_OK; /* skipped */
     for (size_t i = 0; i < n; i++) {
-        double d = s->den ? s->den[i] : 1.0;
+        double d = den_at(s, i);
 
-        if (!isfinite(s->num[i]) || !isfinite(d) || d < 0.0)
+        if (!isfinite(num_at(s, i)) || !isfinite(d) || d < 0.0)
             return ARB_EUSAGE;
     }
     *ref = reference(s, n);
     for (size_t i = 0; i < n; i++) {
-        double d = s->den ? s->den[i] : 1.0;
+        double d = den_at(s, i);
 
-        sn += s->num[i] - *ref * d;
+        sn += num_at(s, i) - *ref * d;
         sd += d;
     }
     s->ok = sd > 0.0;
@@ -227,44 +272,183 @@ static enum arb_status prepare(struct arb_cluster_stat *s, size_t n, double *ref
     return ARB_OK;
 }
 
+/* Case i's row of the block: each statistic's offset, then its denominator when it has one. */
+static void fill_row(struct arb_cluster_stat *const *stats, const double *refs, size_t k, size_t i,
+                     size_t width, double *row)
+{
+    size_t w = 0;
+
+    memset(row, 0, width * sizeof(double)); /* the padding is 0 */
+    for (size_t j = 0; j < k; j++) {
+        double d = den_at(stats[j], i);
+
+        row[w++] = num_at(stats[j], i) - refs[j] * d;
+        if (has_den(stats[j]))
+            row[w++] = d;
+    }
+}
+
+/*
+ * The distinct rows of a block (compared bit for bit, so a sum over them is
+ * the sum over the cases' own rows) and each case's code: open addressing
+ * over the rows' hashes.
+ */
+struct rowset {
+    double *rows; /* n_rows x width */
+    size_t n_rows, cap_rows, width;
+    uint32_t *slot; /* 0 empty, else code + 1 */
+    size_t n_slots; /* a power of 2, at least twice n_rows */
+};
+
+static uint64_t row_hash(const double *row, size_t width)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+
+    for (size_t w = 0; w < width; w++) {
+        uint64_t x;
+
+        memcpy(&x, &row[w], sizeof(x));
+        h = (h ^ x) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+/* The slot of row: its code's, or the empty one where it would go. */
+static size_t find_slot(const struct rowset *rs, const double *row)
+{
+    size_t m = rs->n_slots - 1, i = (size_t)row_hash(row, rs->width) & m;
+
+    while (rs->slot[i] &&
+           memcmp(rs->rows + (rs->slot[i] - 1) * rs->width, row, rs->width * sizeof(double)) != 0)
+        i = (i + 1) & m;
+    return i;
+}
+
+static int grow_slots(struct rowset *rs)
+{
+    size_t n = rs->n_slots ? rs->n_slots * 2 : 1024;
+    uint32_t *old = rs->slot, old_n = (uint32_t)rs->n_slots;
+
+    rs->slot = calloc(n, sizeof(*rs->slot));
+    if (!rs->slot) {
+        rs->slot = old;
+        return -1;
+    }
+    rs->n_slots = n;
+    for (uint32_t i = 0; i < old_n; i++)
+        if (old[i])
+            rs->slot[find_slot(rs, rs->rows + (old[i] - 1) * rs->width)] = old[i];
+    free(old);
+    return 0;
+}
+
+/* Row's code, added when new; -1 when out of memory. */
+static int64_t row_code(struct rowset *rs, const double *row)
+{
+    size_t i;
+
+    if ((rs->n_rows + 1) * 2 > rs->n_slots && grow_slots(rs))
+        return -1;
+    i = find_slot(rs, row);
+    if (rs->slot[i])
+        return rs->slot[i] - 1;
+    if (rs->n_rows == rs->cap_rows) {
+        size_t cap = rs->cap_rows ? rs->cap_rows * 2 : 256;
+        double *v = realloc(rs->rows, cap * rs->width * sizeof(double));
+
+        if (!v)
+            return -1;
+        rs->rows = v;
+        rs->cap_rows = cap;
+    }
+    memcpy(rs->rows + rs->n_rows * rs->width, row, rs->width * sizeof(double));
+    rs->slot[i] = (uint32_t)++rs->n_rows;
+    return (int64_t)rs->n_rows - 1;
+}
+
+/*
+ * Code the cases' rows into *codes (n, allocated here) and rs, while the
+ * distinct rows stay under a quarter of the cases (beyond that the plain
+ * rows take little more memory and save the look-up): 1 coded, 0 not worth
+ * it (nothing kept), -1 out of memory.
+ */
+static int code_rows(struct arb_cluster_stat *const *stats, const double *refs, size_t k, size_t n,
+                     struct rowset *rs, uint32_t **codes)
+{
+    double row[BLOCK];
+    uint32_t *c = n <= UINT32_MAX ? malloc(n * sizeof(*c)) : NULL;
+
+    *codes = NULL;
+    if (!c)
+        return n <= UINT32_MAX ? -1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t code;
+
+        fill_row(stats, refs, k, i, rs->width, row);
+        code = row_code(rs, row);
+        if (code < 0 || rs->n_rows > n / 4 + 1) {
+            free(c);
+            return code < 0 ? -1 : 0;
+        }
+        c[i] = (uint32_t)code;
+    }
+    *codes = c;
+    return 1;
+}
+
 /* Copy the columns of stats[0..k) into b (rows of b->width) and run the resamples. */
 static enum arb_status one_block(struct arb_cluster_stat **stats, const double *refs, size_t k,
                                  size_t n, size_t resamples, uint64_t seed, double *values)
 {
     struct block b;
-    double *rows;
+    struct rowset rs;
+    uint32_t *codes = NULL;
+    double *rows = NULL;
     size_t w = 0;
+    int coded;
 
     memset(&b, 0, sizeof(b));
+    memset(&rs, 0, sizeof(rs));
     for (size_t j = 0; j < k; j++)
-        w += stats[j]->den ? 2 : 1;
+        w += has_den(stats[j]) ? 2 : 1;
     w = w <= 4 ? 4 : BLOCK;
-    if (n > SIZE_MAX / sizeof(double) / w)
+    rs.width = w;
+    coded = code_rows(stats, refs, k, n, &rs, &codes);
+    if (coded < 0) {
+        free(rs.rows);
+        free(rs.slot);
         return ARB_ENOMEM;
-    rows = calloc(n * w, sizeof(double)); /* the padding is 0 */
-    if (!rows)
-        return ARB_ENOMEM;
+    }
+    free(rs.slot);
+    if (coded) {
+        rows = rs.rows;
+    } else {
+        free(rs.rows);
+        if (n > SIZE_MAX / sizeof(double) / w)
+            return ARB_ENOMEM;
+        rows = malloc(n * w * sizeof(double));
+        if (!rows)
+            return ARB_ENOMEM;
+        for (size_t i = 0; i < n; i++)
+            fill_row(stats, refs, k, i, w, rows + i * w);
+    }
     b.rows = rows;
+    b.codes = codes;
     b.n = n;
     b.width = w;
     b.n_stats = k;
     w = 0;
     for (size_t j = 0; j < k; j++) {
         b.num_col[j] = (int)w++;
-        b.den_col[j] = stats[j]->den ? (int)w++ : -1;
+        b.den_col[j] = has_den(stats[j]) ? (int)w++ : -1;
         b.ref[j] = refs[j];
         b.fallback[j] = stats[j]->out.estimate;
         b.out[j] = values + j * resamples;
-        for (size_t i = 0; i < n; i++) {
-            double d = stats[j]->den ? stats[j]->den[i] : 1.0;
-
-            rows[i * b.width + (size_t)b.num_col[j]] = stats[j]->num[i] - refs[j] * d;
-            if (b.den_col[j] >= 0)
-                rows[i * b.width + (size_t)b.den_col[j]] = d;
-        }
     }
     run_block(&b, resamples, seed);
     free(rows);
+    free(codes);
     return ARB_OK;
 }
 
@@ -306,7 +490,7 @@ enum arb_status arb_bootstrap_clusters(struct arb_cluster_stat *stats, size_t m,
         st = ARB_ENOMEM;
     /* Blocks of statistics whose columns fit in a row of BLOCK; the empty ones are skipped. */
     for (size_t j = 0; j <= m && !st; j++) {
-        size_t need = j < m ? (stats[j].den ? 2 : 1) : 0;
+        size_t need = j < m ? (has_den(&stats[j]) ? 2 : 1) : 0;
 
         if (k && (j == m || cols + need > BLOCK)) {
             st = one_block(pick, pick_ref, k, n, resamples, seed, values);

@@ -53,7 +53,7 @@ enum arb_status view_cache_report(struct view_ctx *v, int64_t run, const cJSON *
     struct view_cache *c = v->cache;
     /* As `arbiter report --strategy statistical` (1000 resamples, the run's seed). */
     struct arb_report_opts ro = {1000, 0, NULL};
-    struct arb_report_parts parts = {0, 1, &ro};
+    struct arb_report_parts parts = {0, 1, &ro, NULL};
     cJSON *rep = NULL;
     enum arb_status rs;
 
