@@ -256,8 +256,6 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
             char hex[65];
             const struct side *a, *b;
             struct decision d;
-            cJSON *cmp = NULL;
-            char *cmp_text = NULL;
 
             st = arb_blinder_assign(r->blinder, kc->id, k, &first_is_a, hex);
             if (st) {
@@ -268,15 +266,14 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
             b = &r->sides[first_is_a ? j : i];
             st = arb_store_writer_put_blinding(r->w, r->run, kc->id, a->system, b->system, hex,
                                                r->err);
+            /* Written in the seed's member order (winner, reasoning, rubric, ...). */
+            arb_buf_reset(&r->cmp);
             if (!st)
-                st = decide_pair(it, a, b, &d, &cmp);
-            /* Printed in the seed's member order (winner, reasoning, rubric, ...). */
-            if (!st && !(cmp_text = cJSON_PrintUnformatted(cmp)))
-                st = ARB_ENOMEM;
+                st = decide_write(it, a, b, NULL, &d, &r->ds, &r->cmp);
             if (!st) {
                 struct arb_verdict_row v = {kc->id,        a->system, b->system, d.status,
                                             NULL,          d.score_a, d.score_b, d.pass_rate_a,
-                                            d.pass_rate_b, cmp_text};
+                                            d.pass_rate_b, r->cmp.ptr};
 
                 v.winner = d.winner == 'A'   ? a->system
                            : d.winner == 'B' ? b->system
@@ -293,8 +290,6 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
                 if (!st)
                     st = escalation_ask(r->esc, it, a, b, r->text[0].ptr, r->text[1].ptr, r->err);
             }
-            cJSON_free(cmp_text);
-            cJSON_Delete(cmp);
         }
     }
     return st;
@@ -371,6 +366,7 @@ static enum arb_status evaluate_cases(struct runner *r, size_t batch)
         it->suite = r->s;
         it->kase = kc;
         it->n_exp = r->s->n_expectations + kc->n_expectations;
+        it->words = &r->words;
         /* A new run has no verdicts to look for. */
         done = 0;
         if (r->resuming)
@@ -419,6 +415,10 @@ static enum arb_status runner_init(struct runner *r, struct arb_store *st, struc
     arb_buf_init(&r->rec, 0);
     arb_buf_init(&r->text[0], 0);
     arb_buf_init(&r->text[1], 0);
+    arb_buf_init(&r->cmp, 0);
+    decide_scratch_init(&r->ds);
+    if (check_words_init(&r->words, s))
+        return ARB_ENOMEM;
     r->outs = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->outs));
     r->sides = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->sides));
     r->has_trials = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->has_trials));
@@ -456,6 +456,9 @@ static void runner_release(struct runner *r)
     arb_buf_release(&r->rec);
     arb_buf_release(&r->text[0]);
     arb_buf_release(&r->text[1]);
+    arb_buf_release(&r->cmp);
+    decide_scratch_release(&r->ds);
+    check_words_release(&r->words);
     batch_release(r);
     free(r->batch);
     free(r->batch_items);

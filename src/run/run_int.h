@@ -15,12 +15,56 @@
 #include "arbiter/strset.h"
 #include "arbiter/suite.h"
 
+/*
+ * What the sentences of output_quality say of the suite's checks ("name: expected \"Acme\""),
+ * described once per run from their check_json (feedback.c) rather than parsed per sentence.
+ * crit[i] for criterion i, exp[i] for the suite's expectation i; NULL where there is no check.
+ */
+struct check_words {
+    char **crit;
+    char **exp;
+    size_t n_crit, n_exp;
+};
+
+enum arb_status check_words_init(struct check_words *w, const struct arb_suite *s);
+void check_words_release(struct check_words *w);
+
 /* The items of one case: the suite's expectations, then the case's own. */
 struct items {
     const struct arb_suite *suite;
     const struct arb_case *kase;
     size_t n_exp;
+    const struct check_words *words; /* the suite's checks described; NULL: each when needed */
 };
+
+/*
+ * JSON text as cJSON_PrintUnformatted prints the same tree (jtext.c): comparison.json is
+ * written without one.  Errors are sticky in st.
+ */
+#define JTEXT_DEPTH 16
+#define JTEXT_NUMBER_MAX 32
+
+struct jtext {
+    struct arb_buf *out; /* appended to (borrowed) */
+    enum arb_status st;  /* the first failure */
+    int depth;
+    unsigned char first[JTEXT_DEPTH]; /* per level: nothing written in it yet */
+};
+
+void jtext_init(struct jtext *j, struct arb_buf *out);
+/* key NULL inside an array; bracket '{' or '[' (and '}' or ']' to close). */
+void jtext_open(struct jtext *j, const char *key, char bracket);
+void jtext_close(struct jtext *j, char bracket);
+void jtext_str(struct jtext *j, const char *key, const char *s); /* NULL s: ARB_ENOMEM */
+void jtext_num(struct jtext *j, const char *key, double d);      /* NaN, infinities: null */
+void jtext_null(struct jtext *j, const char *key);
+void jtext_bool(struct jtext *j, const char *key, int v);
+/* A member whose value is JSON text already written (text[0..n)). */
+void jtext_raw(struct jtext *j, const char *key, const char *text, size_t n);
+/* A string value s[0..n) escaped as cJSON escapes it, with no separator or key. */
+void jtext_string(struct jtext *j, const char *s, size_t n);
+/* d as cJSON prints a number, NUL-terminated into out (JTEXT_NUMBER_MAX); the length. */
+size_t jtext_number(double d, char *out);
 
 const struct arb_expectation *item_expectation(const struct items *it, size_t i);
 
@@ -90,6 +134,25 @@ struct decision {
     double pass_rate_a, pass_rate_b; /* expectation pass rates, NAN when none */
 };
 
+/* Scratch space for decide_write (the sentences of a side), kept from pair to pair. */
+struct decide_scratch {
+    struct arb_buf sentence, good, bad;
+};
+
+void decide_scratch_init(struct decide_scratch *ds);
+void decide_scratch_release(struct decide_scratch *ds);
+
+struct judged;
+
+/*
+ * Decide a pair by the verdict policy (j: what the judge answered, as decide_judged; NULL: no
+ * judge) and append the seed's comparison.json (without system names) to out, as one line,
+ * the bytes cJSON_PrintUnformatted prints of decide_judged's tree.  ARB_ENOMEM, ARB_ETOOBIG.
+ */
+enum arb_status decide_write(const struct items *it, const struct side *a, const struct side *b,
+                             const struct judged *j, struct decision *d,
+                             struct decide_scratch *ds, struct arb_buf *out);
+
 /*
  * Decide a pair by the verdict policy and build the seed's comparison.json
  * (without system names) into *comparison.  ARB_ENOMEM.
@@ -123,6 +186,19 @@ struct judged {
  */
 int quality_sentences(const struct items *it, const struct side *x, const cJSON *fb, cJSON *good,
                       cJSON *bad);
+
+/* Where quality_each tells each sentence (s[0..n), a strength when good): 1, or 0 to stop. */
+struct sentence_sink {
+    int (*put)(void *ctx, int good, const char *s, size_t n);
+    void *ctx;
+};
+
+/*
+ * quality_sentences without cJSON: each sentence, in order, to sink; b is scratch space.
+ * 1, or 0 when out of memory or the sink stopped.
+ */
+int quality_each(const struct items *it, const struct side *x, const cJSON *fb,
+                 const struct sentence_sink *sink, struct arb_buf *b);
 
 /*
  * decide_pair for a pair the judge answered (the sides already hold its

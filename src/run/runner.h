@@ -75,6 +75,9 @@ struct runner {
     struct items *batch_items;
     size_t n_batch;
     struct arb_buf text[2]; /* output texts for the judge */
+    struct check_words words; /* the suite's checks described for the sentences */
+    struct decide_scratch ds;
+    struct arb_buf cmp; /* a pair's comparison.json */
 };
 
 /* Report the run's progress to the caller's callback, when it gave one. */
