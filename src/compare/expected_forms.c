@@ -344,8 +344,59 @@ enum arb_status observed_json(const struct op_input *in, struct arb_result *r, c
     return st;
 }
 
+enum arb_status observed_doc(const struct op_input *in, struct arb_result *r, const cJSON **doc,
+                             cJSON **owned)
+{
+    const struct arb_err *perr;
+    const struct arb_buf *dups;
+    enum arb_status parsed, st;
+
+    *doc = NULL;
+    *owned = NULL;
+    if (!in->shared) {
+        st = observed_json(in, r, owned);
+        *doc = *owned;
+        return st;
+    }
+    st = observed_parsed(in->shared, doc, &parsed, &perr, &dups);
+    if (!st)
+        st = parse_noted(parsed, perr, r, dups);
+    if (st)
+        *doc = NULL;
+    return st;
+}
+
+/* observed_members from the shared whole tree: the values arb_json_parse_members gives. */
+static enum arb_status shared_members(const struct op_input *in, struct arb_result *r,
+                                      const char *const *names, size_t n, cJSON **values,
+                                      int *read)
+{
+    const cJSON *doc;
+    const struct arb_err *perr;
+    const struct arb_buf *dups;
+    enum arb_status parsed, st;
+    size_t i, k;
+
+    for (i = 0; i < n; i++)
+        values[i] = NULL;
+    st = observed_parsed(in->shared, &doc, &parsed, &perr, &dups);
+    if (!st)
+        st = parse_noted(parsed, perr, r, dups);
+    *read = parsed ? -1 : cJSON_IsObject(doc);
+    if (st || *read != 1)
+        return st;
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < i && strcmp(names[k], names[i]) != 0; k++)
+            ;
+        if (k == i) /* a name listed twice gets its value at its first place only */
+            values[i] = cJSON_GetObjectItemCaseSensitive(doc, names[i]);
+    }
+    return ARB_OK;
+}
+
 enum arb_status observed_members(const struct op_input *in, struct arb_result *r,
-                                 const char *const *names, size_t n, cJSON **values, int *read)
+                                 const char *const *names, size_t n, cJSON **values, int *read,
+                                 int *owned)
 {
     struct arb_err perr; /* as in observed_json */
     struct arb_buf dups;
@@ -353,6 +404,9 @@ enum arb_status observed_members(const struct op_input *in, struct arb_result *r
     int is_object = 0;
     size_t i;
 
+    *owned = !in->shared;
+    if (in->shared)
+        return shared_members(in, r, names, n, values, read);
     perr.msg[0] = '\0';
     arb_buf_init(&dups, 0);
     parsed = arb_json_parse_members(in->text, in->len, OBSERVED_FLAGS, names, n, values, &is_object,
