@@ -20,6 +20,17 @@
 #include "arbiter/unicode.h"
 #include "check_impl.h"
 
+/* 1 for the bytes written as they are: printable ASCII but '"' and '\\'. */
+#define P8(x) x, x, x, x, x, x, x, x
+static const unsigned char plain[256] = {
+    P8(0), P8(0), P8(0), P8(0),                 /* 0x00-0x1f */
+    1, 1, 0, 1, 1, 1, 1, 1, P8(1), P8(1), P8(1), /* 0x20-0x3f: '"' */
+    P8(1), P8(1), P8(1), 1, 1, 1, 1, 0, 1, 1, 1, /* 0x40-0x5f: '\\' */
+    P8(1), P8(1), P8(1), P8(1),                 /* 0x60-0x7f */
+    P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0),
+    P8(0), P8(0), P8(0), P8(0)};
+#undef P8
+
 static enum arb_status write_string(struct arb_buf *out, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
@@ -27,18 +38,19 @@ static enum arb_status write_string(struct arb_buf *out, const char *s, size_t l
     enum arb_status st = arb_buf_addc(out, '"');
 
     while (!st && i < len) {
-        unsigned char ch = (unsigned char)s[i];
+        unsigned char ch;
 
-        if (ch >= 0x20 && ch != '"' && ch != '\\' && ch < 0x80) {
+        /* the plain bytes of a run are copied at once: one look-up a byte */
+        while (i < len && plain[(unsigned char)s[i]]) {
             i++;
             run++;
-            continue;
         }
         if (run)
             st = arb_buf_add(out, s + i - run, run);
         run = 0;
-        if (st)
+        if (st || i == len)
             break;
+        ch = (unsigned char)s[i];
         if (ch < 0x80) {
             char esc[7] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15], 0};
 
@@ -79,8 +91,6 @@ static enum arb_status write_string(struct arb_buf *out, const char *s, size_t l
             i = j;
         }
     }
-    if (!st && run)
-        st = arb_buf_add(out, s + i - run, run);
     return st ? st : arb_buf_addc(out, '"');
 }
 

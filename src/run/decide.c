@@ -409,6 +409,7 @@ static void rubric_rule(const struct items *it, const struct scores *sa, const s
 
 void decide_scratch_init(struct decide_scratch *ds)
 {
+    memset(&ds->nums, 0, sizeof(ds->nums));
     arb_buf_init(&ds->sentence, 0);
     arb_buf_init(&ds->good, 0);
     arb_buf_init(&ds->bad, 0);
@@ -434,6 +435,7 @@ enum arb_status decide_write(const struct items *it, const struct side *a, const
     memset(d, 0, sizeof(*d));
     d->score_a = d->score_b = d->pass_rate_a = d->pass_rate_b = NAN;
     jtext_init(&jt, out);
+    jt.nums = &ds->nums;
     jtext_open(&jt, NULL, '{');
     if (a->missing || b->missing) {
         write_missing(&jt, it, a, b, d);

@@ -81,6 +81,19 @@ static enum arb_status add_score(struct arb_buf *b, double v)
     return arb_buf_add(b, num, 1);
 }
 
+/* n as %zu writes it. */
+static enum arb_status add_count(struct arb_buf *b, size_t n)
+{
+    char num[24];
+    size_t k = sizeof(num);
+
+    do {
+        num[--k] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    return arb_buf_add(b, num + k, sizeof(num) - k);
+}
+
 enum arb_status check_words_init(struct check_words *w, const struct arb_suite *s)
 {
     struct arb_buf b;
@@ -90,8 +103,15 @@ enum arb_status check_words_init(struct check_words *w, const struct arb_suite *
     memset(w, 0, sizeof(*w));
     w->crit = calloc(s->n_criteria ? s->n_criteria : 1, sizeof(*w->crit));
     w->exp = calloc(s->n_expectations ? s->n_expectations : 1, sizeof(*w->exp));
-    if (!w->crit || !w->exp)
+    w->anchor = calloc(3 * (s->n_criteria ? s->n_criteria : 1), sizeof(*w->anchor));
+    if (!w->crit || !w->exp || !w->anchor)
         return ARB_ENOMEM;
+    for (i = 0; i < s->n_criteria; i++) {
+        const struct arb_criterion *cr = &s->criteria[i];
+        const char *const given[3] = {cr->anchor[0], cr->anchor[1], cr->anchor[2]};
+
+        arb_judge_anchors(cr->name, given, w->anchor + 3 * i);
+    }
     w->n_crit = s->n_criteria;
     w->n_exp = s->n_expectations;
     arb_buf_init(&b, 0);
@@ -121,6 +141,7 @@ void check_words_release(struct check_words *w)
         free(w->exp[i]);
     free(w->crit);
     free(w->exp);
+    free(w->anchor);
     memset(w, 0, sizeof(*w));
 }
 
@@ -164,7 +185,10 @@ static enum arb_status criterion_sentence(const struct items *it, size_t ci, dou
             st = arb_buf_addc(b, '.');
         return st;
     }
-    arb_judge_anchors(cr->name, given, anchor);
+    if (w && ci < w->n_crit)
+        memcpy(anchor, w->anchor + 3 * ci, sizeof(anchor));
+    else
+        arb_judge_anchors(cr->name, given, anchor);
     st = arb_buf_adds(b, k == 2 ? " (5 = " : k == 1 ? " (3 = " : " (1 = ");
     st = st ? st : arb_buf_adds(b, anchor[k]);
     return st ? st : arb_buf_add(b, ").", 2);
@@ -207,10 +231,12 @@ static int expectation_sentences(const struct items *it, const struct side *x,
         if (pass ? !passed : passed == total)
             continue;
         arb_buf_reset(b);
-        st = pass ? arb_buf_printf(b, "Meets %zu of %zu expectation%s: ", passed, total,
-                                   total == 1 ? "" : "s")
-                  : arb_buf_printf(b, "Passes %zu of %zu expectation%s; fails ", passed, total,
-                                   total == 1 ? "" : "s");
+        st = arb_buf_adds(b, pass ? "Meets " : "Passes ");
+        st = st ? st : add_count(b, passed);
+        st = st ? st : arb_buf_adds(b, " of ");
+        st = st ? st : add_count(b, total);
+        st = st ? st : arb_buf_adds(b, total == 1 ? " expectation" : " expectations");
+        st = st ? st : arb_buf_adds(b, pass ? ": " : "; fails ");
         for (i = 0, k = 0; !st && i < it->n_exp; i++) {
             if (x->exp[i] != (pass ? ARB_PASS : ARB_FAIL))
                 continue;

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +26,15 @@ void jtext_init(struct jtext *j, struct arb_buf *out)
     j->st = ARB_OK;
     j->depth = 0;
     j->first[0] = 1;
+    j->nums = NULL;
 }
 
-/* 1 for the bytes cJSON escapes. */
-static int needs_escape(unsigned char c)
-{
-    return c < 0x20 || c == '"' || c == '\\';
-}
+/* 1 for the bytes cJSON escapes: under 0x20, '"' and '\\'. */
+#define P8(x) x, x, x, x, x, x, x, x
+static const unsigned char escaped[256] = {
+    P8(1), P8(1), P8(1), P8(1), 0, 0, 1, 0, 0, 0, 0, 0, P8(0), P8(0), P8(0),
+    P8(0), P8(0), P8(0), 0, 0, 0, 0, 1, 0, 0, 0};
+#undef P8
 
 static void add(struct jtext *j, const char *s, size_t n)
 {
@@ -49,7 +52,7 @@ void jtext_string(struct jtext *j, const char *s, size_t n)
         unsigned char c;
         char esc[6] = {'\\', 'u', '0', '0', 0, 0};
 
-        for (run = i; run < n && !needs_escape((unsigned char)s[run]); run++)
+        for (run = i; run < n && !escaped[(unsigned char)s[run]]; run++)
             ;
         add(j, s + i, run - i);
         if (run == n)
@@ -145,11 +148,28 @@ void jtext_bool(struct jtext *j, const char *key, int v)
     jtext_raw(j, key, v ? "true" : "false", v ? 4 : 5);
 }
 
+static size_t number_fast(double d, char *out);
+static size_t number_slow(double d, char *out);
+
 void jtext_num(struct jtext *j, const char *key, double d)
 {
     char num[JTEXT_NUMBER_MAX];
+    struct jtext_nums *c = j->nums;
+    uint64_t bits;
+    size_t n = number_fast(d, num), h;
 
-    jtext_raw(j, key, num, jtext_number(d, num));
+    if (n || !c) {
+        jtext_raw(j, key, num, n ? n : number_slow(d, num));
+        return;
+    }
+    /* the slow path's numbers (a pass rate of 2/3) repeat from pair to pair: kept by value */
+    memcpy(&bits, &d, sizeof(bits));
+    h = (size_t)((bits ^ (bits >> 29) ^ (bits >> 47)) % JTEXT_NUMS);
+    if (!c->len[h] || memcmp(&c->key[h], &d, sizeof(d)) != 0) {
+        c->len[h] = (unsigned char)number_slow(d, c->text[h]);
+        c->key[h] = d;
+    }
+    jtext_raw(j, key, c->text[h], c->len[h]);
 }
 
 /* cJSON's compare_double: equal within the larger magnitude's epsilon. */
@@ -184,10 +204,17 @@ static size_t digits(unsigned long long v, char *p)
  */
 size_t jtext_number(double d, char *out)
 {
+    size_t n = number_fast(d, out);
+
+    return n ? n : number_slow(d, out);
+}
+
+/* jtext_number's null, zero, whole numbers and tenths; 0 for the others. */
+static size_t number_fast(double d, char *out)
+{
     int vi;
     size_t n = 0;
     double k;
-    const char *dp;
 
     if (isnan(d) || isinf(d)) {
         memcpy(out, "null", 5);
@@ -223,6 +250,15 @@ size_t jtext_number(double d, char *out)
         out[n] = '\0';
         return n;
     }
+    return 0;
+}
+
+/* jtext_number by printf, as cJSON prints it. */
+static size_t number_slow(double d, char *out)
+{
+    size_t n;
+    const char *dp;
+
     n = (size_t)snprintf(out, JTEXT_NUMBER_MAX, "%1.15g", d);
     if (!close_enough(strtod(out, NULL), d))
         n = (size_t)snprintf(out, JTEXT_NUMBER_MAX, "%1.17g", d);

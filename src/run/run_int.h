@@ -23,6 +23,8 @@
 struct check_words {
     char **crit;
     char **exp;
+    const char **anchor; /* 3 per criterion: what its scores 1, 3 and 5 mean (static or the
+                            suite's) */
     size_t n_crit, n_exp;
 };
 
@@ -44,8 +46,17 @@ struct items {
 #define JTEXT_DEPTH 16
 #define JTEXT_NUMBER_MAX 32
 
+/* Numbers jtext_num printed with printf (pass rates: 2/3), kept by value to be printed again. */
+#define JTEXT_NUMS 16
+struct jtext_nums {
+    double key[JTEXT_NUMS];
+    unsigned char len[JTEXT_NUMS]; /* 0: empty slot */
+    char text[JTEXT_NUMS][JTEXT_NUMBER_MAX];
+};
+
 struct jtext {
-    struct arb_buf *out; /* appended to (borrowed) */
+    struct jtext_nums *nums; /* NULL: none kept (jtext_init) */
+    struct arb_buf *out;     /* appended to (borrowed) */
     enum arb_status st;  /* the first failure */
     int depth;
     unsigned char first[JTEXT_DEPTH]; /* per level: nothing written in it yet */
@@ -137,6 +148,7 @@ struct decision {
 /* Scratch space for decide_write (the sentences of a side), kept from pair to pair. */
 struct decide_scratch {
     struct arb_buf sentence, good, bad;
+    struct jtext_nums nums;
 };
 
 void decide_scratch_init(struct decide_scratch *ds);

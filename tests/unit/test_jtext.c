@@ -126,3 +126,35 @@ Test(jtext, should_nest_and_separate_as_cjson_does)
     cr_assert_eq(j.st, ARB_ENOMEM);
     arb_buf_release(&out);
 }
+
+/* Numbers printed with printf are kept by value (struct jtext_nums): printed again, the same. */
+Test(jtext, should_print_kept_numbers_as_cjson_does)
+{
+    struct jtext_nums nums;
+    struct arb_buf out;
+    struct jtext j;
+    cJSON *arr = cJSON_CreateArray();
+    char *want;
+    int pass, k;
+
+    memset(&nums, 0, sizeof(nums));
+    arb_buf_init(&out, 0);
+    jtext_init(&j, &out);
+    j.nums = &nums;
+    jtext_open(&j, NULL, '[');
+    for (pass = 0; pass < 3; pass++) {
+        for (k = 1; k <= 60; k++) {
+            double d = (double)(k % 7) / (double)(k % 11 + 1) + (pass == 2 ? k * 1e-3 : 0.0);
+
+            jtext_num(&j, NULL, d);
+            cr_assert(cJSON_AddItemToArray(arr, cJSON_CreateNumber(d)));
+        }
+    }
+    jtext_close(&j, ']');
+    want = cJSON_PrintUnformatted(arr);
+    cr_assert_eq(j.st, ARB_OK);
+    cr_assert_str_eq(out.ptr, want);
+    arb_buf_release(&out);
+    cJSON_free(want);
+    cJSON_Delete(arr);
+}
