@@ -90,7 +90,8 @@ static void rubric_side(struct jtext *jt, const char *label, const struct items 
             if ((cr->dim == ARB_DIM_CONTENT) != !dim)
                 continue;
             /* Graded criteria give fractions: two decimals are plenty on a 1-5 scale. */
-            jtext_num(jt, cr->name, round(x->crit[i] * 100.0) / 100.0);
+            jtext_key(jt, cr->name);
+            jtext_num(jt, NULL, round(x->crit[i] * 100.0) / 100.0);
         }
         jtext_close(jt, '}');
     }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arbiter/json.h"
 #include "run_int.h"
 
 void jtext_init(struct jtext *j, struct arb_buf *out)
@@ -26,6 +27,7 @@ void jtext_init(struct jtext *j, struct arb_buf *out)
     j->st = ARB_OK;
     j->depth = 0;
     j->first[0] = 1;
+    j->keyed = 0;
     j->nums = NULL;
 }
 
@@ -52,8 +54,9 @@ void jtext_string(struct jtext *j, const char *s, size_t n)
         unsigned char c;
         char esc[6] = {'\\', 'u', '0', '0', 0, 0};
 
-        for (run = i; run < n && !escaped[(unsigned char)s[run]]; run++)
-            ;
+        run = i + arb_json_plain8(s + i, n - i, 0);
+        while (run < n && !escaped[(unsigned char)s[run]])
+            run++;
         add(j, s + i, run - i);
         if (run == n)
             break;
@@ -89,16 +92,43 @@ void jtext_string(struct jtext *j, const char *s, size_t n)
     add(j, "\"", 1);
 }
 
-/* The separator before a member or item, and its key. */
+/*
+ * The separator before a member or item, and its key: a literal written as it is (the
+ * callers' keys are ASCII names), or none after jtext_key wrote the member's name.
+ */
 static void member(struct jtext *j, const char *key)
 {
-    if (!j->first[j->depth])
-        add(j, ",", 1);
-    j->first[j->depth] = 0;
-    if (key) {
-        jtext_string(j, key, strlen(key));
-        add(j, ":", 1);
+    char lit[64];
+    size_t n = 0, len;
+
+    if (j->keyed) {
+        j->keyed = 0;
+        return;
     }
+    if (!j->first[j->depth])
+        lit[n++] = ',';
+    j->first[j->depth] = 0;
+    if (key && (len = strlen(key)) < sizeof(lit) - 4) {
+        lit[n++] = '"';
+        memcpy(lit + n, key, len);
+        n += len;
+        lit[n++] = '"';
+        lit[n++] = ':';
+    } else if (key) {
+        add(j, lit, n);
+        jtext_string(j, key, strlen(key));
+        lit[0] = ':';
+        n = 1;
+    }
+    add(j, lit, n);
+}
+
+void jtext_key(struct jtext *j, const char *name)
+{
+    member(j, NULL);
+    jtext_string(j, name, strlen(name));
+    add(j, ":", 1);
+    j->keyed = 1;
 }
 
 void jtext_open(struct jtext *j, const char *key, char bracket)

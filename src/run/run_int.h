@@ -59,11 +59,17 @@ struct jtext {
     struct arb_buf *out;     /* appended to (borrowed) */
     enum arb_status st;  /* the first failure */
     int depth;
+    int keyed;                        /* jtext_key wrote the next member's name */
     unsigned char first[JTEXT_DEPTH]; /* per level: nothing written in it yet */
 };
 
 void jtext_init(struct jtext *j, struct arb_buf *out);
-/* key NULL inside an array; bracket '{' or '[' (and '}' or ']' to close). */
+/*
+ * The calls below take key NULL inside an array, else a member name that needs no escaping
+ * (the callers' literals); a name from elsewhere goes first through jtext_key, and the call
+ * writing its value then takes key NULL.  bracket '{' or '[' (and '}' or ']' to close).
+ */
+void jtext_key(struct jtext *j, const char *name);
 void jtext_open(struct jtext *j, const char *key, char bracket);
 void jtext_close(struct jtext *j, char bracket);
 void jtext_str(struct jtext *j, const char *key, const char *s); /* NULL s: ARB_ENOMEM */

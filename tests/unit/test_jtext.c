@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 
 #include "../../src/run/run_int.h"
+#include "arbiter/json.h"
 
 static void assert_number_as_cjson(double d)
 {
@@ -157,4 +158,36 @@ Test(jtext, should_print_kept_numbers_as_cjson_does)
     arb_buf_release(&out);
     cJSON_free(want);
     cJSON_Delete(arr);
+}
+
+/* arb_json_plain8 (json.h) against the byte-by-byte rule, on words mixing every kind of byte. */
+Test(jtext, should_find_plain_words_as_byte_by_byte)
+{
+    static const unsigned char kinds[] = {0x00, 0x01, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c,
+                                          0x5d, 0x7f, 0x80, 0xc3, 0xff, 'a', 'Z'};
+    uint64_t s = 7;
+    size_t i, k, n, want, want_ascii;
+    char buf[24];
+
+    for (i = 0; i < 200000; i++) {
+        uint64_t r = next(&s);
+
+        n = (size_t)(r % 24);
+        for (k = 0; k < n; k++)
+            buf[k] = (char)(next(&s) % 4 ? 'a' + (char)(k % 26) : kinds[next(&s) % sizeof(kinds)]);
+        for (want = 0; want < n; want++) {
+            unsigned char c = (unsigned char)buf[want];
+
+            if (c < 0x20 || c == '"' || c == '\\')
+                break;
+        }
+        for (want_ascii = 0; want_ascii < n; want_ascii++) {
+            unsigned char c = (unsigned char)buf[want_ascii];
+
+            if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
+                break;
+        }
+        cr_assert_eq(arb_json_plain8(buf, n, 0), want / 8 * 8);
+        cr_assert_eq(arb_json_plain8(buf, n, 1), want_ascii / 8 * 8);
+    }
 }
