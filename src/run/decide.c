@@ -90,7 +90,10 @@ static void rubric_side(struct jtext *jt, const char *label, const struct items 
             if ((cr->dim == ARB_DIM_CONTENT) != !dim)
                 continue;
             /* Graded criteria give fractions: two decimals are plenty on a 1-5 scale. */
-            jtext_key(jt, cr->name);
+            if (it->words && i < it->words->n_crit)
+                jtext_key_json(jt, it->words->crit_key[i]);
+            else
+                jtext_key(jt, cr->name);
             jtext_num(jt, NULL, round(x->crit[i] * 100.0) / 100.0);
         }
         jtext_close(jt, '}');
@@ -111,8 +114,17 @@ static int put_sentence(void *ctx, int good, const char *s, size_t n)
     struct two_lists *t = ctx;
     struct jtext *j = good ? &t->good : &t->bad;
 
-    jtext_raw(j, NULL, "", 0);
+    jtext_raw(j, NULL, "", 0); /* the separator */
     jtext_string(j, s, n);
+    return j->st == ARB_OK;
+}
+
+static int put_sentence_json(void *ctx, int good, const char *json)
+{
+    struct two_lists *t = ctx;
+    struct jtext *j = good ? &t->good : &t->bad;
+
+    jtext_raw(j, NULL, json, strlen(json));
     return j->st == ARB_OK;
 }
 
@@ -122,7 +134,7 @@ static void quality_side(struct jtext *jt, const char *label, const struct items
                          const cJSON *fb, struct decide_scratch *ds)
 {
     struct two_lists t;
-    struct sentence_sink sink = {put_sentence, &t};
+    struct sentence_sink sink = {put_sentence, put_sentence_json, &t};
 
     jtext_open(jt, label, '{');
     /* A whole 1-10 rating, as the seed's example rates an overall_score of 5.4 a 5. */
@@ -154,7 +166,17 @@ static void expectations_side(struct jtext *jt, const char *label, const struct 
     jtext_open(jt, "details", '[');
     for (i = 0; i < it->n_exp; i++) {
         const struct arb_expectation *ex = item_expectation(it, i);
+        const struct check_words *w = it->words;
 
+        if (w && i < w->n_exp && w->exp_head[i]) { /* {"id":...,"text":...,"passed": */
+            jtext_raw(jt, NULL, w->exp_head[i], strlen(w->exp_head[i]));
+            if (x->exp[i] == ARB_UNRESOLVED)
+                jtext_append(jt, "null}", 5);
+            else
+                jtext_append(jt, x->exp[i] == ARB_PASS ? "true}" : "false}",
+                             x->exp[i] == ARB_PASS ? 5 : 6);
+            continue;
+        }
         jtext_open(jt, NULL, '{');
         jtext_str(jt, "id", ex->id);
         jtext_str(jt, "text", ex->text);

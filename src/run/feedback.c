@@ -94,6 +94,77 @@ static enum arb_status add_count(struct arb_buf *b, size_t n)
     return arb_buf_add(b, num + k, sizeof(num) - k);
 }
 
+static enum arb_status criterion_sentence(const struct items *it, size_t ci, double v,
+                                          struct arb_buf *b);
+
+int check_words_slot(double v)
+{
+    return v == 1.0 ? 0 : v == 2.0 ? 1 : v == 4.0 ? 2 : v == 5.0 ? 3 : -1;
+}
+
+/* text[0..n) as jtext writes it (a JSON string; with key, followed by a colon), copied. */
+static enum arb_status json_copy(const char *text, size_t n, int key, struct arb_buf *b,
+                                 char **out)
+{
+    struct jtext j;
+
+    arb_buf_reset(b);
+    jtext_init(&j, b);
+    jtext_string(&j, text, n);
+    if (key)
+        jtext_append(&j, ":", 1);
+    if (j.st)
+        return j.st;
+    *out = arb_memdup0(b->ptr, b->len);
+    return *out ? ARB_OK : ARB_ENOMEM;
+}
+
+/* What comparison.json repeats for every pair (struct check_words), written once. */
+static enum arb_status words_written(struct check_words *w, const struct arb_suite *s,
+                                     struct arb_buf *b)
+{
+    static const double whole[4] = {1.0, 2.0, 4.0, 5.0};
+    struct arb_case none;
+    struct items it;
+    struct arb_buf sentence;
+    size_t i, k;
+    enum arb_status st = ARB_OK;
+
+    memset(&none, 0, sizeof(none));
+    it.suite = s;
+    it.kase = &none;
+    it.n_exp = s->n_expectations;
+    it.words = w;
+    arb_buf_init(&sentence, 0);
+    for (i = 0; !st && i < s->n_criteria; i++) {
+        st = json_copy(s->criteria[i].name, strlen(s->criteria[i].name), 1, b, &w->crit_key[i]);
+        for (k = 0; !st && k < 4; k++) {
+            arb_buf_reset(&sentence);
+            st = criterion_sentence(&it, i, whole[k], &sentence);
+            if (!st)
+                st = json_copy(sentence.ptr, sentence.len, 0, b, &w->crit_said[4 * i + k]);
+        }
+    }
+    for (i = 0; !st && i < s->n_expectations; i++) {
+        const struct arb_expectation *ex = &s->expectations[i];
+        struct jtext j;
+
+        if (!ex->id || !ex->text)
+            continue; /* written when needed, failing as jtext_str fails */
+        arb_buf_reset(b);
+        jtext_init(&j, b);
+        jtext_open(&j, NULL, '{');
+        jtext_str(&j, "id", ex->id);
+        jtext_str(&j, "text", ex->text);
+        jtext_key_json(&j, "\"passed\":");
+        st = j.st;
+        if (!st)
+            st = (w->exp_head[i] = arb_memdup0(b->ptr, b->len)) ? ARB_OK : ARB_ENOMEM;
+    }
+    arb_buf_release(&sentence);
+    return st;
+}
+
 enum arb_status check_words_init(struct check_words *w, const struct arb_suite *s)
 {
     struct arb_buf b;
@@ -104,7 +175,10 @@ enum arb_status check_words_init(struct check_words *w, const struct arb_suite *
     w->crit = calloc(s->n_criteria ? s->n_criteria : 1, sizeof(*w->crit));
     w->exp = calloc(s->n_expectations ? s->n_expectations : 1, sizeof(*w->exp));
     w->anchor = calloc(3 * (s->n_criteria ? s->n_criteria : 1), sizeof(*w->anchor));
-    if (!w->crit || !w->exp || !w->anchor)
+    w->crit_key = calloc(s->n_criteria ? s->n_criteria : 1, sizeof(*w->crit_key));
+    w->crit_said = calloc(4 * (s->n_criteria ? s->n_criteria : 1), sizeof(*w->crit_said));
+    w->exp_head = calloc(s->n_expectations ? s->n_expectations : 1, sizeof(*w->exp_head));
+    if (!w->crit || !w->exp || !w->anchor || !w->crit_key || !w->crit_said || !w->exp_head)
         return ARB_ENOMEM;
     for (i = 0; i < s->n_criteria; i++) {
         const struct arb_criterion *cr = &s->criteria[i];
@@ -127,6 +201,8 @@ enum arb_status check_words_init(struct check_words *w, const struct arb_suite *
         if (!st)
             st = (*slot = arb_memdup0(b.ptr ? b.ptr : "", b.len)) ? ARB_OK : ARB_ENOMEM;
     }
+    if (!st)
+        st = words_written(w, s, &b);
     arb_buf_release(&b);
     return st;
 }
@@ -139,6 +215,15 @@ void check_words_release(struct check_words *w)
         free(w->crit[i]);
     for (i = 0; w->exp && i < w->n_exp; i++)
         free(w->exp[i]);
+    for (i = 0; w->crit_key && i < w->n_crit; i++)
+        free(w->crit_key[i]);
+    for (i = 0; w->crit_said && i < 4 * w->n_crit; i++)
+        free(w->crit_said[i]);
+    for (i = 0; w->exp_head && i < w->n_exp; i++)
+        free(w->exp_head[i]);
+    free(w->crit_key);
+    free(w->crit_said);
+    free(w->exp_head);
     free(w->crit);
     free(w->exp);
     free(w->anchor);
@@ -276,8 +361,15 @@ int quality_each(const struct items *it, const struct side *x, const cJSON *fb,
     for (i = 0; ok && i < it->suite->n_criteria; i++) {
         double v = x->crit[i];
 
+        const struct check_words *w = it->words;
+        int slot = check_words_slot(v);
+
         if (isnan(v) || (v >= 3.0 && v < 4.0))
             continue;
+        if (sink->put_json && w && i < w->n_crit && slot >= 0 && w->crit_said[4 * i + slot]) {
+            ok = sink->put_json(sink->ctx, v >= 4.0, w->crit_said[4 * i + slot]);
+            continue;
+        }
         arb_buf_reset(b);
         ok = !criterion_sentence(it, i, v, b) && sink->put(sink->ctx, v >= 4.0, b->ptr, b->len);
     }
@@ -305,7 +397,7 @@ int quality_sentences(const struct items *it, const struct side *x, const cJSON 
                       cJSON *bad)
 {
     struct to_arrays t = {good, bad};
-    struct sentence_sink sink = {push, &t};
+    struct sentence_sink sink = {push, NULL, &t};
     struct arb_buf b;
     int ok;
 

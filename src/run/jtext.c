@@ -131,6 +131,18 @@ void jtext_key(struct jtext *j, const char *name)
     j->keyed = 1;
 }
 
+void jtext_key_json(struct jtext *j, const char *text)
+{
+    member(j, NULL);
+    add(j, text, strlen(text));
+    j->keyed = 1;
+}
+
+void jtext_append(struct jtext *j, const char *text, size_t n)
+{
+    add(j, text, n);
+}
+
 void jtext_open(struct jtext *j, const char *key, char bracket)
 {
     member(j, key);

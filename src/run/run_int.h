@@ -26,7 +26,17 @@ struct check_words {
     const char **anchor; /* 3 per criterion: what its scores 1, 3 and 5 mean (static or the
                             suite's) */
     size_t n_crit, n_exp;
+    /* What comparison.json repeats for every pair, written once (JSON text, jtext's bytes):
+     * per criterion its name as a member's key ("name":) and its sentences for the whole
+     * scores 1, 2, 4 and 5 (SCORE_SLOT; NULL: none), per suite expectation the head of its
+     * details item ({"id":...,"text":...,"passed":). */
+    char **crit_key;
+    char **crit_said; /* 4 per criterion */
+    char **exp_head;
 };
+
+/* The slot of crit_said for a criterion's score v, or -1 when it has none. */
+int check_words_slot(double v);
 
 enum arb_status check_words_init(struct check_words *w, const struct arb_suite *s);
 void check_words_release(struct check_words *w);
@@ -70,6 +80,10 @@ void jtext_init(struct jtext *j, struct arb_buf *out);
  * writing its value then takes key NULL.  bracket '{' or '[' (and '}' or ']' to close).
  */
 void jtext_key(struct jtext *j, const char *name);
+/* jtext_key for a name already written as JSON, with its colon ("name":). */
+void jtext_key_json(struct jtext *j, const char *text);
+/* text[0..n) appended as it is: no separator, no key. */
+void jtext_append(struct jtext *j, const char *text, size_t n);
 void jtext_open(struct jtext *j, const char *key, char bracket);
 void jtext_close(struct jtext *j, char bracket);
 void jtext_str(struct jtext *j, const char *key, const char *s); /* NULL s: ARB_ENOMEM */
@@ -205,9 +219,13 @@ struct judged {
 int quality_sentences(const struct items *it, const struct side *x, const cJSON *fb, cJSON *good,
                       cJSON *bad);
 
-/* Where quality_each tells each sentence (s[0..n), a strength when good): 1, or 0 to stop. */
+/*
+ * Where quality_each tells each sentence (s[0..n), a strength when good): 1, or 0 to stop.
+ * put_json, when set, takes a sentence already written as a JSON string (check_words).
+ */
 struct sentence_sink {
     int (*put)(void *ctx, int good, const char *s, size_t n);
+    int (*put_json)(void *ctx, int good, const char *json);
     void *ctx;
 };
 
