@@ -222,6 +222,46 @@ static int list_unresolved(const struct items *it, const struct side *a, const s
     return n;
 }
 
+/* %.1f of v into out when v is a tenth (one_decimal's figures) from 0 to 10^9: 1, else 0. */
+static int tenth(double v, char *out)
+{
+    double k = round(v * 10.0);
+    unsigned long u;
+    char tmp[24];
+    size_t n = 0, i = sizeof(tmp);
+
+    if (!(v >= 0.0 && v < 1e9) || k / 10.0 != v || (v == 0.0 && signbit(v)))
+        return 0;
+    u = (unsigned long)k;
+    tmp[--i] = (char)('0' + u % 10);
+    tmp[--i] = '.';
+    u /= 10;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    while (i < sizeof(tmp))
+        out[n++] = tmp[i++];
+    out[n] = '\0';
+    return 1;
+}
+
+/* "W has the higher overall rubric score (H vs L)." with its figures already written. */
+static void higher_sentence(char *out, size_t len, const char *w, const char *h, const char *l)
+{
+    static const char mid[] = " has the higher overall rubric score (", vs[] = " vs ";
+    size_t n = 0;
+    const char *part[5] = {w, mid, h, vs, l};
+    size_t i, k;
+
+    for (i = 0; i < 5; i++)
+        for (k = 0; part[i][k] && n + 3 < len; k++)
+            out[n++] = part[i][k];
+    out[n++] = ')';
+    out[n++] = '.';
+    out[n] = '\0';
+}
+
 static void reasoning(const struct items *it, const struct decision *d, const struct scores *sa,
                       const struct scores *sb, int n_unresolved, char *out, size_t len)
 {
@@ -233,9 +273,15 @@ static void reasoning(const struct items *it, const struct decision *d, const st
                  "the judge.",
                  n_unresolved);
     } else if (fabs(sa->overall - sb->overall) > eps) {
-        snprintf(out, len, "%s has the higher overall rubric score (%.1f vs %.1f).",
-                 d->winner == 'A' ? "A" : "B", d->winner == 'A' ? sa->overall : sb->overall,
-                 d->winner == 'A' ? sb->overall : sa->overall);
+        double hi = d->winner == 'A' ? sa->overall : sb->overall;
+        double lo = d->winner == 'A' ? sb->overall : sa->overall;
+        char h[24], l[24];
+
+        if (tenth(hi, h) && tenth(lo, l)) /* the usual sentence, without printf */
+            higher_sentence(out, len, d->winner == 'A' ? "A" : "B", h, l);
+        else
+            snprintf(out, len, "%s has the higher overall rubric score (%.1f vs %.1f).",
+                     d->winner == 'A' ? "A" : "B", hi, lo);
     } else if (d->winner != 'T') {
         snprintf(out, len,
                  "Equal overall rubric scores (%.1f); %s passes more expectations (%zu/%zu vs "

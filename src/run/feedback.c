@@ -96,6 +96,8 @@ static enum arb_status add_count(struct arb_buf *b, size_t n)
 
 static enum arb_status criterion_sentence(const struct items *it, size_t ci, double v,
                                           struct arb_buf *b);
+static enum arb_status expectation_words(const struct items *it, size_t i, int with_check,
+                                         struct arb_buf *b);
 
 int check_words_slot(double v)
 {
@@ -145,6 +147,19 @@ static enum arb_status words_written(struct check_words *w, const struct arb_sui
                 st = json_copy(sentence.ptr, sentence.len, 0, b, &w->crit_said[4 * i + k]);
         }
     }
+    for (i = 0; !st && i < 2 * s->n_expectations; i++) {
+        /* 'text', and 'text' (check) for a failed one, escaped, without the quotes */
+        arb_buf_reset(&sentence);
+        st = expectation_words(&it, i / 2, i % 2, &sentence);
+        if (!st)
+            st = json_copy(sentence.ptr, sentence.len, 0, b, &w->exp_said[i]);
+        if (!st) {
+            size_t n = strlen(w->exp_said[i]);
+
+            memmove(w->exp_said[i], w->exp_said[i] + 1, n - 2);
+            w->exp_said[i][n - 2] = '\0';
+        }
+    }
     for (i = 0; !st && i < s->n_expectations; i++) {
         const struct arb_expectation *ex = &s->expectations[i];
         struct jtext j;
@@ -178,7 +193,9 @@ enum arb_status check_words_init(struct check_words *w, const struct arb_suite *
     w->crit_key = calloc(s->n_criteria ? s->n_criteria : 1, sizeof(*w->crit_key));
     w->crit_said = calloc(4 * (s->n_criteria ? s->n_criteria : 1), sizeof(*w->crit_said));
     w->exp_head = calloc(s->n_expectations ? s->n_expectations : 1, sizeof(*w->exp_head));
-    if (!w->crit || !w->exp || !w->anchor || !w->crit_key || !w->crit_said || !w->exp_head)
+    w->exp_said = calloc(2 * (s->n_expectations ? s->n_expectations : 1), sizeof(*w->exp_said));
+    if (!w->crit || !w->exp || !w->anchor || !w->crit_key || !w->crit_said || !w->exp_head ||
+        !w->exp_said)
         return ARB_ENOMEM;
     for (i = 0; i < s->n_criteria; i++) {
         const struct arb_criterion *cr = &s->criteria[i];
@@ -221,6 +238,9 @@ void check_words_release(struct check_words *w)
         free(w->crit_said[i]);
     for (i = 0; w->exp_head && i < w->n_exp; i++)
         free(w->exp_head[i]);
+    for (i = 0; w->exp_said && i < 2 * w->n_exp; i++)
+        free(w->exp_said[i]);
+    free(w->exp_said);
     free(w->crit_key);
     free(w->crit_said);
     free(w->exp_head);
@@ -297,6 +317,20 @@ static enum arb_status expectation_words(const struct items *it, size_t i, int w
     return st;
 }
 
+/* 1 when every item of the sentence (passed, or failed) has its words written once. */
+static int said_all(const struct items *it, const struct side *x, int pass)
+{
+    const struct check_words *w = it->words;
+    size_t i;
+
+    if (!w)
+        return 0;
+    for (i = 0; i < it->n_exp; i++)
+        if (x->exp[i] == (pass ? ARB_PASS : ARB_FAIL) && (i >= w->n_exp || !w->exp_said[2 * i + !pass]))
+            return 0;
+    return 1;
+}
+
 /*
  * "Meets 3 of 4 expectations: 'a', 'b', 'c'." into good and "Passes 3 of 4 expectations;
  * fails 'd' (contains: expected \"http\")." into bad, counting only the decided ones.
@@ -306,7 +340,7 @@ static int expectation_sentences(const struct items *it, const struct side *x,
 {
     size_t i, passed = 0, total = 0, k;
     enum arb_status st = ARB_OK;
-    int pass;
+    int pass, json;
 
     for (i = 0; i < it->n_exp; i++) {
         total += x->exp[i] == ARB_PASS || x->exp[i] == ARB_FAIL;
@@ -315,8 +349,12 @@ static int expectation_sentences(const struct items *it, const struct side *x,
     for (pass = 1; pass >= 0; pass--) {
         if (pass ? !passed : passed == total)
             continue;
+        /* as a JSON string at once when every item's words were written once (the words and
+         * the sentence's own text need no escaping: escaping is byte by byte) */
+        json = sink->put_json && said_all(it, x, pass);
         arb_buf_reset(b);
-        st = arb_buf_adds(b, pass ? "Meets " : "Passes ");
+        st = json ? arb_buf_addc(b, '"') : ARB_OK;
+        st = st ? st : arb_buf_adds(b, pass ? "Meets " : "Passes ");
         st = st ? st : add_count(b, passed);
         st = st ? st : arb_buf_adds(b, " of ");
         st = st ? st : add_count(b, total);
@@ -326,10 +364,14 @@ static int expectation_sentences(const struct items *it, const struct side *x,
             if (x->exp[i] != (pass ? ARB_PASS : ARB_FAIL))
                 continue;
             st = k++ ? arb_buf_adds(b, ", ") : ARB_OK;
-            st = st ? st : expectation_words(it, i, !pass, b);
+            if (!st && json)
+                st = arb_buf_adds(b, it->words->exp_said[2 * i + !pass]);
+            else if (!st)
+                st = expectation_words(it, i, !pass, b);
         }
-        st = st ? st : arb_buf_addc(b, '.');
-        if (st || !sink->put(sink->ctx, pass, b->ptr, b->len))
+        st = st ? st : arb_buf_adds(b, json ? ".\"" : ".");
+        if (st || !(json ? sink->put_json(sink->ctx, pass, b->ptr)
+                         : sink->put(sink->ctx, pass, b->ptr, b->len)))
             return 0;
     }
     return 1;

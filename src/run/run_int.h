@@ -33,6 +33,8 @@ struct check_words {
     char **crit_key;
     char **crit_said; /* 4 per criterion */
     char **exp_head;
+    char **exp_said; /* 2 per suite expectation: its words in a sentence ('text', then 'text'
+                        (check) for a failed one), escaped as in a JSON string, no quotes */
 };
 
 /* The slot of crit_said for a criterion's score v, or -1 when it has none. */
