@@ -37,6 +37,7 @@ struct arb_observed {
     cJSON *doc;          /* owned; the tree when pst is ARB_OK */
     struct arb_err perr;
     struct arb_buf dups; /* the repeated keys' pointers, as arb_json_parse_ex gives them */
+    char fail_note[512]; /* "json_parse_failed: why" once a check noted it; "" before */
 };
 
 /*

@@ -344,6 +344,21 @@ enum arb_status observed_json(const struct op_input *in, struct arb_result *r, c
     return st;
 }
 
+/* parse_noted for the shared parse: a failure's detail note formatted once for its checks. */
+static enum arb_status shared_noted(struct arb_observed *o, enum arb_status parsed,
+                                    const struct arb_err *perr, struct arb_result *r,
+                                    const struct arb_buf *dups)
+{
+    enum arb_status st;
+
+    if (parsed == ARB_OK || parsed == ARB_ENOMEM)
+        return parse_noted(parsed, perr, r, dups);
+    if (!o->fail_note[0]) /* as result_notef formats it: cut at 511 bytes */
+        snprintf(o->fail_note, sizeof(o->fail_note), "json_parse_failed: %.492s", perr->msg);
+    st = result_note(r, "json_parse_failed");
+    return st ? st : result_note(r, o->fail_note);
+}
+
 enum arb_status observed_doc(const struct op_input *in, struct arb_result *r, const cJSON **doc,
                              cJSON **owned)
 {
@@ -360,7 +375,7 @@ enum arb_status observed_doc(const struct op_input *in, struct arb_result *r, co
     }
     st = observed_parsed(in->shared, doc, &parsed, &perr, &dups);
     if (!st)
-        st = parse_noted(parsed, perr, r, dups);
+        st = shared_noted(in->shared, parsed, perr, r, dups);
     if (st)
         *doc = NULL;
     return st;
@@ -381,7 +396,7 @@ static enum arb_status shared_members(const struct op_input *in, struct arb_resu
         values[i] = NULL;
     st = observed_parsed(in->shared, &doc, &parsed, &perr, &dups);
     if (!st)
-        st = parse_noted(parsed, perr, r, dups);
+        st = shared_noted(in->shared, parsed, perr, r, dups);
     *read = parsed ? -1 : cJSON_IsObject(doc);
     if (st || *read != 1)
         return st;

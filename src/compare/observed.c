@@ -40,6 +40,7 @@ void arb_observed_set(struct arb_observed *o, const char *text, size_t len)
     o->parsed = 0;
     o->pst = ARB_OK;
     o->perr.msg[0] = '\0';
+    o->fail_note[0] = '\0';
     arb_buf_reset(&o->dups);
 }
 
