@@ -38,10 +38,24 @@ static const unsigned char escaped[256] = {
     P8(0), P8(0), P8(0), 0, 0, 0, 0, 1, 0, 0, 0};
 #undef P8
 
-static void add(struct jtext *j, const char *s, size_t n)
+static inline void add(struct jtext *j, const char *s, size_t n)
 {
-    if (!j->st && n)
-        j->st = arb_buf_add(j->out, s, n);
+    struct arb_buf *b = j->out;
+
+    if (j->st || !n)
+        return;
+    if (n <= 16 && arb_buf_fits(b, n)) {
+        /* the pieces here are mostly a few bytes: stores, not a call to memcpy */
+        char *p = b->ptr + b->len;
+        size_t k;
+
+        for (k = 0; k < n; k++)
+            p[k] = s[k];
+        p[n] = '\0';
+        b->len += n;
+        return;
+    }
+    j->st = arb_buf_add(b, s, n);
 }
 
 void jtext_string(struct jtext *j, const char *s, size_t n)
