@@ -3,7 +3,8 @@
  * (op, expected, expected_file, threshold, fail_below, not, file, extract),
  * the verdict rule, and the result record's lifecycle.  The operators
  * themselves live in ops_*.c and are found through registry.c; how they read
- * expected and observed values (text, JSON) is expected_forms.c.
+ * expected and observed values (text, JSON) is expected_forms.c, and what the checks
+ * of one output share (its parse, arb_check_run_on) is observed.c.
  */
 #include <errno.h>
 #include <math.h>

@@ -18,6 +18,11 @@
  * default) breaks the rule's TIE with that winner.  Under every policy a pair
  * whose orders disagree is position_inconsistent (policy.position_inconsistent:
  * a tie, or undecided).  comparison.json records the policy and what decided.
+ *
+ * comparison.json is written as text (jtext.c), the bytes cJSON_PrintUnformatted printed of the
+ * tree this file used to build; what every pair repeats (the suite's keys, sentences and
+ * expectation items) comes written once per run from struct check_words.  decide_pair and
+ * decide_judged still hand out a tree (the text parsed) for escalate.c and the tests.
  */
 #include <math.h>
 #include <stdio.h>

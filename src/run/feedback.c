@@ -8,7 +8,8 @@
  * is a strength and one under 3 a weakness, told with its score, its description (else the
  * anchor of the nearest score) and its check; the expectations are one sentence each way,
  * naming those met and those failed with their checks.  Never a bare criterion id.  Only
- * decide.c calls this; it leaves the scores and the verdict to decide.c.
+ * decide.c calls this; it leaves the scores and the verdict to decide.c.  A run describes its
+ * suite's checks, and writes what every pair's file repeats, once (struct check_words).
  */
 #include <math.h>
 #include <stdio.h>
