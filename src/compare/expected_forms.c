@@ -383,8 +383,7 @@ enum arb_status observed_doc(const struct op_input *in, struct arb_result *r, co
 
 /* observed_members from the shared whole tree: the values arb_json_parse_members gives. */
 static enum arb_status shared_members(const struct op_input *in, struct arb_result *r,
-                                      const char *const *names, size_t n, cJSON **values,
-                                      int *read)
+                                      const char *const *names, size_t n, cJSON **values, int *read)
 {
     const cJSON *doc;
     const struct arb_err *perr;

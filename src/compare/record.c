@@ -21,6 +21,7 @@
 #include "check_impl.h"
 
 /* 1 for the bytes written as they are: printable ASCII but '"' and '\\'. */
+/* clang-format off */
 #define P8(x) x, x, x, x, x, x, x, x
 static const unsigned char plain[256] = {
     P8(0), P8(0), P8(0), P8(0),                 /* 0x00-0x1f */
@@ -30,6 +31,7 @@ static const unsigned char plain[256] = {
     P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0),
     P8(0), P8(0), P8(0), P8(0)};
 #undef P8
+/* clang-format on */
 
 /* The escape of an ASCII byte that is not plain, into e (6 bytes); its length. */
 static size_t escape_ascii(unsigned char ch, char *e)

@@ -497,8 +497,8 @@ void decide_scratch_release(struct decide_scratch *ds)
 }
 
 enum arb_status decide_write(const struct items *it, const struct side *a, const struct side *b,
-                             const struct judged *j, struct decision *d,
-                             struct decide_scratch *ds, struct arb_buf *out)
+                             const struct judged *j, struct decision *d, struct decide_scratch *ds,
+                             struct arb_buf *out)
 {
     struct scores sa, sb;
     const cJSON *fb;
@@ -556,8 +556,8 @@ enum arb_status decide_write(const struct items *it, const struct side *a, const
 
 /* decide_write, then its text as a cJSON tree (which prints as the same text). */
 static enum arb_status decide_tree(const struct items *it, const struct side *a,
-                                   const struct side *b, const struct judged *j,
-                                   struct decision *d, cJSON **comparison)
+                                   const struct side *b, const struct judged *j, struct decision *d,
+                                   cJSON **comparison)
 {
     struct decide_scratch ds;
     struct arb_buf out;

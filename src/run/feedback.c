@@ -106,8 +106,7 @@ int check_words_slot(double v)
 }
 
 /* text[0..n) as jtext writes it (a JSON string; with key, followed by a colon), copied. */
-static enum arb_status json_copy(const char *text, size_t n, int key, struct arb_buf *b,
-                                 char **out)
+static enum arb_status json_copy(const char *text, size_t n, int key, struct arb_buf *b, char **out)
 {
     struct jtext j;
 
@@ -327,7 +326,8 @@ static int said_all(const struct items *it, const struct side *x, int pass)
     if (!w)
         return 0;
     for (i = 0; i < it->n_exp; i++)
-        if (x->exp[i] == (pass ? ARB_PASS : ARB_FAIL) && (i >= w->n_exp || !w->exp_said[2 * i + !pass]))
+        if (x->exp[i] == (pass ? ARB_PASS : ARB_FAIL) &&
+            (i >= w->n_exp || !w->exp_said[2 * i + !pass]))
             return 0;
     return 1;
 }
@@ -386,7 +386,8 @@ static int copy_sentences(const cJSON *fb, const char *key, int good,
 
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(fb, key))
     {
-        if (cJSON_IsString(s) && !sink->put(sink->ctx, good, s->valuestring, strlen(s->valuestring)))
+        if (cJSON_IsString(s) &&
+            !sink->put(sink->ctx, good, s->valuestring, strlen(s->valuestring)))
             return 0;
     }
     return 1;

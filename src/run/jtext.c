@@ -32,11 +32,13 @@ void jtext_init(struct jtext *j, struct arb_buf *out)
 }
 
 /* 1 for the bytes cJSON escapes: under 0x20, '"' and '\\'. */
+/* clang-format off */
 #define P8(x) x, x, x, x, x, x, x, x
 static const unsigned char escaped[256] = {
     P8(1), P8(1), P8(1), P8(1), 0, 0, 1, 0, 0, 0, 0, 0, P8(0), P8(0), P8(0),
     P8(0), P8(0), P8(0), 0, 0, 0, 0, 1, 0, 0, 0};
 #undef P8
+/* clang-format on */
 
 static inline void add(struct jtext *j, const char *s, size_t n)
 {

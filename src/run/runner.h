@@ -74,10 +74,10 @@ struct runner {
     struct arb_case *batch; /* the cases of the batch in flight (the judge needs them) */
     struct items *batch_items;
     size_t n_batch;
-    struct arb_buf text[2]; /* output texts for the judge */
+    struct arb_buf text[2];   /* output texts for the judge */
     struct check_words words; /* the suite's checks described for the sentences */
     struct decide_scratch ds;
-    struct arb_buf cmp; /* a pair's comparison.json */
+    struct arb_buf cmp;              /* a pair's comparison.json */
     struct arb_observed *obs;        /* the output file the checks run on, shared by them */
     const struct file_row *obs_file; /* which file obs holds; NULL: none of this case */
 };

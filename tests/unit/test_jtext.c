@@ -40,11 +40,42 @@ static uint64_t next(uint64_t *s)
 
 Test(jtext, should_print_numbers_as_cjson_does)
 {
-    static const double fixed[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.7, 5.4, 9.0, 0.1, 0.2, 0.3,
-                                   0.1 + 0.2, 2.0 / 3.0, 1.0 / 3.0, 0.8, 0.6, 1e-5, 1e-4,
-                                   123456789.5, 2147483647.0, 2147483648.0, -2147483648.0,
-                                   -2147483649.0, 1e15, 1e16, 1e17, 1e21, 99999999999999.9,
-                                   999999999999999.9, 4.35, 4.7, 4.3, 1e300, -1e-300, 5e-324};
+    static const double fixed[] = {0.0,
+                                   -0.0,
+                                   1.0,
+                                   -1.0,
+                                   0.5,
+                                   -0.5,
+                                   2.7,
+                                   5.4,
+                                   9.0,
+                                   0.1,
+                                   0.2,
+                                   0.3,
+                                   0.1 + 0.2,
+                                   2.0 / 3.0,
+                                   1.0 / 3.0,
+                                   0.8,
+                                   0.6,
+                                   1e-5,
+                                   1e-4,
+                                   123456789.5,
+                                   2147483647.0,
+                                   2147483648.0,
+                                   -2147483648.0,
+                                   -2147483649.0,
+                                   1e15,
+                                   1e16,
+                                   1e17,
+                                   1e21,
+                                   99999999999999.9,
+                                   999999999999999.9,
+                                   4.35,
+                                   4.7,
+                                   4.3,
+                                   1e300,
+                                   -1e-300,
+                                   5e-324};
     uint64_t s = 21;
     size_t i;
     int k, m;
@@ -163,8 +194,8 @@ Test(jtext, should_print_kept_numbers_as_cjson_does)
 /* arb_json_plain8 (json.h) against the byte-by-byte rule, on words mixing every kind of byte. */
 Test(jtext, should_find_plain_words_as_byte_by_byte)
 {
-    static const unsigned char kinds[] = {0x00, 0x01, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c,
-                                          0x5d, 0x7f, 0x80, 0xc3, 0xff, 'a', 'Z'};
+    static const unsigned char kinds[] = {0x00, 0x01, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b,
+                                          0x5c, 0x5d, 0x7f, 0x80, 0xc3, 0xff, 'a',  'Z'};
     uint64_t s = 7;
     size_t i, k, n, want, want_ascii;
     char buf[24];

@@ -44,7 +44,7 @@ static const char *const outputs[] = {
     "",
 };
 
-#define N_CHECKS (sizeof(checks) / sizeof(checks[0]))
+#define N_CHECKS  (sizeof(checks) / sizeof(checks[0]))
 #define N_OUTPUTS (sizeof(outputs) / sizeof(outputs[0]))
 
 static struct arb_check *compile(const char *text)
