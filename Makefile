@@ -162,6 +162,7 @@ test-cli:
 	@sh tests/cli/matrix.sh $(BUILD)/arbiter
 	@sh tests/cli/csv.sh $(BUILD)/arbiter
 	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim
+	@sh tests/judge_sim/batch_smoke.sh $(BUILD)/judge_sim
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/compare_labels.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/compare_feedback.sh $(BUILD)/arbiter $(BUILD)/judge_sim
@@ -174,6 +175,8 @@ test-cli:
 	@sh tests/cli/rejudge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/faults.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/kill_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/judge_batch.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/judge_overlap.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/identity.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/nofiles.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/judge_failures.sh $(BUILD)/arbiter $(BUILD)/judge_sim

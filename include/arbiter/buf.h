@@ -33,6 +33,9 @@ void arb_buf_reset(struct arb_buf *b);
 /* Write n bytes as 2n lowercase hex digits and a NUL into out (2n + 1 chars). */
 void arb_hex(const unsigned char *in, size_t n, char *out);
 
+/* The value of one hex digit (0-9, a-f, A-F), or -1 for any other byte. */
+int arb_hex_value(int c);
+
 /* arb_buf_add when the bytes do not fit in the storage it has: grows it, then appends. */
 enum arb_status arb_buf_add_grow(struct arb_buf *b, const void *data, size_t len);
 

@@ -96,6 +96,9 @@ struct arb_http_request {
     const char *body;
     size_t body_len;
     void *user; /* handed back in the result */
+    int ahead;  /* queued ahead of the requests not started yet (after the others queued ahead,
+                   and after due retries): the follow-up of a request already answered, so
+                   the work it finishes does not wait behind every fresh request */
 };
 
 /*

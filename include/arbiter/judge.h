@@ -41,6 +41,17 @@
 
 enum arb_judge_provider { ARB_JUDGE_OPENAI = 0, ARB_JUDGE_ANTHROPIC, ARB_JUDGE_COMMAND };
 
+/* What becomes of a request a provider batch did not answer (expired, cancelled, errored
+ * without a reply, a 429 or 5xx inside the batch): the config's "batch_retry". */
+enum arb_judge_batch_retry {
+    ARB_BATCH_RETRY_SYNC = 0, /* asked at once over the synchronous API (the default) */
+    ARB_BATCH_RETRY_BATCH,    /* put in the next batch (at most ARB_BATCH_MAX_SUBMITS times) */
+    ARB_BATCH_RETRY_NONE      /* recorded as a failed call: the pair is judge_failed */
+};
+
+/* How many batches one request may be put in (its first and the retries) before it fails. */
+#define ARB_BATCH_MAX_SUBMITS 3
+
 /*
  * How a request asks for JSON (the config's "response_format"), strongest first: a server
  * that refuses one (HTTP 400 naming the response format or the schema) makes the judge go
@@ -120,6 +131,15 @@ struct arb_judge_config {
                            it keeps its hash and every request its cache key) */
     int feedback_set;   /* the config says "feedback" (true or false): `compare`, whose
                            default is on, keeps an explicit false */
+    /* "mode": "batch" (batch 1) sends what the cache cannot answer through the provider's
+     * batch API (include/arbiter/batch.h) instead of one request at a time.  None of these
+     * is in the hash: a batch asks the same question, so it shares the cache and the
+     * calibrations of the synchronous judge (config_batch.c). */
+    int batch;
+    double batch_poll_s;      /* "batch_poll_s": seconds between status polls (default 30) */
+    long batch_max_requests;  /* "batch_max_requests": requests per batch (default 50000
+                                 for OpenAI, 100000 for Anthropic, their limits) */
+    enum arb_judge_batch_retry batch_retry; /* "batch_retry" (default sync) */
 };
 
 /*
@@ -342,6 +362,7 @@ struct arb_judge_progress {
     size_t failed;    /* requests without a reply after every retry */
     size_t cached;    /* answered from the cache, not sent */
     size_t held;      /* not sent: the spending cap would have been passed */
+    size_t batched;   /* not sent: left to a provider batch (put in one, or waiting in one) */
     double cost_usd;  /* what the run's replies cost at the config's price, earlier
                          executions of the run included (arb_judge_set_budget) */
 };
@@ -437,5 +458,52 @@ enum arb_status arb_judge_drain_first(struct arb_judge *j, size_t n, size_t *unr
 
 /* How many questions are asked and not yet answered. */
 size_t arb_judge_pending(const struct arb_judge *j);
+
+/* ---- batch mode: who decides where a request goes (src/run/batch_route.c) ---- */
+
+/* A request the cache could not answer, as a batcher sees it (everything borrowed). */
+struct arb_judge_batch_request {
+    const char *key;  /* its cache key */
+    const char *body; /* the body the synchronous API would be sent */
+    const char *fence; /* the fence code its prompt carries ("" when none) */
+    const struct arb_judge_slot *slot;
+};
+
+enum arb_judge_batch_route {
+    ARB_BATCH_DEFER = 0, /* put in the next batch: the question is answered held */
+    ARB_BATCH_WAIT,      /* already in a batch that has not ended: answered held */
+    ARB_BATCH_ANSWER,    /* the batch's result is in *res: handled as the reply */
+    ARB_BATCH_SEND       /* send it now over the synchronous API */
+};
+
+/* A batch's result for a request (borrowed: the batcher keeps it valid while the judge handles
+ * it, including the routes that handling makes: the re-ask of an invalid reply). */
+struct arb_judge_batch_result {
+    int ok;                   /* the provider answered with a 2xx reply */
+    long http_status;         /* the status the batch names (0: none, e.g. expired) */
+    const char *body;         /* the reply (or the error body); may be NULL when !ok */
+    const char *error;        /* why, when !ok ("expired in batch ...") */
+    const char *request_json; /* the body that was sent in the batch */
+    const char *fence;        /* and its fence code */
+    double latency_s;         /* from submission to the batch's end (0: unknown) */
+};
+
+/*
+ * The batcher a run gives a batch-mode judge: route is called, from the drain, for every
+ * call no stored reply answers, instead of sending it.  It returns ARB_OK with *route set
+ * (and *res filled for ARB_BATCH_ANSWER), or a status with err filled (the drain stops).  A
+ * result is handled exactly as the synchronous reply would be: scrubbed, parsed, validated,
+ * stored in the cache with its judgment, asked again once when invalid (that request routed
+ * again).  n_deferred counts the requests a batch is still to answer.
+ */
+struct arb_judge_batcher {
+    void *ctx;
+    enum arb_status (*route)(void *ctx, const struct arb_judge_batch_request *rq,
+                             enum arb_judge_batch_route *route, struct arb_judge_batch_result *res,
+                             struct arb_err *err);
+};
+
+/* Route every request the cache cannot answer through b (borrowed; NULL: send them). */
+void arb_judge_set_batcher(struct arb_judge *j, const struct arb_judge_batcher *b);
 
 #endif

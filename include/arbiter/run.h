@@ -20,6 +20,7 @@
 #include "arbiter/store.h"
 #include "arbiter/suite.h"
 
+struct arb_judge_batcher;
 struct arb_judge_config;
 struct arb_judge_progress;
 
@@ -132,6 +133,9 @@ struct arb_run_opts {
     /* The run's kind (runs.kind): NULL or "run", or "calibration" for the run calibrate
      * makes of labelled pairs (never "latest"). */
     const char *kind;
+    /* Batch mode (batch.h, arb_run_batched): where the judge routes the requests its cache
+     * cannot answer instead of sending them; NULL: it sends them. */
+    const struct arb_judge_batcher *batcher;
 };
 
 /* Per-system totals over every pair the system is in. */
@@ -152,6 +156,7 @@ struct arb_run_summary {
     size_t judged;        /* cases the judge was asked about (with a judgment), failed or not */
     size_t unreachable;   /* judge calls without a reply after every retry (this execution) */
     size_t held;          /* judge requests not sent: the spending cap (this execution) */
+    size_t batched;       /* judge requests left to a provider batch (this execution) */
     double judge_cost;    /* USD spent on the judge by the run, at its price (NAN: no price) */
     size_t problems;      /* duplicate outputs, outputs for unknown cases, ... */
     struct arb_run_system_total *systems;

@@ -16,7 +16,9 @@ enum {
     EXIT_NEGATIVE = 1,   /* a negative outcome asked about: check failed, gate missed */
     EXIT_USAGE = 2,      /* usage or input error */
     EXIT_UNRESOLVED = 3, /* check unresolved (grey band) */
-    EXIT_ENV = 4         /* environment: out of memory, database, judge unreachable */
+    EXIT_ENV = 4,        /* environment: out of memory, database, judge unreachable */
+    EXIT_PENDING = 5     /* judge batches still running (run --no-wait, batch status):
+                            continue with run --resume or batch wait */
 };
 
 /*
@@ -58,6 +60,7 @@ extern const struct arb_cmd arb_cmd_replay;
 extern const struct arb_cmd arb_cmd_calibrate;
 extern const struct arb_cmd arb_cmd_migrate;
 extern const struct arb_cmd arb_cmd_view;
+extern const struct arb_cmd arb_cmd_batch;
 
 /* "arbiter CMD: message" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

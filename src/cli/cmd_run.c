@@ -19,6 +19,7 @@
 #include "judge_opts.h"
 #include "parse_options.h"
 #include "progress.h"
+#include "run_batch.h"
 
 #define MAX_SYSTEM_ARGS 64
 #define MAX_BATCH 100000
@@ -28,8 +29,9 @@
 static const char usage_text[] =
     "usage: arbiter run SUITE [--system NAME=PATH]... [--db FILE] [--seed N] [--json]\n"
     "                 [--limit N] [--cases ID,ID|@FILE] [--shard K/N] [--max-cost USD]\n"
-    "                 [--[no-]progress]\n"
+    "                 [--[no-]progress] [--judge-batch [--no-wait]]\n"
     "       arbiter run --resume RUN [--retry-failed] [--db FILE] [--json] [--max-cost USD]\n"
+    "                 [--no-wait]\n"
     "\n"
     "Run a suite: load the cases and each system's outputs, blind them, run every\n"
     "deterministic check, decide each case by the policy when every item is resolved,\n"
@@ -60,27 +62,26 @@ static const char usage_text[] =
     "  --judge-model NAME  override the judge's model\n"
     "  --concurrency N     judge requests in flight (default: the config's, else 8)\n"
     "  --no-judge          do not ask the judge: unresolved items stay pending\n"
+    "  --judge-batch       judge through the provider's batch API (README \"Judge\n"
+    "                      batches\"), polling until it answers\n"
+    "  --no-wait           batch mode: exit 5 once the batches are submitted\n"
     "  --no-cache          ask the judge again even when a reply is stored\n"
-    "  --max-cost USD      stop sending judge requests once the run's judge cost (the\n"
-    "                      config's \"price\" times the tokens, earlier executions of the\n"
-    "                      run included) plus a request's estimate would pass USD; the\n"
-    "                      cases not judged stay pending_judge: continue with --resume\n"
-    "                      and a higher --max-cost\n"
+    "  --max-cost USD      stop sending judge requests once the run's judge cost (at\n"
+    "                      the config's \"price\", earlier executions included) would\n"
+    "                      pass USD; the rest stay pending_judge (--resume, higher cap)\n"
     "  --require-calibrated KAPPA  refuse to run unless the latest calibration of this\n"
     "                      decision procedure (judge, task, rubric, policy) in the\n"
     "                      database (arbiter calibrate --suite/--run) has kappa >= KAPPA\n"
     "  --json              print the summary as one JSON object\n"
     CLI_PROGRESS_HELP
     "\n"
-    "Prints the run id and a summary.  On a terminal, stderr shows one progress line:\n"
-    "cases checked, rate, ETA, and the judge's requests (sent, in flight, answered,\n"
-    "failed, cached) and cost.\n"
+    "Prints the run id and a summary; on a terminal, a progress line on stderr.\n"
     "exit: 0 the run completed (some cases may be judge_failed), 1 a case is\n"
     "judge_failed or judge_refused and --fail-on-judge-errors was given, 2 usage or\n"
     "input error, 4 database failure, judge unreachable after every retry or refusing\n"
     "the key (continue with --resume), the judge's provider refusing the requests in a\n"
     "way no retry can fix (its message says what to change), or every case the judge\n"
-    "was asked about is judge_failed or judge_refused\n";
+    "was asked about is judge_failed or judge_refused, 5 judge batches still running\n";
 
 /*
  * The summary on stdout: the counts, why the judge failed (failures.h), each system's wins,
@@ -404,6 +405,8 @@ static int run_cmd(int argc, char **argv)
     struct cli_progress prog;
     struct system_args systems = {{0}, 0};
     unsigned shard[2] = {0, 0}; /* --shard K/N */
+    struct cli_batch batch;
+    int pending = 0;
     /* A seed as a suite's (exact in JSON: the reports print it); a batch is held in memory. */
     const struct cli_option options[] = {
         CLI_OPT_CALLBACK("--system", &systems, system_option),
@@ -420,6 +423,8 @@ static int run_cmd(int argc, char **argv)
                        CLI_OPT_LO_OPEN | CLI_OPT_HI_OPEN),
         CLI_OPT_DOUBLE("--require-calibrated", &min_kappa, "a kappa", -1, 1, 0),
         CLI_OPT_BOOL("--json", &json),
+        CLI_OPT_BOOL("--judge-batch", &batch.on),
+        CLI_OPT_BOOL("--no-wait", &batch.no_wait),
         CLI_PROGRESS_OPTIONS(&prog),
         CLI_OPT_END(),
     };
@@ -428,6 +433,7 @@ static int run_cmd(int argc, char **argv)
     memset(&judge, 0, sizeof(judge));
     memset(&sel, 0, sizeof(sel));
     memset(&prog, 0, sizeof(prog));
+    memset(&batch, 0, sizeof(batch));
     code = cli_parse_options("run", usage_text, options, argc, argv, &n_pos);
     if (code != CLI_PARSED)
         goto out;
@@ -500,6 +506,9 @@ static int run_cmd(int argc, char **argv)
         code = EXIT_USAGE;
         goto out;
     }
+    code = cli_batch_setup(&batch, &judge, &prog);
+    if (code)
+        goto out;
     if (judge.have) {
         opts.judge = &judge.cfg;
         opts.api_key = judge.key;
@@ -518,7 +527,10 @@ static int run_cmd(int argc, char **argv)
     opts.progress_ctx = &prog;
     opts.notice = cli_progress_notice;
     opts.notice_ctx = &prog;
-    rs = arb_run_execute(st, suite, &opts, &sum, &err);
+    if (judge.have && judge.cfg.batch)
+        rs = arb_run_batched(st, suite, &opts, &batch.bo, &sum, &pending, &err);
+    else
+        rs = arb_run_execute(st, suite, &opts, &sum, &err);
     cli_progress_end(&prog);
     if (rs) {
         cli_error("run", "%s", err.msg);
@@ -538,6 +550,14 @@ static int run_cmd(int argc, char **argv)
         goto out;
     }
     print_summary(st, &sum, db, json);
+    if (pending) {
+        fprintf(stderr,
+                "arbiter run: judge batches are still running; see 'arbiter batch status %lld "
+                "--db %s', continue with 'arbiter run --resume %lld --db %s'\n",
+                (long long)sum.run_id, db, (long long)sum.run_id, db);
+        code = EXIT_PENDING;
+        goto out;
+    }
     if (sum.held)
         fprintf(stderr,
                 "arbiter run: the judge's cost reached --max-cost %.4g: %zu requests were not "

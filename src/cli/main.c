@@ -33,6 +33,7 @@ static const struct cmd_row {
     {&arb_cmd_calibrate, ARB_CMD_NEEDS_HTTP},
     {&arb_cmd_migrate, 0},
     {&arb_cmd_view, 0},
+    {&arb_cmd_batch, ARB_CMD_NEEDS_HTTP},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

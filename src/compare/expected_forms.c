@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arbiter/buf.h"
 #include "arbiter/json.h"
 #include "arbiter/unicode.h"
 #include "check_impl.h"
@@ -54,15 +55,6 @@ static void skip_gap(struct pyrd *r)
             break;
         }
     }
-}
-
-static int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
-        return (ch | 0x20) - 'a' + 10;
-    return -1;
 }
 
 /* Add code point cp (from the escape at 'at') to out; -1 when JSON text cannot hold it. */
@@ -108,7 +100,7 @@ static int escape(struct pyrd *r, struct arb_buf *out)
     want = ch == 'x' ? 2 : ch == 'u' ? 4 : ch == 'U' ? 8 : 0;
     if (want) {
         for (k = 0; k < want; k++) {
-            int h = r->i < r->n ? hexval(r->s[r->i]) : -1;
+            int h = r->i < r->n ? arb_hex_value(r->s[r->i]) : -1;
 
             if (h < 0)
                 return fail(r, at, "truncated \\x, \\u or \\U escape");

@@ -17,7 +17,7 @@ static const char *const keys[] = {
     "provider",   "base_url", "model",       "api_key_env", "swap",        "samples", "temperature",
     "max_tokens", "seed",     "concurrency", "timeout_s",   "max_retries", "command", "price",
     "cwd",        "response_format", "max_tokens_field", "max_tokens_cap", "extra_body",
-    "headers",    "feedback", NULL};
+    "headers",    "feedback", "mode", "batch_poll_s", "batch_max_requests", "batch_retry", NULL};
 
 static const char *const rf_names[] = {"json_schema", "json_schema_loose", "json_object",
                                        "prompt"};
@@ -225,7 +225,8 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
                                "api_key_env, swap, samples, temperature, max_tokens, seed, "
                                "concurrency, timeout_s, max_retries, command, cwd, price, "
                                "response_format, max_tokens_field, max_tokens_cap, extra_body, "
-                               "headers, feedback)",
+                               "headers, feedback, mode, batch_poll_s, batch_max_requests, "
+                               "batch_retry)",
                                k->string);
     }
     v = cJSON_GetObjectItemCaseSensitive(obj, "provider");
@@ -327,6 +328,8 @@ enum arb_status arb_judge_config_parse(const cJSON *obj, struct arb_judge_config
     if (!st)
         st = judge_config_provider_options(obj, cfg, err);
     if (!st)
+        st = judge_config_batch(obj, cfg, err);
+    if (!st)
         st = arb_judge_config_rehash(cfg, err);
     if (st)
         arb_judge_config_release(cfg);
@@ -403,6 +406,7 @@ cJSON *arb_judge_config_json(const struct arb_judge_config *cfg)
     if (ok && cfg->has_seed)
         ok = cJSON_AddNumberToObject(o, "seed", (double)cfg->seed) != NULL;
     ok = ok && judge_config_provider_json(cfg, o);
+    ok = ok && judge_config_batch_json(cfg, o);
     ok = ok && cJSON_AddNumberToObject(o, "concurrency", (double)cfg->concurrency);
     ok = ok && cJSON_AddNumberToObject(o, "timeout_s", cfg->timeout_s);
     ok = ok && cJSON_AddNumberToObject(o, "max_retries", cfg->max_retries);

@@ -161,9 +161,14 @@ enum arb_status arb_judge_drain_first(struct arb_judge *j, size_t n, size_t *unr
     j->n_answered = 0;
     /* The first calls of every question not sent when asked, the later questions' too, in
      * order; retries are dispatched as replies come in. */
-    for (i = 0; i < n_calls && !j->fatal; i++)
-        if (j->calls[i]->attempt == 0 && !j->calls[i]->early)
-            judge_dispatch(j, j->calls[i]);
+    for (i = 0; i < n_calls && !j->fatal; i++) {
+        struct call *c = j->calls[i];
+
+        if (c->attempt == 0 && !c->dispatched) {
+            c->dispatched = 1;
+            judge_dispatch(j, c);
+        }
+    }
     st = drain_status(j, run_until_done(j, err), err);
     /* What is complete now (held questions included) is answered, unless the judge failed. */
     for (i = j->n_answered; !st && i < n; i++) {

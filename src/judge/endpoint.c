@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arbiter/buf.h"
 #include "judge_int.h"
 
 int judge_url_userinfo(const char *url, const char **from, size_t *len)
@@ -38,17 +39,6 @@ int judge_url_userinfo(const char *url, const char **from, size_t *len)
     return 1;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 size_t judge_percent_decode(const char *s, size_t n, char *out)
 {
     size_t i, k = 0;
@@ -57,8 +47,8 @@ size_t judge_percent_decode(const char *s, size_t n, char *out)
         int hi = -1, lo = -1;
 
         if (s[i] == '%' && i + 2 < n) {
-            hi = hex_digit(s[i + 1]);
-            lo = hex_digit(s[i + 2]);
+            hi = arb_hex_value(s[i + 1]);
+            lo = arb_hex_value(s[i + 2]);
         }
         if (hi < 0 || lo < 0) { /* not an escape: kept as written, as libcurl does */
             out[k++] = s[i];

@@ -19,7 +19,9 @@ struct call {
     int swapped, sample, attempt;
     int held;        /* not sent (yet): over the spending cap */
     int sent;        /* handed to the transport or the command */
-    int early;       /* dispatched when asked (arb_judge_ask), not by arb_judge_drain */
+    int dispatched;  /* its first dispatch is done: when asked (arb_judge_ask), or by a drain
+                        (a partial drain also dispatches the later questions' calls, which the
+                        next drain must not send again) */
     double estimate; /* its reserved cost while in flight */
     int no_fence;    /* every fence code drawn occurred in an output: not sent, the
                         question fails (its error says why) */
@@ -67,6 +69,7 @@ struct arb_judge {
     judge_random_fn random; /* where fence codes come from (RAND_bytes; tests replace it) */
     void *random_ctx;
     struct arb_transport *t;
+    const struct arb_judge_batcher *batcher; /* batch mode: where uncached calls go, or NULL */
     int no_early;      /* a question of this drain was not sent when asked: the later ones wait
                           for the drain too, so requests still go out in the order asked */
     int draining;      /* inside arb_judge_drain_first: qs[0 .. drain_target) are answered
@@ -160,11 +163,19 @@ struct call *judge_new_call(struct arb_judge *j, struct question *qn, int swappe
 void judge_call_request(const struct call *first, struct judge_request *rq,
                         const char *retry_reply, const char *retry_error);
 
+/* Give call c the fence code of a request sent before (a batch's): its prompt is rendered
+ * again with it (attempt 0, whose prompt a retry reuses).  1, or 0 when out of memory. */
+int judge_refence(struct call *c, const char *fence);
+
 /* Answer a call from the cache, or send it. */
 void judge_dispatch(struct arb_judge *j, struct call *c);
 
 /* Send a call the cache cannot answer (unless the spending cap holds it back). */
 void judge_send(struct arb_judge *j, struct call *c);
+
+/* Batch mode (batch_route.c): a call the cache cannot answer goes where the batcher says:
+ * held for a batch, answered by a batch's result, or sent (judge_send). */
+void judge_batch_dispatch(struct arb_judge *j, struct call *c);
 
 /* ---- replies (reply.c) ---- */
 

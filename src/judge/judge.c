@@ -276,6 +276,22 @@ static enum arb_status render(const struct call *c, const char *fence, char **ou
     return st;
 }
 
+int judge_refence(struct call *c, const char *fence)
+{
+    char *msg = NULL;
+
+    if (!fence || strlen(fence) != 16 || strcmp(fence, c->fence) == 0)
+        return 1;
+    if (c->attempt == 0 && c->user_msg) {
+        if (render(c, fence, &msg) != ARB_OK)
+            return 0;
+        free(c->user_msg);
+        c->user_msg = msg;
+    }
+    memcpy(c->fence, fence, sizeof(c->fence));
+    return 1;
+}
+
 void judge_call_request(const struct call *first, struct judge_request *rq,
                         const char *retry_reply, const char *retry_error)
 {
@@ -480,6 +496,7 @@ static void send_call(struct arb_judge *j, struct call *c)
     req.body = c->body;
     req.body_len = strlen(c->body);
     req.user = c;
+    req.ahead = c->attempt > 0; /* the question's other slots may be answered already */
     if (arb_transport_submit(j->t, &req, j->err))
         judge_fatal(j, ARB_ENOMEM);
 }
@@ -594,6 +611,10 @@ void judge_dispatch(struct arb_judge *j, struct call *c)
         judge_fatal(j, ARB_EUSAGE);
         return;
     }
+    if (j->batcher) {
+        judge_batch_dispatch(j, c);
+        return;
+    }
     judge_send(j, c);
 }
 
@@ -616,7 +637,7 @@ static enum arb_status send_early(struct arb_judge *j, struct question *qn, stru
         int found = 0;
 
         if (j->fatal || j->auth_failed || j->stopped || c->no_fence || j->cfg->offline ||
-            j->cfg->provider == ARB_JUDGE_COMMAND || c->mode != j->mode) {
+            j->cfg->provider == ARB_JUDGE_COMMAND || c->mode != j->mode || j->batcher) {
             j->no_early = 1;
             break;
         }
@@ -630,7 +651,7 @@ static enum arb_status send_early(struct arb_judge *j, struct question *qn, stru
             j->no_early = 1; /* the drain answers it from the cache */
             break;
         }
-        c->early = 1;
+        c->dispatched = 1;
         judge_send(j, c);
         sent = 1;
     }

@@ -85,6 +85,17 @@ enum arb_status judge_config_provider_options(const cJSON *obj, struct arb_judge
  * when out of memory. */
 int judge_config_provider_json(const struct arb_judge_config *cfg, cJSON *o);
 
+/* Read "mode", "batch_poll_s", "batch_max_requests" and "batch_retry" (config_batch.c); the
+ * provider must be known.  Never in the hash. */
+enum arb_status judge_config_batch(const cJSON *obj, struct arb_judge_config *cfg,
+                                   struct arb_err *err);
+
+/* Add them to the stored config o: 1, or 0 when out of memory. */
+int judge_config_batch_json(const struct arb_judge_config *cfg, cJSON *o);
+
+/* "sync", "batch" or "none". */
+const char *judge_batch_retry_name(enum arb_judge_batch_retry r);
+
 /* Add to the hashed canonical config o those that differ from the defaults: 1, or 0. */
 int judge_config_provider_hash(const struct arb_judge_config *cfg, cJSON *o);
 

@@ -192,6 +192,16 @@ enum arb_status arb_transport_submit(struct arb_transport *t, const struct arb_h
         transport_req_free(r);
         return st;
     }
+    if (req->ahead) {
+        struct req **at = t->ahead_tail ? &t->ahead_tail->next : &t->ready;
+
+        r->next = *at;
+        *at = r;
+        if (!r->next)
+            t->ready_tail = r;
+        t->ahead_tail = r;
+        return ARB_OK;
+    }
     if (t->ready_tail)
         t->ready_tail->next = r;
     else
@@ -324,6 +334,8 @@ static void fail_all(struct arb_transport *t, enum arb_status st, const char *wh
         t->ready = r->next;
         if (!t->ready)
             t->ready_tail = NULL;
+        if (r == t->ahead_tail)
+            t->ahead_tail = NULL;
         complete(t, r, st, why);
     }
 }
@@ -405,6 +417,8 @@ static void start_ready(struct arb_transport *t)
         t->ready = r->next;
         if (!t->ready)
             t->ready_tail = NULL;
+        if (r == t->ahead_tail)
+            t->ahead_tail = NULL;
         r->next = NULL;
         start_one(t, r);
     }

@@ -125,6 +125,8 @@ struct arb_transport {
     CURLM *multi;
     uint64_t rng; /* splitmix64 state for the jitter */
     struct req *ready, *ready_tail;
+    struct req *ahead_tail;       /* the last request queued ahead (arb_http_request.ahead)
+                                     still in ready, else NULL */
     struct req *waiting;          /* ordered by due, earliest first */
     struct req *done, *done_tail; /* completed, callback not yet made (FIFO) */
     int done_failed;              /* one of them failed: its callback may abort, so it runs

@@ -9,6 +9,7 @@
  * items stay unresolved, never guessed.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,7 @@ struct escalation {
     char *task; /* the suite's task, redacted */
     struct asked **asked;
     size_t n_asked, cap_asked;
+    size_t mark_asked, mark_q; /* escalation_mark: the pairs and judge questions asked before */
     enum arb_status st_cb; /* first failure inside a callback */
     struct arb_err *err;
     struct llmj_env lj_env; /* for the llm_judge checks' questions (escalate_llmj.c) */
@@ -372,7 +374,12 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
     return arb_judge_ask(e->judge, &q, on_answer, x, err);
 }
 
-enum arb_status escalation_drain(struct escalation *e, size_t *unreachable, struct arb_err *err)
+/*
+ * Answer the first n questions asked (all of them: SIZE_MAX) and free the first n_pairs
+ * pairs, whose questions those are; after an error every pair goes (the run ends).
+ */
+static enum arb_status drain(struct escalation *e, size_t n, size_t n_pairs, size_t *unreachable,
+                             struct arb_err *err)
 {
     size_t i, unr = 0;
     enum arb_status st;
@@ -381,14 +388,42 @@ enum arb_status escalation_drain(struct escalation *e, size_t *unreachable, stru
     e->st_cb = ARB_OK;
     e->lj_env.err = err;
     e->lj_env.st_cb = ARB_OK;
-    st = arb_judge_drain(e->judge, &unr, err);
+    st = n == SIZE_MAX ? arb_judge_drain(e->judge, &unr, err)
+                       : arb_judge_drain_first(e->judge, n, &unr, err);
     if (!st)
         st = e->lj_env.st_cb;
     if (!st)
         st = e->st_cb;
     *unreachable += unr;
-    for (i = 0; i < e->n_asked; i++)
+    if (st || n_pairs > e->n_asked)
+        n_pairs = e->n_asked;
+    for (i = 0; i < n_pairs; i++)
         asked_free(e->asked[i]);
-    e->n_asked = 0;
+    if (e->n_asked > n_pairs)
+        memmove(e->asked, e->asked + n_pairs, (e->n_asked - n_pairs) * sizeof(*e->asked));
+    e->n_asked -= n_pairs;
     return st;
+}
+
+enum arb_status escalation_drain(struct escalation *e, size_t *unreachable, struct arb_err *err)
+{
+    e->mark_asked = e->mark_q = 0;
+    return drain(e, SIZE_MAX, e->n_asked, unreachable, err);
+}
+
+void escalation_mark(struct escalation *e)
+{
+    e->mark_asked = e->n_asked;
+    e->mark_q = arb_judge_pending(e->judge);
+}
+
+enum arb_status escalation_drain_marked(struct escalation *e, size_t *unreachable,
+                                        struct arb_err *err)
+{
+    size_t n = e->mark_q, n_pairs = e->mark_asked;
+
+    e->mark_asked = e->mark_q = 0;
+    if (!n_pairs && !n)
+        return ARB_OK;
+    return drain(e, n, n_pairs, unreachable, err);
 }

@@ -312,30 +312,50 @@ static int needs_judge(void *ctx, const struct arb_verdict_row *v)
     return 0;
 }
 
-static void batch_release(struct runner *r)
+static void cases_release(struct arb_case *c, size_t *n)
 {
     size_t i;
 
-    for (i = 0; i < r->n_batch; i++) {
-        arb_case_release(&r->batch[i]);
-        memset(&r->batch[i], 0, sizeof(r->batch[i]));
+    for (i = 0; i < *n; i++) {
+        arb_case_release(&c[i]);
+        memset(&c[i], 0, sizeof(c[i]));
     }
-    r->n_batch = 0;
+    *n = 0;
+}
+
+static void batch_release(struct runner *r)
+{
+    cases_release(r->batch, &r->n_batch);
+    cases_release(r->prev, &r->n_prev);
 }
 
 /*
- * Commit the batch, let the judge answer its pending pairs, start the next
- * batch.  (With a judge the writer has no thread: the judge's session uses
- * the connection, and the pairs it answers must be committed first.)
+ * Commit the batch and start the next; with a judge, answer the batch before
+ * it, whose questions were asked a batch ago, while this batch's requests go
+ * on filling the judge's slots (their answers come with the next flush), so
+ * the slots never wait for one batch's last retries.  last: answer everything.
+ * (With a judge the writer has no thread: the judge's session uses the
+ * connection, and the pairs it answers must be committed first.)
  */
-static enum arb_status flush_batch(struct runner *r)
+static enum arb_status flush_batch(struct runner *r, int last)
 {
     enum arb_status st = arb_store_writer_commit(r->w, r->err);
+    struct arb_case *c;
+    struct items *it;
 
     if (!st && r->esc)
-        st = escalation_drain(r->esc, &r->unreachable, r->err);
-    batch_release(r);
-    if (!st)
+        st = last ? escalation_drain(r->esc, &r->unreachable, r->err)
+                  : escalation_drain_marked(r->esc, &r->unreachable, r->err);
+    cases_release(r->prev, &r->n_prev);
+    if (r->esc && !st && !last) {
+        escalation_mark(r->esc);
+        c = r->prev, r->prev = r->batch, r->batch = c;
+        it = r->prev_items, r->prev_items = r->batch_items, r->batch_items = it;
+        r->n_prev = r->n_batch;
+        r->n_batch = 0;
+    }
+    cases_release(r->batch, &r->n_batch);
+    if (!st && !last)
         st = arb_store_writer_begin(r->w, r->err);
     return st;
 }
@@ -350,7 +370,9 @@ static enum arb_status evaluate_cases(struct runner *r, size_t batch)
         return st;
     r->batch = calloc(batch, sizeof(*r->batch));
     r->batch_items = calloc(batch, sizeof(*r->batch_items));
-    if (!r->batch || !r->batch_items) {
+    r->prev = calloc(batch, sizeof(*r->prev));
+    r->prev_items = calloc(batch, sizeof(*r->prev_items));
+    if (!r->batch || !r->batch_items || !r->prev || !r->prev_items) {
         arb_case_reader_free(cr);
         return ARB_ENOMEM;
     }
@@ -386,14 +408,12 @@ static enum arb_status evaluate_cases(struct runner *r, size_t batch)
         r->prog.done++;
         run_moved(r);
         if (!st && r->n_batch == batch)
-            st = flush_batch(r);
+            st = flush_batch(r, 0);
     }
     if (!st && got < 0)
         st = (enum arb_status) - got;
     if (!st)
-        st = flush_batch(r);
-    if (!st)
-        st = arb_store_writer_commit(r->w, r->err);
+        st = flush_batch(r, 1);
     if (!st)
         st = arb_store_writer_sync(r->w, r->err);
     if (st)
@@ -470,6 +490,8 @@ static void runner_release(struct runner *r)
     batch_release(r);
     free(r->batch);
     free(r->batch_items);
+    free(r->prev);
+    free(r->prev_items);
     escalation_free(r->esc);
     case_ids_release(&r->ids);
     run_scope_release(&r->scope);
@@ -509,6 +531,7 @@ static enum arb_status judge_hooks(struct runner *r)
         arb_judge_set_budget(j, r->opts->max_cost, sp.usd);
     /* A resumed run continues where it stopped: its invalid replies lead where they led. */
     arb_judge_reuse_invalid(j, r->resuming && !r->opts->retry_failed);
+    arb_judge_set_batcher(j, r->opts->batcher);
     arb_judge_set_progress(j, on_judge_progress, r);
     arb_judge_set_notice(j, r->opts->notice, r->opts->notice_ctx);
     r->prog.judge = arb_judge_get_progress(j);
@@ -601,6 +624,7 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
         const struct arb_judge_progress *jp = arb_judge_get_progress(escalation_judge(r.esc));
 
         sum->held = jp->held;
+        sum->batched = jp->batched;
         sum->judge_cost = opts->judge->price.set ? jp->cost_usd : NAN;
     } else {
         sum->judge_cost = NAN;

@@ -288,6 +288,17 @@ enum arb_status escalation_ask(struct escalation *e, const struct items *it, con
  */
 enum arb_status escalation_drain(struct escalation *e, size_t *unreachable, struct arb_err *err);
 
+/*
+ * Overlapping batches: escalation_mark notes the pairs asked so far; a later
+ * escalation_drain_marked answers those pairs only (each in its own
+ * transaction: none may be open) and frees them, while the pairs asked after
+ * the mark keep their requests in flight (they may be asked inside a
+ * transaction).  Their items and cases must stay valid until their own drain.
+ */
+void escalation_mark(struct escalation *e);
+enum arb_status escalation_drain_marked(struct escalation *e, size_t *unreachable,
+                                        struct arb_err *err);
+
 /* The judge behind an escalation (for its budget and progress hooks). */
 struct arb_judge *escalation_judge(struct escalation *e);
 

@@ -71,9 +71,12 @@ struct runner {
     struct arb_buf rec;
     struct escalation *esc; /* NULL without a judge */
     size_t unreachable;     /* judge calls that got no reply */
-    struct arb_case *batch; /* the cases of the batch in flight (the judge needs them) */
+    struct arb_case *batch; /* the cases of the batch being read (the judge needs them) */
     struct items *batch_items;
     size_t n_batch;
+    struct arb_case *prev; /* the batch before, whose judge questions are still in flight */
+    struct items *prev_items;
+    size_t n_prev;
     struct arb_buf text[2];   /* output texts for the judge */
     struct check_words words; /* the suite's checks described for the sentences */
     struct decide_scratch ds;

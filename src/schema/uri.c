@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "arbiter/buf.h"
 #include "schema_int.h"
 
 struct uri_parts {
@@ -189,17 +190,6 @@ char *uri_strip_fragment(struct arena *a, const char *uri, const char **fragment
     return arena_strndup(a, uri, hash ? (size_t)(hash - uri) : strlen(uri));
 }
 
-static int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 /* Percent-decode a fragment into a new arena string (a bad escape stays as is). */
 char *uri_fragment_decode(struct arena *a, const char *fragment)
 {
@@ -212,8 +202,8 @@ char *uri_fragment_decode(struct arena *a, const char *fragment)
         int hi = -1, lo = -1;
 
         if (fragment[i] == '%' && i + 2 < n) {
-            hi = hexval(fragment[i + 1]);
-            lo = hexval(fragment[i + 2]);
+            hi = arb_hex_value(fragment[i + 1]);
+            lo = arb_hex_value(fragment[i + 2]);
         }
         if (hi >= 0 && lo >= 0) {
             out[o++] = (char)(hi * 16 + lo);

@@ -43,6 +43,7 @@ static const struct migration migrations[] = {
     {6, store_migration6_sql_parts, "PRAGMA user_version = 6;"},
     {7, store_migration7_sql_parts, "PRAGMA user_version = 7;"},
     {8, store_migration8_sql_parts, "PRAGMA user_version = 8;"},
+    {9, store_migration9_sql_parts, "PRAGMA user_version = 9;"},
 };
 
 #define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))

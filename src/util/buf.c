@@ -131,3 +131,14 @@ char *arb_memdup0(const char *s, size_t n)
     }
     return p;
 }
+
+int arb_hex_value(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

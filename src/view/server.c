@@ -25,6 +25,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "arbiter/buf.h"
 #include "arbiter/case_index.h"
 #include "arbiter/unicode.h"
 #include "arbiter/view.h"
@@ -61,17 +62,6 @@ const char *view_arg(const struct view_req *r, const char *name)
 
 /* ---- decoding --------------------------------------------------------------------------- */
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 size_t view_url_decode(char *s, int plus_is_space)
 {
     size_t i = 0, o = 0;
@@ -79,8 +69,8 @@ size_t view_url_decode(char *s, int plus_is_space)
     while (s[i]) {
         int hi, lo;
 
-        if (s[i] == '%' && (hi = hexval((unsigned char)s[i + 1])) >= 0 &&
-            (lo = hexval((unsigned char)s[i + 2])) >= 0) {
+        if (s[i] == '%' && (hi = arb_hex_value((unsigned char)s[i + 1])) >= 0 &&
+            (lo = arb_hex_value((unsigned char)s[i + 2])) >= 0) {
             s[o++] = (char)(hi * 16 + lo);
             i += 3;
         } else if (s[i] == '+' && plus_is_space) {

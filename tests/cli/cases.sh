@@ -255,9 +255,9 @@ sqlite3 "$T/v3.db" "DROP INDEX cases_by_seq_id; CREATE INDEX cases_by_seq ON cas
                     ALTER TABLE judgments DROP COLUMN fence;
                     ALTER TABLE judgments DROP COLUMN reply_sha256;
                     PRAGMA user_version = 3" || bad "sqlite3: cannot make a schema-3 database"
-t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 8: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
-t "migrate an older schema" 0 "v3.db: migrated to schema version 8" "" -- migrate --db "$T/v3.db"
-t "migrate a current one" 0 "v3.db: already at schema version 8" "" -- migrate --db "$T/v3.db"
+t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 9: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
+t "migrate an older schema" 0 "v3.db: migrated to schema version 9" "" -- migrate --db "$T/v3.db"
+t "migrate a current one" 0 "v3.db: already at schema version 9" "" -- migrate --db "$T/v3.db"
 t "report after migrate" 0 "" "" -- report 1 --db "$T/v3.db" --format json -o "$T/rep-migrated.json"
 # Identical but for the procedure's identity, which a run stored before migration 7 lacks.
 sed -e '/"procedure_hash":/d' -e 's/,$//' "$T/rep-current.json" >"$T/rep-current-7.json"
@@ -272,6 +272,6 @@ printf 'not a database at all, just text........................................
 t "migrate not a database" 4 "" "is not an Arbiter database" -- migrate --db "$T/junk.db"
 cp "$DB" "$T/v99.db"
 sqlite3 "$T/v99.db" "PRAGMA user_version = 99" || bad "sqlite3: cannot set user_version 99"
-t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (8)" -- migrate --db "$T/v99.db"
+t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (9)" -- migrate --db "$T/v99.db"
 t "migrate help" 0 "usage: arbiter migrate [--db FILE]" "" -- migrate --help
 t "migrate bad argument" 2 "" "unknown option '--fast' (see 'arbiter migrate --help')" -- migrate --fast

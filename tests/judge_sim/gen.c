@@ -91,6 +91,17 @@ double sim_digest_unit(const unsigned char digest[SIM_DIGEST_LEN])
     return (double)(load64(digest) >> 11) * 0x1.0p-53;
 }
 
+int sim_draw(unsigned char out[SIM_DIGEST_LEN], const char *body, size_t len,
+             unsigned long long seed, const char *label, unsigned long attempt)
+{
+    char tail[96];
+    int n = snprintf(tail, sizeof(tail), "\n%llu\n%s\n%lu", seed, label ? label : "", attempt);
+    const void *parts[2] = {body, tail};
+    size_t lens[2] = {len, (size_t)n};
+
+    return n > 0 && (size_t)n < sizeof(tail) && sim_digest(out, 2, parts, lens);
+}
+
 /* Bounds past this are clamped: far beyond any judge score, and safe to cast to long long. */
 #define MAX_MAGNITUDE 1e15
 

@@ -25,6 +25,8 @@ static const char usage[] =
     "                 [--fail-first N] [--status-always CODE] [--echo-key on|escaped|off]\n"
     "                 [--reply-format schema|promptfoo-rubric] [--usage on|off]\n"
     "                 [--fixture FILE]   (replay a provider exchange: tests/providers)\n"
+    "                 [--batch-polls N] [--batch-error-rate P] [--batch-expire P]\n"
+    "                 [--batch-fail-validation on|off]   (the batch routes)\n"
     "       judge_sim --stdio [--invalid] [--seed N]   (a command judge: request on stdin,\n"
     "                 answer on stdout)\n"
     "Rates P are probabilities in [0, 1]; --port 0 (the default) binds an ephemeral port.\n";
@@ -132,6 +134,18 @@ static int parse_args(int argc, char **argv, struct sim_config *cfg)
                 fprintf(stderr, "judge_sim: --usage wants 'on' or 'off', not '%s'\n", a);
         } else if (!strcmp(f, "--fixture")) {
             cfg->fixture_path = a;
+        } else if (!strcmp(f, "--batch-polls")) {
+            ok = parse_long(f, a, 0, 1000000, &cfg->batch_polls);
+        } else if (!strcmp(f, "--batch-error-rate")) {
+            ok = parse_rate(f, a, &cfg->batch_error_rate);
+        } else if (!strcmp(f, "--batch-expire")) {
+            ok = parse_rate(f, a, &cfg->batch_expire);
+        } else if (!strcmp(f, "--batch-fail-validation")) {
+            ok = !strcmp(a, "on") || !strcmp(a, "off");
+            cfg->batch_fail_validation = !strcmp(a, "on");
+            if (!ok)
+                fprintf(stderr,
+                        "judge_sim: --batch-fail-validation wants 'on' or 'off', not '%s'\n", a);
         } else if (!strcmp(f, "--status-always")) {
             ok = parse_long(f, a, 100, 599, &v);
             cfg->status_always = (int)v;
@@ -265,7 +279,7 @@ static int run_stdio(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    struct sim_config cfg = {.retry_after = 1, .hang_ms = 30000};
+    struct sim_config cfg = {.retry_after = 1, .hang_ms = 30000, .batch_polls = 2};
     struct sim_state st;
     struct MHD_Daemon *d;
     const union MHD_DaemonInfo *info;

@@ -3,10 +3,11 @@
  * chat-completions and Anthropic messages protocols for Arbiter's tests.
  *
  * The program is split in these files: judge_sim.c (command line, signals, daemon), handler.c
- * (HTTP requests: auth, faults, reply bodies), gen.c (hashing, PRNG, replies built from a JSON
- * Schema), state.c (the per-body attempt table, the request log, interruptible sleeps), fence.c
- * (Arbiter's fence code masked) and fixture.c (--fixture: a provider exchange replayed). It is
- * a test tool, not part of libarbiter, and links none of it.
+ * (HTTP requests: routes, auth, faults), reply.c (reply and error bodies), gen.c (hashing, PRNG,
+ * replies built from a JSON Schema), state.c (the per-body attempt table, the request log,
+ * interruptible sleeps), fence.c (Arbiter's fence code masked), fixture.c (--fixture: a provider
+ * exchange replayed), and the batch APIs behind batch.h (batch_openai.c, batch_anthropic.c,
+ * batch_store.c, multipart.c). It is a test tool, not part of libarbiter, and links none of it.
  *
  * Ownership: struct sim_config is filled once by main and read-only afterwards; struct sim_state
  * holds everything threads share, each part behind its own mutex.
@@ -23,6 +24,9 @@
 #include <cjson/cJSON.h>
 
 #define SIM_DIGEST_LEN 32
+
+/* The two protocols; NONE for a route neither speaks. */
+enum sim_proto { SIM_PROTO_NONE, SIM_PROTO_OPENAI, SIM_PROTO_ANTHROPIC };
 /* Request bodies above this get 413; judge prompts are far smaller. */
 #define SIM_MAX_BODY (16u * 1024u * 1024u)
 
@@ -50,6 +54,14 @@ struct sim_config {
      * request's; NULL builds from the request's (the default). Owned by main. */
     cJSON *reply_schema;
     const char *fixture_path; /* --fixture FILE, or NULL */
+    /* The batch routes (batch_openai.c, batch_anthropic.c): a batch ends on its
+     * batch_polls-th status read; each request fails with batch_error_rate, is left
+     * unprocessed at expiry with batch_expire; batch_fail_validation fails every OpenAI
+     * batch in validation. */
+    long batch_polls;
+    double batch_error_rate;
+    double batch_expire;
+    bool batch_fail_validation;
 };
 
 /* One body seen before: its SHA-256 and how many times it arrived. */
@@ -60,6 +72,7 @@ struct sim_attempt {
 };
 
 struct sim_fixture;
+struct sim_batch_store;
 
 struct sim_state {
     const struct sim_config *cfg;
@@ -73,6 +86,10 @@ struct sim_state {
 
     pthread_mutex_t log_lock;
     FILE *log;
+
+    /* Uploaded files and batches of both protocols (batch_store.c). */
+    pthread_mutex_t batch_lock;
+    struct sim_batch_store *batches;
 
     /* Sleeps wait on stop_cond so SIGTERM ends a 30 s hang at once. */
     pthread_mutex_t stop_lock;
@@ -130,6 +147,12 @@ uint64_t sim_rng_next(struct sim_rng *r);
 double sim_rng_unit(struct sim_rng *r);
 /* A uniform draw in [0, 1) from the first 8 bytes of a digest. */
 double sim_digest_unit(const unsigned char digest[SIM_DIGEST_LEN]);
+/* A digest of (body, seed, label, attempt): the per-request randomness. body is what replies
+ * are drawn from (the request body with its fence code masked). label NULL and attempt 0 give
+ * the reply seed; the other labels name one decision each, so they are independent. Returns
+ * 0 on failure. */
+int sim_draw(unsigned char out[SIM_DIGEST_LEN], const char *body, size_t len,
+             unsigned long long seed, const char *label, unsigned long attempt);
 
 /* How a reply is built: force_a makes every "winner" enum that holds "A" answer "A". */
 struct sim_gen {
@@ -166,6 +189,26 @@ enum sim_fixture_result {
 enum sim_fixture_result sim_fixture_answer(struct sim_fixture *fx, bool anthropic, const cJSON *req,
                                            const unsigned char seed[SIM_DIGEST_LEN],
                                            struct sim_reply *r, char *why, size_t why_len);
+
+/* reply.c */
+/* Adds item under key (or to the array when key is NULL) and returns it; on any failure,
+ * including a NULL parent, frees item and returns NULL so the failure carries down a chain. */
+cJSON *sim_attach(cJSON *parent, const char *key, cJSON *item);
+/* An error body in protocol p's own shape (OpenAI {"error": {message, type, param, code}},
+ * Anthropic {"type": "error", "error": {type, message}}); NULL when out of memory. The
+ * caller frees it. */
+cJSON *sim_error_json(enum sim_proto p, int status, const char *msg);
+/* Sets r's status and text (owned, freed with the old text); text NULL means out of memory. */
+void sim_reply_text(struct sim_reply *r, int status, char *text);
+/* Sets r to an error of protocol p. */
+void sim_reply_error(struct sim_reply *r, enum sim_proto p, int status, const char *msg);
+/* prefix followed by the first 12 bytes of d in hex: the ids of replies and batches. */
+void sim_hex_id(char *out, size_t cap, const char *prefix, const unsigned char *d);
+/* The 200 body the server gives req (its chat completion or message), drawn from hashed[0..len)
+ * (the request body as sent, its fence code masked); invalid breaks the verdict. The caller
+ * frees the text; NULL when out of memory. */
+char *sim_answer(const struct sim_config *cfg, enum sim_proto p, const cJSON *req,
+                 const char *hashed, size_t len, bool invalid);
 
 /* handler.c */
 struct MHD_Daemon;

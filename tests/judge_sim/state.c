@@ -1,7 +1,7 @@
 /*
  * state.c - what the test judge's connection threads share: the table that counts how often each
  * request body arrived (so faults can hit one attempt and spare the retry), the JSON-lines
- * request log, and sleeps that SIGTERM can cut short.
+ * request log, sleeps that SIGTERM can cut short, and the batch store's lifetime.
  *
  * Deciding what to do with a request is handler.c's job; this file only keeps the books.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "judge_sim.h"
+#include "batch.h"
 
 int sim_state_init(struct sim_state *st, const struct sim_config *cfg)
 {
@@ -20,8 +20,11 @@ int sim_state_init(struct sim_state *st, const struct sim_config *cfg)
     st->cfg = cfg;
     st->attempts_cap = 256;
     st->attempts = calloc(st->attempts_cap, sizeof(*st->attempts));
-    if (!st->attempts) {
+    st->batches = sim_batch_store_new();
+    if (!st->attempts || !st->batches) {
         fprintf(stderr, "judge_sim: out of memory\n");
+        free(st->attempts);
+        sim_batch_store_free(st->batches);
         return 0;
     }
     if (cfg->log_path) {
@@ -30,11 +33,13 @@ int sim_state_init(struct sim_state *st, const struct sim_config *cfg)
             fprintf(stderr, "judge_sim: cannot open log '%s': %s\n", cfg->log_path,
                     strerror(errno));
             free(st->attempts);
+            sim_batch_store_free(st->batches);
             return 0;
         }
     }
     pthread_mutex_init(&st->attempts_lock, NULL);
     pthread_mutex_init(&st->log_lock, NULL);
+    pthread_mutex_init(&st->batch_lock, NULL);
     pthread_mutex_init(&st->stop_lock, NULL);
     /* A monotonic clock, so a change of wall time cannot stretch or skip a latency. */
     pthread_condattr_init(&ca);
@@ -51,8 +56,11 @@ void sim_state_release(struct sim_state *st)
     st->log = NULL;
     free(st->attempts);
     st->attempts = NULL;
+    sim_batch_store_free(st->batches);
+    st->batches = NULL;
     pthread_mutex_destroy(&st->attempts_lock);
     pthread_mutex_destroy(&st->log_lock);
+    pthread_mutex_destroy(&st->batch_lock);
     pthread_mutex_destroy(&st->stop_lock);
     pthread_cond_destroy(&st->stop_cond);
 }

@@ -74,12 +74,8 @@ static struct arb_judge_question question(int i)
     return q;
 }
 
-static struct arb_judge *judge_at(struct hs_server *s, struct arb_judge_config *cfg, char *url,
-                                  size_t n)
+static void config_at(struct hs_server *s, struct arb_judge_config *cfg, char *url, size_t n)
 {
-    struct arb_judge *j = NULL;
-    struct arb_err err = {{0}};
-
     snprintf(url, n, "http://127.0.0.1:%d/v1", s->port);
     memset(cfg, 0, sizeof(*cfg));
     cfg->provider = ARB_JUDGE_OPENAI;
@@ -93,6 +89,15 @@ static struct arb_judge *judge_at(struct hs_server *s, struct arb_judge_config *
     cfg->concurrency = 2;
     cfg->timeout_s = 10;
     cfg->max_retries = 4;
+}
+
+static struct arb_judge *judge_at(struct hs_server *s, struct arb_judge_config *cfg, char *url,
+                                  size_t n)
+{
+    struct arb_judge *j = NULL;
+    struct arb_err err = {{0}};
+
+    config_at(s, cfg, url, n);
     cr_assert_eq(arb_judge_new(cfg, "test-key", NULL, 0, &j, &err), ARB_OK, "%s", err.msg);
     return j;
 }
@@ -283,4 +288,86 @@ Test(judge_drain, should_answer_a_question_once_it_and_the_earlier_ones_are_comp
 Test(judge_drain, should_never_answer_a_question_before_an_earlier_one)
 {
     answered_in_order_as_they_complete(1);
+}
+
+/* A cache that holds question 0's replies (both orders) and records nothing. */
+static enum arb_status cache_get(void *ctx, const char *key, const struct arb_judge_slot *slot,
+                                 int (*fn)(void *arg, const struct arb_judge_call_row *c),
+                                 void *arg, int *found, struct arb_err *err)
+{
+    struct arb_judge_call_row row;
+
+    (void)ctx;
+    (void)err;
+    *found = 0;
+    if (!slot || strcmp(slot->case_id, "c0") != 0)
+        return ARB_OK;
+    memset(&row, 0, sizeof(row));
+    row.key = key;
+    row.status = "ok";
+    row.reply_json = reply_body;
+    row.valid = 1;
+    row.http_status = 200;
+    *found = 1;
+    fn(arg, &row);
+    return ARB_OK;
+}
+
+static enum arb_status cache_put_call(void *ctx, const struct arb_judge_call_row *c,
+                                      struct arb_err *err)
+{
+    (void)ctx, (void)c, (void)err;
+    return ARB_OK;
+}
+
+static enum arb_status cache_put_judgment(void *ctx, const struct arb_judgment_row *jr,
+                                          struct arb_err *err)
+{
+    (void)ctx, (void)jr, (void)err;
+    return ARB_OK;
+}
+
+/*
+ * Question 0 is answered from the cache, so it and the questions asked after it wait for
+ * the drain (requests go out in the order asked).  A drain of question 0 alone sends the
+ * later questions' requests too; the next drain must not send them again (it did: a
+ * request sent twice, and the first reply freed the question the second still pointed at).
+ */
+Test(judge_drain, should_send_each_request_once_across_partial_drains)
+{
+    struct hs_reply script[] = {{200, JSON_TYPE, reply_body, 0, 100, 0}};
+    const struct arb_judge_cache cache = {NULL, cache_get, cache_put_call, cache_put_judgment};
+    struct arb_judge_config cfg;
+    struct hs_server server;
+    struct answers log = {0};
+    struct asked x[4];
+    struct arb_err err = {{0}};
+    struct arb_judge *j = NULL;
+    char url[128];
+    int i;
+
+    hs_start(&server, script, 1);
+    config_at(&server, &cfg, url, sizeof(url));
+    cr_assert_eq(arb_judge_new(&cfg, "test-key", &cache, 1, &j, &err), ARB_OK, "%s", err.msg);
+    for (i = 0; i < 4; i++)
+        x[i] = (struct asked){&log, i};
+    for (i = 0; i < 3; i++)
+        ask(j, &x[i], i);
+    cr_assert_eq(hs_requests(&server), 0,
+                 "a question after a cached one went out before the drain");
+    cr_assert_eq(arb_judge_drain_first(j, 1, NULL, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(log.n, 1);
+    ask(j, &x[3], 3);
+    cr_assert_eq(arb_judge_drain_first(j, 2, NULL, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(log.n, 3);
+    cr_assert_eq(arb_judge_drain(j, NULL, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(log.n, 4);
+    for (i = 0; i < 4; i++) {
+        cr_assert_eq(log.order[i], i, "answers out of the order asked");
+        cr_assert_eq(log.failed[i], 0);
+    }
+    arb_judge_free(j);
+    hs_stop(&server);
+    cr_assert_eq(hs_requests(&server), 3, "%zu requests for 3 single-output questions",
+                 hs_requests(&server));
 }

@@ -50,6 +50,7 @@ Test(store, should_embed_db_schema_sql_byte_for_byte)
     assert_embedded("db/migrations/006-provider-replies.sql", store_migration6_sql_parts);
     assert_embedded("db/migrations/007-procedure-identity.sql", store_migration7_sql_parts);
     assert_embedded("db/migrations/008-labels.sql", store_migration8_sql_parts);
+    assert_embedded("db/migrations/009-judge-batches.sql", store_migration9_sql_parts);
 }
 
 /* SQL that takes a current file back to before migration 8 (labels). */
@@ -73,10 +74,10 @@ Test(store, should_migrate_a_version_7_file_adding_labels, .init = fx_setup, .fi
                 "PRAGMA user_version = 7");
     /* A reader (arbiter view without --label, report) names the migration it needs. */
     cr_assert_eq(arb_store_open(fx_db_path, ARB_STORE_READONLY, &st, &err), ARB_ESCHEMA);
-    cr_assert(strstr(err.msg, "has schema version 7 and needs migrating to 8"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "has schema version 7 and needs migrating to 9"), "%s", err.msg);
     cr_assert_null(st);
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 8);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM runs WHERE id = 1"), 1);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM pragma_table_info('labels')"), 13);
     /* The natural key, and the rules on choice, shown_first and winner, hold in SQL too. */
@@ -108,7 +109,7 @@ Test(store, should_migrate_a_version_6_file_marking_calibration_runs, .init = fx
                 "VALUES ('j', 'now', 'labels.jsonl', 3, '{\"kind\":\"pairwise\"}', 2);"
                 "PRAGMA user_version = 6");
     st = fx_open_store(0);
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 8);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM runs WHERE id = 1 AND kind = 'run'"), 1);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM runs WHERE id = 2 AND kind = 'calibration'"), 1);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM calibrations WHERE procedure_hash IS NULL AND "
@@ -142,7 +143,7 @@ Test(store, should_migrate_a_version_5_file_adding_what_providers_said, .init = 
     }
     fx_raw_exec(UNDO_MIGRATION_8 UNDO_MIGRATION_7 "PRAGMA user_version = 5");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 8);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM pragma_table_info('judge_calls') WHERE name IN "
                             "('response_format', 'stop_reason', 'normalization', 'error_type', "
                             "'error_code', 'error_message')"),
@@ -161,7 +162,7 @@ Test(store, should_migrate_a_version_5_file_adding_what_providers_said, .init = 
 Test(store, should_create_and_migrate_a_new_file, .init = fx_setup, .fini = fx_teardown)
 {
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 8);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
     cr_assert_eq(fx_raw_int("PRAGMA application_id"), 0x41524249);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                             "('runs', 'systems', 'cases', 'outputs', 'blinding', 'checks', "
@@ -172,7 +173,7 @@ Test(store, should_create_and_migrate_a_new_file, .init = fx_setup, .fini = fx_t
     cr_assert_eq(fx_raw_int("SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
     /* Opening again migrates nothing and keeps the version. */
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 8);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
 }
 
 Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_teardown)
@@ -185,7 +186,7 @@ Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_t
                 "scope_json; ALTER TABLE runs DROP COLUMN inputs_json; ALTER TABLE runs DROP COLUMN "
                 "kind; ALTER TABLE runs DROP COLUMN procedure_hash; PRAGMA user_version = 1");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 8);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                             "('judge_calls', 'judgments', 'calibrations', "
                             "'judge_calls_rejected')"),
@@ -229,7 +230,7 @@ Test(store, should_migrate_a_version_2_file_keeping_its_outputs, .init = fx_setu
     free(m1);
     free(m2);
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 8);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM outputs WHERE case_id = 'c1' AND trial = 0 AND "
                             "content = 'hello'"),
                  1);
@@ -293,7 +294,7 @@ Test(store, should_migrate_a_version_3_file_keeping_its_checks, .init = fx_setup
                 "(12, 1, 'c2', 'a', 'expectation', 'e2', 'unresolved', NULL, '{}')");
     cr_assert_gt(ephemeral_steps(insert), 0, "version 3 checked IN (...) with a temporary b-tree");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 8);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
     cr_assert_eq(ephemeral_steps(insert), 0, "an insert into checks still builds a b-tree");
     /* The rows, their ids (the insert order), and what the views make of them. */
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM checks"), 3);

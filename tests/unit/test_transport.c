@@ -57,7 +57,7 @@ static void on_done(void *ctx, const struct arb_http_result *res)
     if (i == 0 && s->abort_on_first)
         arb_transport_abort(s->t);
     if (i == 0 && s->followup_url) {
-        struct arb_http_request req = {s->followup_url, NULL, 0, "next", 4, (void *)2};
+        struct arb_http_request req = {s->followup_url, NULL, 0, "next", 4, (void *)2, 0};
         struct arb_err err;
 
         cr_assert_eq(arb_transport_submit(s->t, &req, &err), ARB_OK);
@@ -74,7 +74,7 @@ static double run_n(const struct arb_transport_opts *o, const char *url, const c
 
     cr_assert_eq(arb_transport_new(o, &seen->t, &err), ARB_OK, "%s", err.msg);
     for (i = 0; i < n; i++) {
-        struct arb_http_request req = {url, hdrs, n_hdrs, "{\"q\":1}", 7, (void *)(long)(i + 1)};
+        struct arb_http_request req = {url, hdrs, n_hdrs, "{\"q\":1}", 7, (void *)(long)(i + 1), 0};
 
         cr_assert_eq(arb_transport_submit(seen->t, &req, &err), ARB_OK, "%s", err.msg);
     }
@@ -436,7 +436,7 @@ Test(transport, should_abort_the_rest_from_the_callback)
 Test(transport, should_refuse_submissions_after_abort)
 {
     struct arb_transport *t;
-    struct arb_http_request req = {"http://127.0.0.1:1/", NULL, 0, NULL, 0, NULL};
+    struct arb_http_request req = {"http://127.0.0.1:1/", NULL, 0, NULL, 0, NULL, 0};
     struct arb_err err;
 
     cr_assert_eq(arb_transport_new(NULL, &t, &err), ARB_OK);
@@ -477,7 +477,7 @@ Test(transport, should_send_headers_but_keep_them_out_of_errors)
 Test(transport, should_refuse_a_header_with_a_line_break)
 {
     const char *hdrs[] = {"X-Ok: 1", "X-Evil: a\r\nX-Injected: " CANARY};
-    struct arb_http_request req = {"http://127.0.0.1:1/", hdrs, 2, "", 0, NULL};
+    struct arb_http_request req = {"http://127.0.0.1:1/", hdrs, 2, "", 0, NULL, 0};
     struct arb_transport *t;
     struct arb_err err;
 
@@ -510,7 +510,7 @@ Test(transport, should_complete_a_request_submitted_from_the_callback)
 Test(transport, should_run_again_after_a_run)
 {
     struct hs_reply script[] = {{200, "", "ok", 0, 0, 0}};
-    struct arb_http_request req = {NULL, NULL, 0, "x", 1, NULL};
+    struct arb_http_request req = {NULL, NULL, 0, "x", 1, NULL, 0};
     struct arb_transport_opts o = quick_opts();
     struct seen seen = {0};
     struct hs_server s;

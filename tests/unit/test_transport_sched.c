@@ -82,7 +82,7 @@ static struct arb_transport *queued(const struct arb_transport_opts *o, struct h
     hs_url(server, url, sizeof(url));
     cr_assert_eq(arb_transport_new(o, &t, &err), ARB_OK, "%s", err.msg);
     for (i = 0; i < n; i++) {
-        struct arb_http_request req = {url, NULL, 0, "{}", 2, (void *)(long)(i + 1)};
+        struct arb_http_request req = {url, NULL, 0, "{}", 2, (void *)(long)(i + 1), 0};
 
         cr_assert_eq(arb_transport_submit(t, &req, &err), ARB_OK, "%s", err.msg);
     }
@@ -293,4 +293,48 @@ Test(transport_sched, should_refuse_a_step_from_a_callback)
     hs_stop(&server);
     cr_assert_eq(s.n, 1);
     cr_assert_eq(s.st[0], ARB_EUSAGE);
+}
+
+/* At concurrency 1, requests start in the order they complete: those queued ahead go
+ * before every fresh one not started, in the order they were queued ahead, and a fresh
+ * request queued after them still goes last. */
+Test(transport_sched, should_start_requests_queued_ahead_before_fresh_ones)
+{
+    struct hs_reply script[] = {{200, "", "{}", 0, 0, 0}};
+    struct arb_transport_opts o = opts(1);
+    struct sched s = {0};
+    struct hs_server server;
+    struct arb_err err = {{0}};
+    char url[128];
+    const long want[] = {4, 5, 1, 2, 3, 6};
+    int i;
+
+    hs_start(&server, script, 1);
+    s.server = &server;
+    s.t = queued(&o, &server, 3);
+    hs_url(&server, url, sizeof(url));
+    for (i = 4; i <= 6; i++) {
+        struct arb_http_request req = {url, NULL, 0, "{}", 2, (void *)(long)i, i < 6};
+
+        cr_assert_eq(arb_transport_submit(s.t, &req, &err), ARB_OK, "%s", err.msg);
+    }
+    cr_assert_eq(arb_transport_run(s.t, on_done, &s, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(s.n, 6);
+    for (i = 0; i < 6; i++)
+        cr_assert_eq((long)s.user[i], want[i], "request %d started as number %d", (int)want[i],
+                     i + 1);
+    /* Queued ahead into an empty queue: it is the queue's tail too. */
+    {
+        struct arb_http_request req = {url, NULL, 0, "{}", 2, (void *)7L, 1};
+        struct arb_http_request fresh = {url, NULL, 0, "{}", 2, (void *)8L, 0};
+
+        cr_assert_eq(arb_transport_submit(s.t, &req, &err), ARB_OK, "%s", err.msg);
+        cr_assert_eq(arb_transport_submit(s.t, &fresh, &err), ARB_OK, "%s", err.msg);
+        cr_assert_eq(arb_transport_run(s.t, on_done, &s, &err), ARB_OK, "%s", err.msg);
+        cr_assert_eq(s.n, 8);
+        cr_assert_eq((long)s.user[6], 7);
+        cr_assert_eq((long)s.user[7], 8);
+    }
+    arb_transport_free(s.t);
+    hs_stop(&server);
 }

@@ -1,0 +1,291 @@
+/*
+ * test_judge_batch.c - the judge's provider batches (include/arbiter/batch.h) below the
+ * command line: the config's batch keys and their absence from the hash, migration 9, the
+ * record of batches and their requests (what a resume reads to know what was submitted),
+ * and the payloads in each provider's shape.  The protocols over HTTP, kills and resumes are
+ * tests/cli/judge_batch.sh's, against judge_sim.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+
+#include "arbiter/batch.h"
+#include "arbiter/judge.h"
+#include "arbiter/store.h"
+#include "store_fixture.h"
+
+static enum arb_status parse(const char *json, struct arb_judge_config *cfg, struct arb_err *err)
+{
+    cJSON *o = cJSON_Parse(json);
+    enum arb_status st;
+
+    cr_assert_not_null(o, "bad test JSON: %s", json);
+    st = arb_judge_config_parse(o, cfg, err);
+    cJSON_Delete(o);
+    return st;
+}
+
+#define BASE "{\"provider\": \"openai\", \"model\": \"m\", \"api_key_env\": \"K\""
+
+Test(judge_batch, should_default_to_sync_with_the_providers_limits)
+{
+    struct arb_judge_config cfg;
+    struct arb_err err = {{0}};
+
+    cr_assert_eq(parse(BASE "}", &cfg, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(cfg.batch, 0);
+    cr_assert_eq(cfg.batch_retry, ARB_BATCH_RETRY_SYNC);
+    cr_assert_eq(cfg.batch_max_requests, 50000);
+    cr_assert_float_eq(cfg.batch_poll_s, 30.0, 1e-9);
+    arb_judge_config_release(&cfg);
+    cr_assert_eq(parse("{\"provider\": \"anthropic\", \"model\": \"m\", \"api_key_env\": \"K\"}",
+                       &cfg, &err),
+                 ARB_OK, "%s", err.msg);
+    cr_assert_eq(cfg.batch_max_requests, 100000);
+    arb_judge_config_release(&cfg);
+}
+
+Test(judge_batch, should_read_the_batch_keys_and_keep_them_out_of_the_hash)
+{
+    struct arb_judge_config sync, batch;
+    struct arb_err err = {{0}};
+    cJSON *stored;
+    const cJSON *mode;
+
+    cr_assert_eq(parse(BASE "}", &sync, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(parse(BASE ", \"mode\": \"batch\", \"batch_poll_s\": 2.5, \"batch_max_requests\": "
+                            "10, \"batch_retry\": \"none\"}",
+                       &batch, &err),
+                 ARB_OK, "%s", err.msg);
+    cr_assert_eq(batch.batch, 1);
+    cr_assert_float_eq(batch.batch_poll_s, 2.5, 1e-9);
+    cr_assert_eq(batch.batch_max_requests, 10);
+    cr_assert_eq(batch.batch_retry, ARB_BATCH_RETRY_NONE);
+    /* The same question either way: one cache, one calibration. */
+    cr_assert_str_eq(sync.hash, batch.hash);
+    /* Stored with the run (for --resume) when on, and a sync config's stored JSON unchanged. */
+    stored = arb_judge_config_json(&batch);
+    mode = cJSON_GetObjectItemCaseSensitive(stored, "mode");
+    cr_assert(cJSON_IsString(mode) && strcmp(mode->valuestring, "batch") == 0);
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(stored, "batch_retry")->valuestring, "none");
+    cJSON_Delete(stored);
+    stored = arb_judge_config_json(&sync);
+    cr_assert_null(cJSON_GetObjectItemCaseSensitive(stored, "mode"));
+    cJSON_Delete(stored);
+    arb_judge_config_release(&sync);
+    arb_judge_config_release(&batch);
+}
+
+Test(judge_batch, should_refuse_bad_batch_keys_naming_them)
+{
+    static const struct {
+        const char *json, *msg;
+    } cases[] = {
+        {BASE ", \"mode\": \"async\"}", "/judge/mode: expected \"sync\" or \"batch\""},
+        {BASE ", \"mode\": true}", "/judge/mode: expected"},
+        {BASE ", \"batch_retry\": \"later\"}", "/judge/batch_retry: expected \"sync\""},
+        {BASE ", \"batch_poll_s\": 0}", "/judge/batch_poll_s: expected seconds"},
+        {BASE ", \"batch_poll_s\": \"5\"}", "/judge/batch_poll_s"},
+        {BASE ", \"batch_max_requests\": 0}", "from 1 to 50000"},
+        {BASE ", \"batch_max_requests\": 50001}", "from 1 to 50000"},
+        {BASE ", \"batch_max_requests\": 2.5}", "/judge/batch_max_requests"},
+        {"{\"provider\": \"command\", \"command\": [\"x\"], \"mode\": \"batch\"}",
+         "not a command judge"},
+        {"{\"provider\": \"command\", \"command\": [\"x\"], \"batch_retry\": \"sync\"}",
+         "not a command judge"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct arb_judge_config cfg;
+        struct arb_err err = {{0}};
+
+        cr_assert_eq(parse(cases[i].json, &cfg, &err), ARB_ESCHEMA, "%s", cases[i].json);
+        cr_assert(strstr(err.msg, cases[i].msg), "%s: got '%s'", cases[i].json, err.msg);
+    }
+}
+
+/* ---- the payloads ------------------------------------------------------------------------ */
+
+static void payload_of(const char *provider, char **out)
+{
+    struct arb_judge_config cfg;
+    struct arb_batch_client *c = NULL;
+    struct arb_err err = {{0}};
+    const char *ids[] = {"tok-0", "tok-1"};
+    const char *bodies[] = {"{\"model\":\"m\",\"n\":1}", "{\"model\":\"m\",\"n\":2}"};
+    char json[160];
+    size_t len = 0;
+
+    snprintf(json, sizeof(json), "{\"provider\": \"%s\", \"model\": \"m\", \"api_key_env\": \"K\"}",
+             provider);
+    cr_assert_eq(parse(json, &cfg, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_batch_client_new(&cfg, "secret-key-123", &c, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_batch_payload(c, ids, bodies, 2, out, &len, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(strlen(*out), len);
+    cr_assert_null(strstr(*out, "secret-key-123"));
+    arb_batch_client_free(c);
+    arb_judge_config_release(&cfg);
+}
+
+Test(judge_batch, should_build_openai_input_lines_with_the_compact_body)
+{
+    char *p = NULL;
+
+    payload_of("openai", &p);
+    cr_assert_str_eq(p, "{\"custom_id\":\"tok-0\",\"method\":\"POST\",\"url\":\"/v1/chat/"
+                        "completions\",\"body\":{\"model\":\"m\",\"n\":1}}\n"
+                        "{\"custom_id\":\"tok-1\",\"method\":\"POST\",\"url\":\"/v1/chat/"
+                        "completions\",\"body\":{\"model\":\"m\",\"n\":2}}\n");
+    free(p);
+}
+
+Test(judge_batch, should_build_an_anthropic_requests_body)
+{
+    char *p = NULL;
+
+    payload_of("anthropic", &p);
+    cr_assert_str_eq(p,
+                     "{\"requests\":[{\"custom_id\":\"tok-0\",\"params\":{\"model\":\"m\","
+                     "\"n\":1}},{\"custom_id\":\"tok-1\",\"params\":{\"model\":\"m\",\"n\":2}}]}");
+    free(p);
+}
+
+Test(judge_batch, should_draw_distinct_tokens)
+{
+    char a[17], b[17];
+
+    cr_assert_eq(arb_batch_token(a), ARB_OK);
+    cr_assert_eq(arb_batch_token(b), ARB_OK);
+    cr_assert_eq(strlen(a), 16);
+    cr_assert_str_neq(a, b);
+}
+
+/* ---- the record --------------------------------------------------------------------------- */
+
+struct seen {
+    char state[16], batch_state[16], result[64];
+    long status;
+};
+
+static int on_found(void *ctx, const struct arb_batch_request_row *r, const char *batch_state)
+{
+    struct seen *s = ctx;
+
+    snprintf(s->state, sizeof(s->state), "%s", r->state);
+    snprintf(s->batch_state, sizeof(s->batch_state), "%s", batch_state);
+    snprintf(s->result, sizeof(s->result), "%s", r->result_json ? r->result_json : "");
+    s->status = r->http_status;
+    return 0;
+}
+
+static int count_batch(void *ctx, const struct arb_batch_row *b)
+{
+    (void)b;
+    (*(int *)ctx)++;
+    return 0;
+}
+
+static void request(struct arb_batch_request_row *r, const char *id, const char *key)
+{
+    memset(r, 0, sizeof(*r));
+    r->custom_id = id;
+    r->key = key;
+    r->case_id = "c1";
+    r->system_a = "a";
+    r->system_b = "b";
+    r->ord = "AB";
+    r->fence = "0123456789abcdef";
+    r->request_json = "{\"model\":\"m\"}";
+}
+
+Test(judge_batch, should_record_what_was_submitted_and_its_results, .init = fx_setup,
+     .fini = fx_teardown)
+{
+    struct arb_store *st = fx_open_store(0);
+    struct arb_err err = {{0}};
+    struct arb_batch_request_row rows[2], res;
+    struct arb_batch_row b;
+    struct seen s;
+    int64_t id = 0, id2 = 0;
+    int submits = -1, matched = -1, known = -1, n = 0;
+
+    fx_raw_exec("INSERT INTO runs (id, created_at, suite_path, suite_sha256, suite_json, "
+                "systems_json, seed, version) VALUES (1, 'now', 's', 'h', '{}', '[]', 1, 'v')");
+    request(&rows[0], "tok-0", "k0");
+    request(&rows[1], "tok-1", "k1");
+    rows[1].ord = "BA";
+    cr_assert_eq(arb_store_batch_create(st, 1, "openai", "tok", rows, 2, &id, &err), ARB_OK, "%s",
+                 err.msg);
+    memset(&s, 0, sizeof(s));
+    cr_assert_eq(arb_store_batch_lookup(st, 1, "k0", on_found, &s, &submits, &err), ARB_OK);
+    cr_assert_eq(submits, 1);
+    cr_assert_str_eq(s.state, "pending");
+    cr_assert_str_eq(s.batch_state, "intent");
+    cr_assert_eq(arb_store_batch_lookup(st, 1, "nothing", on_found, &s, &submits, &err), ARB_OK);
+    cr_assert_eq(submits, 0);
+
+    /* Submitted: the provider's id is known, so no other row adopts it. */
+    memset(&b, 0, sizeof(b));
+    b.id = id;
+    b.state = "submitted";
+    b.remote_id = "batch_1";
+    b.remote_status = "in_progress";
+    cr_assert_eq(arb_store_batch_update(st, &b, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_store_batch_known(st, "openai", "batch_1", &known, &err), ARB_OK);
+    cr_assert_eq(known, 1);
+    cr_assert_eq(arb_store_batch_known(st, "anthropic", "batch_1", &known, &err), ARB_OK);
+    cr_assert_eq(known, 0);
+
+    /* Results in one transaction: a foreign line matches nothing; the unanswered go missing. */
+    cr_assert_eq(arb_store_begin(st, &err), ARB_OK);
+    memset(&res, 0, sizeof(res));
+    res.custom_id = "tok-0";
+    res.state = "succeeded";
+    res.http_status = 200;
+    res.result_json = "{\"id\":\"r\"}";
+    cr_assert_eq(arb_store_batch_put_result(st, id, &res, &matched, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(matched, 1);
+    res.custom_id = "other-0";
+    cr_assert_eq(arb_store_batch_put_result(st, id, &res, &matched, &err), ARB_OK);
+    cr_assert_eq(matched, 0);
+    cr_assert_eq(arb_store_batch_downloaded(st, id, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_store_commit(st, &err), ARB_OK);
+    cr_assert_eq(arb_store_batch_lookup(st, 1, "k0", on_found, &s, &submits, &err), ARB_OK);
+    cr_assert_str_eq(s.state, "succeeded");
+    cr_assert_str_eq(s.batch_state, "downloaded");
+    cr_assert_str_eq(s.result, "{\"id\":\"r\"}");
+    cr_assert_eq(s.status, 200);
+    cr_assert_eq(arb_store_batch_lookup(st, 1, "k1", on_found, &s, &submits, &err), ARB_OK);
+    cr_assert_str_eq(s.state, "missing");
+
+    /* Put in a second batch (a retry): the newest row answers, and both count. */
+    cr_assert_eq(arb_store_batch_create(st, 1, "openai", "tok2", &rows[1], 1, &id2, &err), ARB_OK);
+    cr_assert_eq(arb_store_batch_lookup(st, 1, "k1", on_found, &s, &submits, &err), ARB_OK);
+    cr_assert_eq(submits, 2);
+    cr_assert_str_eq(s.state, "pending");
+    cr_assert_eq(arb_store_batches_ingested(st, 1, &err), ARB_OK);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM judge_batches WHERE state = 'ingested'"), 1);
+    cr_assert_eq(arb_store_batches(st, 1, count_batch, &n, &err), ARB_OK);
+    cr_assert_eq(n, 2);
+    /* A token is one submission's: never reused. */
+    cr_assert_neq(arb_store_batch_create(st, 1, "openai", "tok", rows, 1, &id2, &err), ARB_OK);
+    arb_store_close(st);
+    cr_assert_eq(fx_integrity_ok(), 1);
+}
+
+Test(judge_batch, should_migrate_a_version_8_file_adding_the_batch_tables, .init = fx_setup,
+     .fini = fx_teardown)
+{
+    arb_store_close(fx_open_store(0));
+    fx_raw_exec("DROP TABLE judge_batch_requests; DROP TABLE judge_batches; "
+                "PRAGMA user_version = 8");
+    arb_store_close(fx_open_store(0));
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM pragma_table_info('judge_batches')"), 18);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM pragma_table_info('judge_batch_requests')"), 15);
+    cr_assert_eq(fx_integrity_ok(), 1);
+}
