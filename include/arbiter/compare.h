@@ -157,6 +157,34 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
                               struct arb_err *err);
 
 /*
+ * One output as every check run on it reads it (arb_check_run_on): the text, borrowed, and
+ * what the checks derive from it, derived once and shared: its JSON parse (the JSON operators,
+ * extract's JSON pointer, schema and trajectory operators all read the same tree, and note a
+ * failure or repeated keys as each would have from its own parse) and whether it is valid
+ * UTF-8.  A run gives each system's output of a case one; `check --batch` runs without.
+ * Not thread-safe: one output, one thread, as for a check.
+ */
+struct arb_observed;
+
+/* A new, empty one into *out (free with arb_observed_free).  ARB_ENOMEM. */
+enum arb_status arb_observed_new(struct arb_observed **out);
+
+/* Take text[0..len) (borrowed: it must outlive every run on it) and forget what was derived
+ * from the last text; storage is kept for the next. */
+void arb_observed_set(struct arb_observed *o, const char *text, size_t len);
+
+/* Free it and what it derived.  NULL is fine. */
+void arb_observed_free(struct arb_observed *o);
+
+/*
+ * arb_check_run on o's text, reading what o derived instead of deriving it again.  The record
+ * is the one arb_check_run gives for the same text, byte for byte.
+ */
+enum arb_status arb_check_run_on(struct arb_check *c, struct arb_observed *o,
+                                 const cJSON *case_expected, struct arb_result *res,
+                                 struct arb_err *err);
+
+/*
  * Fill res with a failing record of c that never ran on an output (the output
  * is binary, or is a directory and the check names no file): observed null,
  * score 0, the check's threshold, and note as its only note.

@@ -26,6 +26,8 @@
 #define ARBITER_JSON_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -119,5 +121,30 @@ const cJSON *arb_json_pointer(const cJSON *root, const char *pointer);
 
 /* Append "/" and one reference token to the JSON pointer in p, escaping ~ and /. */
 enum arb_status arb_json_pointer_push(struct arb_buf *p, const char *token);
+
+/*
+ * How many of the first bytes of s[0..n), a multiple of 8, a JSON string holds as they are: no
+ * byte under 0x20, '"' or '\\', and with ascii none from 0x80 either (bytes the caller checks as
+ * UTF-8).  Eight bytes at a time (a zero byte of x ^ c is found as (y - 0x01..) & ~y & 0x80..,
+ * exact for "any"); the writers of records look at the rest one by one.
+ */
+static inline size_t arb_json_plain8(const char *s, size_t n, int ascii)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    size_t i = 0;
+
+    while (n - i >= 8) {
+        uint64_t x, q, b, hit;
+
+        memcpy(&x, s + i, 8);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        hit = ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b);
+        if ((hit & high) || (ascii && (x & high)))
+            break;
+        i += 8;
+    }
+    return i;
+}
 
 #endif

@@ -3,7 +3,8 @@
  * (op, expected, expected_file, threshold, fail_below, not, file, extract),
  * the verdict rule, and the result record's lifecycle.  The operators
  * themselves live in ops_*.c and are found through registry.c; how they read
- * expected and observed values (text, JSON) is expected_forms.c.
+ * expected and observed values (text, JSON) is expected_forms.c, and what the checks
+ * of one output share (its parse, arb_check_run_on) is observed.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -548,14 +549,14 @@ static enum arb_status run_extract(struct arb_check *c, struct op_input *in, str
     *failed = 0;
     if (c->extract == EXTRACT_POINTER) {
         cJSON *doc = NULL;
-        const cJSON *node;
-        enum arb_status st = observed_json(in, res, &doc);
+        const cJSON *node, *tree;
+        enum arb_status st = observed_doc(in, res, &tree, &doc);
 
         if (st)
             return st;
-        node = doc ? arb_json_pointer(doc, c->extract_pointer) : NULL;
+        node = tree ? arb_json_pointer(tree, c->extract_pointer) : NULL;
         if (!node) {
-            if (doc)
+            if (tree)
                 st = result_notef(res, "extract_failed: no value at pointer '%s'",
                                   c->extract_pointer);
             else
@@ -598,12 +599,20 @@ static enum arb_status run_extract(struct arb_check *c, struct op_input *in, str
     res->observed = res->observed_owned;
     in->text = res->observed;
     in->len = res->observed_len;
+    in->shared = NULL; /* the text is the extracted value now, not the output */
     return ARB_OK;
 }
 
 enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t len,
                               const cJSON *case_expected, struct arb_result *res,
                               struct arb_err *err)
+{
+    return check_run_shared(c, observed, len, NULL, case_expected, res, err);
+}
+
+enum arb_status check_run_shared(struct arb_check *c, const char *observed, size_t len,
+                                 struct arb_observed *shared, const cJSON *case_expected,
+                                 struct arb_result *res, struct arb_err *err)
 {
     struct op_input in;
     enum arb_status st;
@@ -639,6 +648,7 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
     in.len = len;
     in.expected = res->expected;
     in.err = err;
+    in.shared = shared;
     if ((c->op->flags & OP_NEEDS_EXPECTED) && !in.expected)
         return arb_err_set(err, ARB_ESCHEMA,
                            "operator '%s' needs an expected value: give 'expected' in the check "
@@ -656,7 +666,7 @@ enum arb_status arb_check_run(struct arb_check *c, const char *observed, size_t 
             return ARB_OK;
         }
     }
-    in.utf8_ok = arb_utf8_valid(in.text, in.len, NULL);
+    in.utf8_ok = in.shared ? observed_utf8(in.shared) : arb_utf8_valid(in.text, in.len, NULL);
     if (!in.utf8_ok) {
         st = result_note(res, "invalid_utf8");
         if (st)

@@ -23,7 +23,38 @@ struct op_input {
     int utf8_ok;             /* text is valid UTF-8 */
     const cJSON *expected;   /* the check's own, else the case's; may be NULL */
     struct arb_err *err;
+    struct arb_observed *shared; /* text is this output's whole text (no extract): what it
+                                    derived once; NULL: derive it here */
 };
+
+/* What an arb_observed holds (observed.c). */
+struct arb_observed {
+    const char *text; /* borrowed */
+    size_t len;
+    int utf8;            /* -1 not known yet, else whether text is valid UTF-8 */
+    int parsed;          /* the parse below was tried (an ARB_ENOMEM is not kept) */
+    enum arb_status pst; /* ARB_OK, or the parse's failure (perr says why) */
+    cJSON *doc;          /* owned; the tree when pst is ARB_OK */
+    struct arb_err perr;
+    struct arb_buf dups; /* the repeated keys' pointers, as arb_json_parse_ex gives them */
+    char fail_note[512]; /* "json_parse_failed: why" once a check noted it; "" before */
+};
+
+/*
+ * The observed output's parse, from o, parsing it the first time: *doc borrowed from o (NULL
+ * when it is not JSON), *pst and the error and repeated keys as observed_json's own parse
+ * gives them.  ARB_ENOMEM.
+ */
+enum arb_status observed_parsed(struct arb_observed *o, const cJSON **doc, enum arb_status *pst,
+                                const struct arb_err **perr, const struct arb_buf **dups);
+
+/* Whether o's text is valid UTF-8 (checked once). */
+int observed_utf8(struct arb_observed *o);
+
+/* arb_check_run with what shared derived (NULL: none), the aggregates' children included. */
+enum arb_status check_run_shared(struct arb_check *c, const char *observed, size_t len,
+                                 struct arb_observed *shared, const cJSON *case_expected,
+                                 struct arb_result *res, struct arb_err *err);
 
 enum op_flags {
     OP_NEEDS_EXPECTED = 1 << 0,  /* a run without expected is an error */
@@ -117,6 +148,13 @@ enum arb_status expected_text(const cJSON *e, struct arb_buf *scratch, const cha
 const cJSON *expected_json(const cJSON *e, cJSON **owned);
 
 /*
+ * As observed_json, reading in->shared's parse when there is one: *doc is borrowed from it, or
+ * from *owned, a tree the caller frees (NULL when borrowed).  Every JSON reader but fields.
+ */
+enum arb_status observed_doc(const struct op_input *in, struct arb_result *r, const cJSON **doc,
+                             cJSON **owned);
+
+/*
  * Parse the observed text as JSON; on failure notes json_parse_failed (+ detail).  "\u0000" is
  * read (held as C0 80, json.h), and a repeated key keeps its last value (Python's json,
  * JavaScript's JSON.parse), with the step duplicate_key_last_wins (observed side) and the note
@@ -126,11 +164,14 @@ enum arb_status observed_json(const struct op_input *in, struct arb_result *r, c
 
 /*
  * As observed_json, for the members named names[0..n) of an observed object only
- * (arb_json_parse_members): values[i] receives a tree the caller frees, or NULL when absent.
- * *read is 1 for an object, 0 for JSON that is not one, -1 when the text is not JSON (noted).
+ * (arb_json_parse_members): values[i] receives a tree, or NULL when absent; the caller frees
+ * each when *owned is 1 (its own parse), else they are in->shared's (its whole tree, the
+ * values arb_json_parse_members would give).  *read is 1 for an object, 0 for JSON that is not
+ * one, -1 when the text is not JSON (noted).
  */
 enum arb_status observed_members(const struct op_input *in, struct arb_result *r,
-                                 const char *const *names, size_t n, cJSON **values, int *read);
+                                 const char *const *names, size_t n, cJSON **values, int *read,
+                                 int *owned);
 
 /* Compile a child check at path (aggregates). */
 enum arb_status check_compile_at(const cJSON *config, const struct arb_check_opts *opts,

@@ -336,8 +336,73 @@ enum arb_status observed_json(const struct op_input *in, struct arb_result *r, c
     return st;
 }
 
+/* parse_noted for the shared parse: a failure's detail note formatted once for its checks. */
+static enum arb_status shared_noted(struct arb_observed *o, enum arb_status parsed,
+                                    const struct arb_err *perr, struct arb_result *r,
+                                    const struct arb_buf *dups)
+{
+    enum arb_status st;
+
+    if (parsed == ARB_OK || parsed == ARB_ENOMEM)
+        return parse_noted(parsed, perr, r, dups);
+    if (!o->fail_note[0]) /* as result_notef formats it: cut at 511 bytes */
+        snprintf(o->fail_note, sizeof(o->fail_note), "json_parse_failed: %.492s", perr->msg);
+    st = result_note(r, "json_parse_failed");
+    return st ? st : result_note(r, o->fail_note);
+}
+
+enum arb_status observed_doc(const struct op_input *in, struct arb_result *r, const cJSON **doc,
+                             cJSON **owned)
+{
+    const struct arb_err *perr;
+    const struct arb_buf *dups;
+    enum arb_status parsed, st;
+
+    *doc = NULL;
+    *owned = NULL;
+    if (!in->shared) {
+        st = observed_json(in, r, owned);
+        *doc = *owned;
+        return st;
+    }
+    st = observed_parsed(in->shared, doc, &parsed, &perr, &dups);
+    if (!st)
+        st = shared_noted(in->shared, parsed, perr, r, dups);
+    if (st)
+        *doc = NULL;
+    return st;
+}
+
+/* observed_members from the shared whole tree: the values arb_json_parse_members gives. */
+static enum arb_status shared_members(const struct op_input *in, struct arb_result *r,
+                                      const char *const *names, size_t n, cJSON **values, int *read)
+{
+    const cJSON *doc;
+    const struct arb_err *perr;
+    const struct arb_buf *dups;
+    enum arb_status parsed, st;
+    size_t i, k;
+
+    for (i = 0; i < n; i++)
+        values[i] = NULL;
+    st = observed_parsed(in->shared, &doc, &parsed, &perr, &dups);
+    if (!st)
+        st = shared_noted(in->shared, parsed, perr, r, dups);
+    *read = parsed ? -1 : cJSON_IsObject(doc);
+    if (st || *read != 1)
+        return st;
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < i && strcmp(names[k], names[i]) != 0; k++)
+            ;
+        if (k == i) /* a name listed twice gets its value at its first place only */
+            values[i] = cJSON_GetObjectItemCaseSensitive(doc, names[i]);
+    }
+    return ARB_OK;
+}
+
 enum arb_status observed_members(const struct op_input *in, struct arb_result *r,
-                                 const char *const *names, size_t n, cJSON **values, int *read)
+                                 const char *const *names, size_t n, cJSON **values, int *read,
+                                 int *owned)
 {
     struct arb_err perr; /* as in observed_json */
     struct arb_buf dups;
@@ -345,6 +410,9 @@ enum arb_status observed_members(const struct op_input *in, struct arb_result *r
     int is_object = 0;
     size_t i;
 
+    *owned = !in->shared;
+    if (in->shared)
+        return shared_members(in, r, names, n, values, read);
     perr.msg[0] = '\0';
     arb_buf_init(&dups, 0);
     parsed = arb_json_parse_members(in->text, in->len, OBSERVED_FLAGS, names, n, values, &is_object,

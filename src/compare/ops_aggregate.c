@@ -101,8 +101,8 @@ static enum arb_status run_children(struct arb_check *c, const struct op_input *
     *pass = *unres = 0;
     for (i = 0; i < c->n_children; i++) {
         res->n_children = i + 1;
-        st = arb_check_run(c->children[i], in->text, in->len, in->expected, &res->children[i],
-                           in->err);
+        st = check_run_shared(c->children[i], in->text, in->len, in->shared, in->expected,
+                              &res->children[i], in->err);
         if (st)
             return st;
         if (res->children[i].verdict == ARB_PASS)

@@ -40,12 +40,13 @@
 
 OP_RUN(op_json_valid_run)
 {
-    cJSON *doc = NULL;
-    enum arb_status st = observed_json(in, res, &doc);
+    const cJSON *doc;
+    cJSON *parsed;
+    enum arb_status st = observed_doc(in, res, &doc, &parsed);
 
     if (!st && doc)
         res->score = 1.0;
-    cJSON_Delete(doc);
+    cJSON_Delete(parsed);
     return st;
 }
 
@@ -58,10 +59,10 @@ static enum arb_status canonical_pair(struct arb_check *c, const struct op_input
                                       struct arb_result *res, struct arb_buf **a,
                                       struct arb_buf **b, int *ok)
 {
-    cJSON *doc = NULL, *owned = NULL;
-    const cJSON *e = expected_json(in->expected, &owned);
+    cJSON *parsed, *owned = NULL;
+    const cJSON *e = expected_json(in->expected, &owned), *doc;
     struct arb_err jerr; /* read only after arb_jcs_write failed, which fills it */
-    enum arb_status st = observed_json(in, res, &doc);
+    enum arb_status st = observed_doc(in, res, &doc, &parsed);
 
     *ok = 0;
     *a = &c->scratch[0];
@@ -81,7 +82,7 @@ static enum arb_status canonical_pair(struct arb_check *c, const struct op_input
         if (!st)
             *ok = res->compared_kind == ARB_COMPARED_JSON;
     }
-    cJSON_Delete(doc);
+    cJSON_Delete(parsed);
     cJSON_Delete(owned);
     return st;
 }
@@ -118,7 +119,8 @@ struct match_plan {
                            empty one: the name has no RFC 8785 form (not valid UTF-8) */
     struct arb_buf prefix;
     const cJSON **ev;      /* per name: expected's value, NULL when absent */
-    cJSON **ov;            /* per name, during a run: observed's value (owned), NULL when absent */
+    cJSON **ov;            /* per name, during a run: observed's value (owned, or the shared
+                              output's: observed_members), NULL when absent */
     struct name_ref *refs; /* sorting space */
 };
 
@@ -400,7 +402,7 @@ static enum arb_status match_score(struct arb_check *c, const struct match_plan 
 OP_RUN(op_json_match_run)
 {
     struct match_priv *mp = c->priv;
-    int own = mp->own && in->expected == c->expected, read = 0;
+    int own = mp->own && in->expected == c->expected, read = 0, ov_owned = 1;
     cJSON *owned = NULL;
     const cJSON *e = own ? mp->own : expected_json(in->expected, &owned);
     struct match_plan *p = &mp->fixed;
@@ -418,13 +420,14 @@ OP_RUN(op_json_match_run)
     if (!st && !own)
         plan_expected(p, e);
     if (!st)
-        st = observed_members(in, res, p->names, p->n_names, p->ov, &read);
+        st = observed_members(in, res, p->names, p->n_names, p->ov, &read, &ov_owned);
     if (!st && read == 0)
         st = result_note(res, "observed_not_an_object");
     if (!st && read == 1)
         st = match_score(c, p, own, res);
     for (u = 0; u < p->n_names; u++) {
-        cJSON_Delete(p->ov[u]);
+        if (ov_owned)
+            cJSON_Delete(p->ov[u]);
         p->ov[u] = NULL;
     }
     cJSON_Delete(owned);
@@ -478,10 +481,10 @@ static int subset(const cJSON *e, const cJSON *o, struct arb_buf *path, int dept
 
 OP_RUN(op_json_subset_run)
 {
-    cJSON *doc = NULL, *owned = NULL;
-    const cJSON *e = expected_json(in->expected, &owned);
+    cJSON *parsed, *owned = NULL;
+    const cJSON *e = expected_json(in->expected, &owned), *doc;
     struct arb_buf path;
-    enum arb_status st = observed_json(in, res, &doc);
+    enum arb_status st = observed_doc(in, res, &doc, &parsed);
 
     arb_buf_init(&path, 1 << 16);
     if (!st && doc) {
@@ -493,7 +496,7 @@ OP_RUN(op_json_subset_run)
             st = result_notef(res, "mismatch at '%s'", path.ptr ? path.ptr : "");
     }
     arb_buf_release(&path);
-    cJSON_Delete(doc);
+    cJSON_Delete(parsed);
     cJSON_Delete(owned);
     return st;
 }

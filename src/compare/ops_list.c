@@ -439,13 +439,13 @@ static enum arb_status traj_run(struct arb_check *c, const struct op_input *in,
                                 struct arb_result *res, enum traj_mode mode)
 {
     const struct traj_priv *tp = c->priv;
-    cJSON *doc = NULL, *owned = NULL;
-    const cJSON *e = expected_json(in->expected, &owned);
+    cJSON *parsed = NULL, *owned = NULL;
+    const cJSON *e = expected_json(in->expected, &owned), *doc = NULL;
     struct calls ec = {0}, oc = {0};
     int unknown_e = 0, unknown_o = 0, ok = 0;
     unsigned char *used = NULL;
     size_t i, j;
-    enum arb_status st = observed_json(in, res, &doc);
+    enum arb_status st = observed_doc(in, res, &doc, &parsed);
 
     if (st || !doc)
         goto out;
@@ -498,7 +498,7 @@ out:
     free(used);
     calls_release(&ec);
     calls_release(&oc);
-    cJSON_Delete(doc);
+    cJSON_Delete(parsed);
     cJSON_Delete(owned);
     return st;
 }

@@ -90,7 +90,8 @@ OP_RUN(op_json_schema_run)
     struct schema_priv *sp = c->priv;
     const struct arb_schema *schema = NULL;
     struct arb_schema_errors errs;
-    cJSON *doc = NULL;
+    const cJSON *doc;
+    cJSON *parsed;
     size_t i;
     int valid;
     enum arb_status st;
@@ -102,12 +103,12 @@ OP_RUN(op_json_schema_run)
         if (st || !schema)
             return st;
     }
-    st = observed_json(in, res, &doc);
+    st = observed_doc(in, res, &doc, &parsed);
     if (st || !doc)
         return st;
     arb_schema_errors_init(&errs);
     valid = arb_schema_validate(schema, doc, &errs);
-    cJSON_Delete(doc);
+    cJSON_Delete(parsed);
     if (valid == 1) {
         res->score = 1.0;
         return ARB_OK;

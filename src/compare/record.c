@@ -20,68 +20,114 @@
 #include "arbiter/unicode.h"
 #include "check_impl.h"
 
-static enum arb_status write_string(struct arb_buf *out, const char *s, size_t len)
+/* 1 for the bytes written as they are: printable ASCII but '"' and '\\'. */
+/* clang-format off */
+#define P8(x) x, x, x, x, x, x, x, x
+static const unsigned char plain[256] = {
+    P8(0), P8(0), P8(0), P8(0),                 /* 0x00-0x1f */
+    1, 1, 0, 1, 1, 1, 1, 1, P8(1), P8(1), P8(1), /* 0x20-0x3f: '"' */
+    P8(1), P8(1), P8(1), 1, 1, 1, 1, 0, 1, 1, 1, /* 0x40-0x5f: '\\' */
+    P8(1), P8(1), P8(1), P8(1),                 /* 0x60-0x7f */
+    P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0), P8(0),
+    P8(0), P8(0), P8(0), P8(0)};
+#undef P8
+/* clang-format on */
+
+/* The escape of an ASCII byte that is not plain, into e (6 bytes); its length. */
+static size_t escape_ascii(unsigned char ch, char *e)
 {
     static const char hex[] = "0123456789abcdef";
-    size_t i = 0, run = 0;
-    enum arb_status st = arb_buf_addc(out, '"');
 
+    e[0] = '\\';
+    switch (ch) {
+    case '"':
+    case '\\':
+        e[1] = (char)ch;
+        return 2;
+    case '\n':
+        e[1] = 'n';
+        return 2;
+    case '\r':
+        e[1] = 'r';
+        return 2;
+    case '\t':
+        e[1] = 't';
+        return 2;
+    case '\b':
+        e[1] = 'b';
+        return 2;
+    case '\f':
+        e[1] = 'f';
+        return 2;
+    default:
+        memcpy(e + 1, "u00", 3);
+        e[4] = hex[ch >> 4];
+        e[5] = hex[ch & 15];
+        return 6;
+    }
+}
+
+/*
+ * s[0..len) as a JSON string.  Written through a stack buffer, so that text with many escapes
+ * (observed JSON: a quote every few bytes) costs stores, not one append per piece; a long plain
+ * run goes straight to out.
+ */
+static enum arb_status write_string(struct arb_buf *out, const char *s, size_t len)
+{
+    char tmp[512];
+    size_t i = 0, t = 1, run;
+    enum arb_status st = ARB_OK;
+
+    tmp[0] = '"';
     while (!st && i < len) {
-        unsigned char ch = (unsigned char)s[i];
+        unsigned char ch;
 
-        if (ch >= 0x20 && ch != '"' && ch != '\\' && ch < 0x80) {
-            i++;
-            run++;
-            continue;
+        if (t > sizeof(tmp) - 16) { /* room for a run's start and an escape */
+            st = arb_buf_add(out, tmp, t);
+            t = 0;
+            if (st)
+                break;
         }
-        if (run)
-            st = arb_buf_add(out, s + i - run, run);
-        run = 0;
-        if (st)
+        /* the plain bytes of a run: eight at a time, then one by one */
+        run = arb_json_plain8(s + i, len - i, 1);
+        while (i + run < len && plain[(unsigned char)s[i + run]])
+            run++;
+        if (run > sizeof(tmp) - 8 - t) {
+            st = arb_buf_add(out, tmp, t);
+            t = 0;
+            if (!st && run > sizeof(tmp) - 8)
+                st = arb_buf_add(out, s + i, run);
+            else
+                memcpy(tmp, s + i, run), t = run;
+        } else {
+            memcpy(tmp + t, s + i, run);
+            t += run;
+        }
+        i += run;
+        if (st || i == len)
             break;
+        ch = (unsigned char)s[i];
         if (ch < 0x80) {
-            char esc[7] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15], 0};
-
-            switch (ch) {
-            case '"':
-                st = arb_buf_adds(out, "\\\"");
-                break;
-            case '\\':
-                st = arb_buf_adds(out, "\\\\");
-                break;
-            case '\n':
-                st = arb_buf_adds(out, "\\n");
-                break;
-            case '\r':
-                st = arb_buf_adds(out, "\\r");
-                break;
-            case '\t':
-                st = arb_buf_adds(out, "\\t");
-                break;
-            case '\b':
-                st = arb_buf_adds(out, "\\b");
-                break;
-            case '\f':
-                st = arb_buf_adds(out, "\\f");
-                break;
-            default:
-                st = arb_buf_add(out, esc, 6);
-            }
+            t += escape_ascii(ch, tmp + t);
             i++;
         } else {
             size_t j = i;
             uint32_t cp = arb_utf8_next(s, len, &j);
 
-            if (cp == 0xFFFD && !(j - i == 3 && (unsigned char)s[i] == 0xEF))
-                st = arb_buf_adds(out, "\\ufffd");
-            else
-                st = arb_buf_add(out, s + i, j - i);
+            /* a sequence is at most 4 bytes, and its replacement \ufffd 6 */
+            if (cp == 0xFFFD && !(j - i == 3 && (unsigned char)s[i] == 0xEF)) {
+                memcpy(tmp + t, "\\ufffd", 6);
+                t += 6;
+            } else {
+                memcpy(tmp + t, s + i, j - i);
+                t += j - i;
+            }
             i = j;
         }
     }
-    if (!st && run)
-        st = arb_buf_add(out, s + i - run, run);
-    return st ? st : arb_buf_addc(out, '"');
+    if (!st)
+        tmp[t++] = '"'; /* t was at most sizeof(tmp) - 2 */
+    return st ? st : arb_buf_add(out, tmp, t);
 }
 
 static enum arb_status write_number(struct arb_buf *out, double d)

@@ -18,6 +18,11 @@
  * default) breaks the rule's TIE with that winner.  Under every policy a pair
  * whose orders disagree is position_inconsistent (policy.position_inconsistent:
  * a tie, or undecided).  comparison.json records the policy and what decided.
+ *
+ * comparison.json is written as text (jtext.c), the bytes cJSON_PrintUnformatted printed of the
+ * tree this file used to build; what every pair repeats (the suite's keys, sentences and
+ * expectation items) comes written once per run from struct check_words.  decide_pair and
+ * decide_judged still hand out a tree (the text parsed) for escalate.c and the tests.
  */
 #include <math.h>
 #include <stdio.h>
@@ -75,119 +80,191 @@ static void score_side(const struct items *it, const struct side *x, struct scor
     sc->pass_rate = sc->total ? (double)sc->passed / (double)sc->total : NAN;
 }
 
-static int add_number(cJSON *o, const char *k, double v)
+static void rubric_side(struct jtext *jt, const char *label, const struct items *it,
+                        const struct side *x, const struct scores *sc, int resolved)
 {
-    return isnan(v) ? cJSON_AddNullToObject(o, k) != NULL
-                    : cJSON_AddNumberToObject(o, k, v) != NULL;
+    size_t i, dim;
+
+    jtext_open(jt, label, '{');
+    /* content criteria come first in the suite, structure after (suite.h) */
+    for (dim = 0; dim < 2; dim++) {
+        jtext_open(jt, dim ? "structure" : "content", '{');
+        for (i = 0; i < it->suite->n_criteria; i++) {
+            const struct arb_criterion *cr = &it->suite->criteria[i];
+
+            if ((cr->dim == ARB_DIM_CONTENT) != !dim)
+                continue;
+            /* Graded criteria give fractions: two decimals are plenty on a 1-5 scale. */
+            if (it->words && i < it->words->n_crit)
+                jtext_key_json(jt, it->words->crit_key[i]);
+            else
+                jtext_key(jt, cr->name);
+            jtext_num(jt, NULL, round(x->crit[i] * 100.0) / 100.0);
+        }
+        jtext_close(jt, '}');
+    }
+    jtext_num(jt, "content_score", resolved ? one_decimal(sc->content) : NAN);
+    jtext_num(jt, "structure_score", resolved ? one_decimal(sc->structure) : NAN);
+    jtext_num(jt, "overall_score", resolved ? one_decimal(sc->overall) : NAN);
+    jtext_close(jt, '}');
 }
 
-static cJSON *rubric_side(const struct items *it, const struct side *x, const struct scores *sc,
-                          int resolved)
+/* The sentences of one side, gathered as the items of two JSON arrays. */
+struct two_lists {
+    struct jtext good, bad;
+};
+
+static int put_sentence(void *ctx, int good, const char *s, size_t n)
 {
-    cJSON *r = cJSON_CreateObject(), *content, *structure;
-    size_t i;
-    int ok = r != NULL;
+    struct two_lists *t = ctx;
+    struct jtext *j = good ? &t->good : &t->bad;
 
-    content = ok ? cJSON_AddObjectToObject(r, "content") : NULL;
-    structure = ok ? cJSON_AddObjectToObject(r, "structure") : NULL;
-    ok = content && structure;
-    for (i = 0; ok && i < it->suite->n_criteria; i++) {
-        const struct arb_criterion *cr = &it->suite->criteria[i];
+    jtext_raw(j, NULL, "", 0); /* the separator */
+    jtext_string(j, s, n);
+    return j->st == ARB_OK;
+}
 
-        /* Graded criteria give fractions: two decimals are plenty on a 1-5 scale. */
-        ok = add_number(cr->dim == ARB_DIM_CONTENT ? content : structure, cr->name,
-                        round(x->crit[i] * 100.0) / 100.0);
-    }
-    ok = ok && add_number(r, "content_score", resolved ? one_decimal(sc->content) : NAN);
-    ok = ok && add_number(r, "structure_score", resolved ? one_decimal(sc->structure) : NAN);
-    ok = ok && add_number(r, "overall_score", resolved ? one_decimal(sc->overall) : NAN);
-    if (!ok) {
-        cJSON_Delete(r);
-        return NULL;
-    }
-    return r;
+static int put_sentence_json(void *ctx, int good, const char *json)
+{
+    struct two_lists *t = ctx;
+    struct jtext *j = good ? &t->good : &t->bad;
+
+    jtext_raw(j, NULL, json, strlen(json));
+    return j->st == ARB_OK;
 }
 
 /* fb: the judge's sentences on this side, or NULL (feedback.c builds them). */
-static cJSON *quality_side(const struct items *it, const struct side *x, const struct scores *sc,
-                           int resolved, const cJSON *fb)
+static void quality_side(struct jtext *jt, const char *label, const struct items *it,
+                         const struct side *x, const struct scores *sc, int resolved,
+                         const cJSON *fb, struct decide_scratch *ds)
 {
-    cJSON *q = cJSON_CreateObject(), *good, *bad;
-    int ok = q != NULL;
+    struct two_lists t;
+    struct sentence_sink sink = {put_sentence, put_sentence_json, &t};
 
+    jtext_open(jt, label, '{');
     /* A whole 1-10 rating, as the seed's example rates an overall_score of 5.4 a 5. */
-    ok = ok && add_number(q, "score", resolved ? round(sc->overall) : NAN);
-    good = ok ? cJSON_AddArrayToObject(q, "strengths") : NULL;
-    bad = ok ? cJSON_AddArrayToObject(q, "weaknesses") : NULL;
-    ok = good && bad && quality_sentences(it, x, fb, good, bad);
-    if (!ok) {
-        cJSON_Delete(q);
-        return NULL;
-    }
-    return q;
+    jtext_num(jt, "score", resolved ? round(sc->overall) : NAN);
+    arb_buf_reset(&ds->good);
+    arb_buf_reset(&ds->bad);
+    jtext_init(&t.good, &ds->good);
+    jtext_init(&t.bad, &ds->bad);
+    if (!jt->st && !quality_each(it, x, fb, &sink, &ds->sentence))
+        jt->st = t.good.st ? t.good.st : t.bad.st ? t.bad.st : ARB_ENOMEM;
+    jtext_open(jt, "strengths", '[');
+    jtext_raw(jt, NULL, ds->good.ptr ? ds->good.ptr : "", ds->good.len);
+    jtext_close(jt, ']');
+    jtext_open(jt, "weaknesses", '[');
+    jtext_raw(jt, NULL, ds->bad.ptr ? ds->bad.ptr : "", ds->bad.len);
+    jtext_close(jt, ']');
+    jtext_close(jt, '}');
 }
 
-static cJSON *expectations_side(const struct items *it, const struct side *x,
-                                const struct scores *sc)
+static void expectations_side(struct jtext *jt, const char *label, const struct items *it,
+                              const struct side *x, const struct scores *sc)
 {
-    cJSON *e = cJSON_CreateObject(), *details;
     size_t i;
-    int ok = e != NULL;
 
-    ok = ok && cJSON_AddNumberToObject(e, "passed", (double)sc->passed);
-    ok = ok && cJSON_AddNumberToObject(e, "total", (double)sc->total);
-    ok = ok && add_number(e, "pass_rate", sc->pass_rate);
-    details = ok ? cJSON_AddArrayToObject(e, "details") : NULL;
-    ok = details != NULL;
-    for (i = 0; ok && i < it->n_exp; i++) {
+    jtext_open(jt, label, '{');
+    jtext_num(jt, "passed", (double)sc->passed);
+    jtext_num(jt, "total", (double)sc->total);
+    jtext_num(jt, "pass_rate", sc->pass_rate);
+    jtext_open(jt, "details", '[');
+    for (i = 0; i < it->n_exp; i++) {
         const struct arb_expectation *ex = item_expectation(it, i);
-        cJSON *d = cJSON_CreateObject();
+        const struct check_words *w = it->words;
 
-        ok = d && cJSON_AddItemToArray(details, d);
-        ok = ok && cJSON_AddStringToObject(d, "id", ex->id);
-        ok = ok && cJSON_AddStringToObject(d, "text", ex->text);
-        if (ok && x->exp[i] == ARB_UNRESOLVED)
-            ok = cJSON_AddNullToObject(d, "passed") != NULL;
-        else if (ok)
-            ok = cJSON_AddBoolToObject(d, "passed", x->exp[i] == ARB_PASS) != NULL;
+        if (w && i < w->n_exp && w->exp_head[i]) { /* {"id":...,"text":...,"passed": */
+            jtext_raw(jt, NULL, w->exp_head[i], strlen(w->exp_head[i]));
+            if (x->exp[i] == ARB_UNRESOLVED)
+                jtext_append(jt, "null}", 5);
+            else
+                jtext_append(jt, x->exp[i] == ARB_PASS ? "true}" : "false}",
+                             x->exp[i] == ARB_PASS ? 5 : 6);
+            continue;
+        }
+        jtext_open(jt, NULL, '{');
+        jtext_str(jt, "id", ex->id);
+        jtext_str(jt, "text", ex->text);
+        if (x->exp[i] == ARB_UNRESOLVED)
+            jtext_null(jt, "passed");
+        else
+            jtext_bool(jt, "passed", x->exp[i] == ARB_PASS);
+        jtext_close(jt, '}');
     }
-    if (!ok) {
-        cJSON_Delete(e);
-        return NULL;
-    }
-    return e;
+    jtext_close(jt, ']');
+    jtext_close(jt, '}');
 }
 
-/* Items either side leaves unresolved, as [{"kind", "item"}]. */
+/* Items either side leaves unresolved: how many, and with jt as [{"kind", "item"}]. */
 static int list_unresolved(const struct items *it, const struct side *a, const struct side *b,
-                           cJSON *out)
+                           struct jtext *jt)
 {
     size_t i;
     int n = 0;
 
     for (i = 0; i < it->suite->n_criteria; i++) {
         if (isnan(a->crit[i]) || isnan(b->crit[i])) {
-            cJSON *o = cJSON_CreateObject();
-
-            if (!o || !cJSON_AddItemToArray(out, o) ||
-                !cJSON_AddStringToObject(o, "kind", "criterion") ||
-                !cJSON_AddStringToObject(o, "item", it->suite->criteria[i].name))
-                return -1;
+            if (jt) {
+                jtext_open(jt, NULL, '{');
+                jtext_str(jt, "kind", "criterion");
+                jtext_str(jt, "item", it->suite->criteria[i].name);
+                jtext_close(jt, '}');
+            }
             n++;
         }
     }
     for (i = 0; i < it->n_exp; i++) {
         if (a->exp[i] == ARB_UNRESOLVED || b->exp[i] == ARB_UNRESOLVED) {
-            cJSON *o = cJSON_CreateObject();
-
-            if (!o || !cJSON_AddItemToArray(out, o) ||
-                !cJSON_AddStringToObject(o, "kind", "expectation") ||
-                !cJSON_AddStringToObject(o, "item", item_expectation(it, i)->id))
-                return -1;
+            if (jt) {
+                jtext_open(jt, NULL, '{');
+                jtext_str(jt, "kind", "expectation");
+                jtext_str(jt, "item", item_expectation(it, i)->id);
+                jtext_close(jt, '}');
+            }
             n++;
         }
     }
     return n;
+}
+
+/* %.1f of v into out when v is a tenth (one_decimal's figures) from 0 to 10^9: 1, else 0. */
+static int tenth(double v, char *out)
+{
+    double k = round(v * 10.0);
+    unsigned long u;
+    char tmp[24];
+    size_t n = 0, i = sizeof(tmp);
+
+    if (!(v >= 0.0 && v < 1e9) || k / 10.0 != v || (v == 0.0 && signbit(v)))
+        return 0;
+    u = (unsigned long)k;
+    tmp[--i] = (char)('0' + u % 10);
+    tmp[--i] = '.';
+    u /= 10;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    while (i < sizeof(tmp))
+        out[n++] = tmp[i++];
+    out[n] = '\0';
+    return 1;
+}
+
+/* "W has the higher overall rubric score (H vs L)." with its figures already written. */
+static void higher_sentence(char *out, size_t len, const char *w, const char *h, const char *l)
+{
+    static const char mid[] = " has the higher overall rubric score (", vs[] = " vs ";
+    size_t n = 0;
+    const char *part[5] = {w, mid, h, vs, l};
+    size_t i, k;
+
+    for (i = 0; i < 5; i++)
+        for (k = 0; part[i][k] && n + 3 < len; k++)
+            out[n++] = part[i][k];
+    out[n++] = ')';
+    out[n++] = '.';
+    out[n] = '\0';
 }
 
 static void reasoning(const struct items *it, const struct decision *d, const struct scores *sa,
@@ -201,9 +278,15 @@ static void reasoning(const struct items *it, const struct decision *d, const st
                  "the judge.",
                  n_unresolved);
     } else if (fabs(sa->overall - sb->overall) > eps) {
-        snprintf(out, len, "%s has the higher overall rubric score (%.1f vs %.1f).",
-                 d->winner == 'A' ? "A" : "B", d->winner == 'A' ? sa->overall : sb->overall,
-                 d->winner == 'A' ? sb->overall : sa->overall);
+        double hi = d->winner == 'A' ? sa->overall : sb->overall;
+        double lo = d->winner == 'A' ? sb->overall : sa->overall;
+        char h[24], l[24];
+
+        if (tenth(hi, h) && tenth(lo, l)) /* the usual sentence, without printf */
+            higher_sentence(out, len, d->winner == 'A' ? "A" : "B", h, l);
+        else
+            snprintf(out, len, "%s has the higher overall rubric score (%.1f vs %.1f).",
+                     d->winner == 'A' ? "A" : "B", hi, lo);
     } else if (d->winner != 'T') {
         snprintf(out, len,
                  "Equal overall rubric scores (%.1f); %s passes more expectations (%zu/%zu vs "
@@ -223,30 +306,34 @@ static const char *winner_word(char w)
 }
 
 /* The "judge" member of a judged pair's comparison.json. */
-static int add_judge(cJSON *c, const struct judged *j)
+static void add_judge(struct jtext *jt, const struct judged *j)
 {
-    cJSON *jo = cJSON_AddObjectToObject(c, "judge"), *orders;
-    int ok = jo != NULL, o;
+    int o;
 
-    if (ok && j->failed)
-        ok = cJSON_AddStringToObject(jo, "error", j->error ? j->error : "failed") != NULL;
-    else if (ok) {
-        ok = cJSON_AddStringToObject(jo, "winner", j->winner ? j->winner : "none") &&
-             cJSON_AddBoolToObject(jo, "position_inconsistent", j->position_inconsistent) &&
-             cJSON_AddNumberToObject(jo, "sample_agreement", j->sample_agreement);
+    jtext_open(jt, "judge", '{');
+    if (j->failed) {
+        jtext_str(jt, "error", j->error ? j->error : "failed");
+    } else {
+        jtext_str(jt, "winner", j->winner ? j->winner : "none");
+        jtext_bool(jt, "position_inconsistent", j->position_inconsistent);
+        jtext_num(jt, "sample_agreement", j->sample_agreement);
         /* Each order's own winner, in the pair's A/B: [A shown first, B shown first]; one
          * element when the judge does not swap. */
-        orders = ok ? cJSON_AddArrayToObject(jo, "order_winners") : NULL;
-        ok = orders != NULL;
-        for (o = 0; ok && o < j->n_orders && o < 2; o++) {
+        jtext_open(jt, "order_winners", '[');
+        for (o = 0; o < j->n_orders && o < 2; o++) {
             const char *w = winner_word(j->order_winner[o]);
 
-            ok = cJSON_AddItemToArray(orders, w ? cJSON_CreateString(w) : cJSON_CreateNull());
+            if (w)
+                jtext_str(jt, NULL, w);
+            else
+                jtext_null(jt, NULL);
         }
+        jtext_close(jt, ']');
     }
     /* Whether a reply came from the cache is in the judgments table, not here: a verdict
      * must not depend on it (a replay answers everything from the cache). */
-    return ok && cJSON_AddNumberToObject(jo, "judgments", j->n_judgments);
+    jtext_num(jt, "judgments", j->n_judgments);
+    jtext_close(jt, '}');
 }
 
 /*
@@ -319,142 +406,182 @@ static void judge_decides(const struct items *it, const struct judged *j, struct
 }
 
 /* The policy that decided, and what decided: every verdict records them. */
-static int add_policy(cJSON *c, const struct arb_policy *p, const struct decision *d,
-                      const char *why)
+static void add_policy(struct jtext *jt, const struct arb_policy *p, const struct decision *d,
+                       const char *why)
 {
-    cJSON *o = cJSON_AddObjectToObject(c, "policy");
-
+    jtext_open(jt, "policy", '{');
     /* A judged pair's reasoning is the judge's: why says what decided its verdict. */
-    if (o && why && !cJSON_AddStringToObject(o, "why", why))
-        return 0;
-    return o && cJSON_AddStringToObject(o, "decide_by", arb_decide_by_name(p->decide_by)) &&
-           cJSON_AddStringToObject(o, "position_inconsistent",
-                                   p->inconsistent == ARB_INCONSISTENT_TIE ? "tie"
-                                                                           : "unresolved") &&
-           (d->decided_by ? cJSON_AddStringToObject(o, "decided_by", d->decided_by)
-                          : cJSON_AddNullToObject(o, "decided_by")) != NULL;
+    if (why)
+        jtext_str(jt, "why", why);
+    jtext_str(jt, "decide_by", arb_decide_by_name(p->decide_by));
+    jtext_str(jt, "position_inconsistent",
+              p->inconsistent == ARB_INCONSISTENT_TIE ? "tie" : "unresolved");
+    if (d->decided_by)
+        jtext_str(jt, "decided_by", d->decided_by);
+    else
+        jtext_null(jt, "decided_by");
+    jtext_close(jt, '}');
+}
+
+/* comparison.json of a pair with a missing output. */
+static void write_missing(struct jtext *jt, const struct items *it, const struct side *a,
+                          const struct side *b, struct decision *d)
+{
+    const struct side *present = a->missing ? (b->missing ? NULL : b) : a;
+    const char *label = present == a ? "A" : "B";
+    struct scores sp;
+    int resolved = 1;
+    size_t i;
+
+    d->status = "missing_output";
+    add_policy(jt, &it->suite->policy, d, NULL);
+    jtext_null(jt, "winner");
+    jtext_str(jt, "status", d->status);
+    jtext_str(jt, "reasoning",
+              a->missing && b->missing ? "Neither output exists for this case."
+              : a->missing             ? "Output A does not exist for this case."
+                                       : "Output B does not exist for this case.");
+    if (!present)
+        return;
+    /* The output that exists was still checked: keep its results for the report. */
+    score_side(it, present, &sp);
+    for (i = 0; i < it->suite->n_criteria; i++)
+        resolved = resolved && !isnan(present->crit[i]);
+    jtext_open(jt, "rubric", '{');
+    rubric_side(jt, label, it, present, &sp, resolved);
+    jtext_close(jt, '}');
+    if (it->n_exp) {
+        jtext_open(jt, "expectation_results", '{');
+        expectations_side(jt, label, it, present, &sp);
+        jtext_close(jt, '}');
+    }
+}
+
+/* The rubric rule on a pair with both outputs: status and winner. */
+static void rubric_rule(const struct items *it, const struct scores *sa, const struct scores *sb,
+                        int n_unres, struct decision *d)
+{
+    double eps = it->suite->policy.tie_epsilon;
+
+    d->pass_rate_a = sa->pass_rate;
+    d->pass_rate_b = sb->pass_rate;
+    if (n_unres) {
+        d->status = "pending_judge";
+    } else {
+        d->status = "decided";
+        d->score_a = sa->overall;
+        d->score_b = sb->overall;
+        if (fabs(sa->overall - sb->overall) > eps)
+            d->winner = sa->overall > sb->overall ? 'A' : 'B';
+        else if (sa->total && sa->passed != sb->passed)
+            d->winner = sa->passed > sb->passed ? 'A' : 'B';
+        else
+            d->winner = 'T';
+    }
+    d->decided_by = d->winner ? "rubric" : NULL;
+}
+
+void decide_scratch_init(struct decide_scratch *ds)
+{
+    memset(&ds->nums, 0, sizeof(ds->nums));
+    arb_buf_init(&ds->sentence, 0);
+    arb_buf_init(&ds->good, 0);
+    arb_buf_init(&ds->bad, 0);
+}
+
+void decide_scratch_release(struct decide_scratch *ds)
+{
+    arb_buf_release(&ds->sentence);
+    arb_buf_release(&ds->good);
+    arb_buf_release(&ds->bad);
+}
+
+enum arb_status decide_write(const struct items *it, const struct side *a, const struct side *b,
+                             const struct judged *j, struct decision *d, struct decide_scratch *ds,
+                             struct arb_buf *out)
+{
+    struct scores sa, sb;
+    const cJSON *fb;
+    char why[400];
+    int n_unres;
+    struct jtext jt;
+
+    memset(d, 0, sizeof(*d));
+    d->score_a = d->score_b = d->pass_rate_a = d->pass_rate_b = NAN;
+    jtext_init(&jt, out);
+    jt.nums = &ds->nums;
+    jtext_open(&jt, NULL, '{');
+    if (a->missing || b->missing) {
+        write_missing(&jt, it, a, b, d);
+        jtext_close(&jt, '}');
+        return jt.st;
+    }
+    score_side(it, a, &sa);
+    score_side(it, b, &sb);
+    n_unres = list_unresolved(it, a, b, NULL);
+    rubric_rule(it, &sa, &sb, n_unres, d);
+    reasoning(it, d, &sa, &sb, n_unres, why, sizeof(why));
+    if (j)
+        judge_decides(it, j, d, why, sizeof(why));
+    if (d->winner)
+        jtext_str(&jt, "winner", winner_word(d->winner));
+    else
+        jtext_null(&jt, "winner");
+    jtext_str(&jt, "status", d->status);
+    jtext_str(&jt, "reasoning", j && !j->failed && j->reasoning ? j->reasoning : why);
+    add_policy(&jt, &it->suite->policy, d, j ? why : NULL);
+    jtext_open(&jt, "rubric", '{');
+    rubric_side(&jt, "A", it, a, &sa, !n_unres);
+    rubric_side(&jt, "B", it, b, &sb, !n_unres);
+    jtext_close(&jt, '}');
+    fb = j && !j->failed ? j->feedback : NULL;
+    jtext_open(&jt, "output_quality", '{');
+    quality_side(&jt, "A", it, a, &sa, !n_unres, cJSON_GetObjectItemCaseSensitive(fb, "A"), ds);
+    quality_side(&jt, "B", it, b, &sb, !n_unres, cJSON_GetObjectItemCaseSensitive(fb, "B"), ds);
+    jtext_close(&jt, '}');
+    if (it->n_exp) {
+        jtext_open(&jt, "expectation_results", '{');
+        expectations_side(&jt, "A", it, a, &sa);
+        expectations_side(&jt, "B", it, b, &sb);
+        jtext_close(&jt, '}');
+    }
+    jtext_open(&jt, "unresolved", '[');
+    list_unresolved(it, a, b, &jt);
+    jtext_close(&jt, ']');
+    if (j)
+        add_judge(&jt, j);
+    jtext_close(&jt, '}');
+    return jt.st;
+}
+
+/* decide_write, then its text as a cJSON tree (which prints as the same text). */
+static enum arb_status decide_tree(const struct items *it, const struct side *a,
+                                   const struct side *b, const struct judged *j, struct decision *d,
+                                   cJSON **comparison)
+{
+    struct decide_scratch ds;
+    struct arb_buf out;
+    enum arb_status st;
+
+    *comparison = NULL;
+    decide_scratch_init(&ds);
+    arb_buf_init(&out, 0);
+    st = decide_write(it, a, b, j, d, &ds, &out);
+    if (!st && !(*comparison = cJSON_ParseWithLength(out.ptr, out.len)))
+        st = ARB_ENOMEM;
+    arb_buf_release(&out);
+    decide_scratch_release(&ds);
+    return st;
 }
 
 enum arb_status decide_pair(const struct items *it, const struct side *a, const struct side *b,
                             struct decision *d, cJSON **comparison)
 {
-    return decide_judged(it, a, b, NULL, d, comparison);
+    return decide_tree(it, a, b, NULL, d, comparison);
 }
 
 enum arb_status decide_judged(const struct items *it, const struct side *a, const struct side *b,
                               const struct judged *j, struct decision *d, cJSON **comparison)
 {
-    struct scores sa, sb;
-    cJSON *c = cJSON_CreateObject(), *unres, *rubric, *quality, *exps;
-    const cJSON *fb;
-    char why[400];
-    int n_unres, ok = c != NULL;
-    double eps = it->suite->policy.tie_epsilon;
-
-    *comparison = NULL;
-    memset(d, 0, sizeof(*d));
-    d->score_a = d->score_b = d->pass_rate_a = d->pass_rate_b = NAN;
-    if (!ok)
-        return ARB_ENOMEM;
-    if (a->missing || b->missing) {
-        const struct side *present = a->missing ? (b->missing ? NULL : b) : a;
-        const char *label = present == a ? "A" : "B";
-        struct scores sp;
-        cJSON *r_obj, *e_obj;
-
-        d->status = "missing_output";
-        ok = add_policy(c, &it->suite->policy, d, NULL) && cJSON_AddNullToObject(c, "winner") &&
-             cJSON_AddStringToObject(c, "status", d->status) &&
-             cJSON_AddStringToObject(c, "reasoning",
-                                     a->missing && b->missing
-                                         ? "Neither output exists for this case."
-                                     : a->missing ? "Output A does not exist for this case."
-                                                  : "Output B does not exist for this case.");
-        /* The output that exists was still checked: keep its results for the report. */
-        if (ok && present) {
-            int resolved = 1;
-            size_t i;
-
-            score_side(it, present, &sp);
-            for (i = 0; i < it->suite->n_criteria; i++)
-                resolved = resolved && !isnan(present->crit[i]);
-            r_obj = cJSON_AddObjectToObject(c, "rubric");
-            ok = r_obj &&
-                 cJSON_AddItemToObject(r_obj, label, rubric_side(it, present, &sp, resolved));
-            if (ok && it->n_exp) {
-                e_obj = cJSON_AddObjectToObject(c, "expectation_results");
-                ok = e_obj &&
-                     cJSON_AddItemToObject(e_obj, label, expectations_side(it, present, &sp));
-            }
-        }
-        if (!ok) {
-            cJSON_Delete(c);
-            return ARB_ENOMEM;
-        }
-        *comparison = c;
-        return ARB_OK;
-    }
-    score_side(it, a, &sa);
-    score_side(it, b, &sb);
-    unres = cJSON_CreateArray();
-    n_unres = unres ? list_unresolved(it, a, b, unres) : -1;
-    if (n_unres < 0) {
-        cJSON_Delete(unres);
-        cJSON_Delete(c);
-        return ARB_ENOMEM;
-    }
-    d->pass_rate_a = sa.pass_rate;
-    d->pass_rate_b = sb.pass_rate;
-    if (n_unres) {
-        d->status = "pending_judge";
-    } else {
-        d->status = "decided";
-        d->score_a = sa.overall;
-        d->score_b = sb.overall;
-        if (fabs(sa.overall - sb.overall) > eps)
-            d->winner = sa.overall > sb.overall ? 'A' : 'B';
-        else if (sa.total && sa.passed != sb.passed)
-            d->winner = sa.passed > sb.passed ? 'A' : 'B';
-        else
-            d->winner = 'T';
-    }
-    d->decided_by = d->winner ? "rubric" : NULL;
-    reasoning(it, d, &sa, &sb, n_unres, why, sizeof(why));
-    if (j)
-        judge_decides(it, j, d, why, sizeof(why));
-    if (d->winner)
-        ok = cJSON_AddStringToObject(c, "winner", winner_word(d->winner)) != NULL;
-    else
-        ok = cJSON_AddNullToObject(c, "winner") != NULL;
-    ok = ok && cJSON_AddStringToObject(c, "status", d->status);
-    ok = ok && cJSON_AddStringToObject(c, "reasoning",
-                                       j && !j->failed && j->reasoning ? j->reasoning : why);
-    ok = ok && add_policy(c, &it->suite->policy, d, j ? why : NULL);
-    rubric = ok ? cJSON_AddObjectToObject(c, "rubric") : NULL;
-    quality = rubric ? cJSON_AddObjectToObject(c, "output_quality") : NULL;
-    ok = quality != NULL;
-    ok = ok && cJSON_AddItemToObject(rubric, "A", rubric_side(it, a, &sa, !n_unres));
-    ok = ok && cJSON_AddItemToObject(rubric, "B", rubric_side(it, b, &sb, !n_unres));
-    fb = j && !j->failed ? j->feedback : NULL;
-    ok = ok && cJSON_AddItemToObject(
-                   quality, "A",
-                   quality_side(it, a, &sa, !n_unres, cJSON_GetObjectItemCaseSensitive(fb, "A")));
-    ok = ok && cJSON_AddItemToObject(
-                   quality, "B",
-                   quality_side(it, b, &sb, !n_unres, cJSON_GetObjectItemCaseSensitive(fb, "B")));
-    if (ok && it->n_exp) {
-        exps = cJSON_AddObjectToObject(c, "expectation_results");
-        ok = exps && cJSON_AddItemToObject(exps, "A", expectations_side(it, a, &sa)) &&
-             cJSON_AddItemToObject(exps, "B", expectations_side(it, b, &sb));
-    }
-    ok = ok && cJSON_AddItemToObject(c, "unresolved", unres);
-    ok = ok && (!j || add_judge(c, j));
-    if (!ok) {
-        if (!unres->string) /* not attached to c, so not freed with it */
-            cJSON_Delete(unres);
-        cJSON_Delete(c);
-        return ARB_ENOMEM;
-    }
-    *comparison = c;
-    return ARB_OK;
+    return decide_tree(it, a, b, j, d, comparison);
 }

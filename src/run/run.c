@@ -55,6 +55,7 @@ static void outs_clear(struct runner *r)
         }
         r->outs[i].n = r->outs[i].n_all = 0;
     }
+    r->obs_file = NULL; /* the files are gone: what was derived from one with them */
 }
 
 struct collect {
@@ -113,10 +114,16 @@ static enum arb_status eval_check(struct runner *r, const struct arb_case *kc, s
     const struct file_row *f = pick_file(so->files, so->n, arb_check_file(c), note, sizeof(note));
     enum arb_status st;
 
-    if (note[0])
+    if (note[0]) {
         st = arb_check_fail(c, kc->expected, note, &r->res);
-    else
-        st = arb_check_run(c, f->content, f->len, kc->expected, &r->res, r->err);
+    } else {
+        /* the checks of one output share what they derive from it (its JSON parse) */
+        if (r->obs_file != f) {
+            arb_observed_set(r->obs, f->content, f->len);
+            r->obs_file = f;
+        }
+        st = arb_check_run_on(c, r->obs, kc->expected, &r->res, r->err);
+    }
     if (st)
         return arb_err_prefix(r->err, st, "case '%s', %s '%s'", kc->id, kind, item);
     arb_buf_reset(&r->rec);
@@ -256,8 +263,6 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
             char hex[65];
             const struct side *a, *b;
             struct decision d;
-            cJSON *cmp = NULL;
-            char *cmp_text = NULL;
 
             st = arb_blinder_assign(r->blinder, kc->id, k, &first_is_a, hex);
             if (st) {
@@ -268,15 +273,14 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
             b = &r->sides[first_is_a ? j : i];
             st = arb_store_writer_put_blinding(r->w, r->run, kc->id, a->system, b->system, hex,
                                                r->err);
+            /* Written in the seed's member order (winner, reasoning, rubric, ...). */
+            arb_buf_reset(&r->cmp);
             if (!st)
-                st = decide_pair(it, a, b, &d, &cmp);
-            /* Printed in the seed's member order (winner, reasoning, rubric, ...). */
-            if (!st && !(cmp_text = cJSON_PrintUnformatted(cmp)))
-                st = ARB_ENOMEM;
+                st = decide_write(it, a, b, NULL, &d, &r->ds, &r->cmp);
             if (!st) {
                 struct arb_verdict_row v = {kc->id,        a->system, b->system, d.status,
                                             NULL,          d.score_a, d.score_b, d.pass_rate_a,
-                                            d.pass_rate_b, cmp_text};
+                                            d.pass_rate_b, r->cmp.ptr};
 
                 v.winner = d.winner == 'A'   ? a->system
                            : d.winner == 'B' ? b->system
@@ -293,8 +297,6 @@ static enum arb_status decide_case(struct runner *r, const struct items *it, int
                 if (!st)
                     st = escalation_ask(r->esc, it, a, b, r->text[0].ptr, r->text[1].ptr, r->err);
             }
-            cJSON_free(cmp_text);
-            cJSON_Delete(cmp);
         }
     }
     return st;
@@ -393,6 +395,7 @@ static enum arb_status evaluate_cases(struct runner *r, size_t batch)
         it->suite = r->s;
         it->kase = kc;
         it->n_exp = r->s->n_expectations + kc->n_expectations;
+        it->words = &r->words;
         /* A new run has no verdicts to look for. */
         done = 0;
         if (r->resuming)
@@ -439,6 +442,10 @@ static enum arb_status runner_init(struct runner *r, struct arb_store *st, struc
     arb_buf_init(&r->rec, 0);
     arb_buf_init(&r->text[0], 0);
     arb_buf_init(&r->text[1], 0);
+    arb_buf_init(&r->cmp, 0);
+    decide_scratch_init(&r->ds);
+    if (check_words_init(&r->words, s) || arb_observed_new(&r->obs))
+        return ARB_ENOMEM;
     r->outs = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->outs));
     r->sides = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->sides));
     r->has_trials = calloc(s->n_systems ? s->n_systems : 1, sizeof(*r->has_trials));
@@ -476,6 +483,10 @@ static void runner_release(struct runner *r)
     arb_buf_release(&r->rec);
     arb_buf_release(&r->text[0]);
     arb_buf_release(&r->text[1]);
+    arb_buf_release(&r->cmp);
+    decide_scratch_release(&r->ds);
+    check_words_release(&r->words);
+    arb_observed_free(r->obs);
     batch_release(r);
     free(r->batch);
     free(r->batch_items);

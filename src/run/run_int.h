@@ -15,12 +15,89 @@
 #include "arbiter/strset.h"
 #include "arbiter/suite.h"
 
+/*
+ * What the sentences of output_quality say of the suite's checks ("name: expected \"Acme\""),
+ * described once per run from their check_json (feedback.c) rather than parsed per sentence.
+ * crit[i] for criterion i, exp[i] for the suite's expectation i; NULL where there is no check.
+ */
+struct check_words {
+    char **crit;
+    char **exp;
+    const char **anchor; /* 3 per criterion: what its scores 1, 3 and 5 mean (static or the
+                            suite's) */
+    size_t n_crit, n_exp;
+    /* What comparison.json repeats for every pair, written once (JSON text, jtext's bytes):
+     * per criterion its name as a member's key ("name":) and its sentences for the whole
+     * scores 1, 2, 4 and 5 (SCORE_SLOT; NULL: none), per suite expectation the head of its
+     * details item ({"id":...,"text":...,"passed":). */
+    char **crit_key;
+    char **crit_said; /* 4 per criterion */
+    char **exp_head;
+    char **exp_said; /* 2 per suite expectation: its words in a sentence ('text', then 'text'
+                        (check) for a failed one), escaped as in a JSON string, no quotes */
+};
+
+/* The slot of crit_said for a criterion's score v, or -1 when it has none. */
+int check_words_slot(double v);
+
+enum arb_status check_words_init(struct check_words *w, const struct arb_suite *s);
+void check_words_release(struct check_words *w);
+
 /* The items of one case: the suite's expectations, then the case's own. */
 struct items {
     const struct arb_suite *suite;
     const struct arb_case *kase;
     size_t n_exp;
+    const struct check_words *words; /* the suite's checks described; NULL: each when needed */
 };
+
+/*
+ * JSON text as cJSON_PrintUnformatted prints the same tree (jtext.c): comparison.json is
+ * written without one.  Errors are sticky in st.
+ */
+#define JTEXT_DEPTH 16
+#define JTEXT_NUMBER_MAX 32
+
+/* Numbers jtext_num printed with printf (pass rates: 2/3), kept by value to be printed again. */
+#define JTEXT_NUMS 16
+struct jtext_nums {
+    double key[JTEXT_NUMS];
+    unsigned char len[JTEXT_NUMS]; /* 0: empty slot */
+    char text[JTEXT_NUMS][JTEXT_NUMBER_MAX];
+};
+
+struct jtext {
+    struct jtext_nums *nums; /* NULL: none kept (jtext_init) */
+    struct arb_buf *out;     /* appended to (borrowed) */
+    enum arb_status st;  /* the first failure */
+    int depth;
+    int keyed;                        /* jtext_key wrote the next member's name */
+    unsigned char first[JTEXT_DEPTH]; /* per level: nothing written in it yet */
+};
+
+void jtext_init(struct jtext *j, struct arb_buf *out);
+/*
+ * The calls below take key NULL inside an array, else a member name that needs no escaping
+ * (the callers' literals); a name from elsewhere goes first through jtext_key, and the call
+ * writing its value then takes key NULL.  bracket '{' or '[' (and '}' or ']' to close).
+ */
+void jtext_key(struct jtext *j, const char *name);
+/* jtext_key for a name already written as JSON, with its colon ("name":). */
+void jtext_key_json(struct jtext *j, const char *text);
+/* text[0..n) appended as it is: no separator, no key. */
+void jtext_append(struct jtext *j, const char *text, size_t n);
+void jtext_open(struct jtext *j, const char *key, char bracket);
+void jtext_close(struct jtext *j, char bracket);
+void jtext_str(struct jtext *j, const char *key, const char *s); /* NULL s: ARB_ENOMEM */
+void jtext_num(struct jtext *j, const char *key, double d);      /* NaN, infinities: null */
+void jtext_null(struct jtext *j, const char *key);
+void jtext_bool(struct jtext *j, const char *key, int v);
+/* A member whose value is JSON text already written (text[0..n)). */
+void jtext_raw(struct jtext *j, const char *key, const char *text, size_t n);
+/* A string value s[0..n) escaped as cJSON escapes it, with no separator or key. */
+void jtext_string(struct jtext *j, const char *s, size_t n);
+/* d as cJSON prints a number, NUL-terminated into out (JTEXT_NUMBER_MAX); the length. */
+size_t jtext_number(double d, char *out);
 
 const struct arb_expectation *item_expectation(const struct items *it, size_t i);
 
@@ -90,6 +167,26 @@ struct decision {
     double pass_rate_a, pass_rate_b; /* expectation pass rates, NAN when none */
 };
 
+/* Scratch space for decide_write (the sentences of a side), kept from pair to pair. */
+struct decide_scratch {
+    struct arb_buf sentence, good, bad;
+    struct jtext_nums nums;
+};
+
+void decide_scratch_init(struct decide_scratch *ds);
+void decide_scratch_release(struct decide_scratch *ds);
+
+struct judged;
+
+/*
+ * Decide a pair by the verdict policy (j: what the judge answered, as decide_judged; NULL: no
+ * judge) and append the seed's comparison.json (without system names) to out, as one line,
+ * the bytes cJSON_PrintUnformatted prints of decide_judged's tree.  ARB_ENOMEM, ARB_ETOOBIG.
+ */
+enum arb_status decide_write(const struct items *it, const struct side *a, const struct side *b,
+                             const struct judged *j, struct decision *d,
+                             struct decide_scratch *ds, struct arb_buf *out);
+
 /*
  * Decide a pair by the verdict policy and build the seed's comparison.json
  * (without system names) into *comparison.  ARB_ENOMEM.
@@ -123,6 +220,23 @@ struct judged {
  */
 int quality_sentences(const struct items *it, const struct side *x, const cJSON *fb, cJSON *good,
                       cJSON *bad);
+
+/*
+ * Where quality_each tells each sentence (s[0..n), a strength when good): 1, or 0 to stop.
+ * put_json, when set, takes a sentence already written as a JSON string (check_words).
+ */
+struct sentence_sink {
+    int (*put)(void *ctx, int good, const char *s, size_t n);
+    int (*put_json)(void *ctx, int good, const char *json);
+    void *ctx;
+};
+
+/*
+ * quality_sentences without cJSON: each sentence, in order, to sink; b is scratch space.
+ * 1, or 0 when out of memory or the sink stopped.
+ */
+int quality_each(const struct items *it, const struct side *x, const cJSON *fb,
+                 const struct sentence_sink *sink, struct arb_buf *b);
 
 /*
  * decide_pair for a pair the judge answered (the sides already hold its

@@ -77,7 +77,12 @@ struct runner {
     struct arb_case *prev; /* the batch before, whose judge questions are still in flight */
     struct items *prev_items;
     size_t n_prev;
-    struct arb_buf text[2]; /* output texts for the judge */
+    struct arb_buf text[2];   /* output texts for the judge */
+    struct check_words words; /* the suite's checks described for the sentences */
+    struct decide_scratch ds;
+    struct arb_buf cmp;              /* a pair's comparison.json */
+    struct arb_observed *obs;        /* the output file the checks run on, shared by them */
+    const struct file_row *obs_file; /* which file obs holds; NULL: none of this case */
 };
 
 /* Report the run's progress to the caller's callback, when it gave one. */

@@ -65,6 +65,7 @@ Test(comparison_json, should_reproduce_every_figure_of_the_seeds_worked_example)
     memset(&kase, 0, sizeof(kase));
     it.suite = s;
     it.kase = &kase;
+    it.words = NULL;
     it.n_exp = s->n_expectations;
     cr_assert_eq(s->n_criteria, 6);
     cr_assert_eq(decide_pair(&it, &a, &b, &d, &c), ARB_OK);
@@ -103,7 +104,7 @@ Test(comparison_json, should_decide_on_the_rounded_figures_it_writes)
 {
     struct arb_suite *s = parse("{\"cases\": [{\"id\": \"c1\"}]}");
     struct arb_case kase;
-    struct items it = {s, &kase, 0};
+    struct items it = {s, &kase, 0, NULL};
     double crit_a[] = {3, 2, 3, 3, 2, 3}, crit_b[] = {3, 3, 2.1, 3, 2.1, 3};
     struct side a = {.system = "alpha", .crit = crit_a, .exp = NULL},
                 b = {.system = "beta", .crit = crit_b, .exp = NULL};
@@ -171,6 +172,7 @@ Test(comparison_json, should_write_sentences_from_the_checks_and_the_rubric)
     memset(&kase, 0, sizeof(kase));
     it.suite = s;
     it.kase = &kase;
+    it.words = NULL;
     it.n_exp = s->n_expectations;
     cr_assert_eq(quality_sentences(&it, &x, NULL, good, bad), 1);
     /* A default name: its built-in anchor. */
@@ -217,6 +219,7 @@ Test(comparison_json, should_say_nothing_about_expectations_it_has_no_news_on)
     memset(&kase, 0, sizeof(kase));
     it.suite = s;
     it.kase = &kase;
+    it.words = NULL;
     it.n_exp = s->n_expectations;
     cr_assert_eq(quality_sentences(&it, &x, NULL, good, bad), 1);
     cr_assert_eq(cJSON_GetArraySize(bad), 0);
@@ -261,6 +264,7 @@ Test(comparison_json, should_take_the_judges_sentences_when_it_wrote_them)
     memset(&j, 0, sizeof(j));
     it.suite = s;
     it.kase = &kase;
+    it.words = NULL;
     it.n_exp = s->n_expectations;
     j.winner = "A";
     j.n_orders = 2;
