@@ -362,6 +362,8 @@ static void batch_route(struct sim_state *st, const struct sim_http *h, const ch
         snprintf(msg, sizeof(msg), "No Message Batch found with id '%.100s'", id);
         fail(r, 404, msg);
     } else if (get && !*tail) {
+        if (!ended(b) && sim_batch_outage(st, b, r))
+            return;
         if (!ended(b)) {
             b->polls++;
             step(st, b);

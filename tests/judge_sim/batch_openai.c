@@ -660,6 +660,8 @@ static void batch_route(struct sim_state *st, const struct sim_http *h, const ch
         snprintf(msg, sizeof(msg), "No batch found with id '%.100s'.", id);
         fail(r, 404, msg, NULL, NULL);
     } else if (!strcmp(h->method, "GET") && !*tail) {
+        if (running(b) && sim_batch_outage(st, b, r))
+            return;
         if (running(b)) {
             b->polls++;
             step(st, b);
