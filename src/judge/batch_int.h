@@ -19,7 +19,8 @@ struct arb_batch_client {
     const char *headers[3];
     struct judge_secrets secrets;
     int once;         /* the next request gets one attempt (a create: see arb_batch_create) */
-    long last_status; /* the HTTP status of the last reply, 0 when none arrived */
+    long last_status; /* the HTTP status of the last reply, 0 when none arrived, -1 when it
+                         was refused here (over the size cap): not worth another attempt */
 };
 
 /* One request's reply. */

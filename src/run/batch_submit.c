@@ -26,6 +26,9 @@
 /* Requests' bodies per batch at most: under both providers' size limits (200 and 256 MB). */
 #define BATCH_MAX_BYTES ((size_t)180 << 20)
 
+/* How long a waiting run polls through a provider's failures before it gives up (resumable). */
+#define BATCH_OUTAGE_S 3600
+
 /* ---- recording the outbox --------------------------------------------------------------- */
 
 static enum arb_status record_one(struct batch_outbox *o, int64_t run, size_t from, size_t n,
@@ -389,12 +392,16 @@ static enum arb_status download(struct arb_store *st, struct arb_batch_client *c
     return ARB_OK;
 }
 
-/* Take b as far as it goes without waiting; *running 1 when it has not ended. */
+/* Take b as far as it goes without waiting; *running 1 when it has not ended (or its results
+ * are not stored yet).  While the run waits (wait > 0), a poll or download that failed in a way
+ * another attempt may mend (no reply, 408, 409, 429, 5xx, after the client's own retries) is
+ * not the end of the wait: *failed 1, and the batch is tried again at the next poll. */
 static enum arb_status step(struct arb_store *st, struct arb_batch_client *c, struct bcopy *b,
                             const struct arb_judge_config *cfg, const struct arb_batch_opts *bo,
-                            int wait, int *running, struct arb_err *err)
+                            int wait, int *running, int *failed, struct arb_err *err)
 {
     enum arb_status rs = ARB_OK;
+    int polled = 0;
 
     *running = 0;
     if (wait < 0 && (!strcmp(b->state, "intent") || !strcmp(b->state, "uploaded") ||
@@ -408,14 +415,24 @@ static enum arb_status step(struct arb_store *st, struct arb_batch_client *c, st
     else if (!strcmp(b->state, "submitted")) {
         struct arb_batch_remote r;
 
+        polled = 1;
         rs = arb_batch_get(c, b->remote_id, &r, err);
         if (!rs)
             rs = save(st, b, r.ended ? "ended" : "submitted", &r, err);
         if (!rs)
             batch_checkpoint(bo, "poll");
     }
-    if (!rs && !strcmp(b->state, "ended"))
+    if (!rs && !strcmp(b->state, "ended")) {
+        polled = 1;
         rs = download(st, c, b, bo, err);
+    }
+    if (rs == ARB_EREMOTE && polled && wait > 0 && arb_batch_client_retryable(c)) {
+        batch_notice(bo, "judge batch %lld: %s; trying again at the next poll", (long long)b->id,
+                     err->msg);
+        *failed = 1;
+        *running = 1;
+        return ARB_OK;
+    }
     *running = !rs && !strcmp(b->state, "submitted");
     return rs;
 }
@@ -435,6 +452,7 @@ enum arb_status batches_advance(struct arb_store *st, int64_t run, struct arb_ba
 {
     struct bcopies bs;
     size_t i;
+    time_t outage = 0; /* when the polls began to fail, 0 while they succeed */
     enum arb_status rs;
 
     memset(&bs, 0, sizeof(bs));
@@ -442,13 +460,21 @@ enum arb_status batches_advance(struct arb_store *st, int64_t run, struct arb_ba
     if (!rs && bs.oom)
         rs = ARB_ENOMEM;
     for (;;) {
+        int failed = 0;
+
         *running = 0;
         for (i = 0; !rs && i < bs.n; i++) {
             int r = 0;
 
-            rs = step(st, c, &bs.v[i], cfg, bo, wait, &r, err);
+            rs = step(st, c, &bs.v[i], cfg, bo, wait, &r, &failed, err);
             *running += (size_t)r;
         }
+        if (!rs && failed && !outage)
+            outage = time(NULL);
+        else if (!rs && !failed)
+            outage = 0;
+        if (!rs && outage && difftime(time(NULL), outage) > BATCH_OUTAGE_S)
+            rs = ARB_EREMOTE; /* err says what failed last */
         if (rs || !*running || wait <= 0)
             break;
         pause_s(cfg->batch_poll_s);
