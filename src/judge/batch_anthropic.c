@@ -12,8 +12,8 @@
  * many requests, and no row of the database owning its id; of those, an ended one is read
  * (its results name its custom ids, which start with the token) and a running one is taken
  * only when it is the only one left (see pick).  Two running candidates are an error naming
- * both, never a guess; a wrong adoption would show as results naming none of the batch's
- * custom ids, which is refused when they are stored.  The key is sent only
+ * both, never a guess; a wrong adoption shows as results naming none of the batch's custom
+ * ids, and the batch is let go and looked for again (batch_submit.c).  The key is sent only
  * to base_url's origin: a results_url elsewhere is read from the batch's own path instead.
  */
 #include <stdio.h>

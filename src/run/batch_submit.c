@@ -358,6 +358,36 @@ static int on_result(void *ctx, const struct arb_batch_result_line *l)
     return d->rs != ARB_OK;
 }
 
+/*
+ * An Anthropic batch taken for b after an interruption (the lone running candidate: Anthropic
+ * batches carry no metadata) whose results name none of b's requests was another client's:
+ * b goes back to 'submitting' without it, to be looked for again and, when not found,
+ * submitted.  It cannot be taken again: it has ended, and an ended candidate is taken only when
+ * its results name the token.  (An OpenAI batch is found by its token, so there it stays an
+ * error.)
+ */
+static enum arb_status let_go(struct arb_store *st, struct bcopy *b, const struct arb_batch_opts *bo,
+                              struct arb_err *err)
+{
+    struct arb_batch_row row;
+    char why[512];
+
+    snprintf(why, sizeof(why),
+             "batch %s, taken for this one after an interruption, is not this batch: its results "
+             "name none of its requests (custom ids %s-N)",
+             b->remote_id, b->token);
+    batch_notice(bo, "judge batch %lld: %s; looking for it again", (long long)b->id, why);
+    memset(&row, 0, sizeof(row));
+    row.id = b->id;
+    row.state = "submitting";
+    row.input_file_id = b->input_file_id;
+    row.error = why;
+    snprintf(b->state, sizeof(b->state), "submitting");
+    b->remote_id[0] = '\0';
+    b->submitted_at[0] = '\0';
+    return arb_store_batch_update(st, &row, err);
+}
+
 static enum arb_status download(struct arb_store *st, struct arb_batch_client *c, struct bcopy *b,
                                 const struct arb_batch_opts *bo, struct arb_err *err)
 {
@@ -372,6 +402,10 @@ static enum arb_status download(struct arb_store *st, struct arb_batch_client *c
     rs = arb_batch_results(c, &r, on_result, &d, err);
     if (d.rs)
         rs = d.rs;
+    if (!rs && d.lines && !d.matched && strcmp(b->provider, "anthropic") == 0) {
+        arb_store_rollback(st);
+        return let_go(st, b, bo, err);
+    }
     if (!rs && d.lines && !d.matched)
         rs = arb_err_set(err, ARB_EREMOTE,
                          "the results of batch %s name none of judge batch %lld's requests "
@@ -425,6 +459,10 @@ static enum arb_status step(struct arb_store *st, struct arb_batch_client *c, st
     if (!rs && !strcmp(b->state, "ended")) {
         polled = 1;
         rs = download(st, c, b, bo, err);
+        if (!rs && !strcmp(b->state, "submitting")) /* let go: another's batch */
+            rs = submit(st, c, b, cfg, bo, err);
+        if (!rs && !strcmp(b->state, "ended"))
+            rs = download(st, c, b, bo, err);
     }
     if (rs == ARB_EREMOTE && polled && wait > 0 && arb_batch_client_retryable(c)) {
         batch_notice(bo, "judge batch %lld: %s; trying again at the next poll", (long long)b->id,
@@ -433,7 +471,7 @@ static enum arb_status step(struct arb_store *st, struct arb_batch_client *c, st
         *running = 1;
         return ARB_OK;
     }
-    *running = !rs && !strcmp(b->state, "submitted");
+    *running = !rs && strcmp(b->state, "downloaded") != 0 && strcmp(b->state, "ingested") != 0;
     return rs;
 }
 

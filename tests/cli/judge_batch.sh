@@ -273,6 +273,29 @@ for P in openai anthropic; do
         bad "$P: outage: $(grep -c '"fault":"batch-outage"' "$T/sim.log") 503s, $(creates $CREATE) batches created"
 done
 
+# ---- Anthropic, killed before its create was sent, while another client's batch of the same
+# size runs: that batch is the lone candidate and is taken; its results name other requests,
+# so it is let go and this batch looked for again and, not found, submitted ----
+start_sim -p $PORT0 --batch-polls 2
+judge_json anthropic
+db="$T/anthropic-foreign.db"
+ARBITER_TEST_KILL_AT=submit $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch \
+    --db "$db" >"$T/out" 2>&1
+[ $? -eq 137 ] && ok || bad "foreign batch: the kill at submit did not happen"
+awk -v n=$N_REQ 'BEGIN { printf "{\"requests\":["
+    for (i = 0; i < n; i++)
+        printf "%s{\"custom_id\":\"other-%d\",\"params\":{\"model\":\"m\",\"max_tokens\":9,\"messages\":[{\"role\":\"user\",\"content\":\"x%d\"}]}}", i ? "," : "", i, i
+    printf "]}" }' >"$T/foreign.json"
+curl -s -o /dev/null -H "x-api-key: other" -H 'anthropic-version: 2023-06-01' \
+    --data-binary "@$T/foreign.json" "http://127.0.0.1:$PORT/v1/messages/batches"
+: >"$T/sim.log"
+expect_cmd "anthropic: a foreign batch taken after a kill is let go" 0 "30 decided" "not this batch" -- \
+    $ARB run --resume latest --db "$db"
+dump "$db" "$T/foreign.txt"
+cmp -s "$T/anthropic-ref.txt" "$T/foreign.txt" && ok || bad "foreign batch: records differ"
+[ "$(creates /v1/messages/batches)" -eq 1 ] && [ "$(no_repeats)" -eq 0 ] && ok ||
+    bad "foreign batch: $(creates /v1/messages/batches) batches created by the resume, want 1"
+
 # ---- an OpenAI batch that fails validation as a whole: its requests asked alone ----
 start_sim -p $PORT0 --batch-polls 1 --batch-fail-validation on
 judge_json openai '"batch_retry": "sync"'
