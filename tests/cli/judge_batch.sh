@@ -335,6 +335,40 @@ expect_cmd "batch wait --poll" 2 "" "--poll goes with" -- $ARB batch wait latest
 expect_cmd "batch --help" 0 "arbiter batch status RUN" "" -- $ARB batch --help
 expect_cmd "run --help names --judge-batch" 0 "--judge-batch" "" -- $ARB run --help
 
+# ---- a provider that repeats the key in its replies (results, error lines, error bodies) ----
+for E in on escaped; do
+    start_sim -p $PORT0 --batch-polls 1 --batch-error-rate 0.3 --echo-key $E
+    for P in openai anthropic; do
+        judge_json $P '"batch_retry": "none"'
+        db="$T/$P-echo-$E.db"
+        $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --db "$db" >"$T/echo.txt" 2>&1
+        rid=$(sqlite3 "$db" "SELECT remote_id FROM judge_batches")
+        if [ $P = openai ]; then
+            f=$(sqlite3 "$db" "SELECT output_file_id FROM judge_batches")
+            curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/files/$f/content" >"$T/echo.res"
+        else
+            curl -s -H "x-api-key: $KEY" -H 'anthropic-version: 2023-06-01' \
+                "http://127.0.0.1:$PORT/v1/messages/batches/$rid/results" >"$T/echo.res"
+        fi
+        # The provider's results do hold the key (so what follows can fail)...
+        grep -qF canary "$T/echo.res" && ok || bad "$P: --echo-key $E: the results do not repeat the key"
+        # ...and what was stored of them does not, in any spelling (the key is canary-...).
+        n=$(sqlite3 "$db" "SELECT count(*) FROM judge_batch_requests WHERE result_json IS NOT NULL")
+        sqlite3 "$db" "SELECT result_json, error FROM judge_batch_requests" >"$T/echo.stored"
+        [ "$n" -gt 0 ] && ! grep -qF canary "$T/echo.stored" "$T/echo.txt" && ok ||
+            bad "$P: --echo-key $E: the key reached the stored results or the output ($n results)"
+    done
+done
+rm -f "$T/echo.res"
+# A refused batch call whose error message repeats the key: the message, scrubbed.
+start_sim -p $PORT0 --batch-polls 1 --status-always 400 --echo-key on
+for P in openai anthropic; do
+    judge_json $P
+    $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --db "$T/echo-err.db" >"$T/echo-err.txt" 2>&1
+    grep -q "status-always" "$T/echo-err.txt" && ! grep -qF "canary" "$T/echo-err.txt" && ok ||
+        bad "$P: --echo-key with a 400: $(cat "$T/echo-err.txt")"
+done
+
 # ---- the key in no artifact ----
 for f in "$T"/*.db* "$T"/*.txt "$T/out" "$T/err" "$T/sim.log"; do
     [ -f "$f" ] || continue
