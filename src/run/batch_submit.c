@@ -459,7 +459,8 @@ static enum arb_status step(struct arb_store *st, struct arb_batch_client *c, st
     if (!rs && !strcmp(b->state, "ended")) {
         polled = 1;
         rs = download(st, c, b, bo, err);
-        if (!rs && !strcmp(b->state, "submitting")) /* let go: another's batch */
+        /* Let go (another's batch): looked for again, or (wait < 0) left to the next run. */
+        if (!rs && wait >= 0 && !strcmp(b->state, "submitting"))
             rs = submit(st, c, b, cfg, bo, err);
         if (!rs && !strcmp(b->state, "ended"))
             rs = download(st, c, b, bo, err);

@@ -296,6 +296,27 @@ cmp -s "$T/anthropic-ref.txt" "$T/foreign.txt" && ok || bad "foreign batch: reco
 [ "$(creates /v1/messages/batches)" -eq 1 ] && [ "$(no_repeats)" -eq 0 ] && ok ||
     bad "foreign batch: $(creates /v1/messages/batches) batches created by the resume, want 1"
 
+# The same, with the foreign batch's end seen by `batch status --poll`, which submits nothing:
+# the batch is let go and left for the next run, which looks for it again and submits it.
+db="$T/anthropic-foreign2.db"
+ARBITER_TEST_KILL_AT=submit $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch \
+    --db "$db" >"$T/out" 2>&1
+curl -s -o /dev/null -H "x-api-key: other" -H 'anthropic-version: 2023-06-01' \
+    --data-binary "@$T/foreign.json" "http://127.0.0.1:$PORT/v1/messages/batches"
+: >"$T/sim.log"
+expect_cmd "anthropic: the foreign batch taken, polled once" 5 "" "found" -- \
+    $ARB run --resume latest --no-wait --db "$db"
+expect_cmd "anthropic: batch status --poll, the foreign batch running" 5 "submitted" "" -- \
+    $ARB batch status latest --poll --db "$db"
+expect_cmd "anthropic: batch status --poll lets the foreign batch go" 5 "submitting" "not this batch" -- \
+    $ARB batch status latest --poll --db "$db"
+[ "$(creates /v1/messages/batches)" -eq 0 ] && ok || bad "batch status --poll submitted a batch"
+expect_cmd "anthropic: batch wait after the let-go" 0 "30 decided" "" -- $ARB batch wait latest --db "$db"
+dump "$db" "$T/foreign.txt"
+cmp -s "$T/anthropic-ref.txt" "$T/foreign.txt" && ok || bad "foreign batch (status --poll): records differ"
+[ "$(creates /v1/messages/batches)" -eq 1 ] && [ "$(no_repeats)" -eq 0 ] && ok ||
+    bad "foreign batch (status --poll): $(creates /v1/messages/batches) batches created, want 1"
+
 # ---- an OpenAI batch that fails validation as a whole: its requests asked alone ----
 start_sim -p $PORT0 --batch-polls 1 --batch-fail-validation on
 judge_json openai '"batch_retry": "sync"'
