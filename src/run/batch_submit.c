@@ -366,8 +366,8 @@ static int on_result(void *ctx, const struct arb_batch_result_line *l)
  * its results name the token.  (An OpenAI batch is found by its token, so there it stays an
  * error.)
  */
-static enum arb_status let_go(struct arb_store *st, struct bcopy *b, const struct arb_batch_opts *bo,
-                              struct arb_err *err)
+static enum arb_status let_go(struct arb_store *st, struct bcopy *b,
+                              const struct arb_batch_opts *bo, struct arb_err *err)
 {
     struct arb_batch_row row;
     char why[512];
