@@ -431,7 +431,7 @@ enum arb_status arb_batch_find(struct arb_batch_client *c, const char *token, co
     *found = 0;
     if (c->cfg->provider == ARB_JUDGE_ANTHROPIC)
         return batch_anthropic_find(c, token, since, n, known, ctx, out, found, err);
-    return batch_openai_find(c, token, out, found, err);
+    return batch_openai_find(c, token, since, out, found, err);
 }
 
 enum arb_status arb_batch_results(struct arb_batch_client *c, const struct arb_batch_remote *b,

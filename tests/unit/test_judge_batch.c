@@ -321,6 +321,13 @@ static int has_line(const struct got *g, const char *want)
     return 0;
 }
 
+static int never_known(void *ctx, const char *id)
+{
+    (void)ctx;
+    (void)id;
+    return 0;
+}
+
 static void client_at(const char *provider, int port, struct arb_judge_config *cfg,
                       struct arb_batch_client **c)
 {
@@ -493,6 +500,112 @@ Test(judge_batch, should_read_openai_batch_statuses_as_ended_or_not)
     cr_assert_eq(arb_batch_get(c, "batch_e", &b, &err), ARB_OK, "%s", err.msg);
     cr_assert_eq(b.ended, 1);
     cr_assert_str_eq(b.error_file_id, "file-e");
+    arb_batch_client_free(c);
+    arb_judge_config_release(&cfg);
+    hs_stop(&s);
+}
+
+/* The list is newest first: the search for a lost batch stops at the first batch created before
+ * the intent (less two minutes), and a search that could not get that far is an error, never
+ * "not found" (which would submit the batch a second time). */
+Test(judge_batch, should_stop_the_openai_search_at_batches_older_than_the_intent)
+{
+    static const char newer[] =
+        "{\"object\":\"list\",\"data\":[{\"id\":\"batch_n\",\"status\":\"in_progress\","
+        "\"created_at\":1732270300,\"metadata\":{}}],\"has_more\":true}";
+    static const char older[] =
+        "{\"object\":\"list\",\"data\":[{\"id\":\"batch_o\",\"status\":\"completed\","
+        "\"created_at\":1732260000,\"metadata\":{}}],\"has_more\":true}";
+    struct hs_reply replies[] = {{200, NULL, newer, 0, 0, 0}, {200, NULL, older, 0, 0, 0}};
+    struct hs_server s;
+    struct arb_judge_config cfg;
+    struct arb_batch_client *c = NULL;
+    struct arb_batch_remote b;
+    struct arb_err err = {{0}};
+    int found = 1;
+
+    hs_start(&s, replies, 2);
+    client_at("openai", s.port, &cfg, &c);
+    /* 1732270300 is 2024-11-22T10:11:40Z. */
+    cr_assert_eq(arb_batch_find(c, "0123456789abcdef", "2024-11-22T10:10:00Z", 2, NULL, NULL, &b,
+                                &found, &err),
+                 ARB_OK, "%s", err.msg);
+    cr_assert_eq(found, 0);
+    cr_assert_eq(hs_requests(&s), 2);
+    arb_batch_client_free(c);
+    arb_judge_config_release(&cfg);
+    hs_stop(&s);
+}
+
+Test(judge_batch, should_not_call_a_batch_missing_when_the_search_could_not_finish)
+{
+    static const char oa[] =
+        "{\"object\":\"list\",\"data\":[{\"id\":\"batch_n\",\"status\":\"in_progress\","
+        "\"created_at\":1732270300,\"metadata\":{}}],\"has_more\":true}";
+    static const char an[] =
+        "{\"data\":[{\"id\":\"msgbatch_n\",\"type\":\"message_batch\",\"processing_status\":"
+        "\"in_progress\",\"request_counts\":{\"processing\":7,\"succeeded\":0,\"errored\":0,"
+        "\"canceled\":0,\"expired\":0},\"created_at\":\"2024-11-22T10:11:40.5Z\"}],"
+        "\"has_more\":true,\"first_id\":\"msgbatch_n\",\"last_id\":\"msgbatch_n\"}";
+    struct hs_reply r_oa[] = {{200, NULL, oa, 0, 0, 0}}, r_an[] = {{200, NULL, an, 0, 0, 0}};
+    struct hs_server s;
+    struct arb_judge_config cfg;
+    struct arb_batch_client *c = NULL;
+    struct arb_batch_remote b;
+    struct arb_err err = {{0}};
+    int found = 0;
+
+    /* Every page newer than the intent, always one more: the search gives up with an error. */
+    hs_start(&s, r_oa, 1);
+    client_at("openai", s.port, &cfg, &c);
+    cr_assert_eq(arb_batch_find(c, "0123456789abcdef", "2024-11-22T10:10:00Z", 2, NULL, NULL, &b,
+                                &found, &err),
+                 ARB_EREMOTE);
+    cr_assert(strstr(err.msg, "resume again"), "%s", err.msg);
+    arb_batch_client_free(c);
+    arb_judge_config_release(&cfg);
+    hs_stop(&s);
+
+    hs_start(&s, r_an, 1);
+    client_at("anthropic", s.port, &cfg, &c);
+    memset(&err, 0, sizeof(err));
+    cr_assert_eq(arb_batch_find(c, "0123456789abcdef", "2024-11-22T10:10:00Z", 2, never_known, NULL,
+                                &b, &found, &err),
+                 ARB_EREMOTE);
+    cr_assert(strstr(err.msg, "resume again"), "%s", err.msg);
+    arb_batch_client_free(c);
+    arb_judge_config_release(&cfg);
+    hs_stop(&s);
+}
+
+Test(judge_batch, should_refuse_to_guess_among_more_anthropic_candidates_than_it_keeps)
+{
+    char page[16384];
+    size_t at = 0;
+    int i, found = 0;
+    struct hs_reply replies[1];
+    struct hs_server s;
+    struct arb_judge_config cfg;
+    struct arb_batch_client *c = NULL;
+    struct arb_batch_remote b;
+    struct arb_err err = {{0}};
+
+    at += (size_t)snprintf(page + at, sizeof(page) - at, "{\"data\":[");
+    for (i = 0; i < 40; i++)
+        at += (size_t)snprintf(page + at, sizeof(page) - at,
+                               "%s{\"id\":\"msgbatch_%d\",\"processing_status\":\"ended\","
+                               "\"request_counts\":{\"succeeded\":2},\"created_at\":"
+                               "\"2024-11-22T10:11:40Z\"}",
+                               i ? "," : "", i);
+    snprintf(page + at, sizeof(page) - at, "],\"has_more\":false}");
+    replies[0] = (struct hs_reply){200, NULL, page, 0, 0, 0};
+    hs_start(&s, replies, 1);
+    client_at("anthropic", s.port, &cfg, &c);
+    cr_assert_eq(arb_batch_find(c, "0123456789abcdef", "2024-11-22T10:10:00Z", 2, never_known, NULL,
+                                &b, &found, &err),
+                 ARB_EREMOTE);
+    cr_assert(strstr(err.msg, "more than 32"), "%s", err.msg);
+    cr_assert_eq(hs_requests(&s), 1); /* no candidate's results read: the answer is known */
     arb_batch_client_free(c);
     arb_judge_config_release(&cfg);
     hs_stop(&s);
