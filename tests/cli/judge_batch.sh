@@ -121,7 +121,8 @@ for P in openai anthropic; do
     # Read 1 was the resume's; read 2 leaves it running (judge_sim --batch-polls 3), read 3 ends it.
     expect_cmd "$P: batch status --poll, still running" 5 "submitted" "" -- \
         $ARB batch status latest --poll --db "$T/$P-nw.db"
-    expect_cmd "$P: batch status --poll stores the results" 0 "downloaded" "results stored" -- \
+    # Every batch ended and its results stored, and no pass has decided the cases yet: 5.
+    expect_cmd "$P: batch status --poll stores the results" 5 "30 cases pending the judge" "results stored" -- \
         $ARB batch status latest --poll --db "$T/$P-nw.db"
     expect_cmd "$P: batch wait" 0 "30 decided" "" -- $ARB batch wait latest --db "$T/$P-nw.db"
     dump "$T/$P-nw.db" "$T/$P-nw.txt"
@@ -137,6 +138,11 @@ for P in openai anthropic; do
             --judge-batch --db "$db" >"$T/out" 2>&1
         rc=$?
         [ $rc -eq 137 ] && ok || bad "$P: kill at $point: exit $rc, want 137 (SIGKILL): $(tail -c 300 "$T/out")"
+        if [ "$point" = ingest:5 ]; then
+            # Every batch has ended, and no pass has decided their cases: not done.
+            expect_cmd "$P: batch status after a kill while ingesting" 5 "cases pending the judge" "" -- \
+                $ARB batch status latest --db "$db"
+        fi
         $ARB run --resume latest --db "$db" >"$T/out" 2>&1 ||
             bad "$P: resume after a kill at $point: $(cat "$T/out")"
         dump "$db" "$T/k.txt"
