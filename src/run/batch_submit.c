@@ -490,7 +490,7 @@ enum arb_status batches_advance(struct arb_store *st, int64_t run, struct arb_ba
                                 int wait, size_t *running, struct arb_err *err)
 {
     struct bcopies bs;
-    size_t i;
+    size_t i, kept;
     time_t outage = 0; /* when the polls began to fail, 0 while they succeed */
     enum arb_status rs;
 
@@ -498,6 +498,21 @@ enum arb_status batches_advance(struct arb_store *st, int64_t run, struct arb_ba
     rs = arb_store_batches(st, run, on_batch, &bs, err);
     if (!rs && bs.oom)
         rs = ARB_ENOMEM;
+    /* A run resumed with a judge of the other provider (--resume --judge) cannot reach the
+     * batches it made before: they are left as they are (their requests' keys, under the
+     * other judge's identity, answer none of this judge's questions). */
+    for (i = 0, kept = 0; !rs && i < bs.n; i++) {
+        const struct bcopy *b = &bs.v[i];
+
+        if (strcmp(b->provider, arb_batch_client_provider(c)) == 0)
+            bs.v[kept++] = *b;
+        else if (strcmp(b->state, "downloaded") != 0 && strcmp(b->state, "ingested") != 0)
+            batch_notice(bo,
+                         "judge batch %lld (%s, %s) is not this judge's provider's: left as "
+                         "it is",
+                         (long long)b->id, b->provider, b->state);
+    }
+    bs.n = rs ? bs.n : kept;
     for (;;) {
         int failed = 0;
 

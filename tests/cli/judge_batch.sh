@@ -323,6 +323,16 @@ cmp -s "$T/anthropic-ref.txt" "$T/foreign.txt" && ok || bad "foreign batch (stat
 [ "$(creates /v1/messages/batches)" -eq 1 ] && [ "$(no_repeats)" -eq 0 ] && ok ||
     bad "foreign batch (status --poll): $(creates /v1/messages/batches) batches created, want 1"
 
+# ---- resumed with a judge of the other provider: its batches are left alone, not polled
+# at the wrong provider (a 404 on every resume) ----
+start_sim -p $PORT0 --batch-polls 3
+judge_json anthropic
+$ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --no-wait --db "$T/switch.db" >"$T/out" 2>&1
+[ $? -eq 5 ] && ok || bad "provider switch: the --no-wait run: $(cat "$T/out")"
+judge_json openai '"mode": "batch"'
+expect_cmd "resumed with the other provider's judge" 0 "30 decided" "left as it is" -- \
+    $ARB run --resume latest --judge "$T/judge.json" --db "$T/switch.db"
+
 # ---- an OpenAI batch that fails validation as a whole: its requests asked alone ----
 start_sim -p $PORT0 --batch-polls 1 --batch-fail-validation on
 judge_json openai '"batch_retry": "sync"'
