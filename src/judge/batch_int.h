@@ -52,8 +52,12 @@ const char *batch_str(const cJSON *o, const char *name);
 /* Copy src into a buffer of n bytes, cut to fit. */
 void batch_copy(char *dst, size_t n, const char *src);
 
-/* The clock skew allowed between Arbiter's record of an intent and a provider's created_at. */
-#define BATCH_CLOCK_SKEW_S 120
+/* The clock skew allowed between Arbiter's record of an intent and a provider's created_at:
+ * Anthropic's candidates (a wider window takes in more batches that are not the one); OpenAI's
+ * search by token only stops paging at batches this much older than the intent (the token
+ * decides, so the window can be wide enough for any clock that is merely wrong). */
+#define BATCH_CLOCK_SKEW_S        120
+#define BATCH_OPENAI_CLOCK_SKEW_S 86400
 
 /* A search for a lost batch looks through at most this many pages of 100 batches created
  * since the intent; one that could not reach older batches is an error, never "not found". */

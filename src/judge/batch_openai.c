@@ -104,7 +104,7 @@ enum arb_status batch_openai_get(struct arb_batch_client *c, const char *id,
 
 /*
  * The list is newest first: the pages are read until the token is found, the list ends, or a
- * batch created before since (less the clock skew) shows the rest are older than the intent.
+ * batch created a day before since shows the rest are older than the intent.
  * A search stopped by BATCH_FIND_PAGES first is an error: "not found" would submit again.
  */
 enum arb_status batch_openai_find(struct arb_batch_client *c, const char *token, const char *since,
@@ -116,7 +116,7 @@ enum arb_status batch_openai_find(struct arb_batch_client *c, const char *token,
     enum arb_status st = ARB_OK;
 
     if (from >= 0)
-        from -= BATCH_CLOCK_SKEW_S;
+        from -= BATCH_OPENAI_CLOCK_SKEW_S;
     for (page = 0; !st && !*found && !done; page++) {
         struct batch_reply r;
         cJSON *doc;

@@ -505,8 +505,8 @@ Test(judge_batch, should_read_openai_batch_statuses_as_ended_or_not)
     hs_stop(&s);
 }
 
-/* The list is newest first: the search for a lost batch stops at the first batch created before
- * the intent (less two minutes), and a search that could not get that far is an error, never
+/* The list is newest first: the search for a lost batch stops at the first batch created well
+ * before the intent (a day on OpenAI, where the token decides; two minutes on Anthropic), and a search that could not get that far is an error, never
  * "not found" (which would submit the batch a second time). */
 Test(judge_batch, should_stop_the_openai_search_at_batches_older_than_the_intent)
 {
@@ -515,7 +515,7 @@ Test(judge_batch, should_stop_the_openai_search_at_batches_older_than_the_intent
         "\"created_at\":1732270300,\"metadata\":{}}],\"has_more\":true}";
     static const char older[] =
         "{\"object\":\"list\",\"data\":[{\"id\":\"batch_o\",\"status\":\"completed\","
-        "\"created_at\":1732260000,\"metadata\":{}}],\"has_more\":true}";
+        "\"created_at\":1732100000,\"metadata\":{}}],\"has_more\":true}";
     struct hs_reply replies[] = {{200, NULL, newer, 0, 0, 0}, {200, NULL, older, 0, 0, 0}};
     struct hs_server s;
     struct arb_judge_config cfg;
