@@ -265,7 +265,8 @@ cmp -s "$T/openai-ref.txt" "$T/many.txt" && ok || bad "batch_max_requests 25: re
 [ "$(sqlite3 "$T/many.db" "SELECT group_concat(n_requests) FROM judge_batches")" = "25,25,10" ] && ok ||
     bad "batch_max_requests 25: batches of $(sqlite3 "$T/many.db" "SELECT group_concat(n_requests) FROM judge_batches")"
 
-# ---- an outage while the batch is polled (503s past the retries): waited out, not fatal ----
+# ---- an outage while the batch is polled and while its results are downloaded (503s past the
+# retries): waited out, not fatal ----
 start_sim -p $PORT0 --batch-polls 3 --batch-outage 6
 for P in openai anthropic; do
     if [ $P = openai ]; then CREATE=/v1/batches; else CREATE=/v1/messages/batches; fi
@@ -275,7 +276,7 @@ for P in openai anthropic; do
         $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --db "$T/$P-outage.db"
     dump "$T/$P-outage.db" "$T/outage.txt"
     cmp -s "$T/$P-ref.txt" "$T/outage.txt" && ok || bad "$P: an outage while polling: records differ"
-    [ "$(grep -c '"fault":"batch-outage"' "$T/sim.log")" -eq 6 ] && [ "$(creates $CREATE)" -eq 1 ] && ok ||
+    [ "$(grep -c '"fault":"batch-outage"' "$T/sim.log")" -eq 12 ] && [ "$(creates $CREATE)" -eq 1 ] && ok ||
         bad "$P: outage: $(grep -c '"fault":"batch-outage"' "$T/sim.log") 503s, $(creates $CREATE) batches created"
 done
 

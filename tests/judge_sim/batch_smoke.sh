@@ -468,6 +468,11 @@ s4=$(an ou4 GET "/v1/messages/batches/$b")
 check "--batch-outage 2: read 1 answered, the next two 503 (not reads), then read 2 ends it" \
     sh -c "[ '$s1 $s2 $s3 $s4' = '200 503 503 200' ] && grep -q '\"processing_status\":\"in_progress\"' '$T/ou1.body' &&
         grep -q '\"processing_status\":\"ended\"' '$T/ou4.body' && grep -q 'batch-outage' '$T/outage.log'"
+s5=$(an ou5 GET "/v1/messages/batches/$b/results")
+s6=$(an ou6 GET "/v1/messages/batches/$b/results")
+s7=$(an ou7 GET "/v1/messages/batches/$b/results")
+check "--batch-outage 2: then the first two results downloads 503" \
+    sh -c "[ '$s5 $s6 $s7' = '503 503 200' ] && [ \$(grep -c '\"custom_id\"' '$T/ou7.body') = 2 ]"
 stop_sim outage
 
 test_done
