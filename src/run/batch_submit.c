@@ -331,11 +331,14 @@ static enum arb_status submit(struct arb_store *st, struct arb_batch_client *c, 
     return rs;
 }
 
-/* The results of an ended batch, stored in one transaction. */
+/* The results of an ended batch, stored in one transaction, begun at the first result: not
+ * while the results are downloaded (the database's write lock is not held for minutes of
+ * network; another writer of the file would wait or give up). */
 struct dl {
     struct arb_store *st;
     int64_t batch;
     size_t lines, matched;
+    int began;
     enum arb_status rs;
     struct arb_err *err;
 };
@@ -353,7 +356,12 @@ static int on_result(void *ctx, const struct arb_batch_result_line *l)
     r.result_json = l->body;
     r.error = l->error;
     d->lines++;
-    d->rs = arb_store_batch_put_result(d->st, d->batch, &r, &matched, d->err);
+    if (!d->began) {
+        d->rs = arb_store_begin(d->st, d->err);
+        d->began = !d->rs;
+    }
+    if (!d->rs)
+        d->rs = arb_store_batch_put_result(d->st, d->batch, &r, &matched, d->err);
     d->matched += (size_t)matched;
     return d->rs != ARB_OK;
 }
@@ -392,16 +400,18 @@ static enum arb_status download(struct arb_store *st, struct arb_batch_client *c
                                 const struct arb_batch_opts *bo, struct arb_err *err)
 {
     struct arb_batch_remote r;
-    struct dl d = {st, b->id, 0, 0, ARB_OK, err};
+    struct dl d = {st, b->id, 0, 0, 0, ARB_OK, err};
     enum arb_status rs = arb_batch_get(c, b->remote_id, &r, err);
 
-    if (!rs)
-        rs = arb_store_begin(st, err);
     if (rs)
         return rs;
     rs = arb_batch_results(c, &r, on_result, &d, err);
     if (d.rs)
         rs = d.rs;
+    if (!rs && !d.began) { /* no result at all: the requests go missing */
+        rs = arb_store_begin(st, err);
+        d.began = !rs;
+    }
     if (!rs && d.lines && !d.matched && strcmp(b->provider, "anthropic") == 0) {
         arb_store_rollback(st);
         return let_go(st, b, bo, err);
