@@ -40,8 +40,9 @@ static const char usage_text[] =
     "  --json     status: one JSON object {\"run\", \"batches\": [...]}; wait: the run's\n"
     "             summary as one JSON object\n"
     "\n"
-    "exit: 0 every batch has ended (status) or the run completed (wait), 2 usage error,\n"
-    "4 database or provider failure, 5 some batch is still running (status)\n";
+    "exit: 0 every batch has ended and the run's cases are decided (status) or the run\n"
+    "completed (wait), 2 usage error, 4 database or provider failure, 5 some batch is still\n"
+    "running or some case still pending the judge (status)\n";
 
 struct listing {
     cJSON *arr; /* --json */
@@ -94,12 +95,29 @@ static int on_batch(void *ctx, const struct arb_batch_row *b)
     return 0;
 }
 
+/* *pending: the run's cases still pending the judge.  Every batch ended is not the run done:
+ * a pass must still handle their results (a run killed while it did, or before it recorded
+ * the next batches). */
+static enum arb_status pending_cases(struct arb_store *st, int64_t run, size_t *pending,
+                                     struct arb_err *err)
+{
+    struct arb_run_summary sum;
+    enum arb_status rs;
+
+    memset(&sum, 0, sizeof(sum));
+    rs = arb_run_summarize(st, run, &sum, err);
+    *pending = rs ? 0 : sum.pending;
+    arb_run_summary_release(&sum);
+    return rs;
+}
+
 static int status(struct arb_store *st, int64_t run, int json)
 {
     struct listing l = {NULL, 0, 0, 0};
     struct arb_err err = {{0}};
     cJSON *doc = NULL;
     enum arb_status rs;
+    size_t pending = 0;
     char *text;
 
     if (json) {
@@ -112,6 +130,10 @@ static int status(struct arb_store *st, int64_t run, int json)
         }
     }
     rs = arb_store_batches(st, run, on_batch, &l, &err);
+    if (!rs && !l.oom && l.n)
+        rs = pending_cases(st, run, &pending, &err);
+    if (!rs && !l.oom && json && !cJSON_AddNumberToObject(doc, "pending_judge", (double)pending))
+        l.oom = 1;
     if (rs || l.oom) {
         cJSON_Delete(doc);
         cli_error("batch", "%s", rs ? err.msg : "out of memory");
@@ -127,8 +149,12 @@ static int status(struct arb_store *st, int64_t run, int json)
         printf("run %lld has no judge batches\n", (long long)run);
     } else {
         printf("run %lld: %zu batches, %zu not ended\n", (long long)run, l.n, l.running);
+        if (pending)
+            printf("run %lld: %zu cases pending the judge: 'arbiter batch wait %lld' handles "
+                   "the batches' results and decides them\n",
+                   (long long)run, pending, (long long)run);
     }
-    return l.running ? EXIT_PENDING : EXIT_PASS;
+    return l.running || pending ? EXIT_PENDING : EXIT_PASS;
 }
 
 /* The run's stored judge config: *json (caller frees), NULL when it has none. */

@@ -8,12 +8,12 @@
  * "expired"}} a line.
  *
  * A batch has no metadata, so the one a kill left unrecorded is found by what Arbiter knows
- * of it: created at or after the intent was recorded (less CLOCK_SKEW_S), with exactly as
+ * of it: created at or after the intent was recorded (less BATCH_CLOCK_SKEW_S), with exactly as
  * many requests, and no row of the database owning its id; of those, an ended one is read
  * (its results name its custom ids, which start with the token) and a running one is taken
  * only when it is the only one left (see pick).  Two running candidates are an error naming
- * both, never a guess; a wrong adoption would show as results naming none of the batch's
- * custom ids, which is refused when they are stored.  The key is sent only
+ * both, never a guess; a wrong adoption shows as results naming none of the batch's custom
+ * ids, and the batch is let go and looked for again (batch_submit.c).  The key is sent only
  * to base_url's origin: a results_url elsewhere is read from the batch's own path instead.
  */
 #include <stdio.h>
@@ -21,9 +21,6 @@
 #include <string.h>
 
 #include "batch_int.h"
-
-#define CLOCK_SKEW_S 120
-#define FIND_PAGES   50
 
 /* request_counts as one total, and the object as text. */
 static void remote(const cJSON *b, struct arb_batch_remote *out)
@@ -98,7 +95,8 @@ enum arb_status batch_anthropic_results(struct arb_batch_client *c,
 struct candidates {
     struct arb_batch_remote v[MAX_CANDIDATES];
     int n;
-    int older; /* the list reached batches created before the intent */
+    int older;    /* the list reached batches created before the intent (or its end) */
+    int overflow; /* more candidates than MAX_CANDIDATES */
 };
 
 /* Look through one page of the list (newest first). */
@@ -119,9 +117,12 @@ static void find_in(const cJSON *data, long long since, long long n,
             cs->older = 1;
             continue;
         }
-        if (x.total != n || known(ctx, x.id) || cs->n == MAX_CANDIDATES)
+        if (x.total != n || known(ctx, x.id))
             continue;
-        cs->v[cs->n++] = x;
+        if (cs->n == MAX_CANDIDATES)
+            cs->overflow = 1;
+        else
+            cs->v[cs->n++] = x;
     }
 }
 
@@ -205,12 +206,12 @@ enum arb_status batch_anthropic_find(struct arb_batch_client *c, const char *tok
                                      struct arb_batch_remote *out, int *found, struct arb_err *err)
 {
     char url[1400], after[256] = "";
-    long long from = batch_time(since) - CLOCK_SKEW_S;
+    long long from = batch_time(since) - BATCH_CLOCK_SKEW_S;
     int page;
     struct candidates *cs = calloc(1, sizeof(*cs));
     enum arb_status st = cs ? ARB_OK : ARB_ENOMEM;
 
-    for (page = 0; !st && !cs->older && page < FIND_PAGES; page++) {
+    for (page = 0; !st && !cs->older && page < BATCH_FIND_PAGES; page++) {
         struct batch_reply r;
         cJSON *doc;
         const cJSON *data, *b;
@@ -233,6 +234,15 @@ enum arb_status batch_anthropic_find(struct arb_batch_client *c, const char *tok
         cJSON_Delete(doc);
         batch_reply_release(&r);
     }
+    /* Candidates left out (the search cut short, or too many) could be the one: not found
+     * would then submit it again. */
+    if (!st && (!cs->older || cs->overflow))
+        st = arb_err_set(err, ARB_EREMOTE,
+                         "cannot tell whether batch %s was created before the interruption: "
+                         "%s Anthropic batches created since %s with %lld requests; resume again "
+                         "(nothing was submitted)",
+                         token, cs->overflow ? "more than 32" : "could not look through every",
+                         since ? since : "?", n);
     if (!st)
         st = pick(c, token, cs, since, n, out, found, err);
     free(cs);

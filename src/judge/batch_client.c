@@ -222,6 +222,12 @@ enum arb_status batch_http(struct arb_batch_client *c, const char *what, const c
         c->last_status = code == CURLE_OK ? r->status : 0;
         if (code == CURLE_OK && r->status >= 200 && r->status < 300)
             return ARB_OK;
+        if (code == CURLE_WRITE_ERROR) {
+            /* The reply outgrew BATCH_REPLY_MAX (or memory): the same again would too. */
+            c->last_status = -1;
+            return arb_err_set(err, ARB_EREMOTE, "cannot %s: the reply is over %zu MiB", what,
+                               BATCH_REPLY_MAX >> 20);
+        }
         if (tries >= max ||
             (code == CURLE_OK && r->status != 408 && r->status != 429 && r->status < 500))
             break;
@@ -425,7 +431,7 @@ enum arb_status arb_batch_find(struct arb_batch_client *c, const char *token, co
     *found = 0;
     if (c->cfg->provider == ARB_JUDGE_ANTHROPIC)
         return batch_anthropic_find(c, token, since, n, known, ctx, out, found, err);
-    return batch_openai_find(c, token, out, found, err);
+    return batch_openai_find(c, token, since, out, found, err);
 }
 
 enum arb_status arb_batch_results(struct arb_batch_client *c, const struct arb_batch_remote *b,

@@ -19,7 +19,8 @@ struct arb_batch_client {
     const char *headers[3];
     struct judge_secrets secrets;
     int once;         /* the next request gets one attempt (a create: see arb_batch_create) */
-    long last_status; /* the HTTP status of the last reply, 0 when none arrived */
+    long last_status; /* the HTTP status of the last reply, 0 when none arrived, -1 when it
+                         was refused here (over the size cap): not worth another attempt */
 };
 
 /* One request's reply. */
@@ -51,6 +52,17 @@ const char *batch_str(const cJSON *o, const char *name);
 /* Copy src into a buffer of n bytes, cut to fit. */
 void batch_copy(char *dst, size_t n, const char *src);
 
+/* The clock skew allowed between Arbiter's record of an intent and a provider's created_at:
+ * Anthropic's candidates (a wider window takes in more batches that are not the one); OpenAI's
+ * search by token only stops paging at batches this much older than the intent (the token
+ * decides, so the window can be wide enough for any clock that is merely wrong). */
+#define BATCH_CLOCK_SKEW_S        120
+#define BATCH_OPENAI_CLOCK_SKEW_S 86400
+
+/* A search for a lost batch looks through at most this many pages of 100 batches created
+ * since the intent; one that could not reach older batches is an error, never "not found". */
+#define BATCH_FIND_PAGES 200
+
 /* Unix seconds as ISO 8601 UTC into out (40 bytes); an RFC 3339 time to Unix seconds (-1). */
 void batch_iso(long long t, char *out);
 long long batch_time(const char *iso);
@@ -66,7 +78,7 @@ enum arb_status batch_openai_create(struct arb_batch_client *c, const char *toke
                                     struct arb_err *err);
 enum arb_status batch_openai_get(struct arb_batch_client *c, const char *id,
                                  struct arb_batch_remote *out, struct arb_err *err);
-enum arb_status batch_openai_find(struct arb_batch_client *c, const char *token,
+enum arb_status batch_openai_find(struct arb_batch_client *c, const char *token, const char *since,
                                   struct arb_batch_remote *out, int *found, struct arb_err *err);
 enum arb_status batch_openai_results(struct arb_batch_client *c, const struct arb_batch_remote *b,
                                      int (*fn)(void *ctx, const struct arb_batch_result_line *r),

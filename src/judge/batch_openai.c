@@ -13,8 +13,6 @@
 
 #include "batch_int.h"
 
-#define FIND_PAGES 50 /* at most 5000 recent batches are looked through for a token */
-
 static int ended(const char *status)
 {
     return strcmp(status, "completed") == 0 || strcmp(status, "failed") == 0 ||
@@ -104,18 +102,34 @@ enum arb_status batch_openai_get(struct arb_batch_client *c, const char *id,
     return batch_call(c, "read the batch's status", "GET", url, NULL, out, err);
 }
 
-enum arb_status batch_openai_find(struct arb_batch_client *c, const char *token,
+/*
+ * The list is newest first: the pages are read until the token is found, the list ends, or a
+ * batch created a day before since shows the rest are older than the intent.
+ * A search stopped by BATCH_FIND_PAGES first is an error: "not found" would submit again.
+ */
+enum arb_status batch_openai_find(struct arb_batch_client *c, const char *token, const char *since,
                                   struct arb_batch_remote *out, int *found, struct arb_err *err)
 {
     char url[1400], after[256] = "";
-    int page;
+    long long from = batch_time(since);
+    int page, done = 0;
     enum arb_status st = ARB_OK;
 
-    for (page = 0; !st && !*found && page < FIND_PAGES; page++) {
+    if (from >= 0)
+        from -= BATCH_OPENAI_CLOCK_SKEW_S;
+    for (page = 0; !st && !*found && !done; page++) {
         struct batch_reply r;
         cJSON *doc;
         const cJSON *b, *data, *more;
 
+        if (page == BATCH_FIND_PAGES) {
+            st = arb_err_set(err, ARB_EREMOTE,
+                             "cannot tell whether batch %s was created before the interruption: "
+                             "%d pages of batches created since %s hold no batch with its token; "
+                             "resume again (nothing was submitted)",
+                             token, page, since ? since : "?");
+            break;
+        }
         if (after[0])
             snprintf(url, sizeof(url), "%s/batches?limit=100&after=%s", c->base, after);
         else
@@ -128,8 +142,11 @@ enum arb_status batch_openai_find(struct arb_batch_client *c, const char *token,
         cJSON_ArrayForEach(b, data)
         {
             const cJSON *meta = cJSON_GetObjectItemCaseSensitive(b, "metadata");
+            const cJSON *t = cJSON_GetObjectItemCaseSensitive(b, "created_at");
 
-            if (!*found && strcmp(batch_str(meta, "arbiter_token"), token) == 0) {
+            if (from >= 0 && cJSON_IsNumber(t) && t->valuedouble < (double)from)
+                done = 1; /* this one and the rest are older than the intent */
+            else if (!*found && strcmp(batch_str(meta, "arbiter_token"), token) == 0) {
                 remote(b, out);
                 *found = 1;
             }
@@ -137,7 +154,7 @@ enum arb_status batch_openai_find(struct arb_batch_client *c, const char *token,
         }
         more = doc ? cJSON_GetObjectItemCaseSensitive(doc, "has_more") : NULL;
         if (!cJSON_IsTrue(more) || !cJSON_GetArraySize(data))
-            page = FIND_PAGES;
+            done = 1;
         cJSON_Delete(doc);
         batch_reply_release(&r);
     }

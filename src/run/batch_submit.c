@@ -26,6 +26,9 @@
 /* Requests' bodies per batch at most: under both providers' size limits (200 and 256 MB). */
 #define BATCH_MAX_BYTES ((size_t)180 << 20)
 
+/* How long a waiting run polls through a provider's failures before it gives up (resumable). */
+#define BATCH_OUTAGE_S 3600
+
 /* ---- recording the outbox --------------------------------------------------------------- */
 
 static enum arb_status record_one(struct batch_outbox *o, int64_t run, size_t from, size_t n,
@@ -328,11 +331,14 @@ static enum arb_status submit(struct arb_store *st, struct arb_batch_client *c, 
     return rs;
 }
 
-/* The results of an ended batch, stored in one transaction. */
+/* The results of an ended batch, stored in one transaction, begun at the first result: not
+ * while the results are downloaded (the database's write lock is not held for minutes of
+ * network; another writer of the file would wait or give up). */
 struct dl {
     struct arb_store *st;
     int64_t batch;
     size_t lines, matched;
+    int began;
     enum arb_status rs;
     struct arb_err *err;
 };
@@ -350,25 +356,66 @@ static int on_result(void *ctx, const struct arb_batch_result_line *l)
     r.result_json = l->body;
     r.error = l->error;
     d->lines++;
-    d->rs = arb_store_batch_put_result(d->st, d->batch, &r, &matched, d->err);
+    if (!d->began) {
+        d->rs = arb_store_begin(d->st, d->err);
+        d->began = !d->rs;
+    }
+    if (!d->rs)
+        d->rs = arb_store_batch_put_result(d->st, d->batch, &r, &matched, d->err);
     d->matched += (size_t)matched;
     return d->rs != ARB_OK;
+}
+
+/*
+ * An Anthropic batch taken for b after an interruption (the lone running candidate: Anthropic
+ * batches carry no metadata) whose results name none of b's requests was another client's:
+ * b goes back to 'submitting' without it, to be looked for again and, when not found,
+ * submitted.  It cannot be taken again: it has ended, and an ended candidate is taken only when
+ * its results name the token.  (An OpenAI batch is found by its token, so there it stays an
+ * error.)
+ */
+static enum arb_status let_go(struct arb_store *st, struct bcopy *b,
+                              const struct arb_batch_opts *bo, struct arb_err *err)
+{
+    struct arb_batch_row row;
+    char why[512];
+
+    snprintf(why, sizeof(why),
+             "batch %s, taken for this one after an interruption, is not this batch: its results "
+             "name none of its requests (custom ids %s-N)",
+             b->remote_id, b->token);
+    batch_notice(bo, "judge batch %lld: %s; looking for it again", (long long)b->id, why);
+    memset(&row, 0, sizeof(row));
+    row.id = b->id;
+    row.state = "submitting";
+    row.input_file_id = b->input_file_id;
+    row.error = why;
+    snprintf(b->state, sizeof(b->state), "submitting");
+    b->remote_id[0] = '\0';
+    b->submitted_at[0] = '\0';
+    return arb_store_batch_update(st, &row, err);
 }
 
 static enum arb_status download(struct arb_store *st, struct arb_batch_client *c, struct bcopy *b,
                                 const struct arb_batch_opts *bo, struct arb_err *err)
 {
     struct arb_batch_remote r;
-    struct dl d = {st, b->id, 0, 0, ARB_OK, err};
+    struct dl d = {st, b->id, 0, 0, 0, ARB_OK, err};
     enum arb_status rs = arb_batch_get(c, b->remote_id, &r, err);
 
-    if (!rs)
-        rs = arb_store_begin(st, err);
     if (rs)
         return rs;
     rs = arb_batch_results(c, &r, on_result, &d, err);
     if (d.rs)
         rs = d.rs;
+    if (!rs && !d.began) { /* no result at all: the requests go missing */
+        rs = arb_store_begin(st, err);
+        d.began = !rs;
+    }
+    if (!rs && d.lines && !d.matched && strcmp(b->provider, "anthropic") == 0) {
+        arb_store_rollback(st);
+        return let_go(st, b, bo, err);
+    }
     if (!rs && d.lines && !d.matched)
         rs = arb_err_set(err, ARB_EREMOTE,
                          "the results of batch %s name none of judge batch %lld's requests "
@@ -389,12 +436,16 @@ static enum arb_status download(struct arb_store *st, struct arb_batch_client *c
     return ARB_OK;
 }
 
-/* Take b as far as it goes without waiting; *running 1 when it has not ended. */
+/* Take b as far as it goes without waiting; *running 1 when it has not ended (or its results
+ * are not stored yet).  While the run waits (wait > 0), a poll or download that failed in a way
+ * another attempt may mend (no reply, 408, 409, 429, 5xx, after the client's own retries) is
+ * not the end of the wait: *failed 1, and the batch is tried again at the next poll. */
 static enum arb_status step(struct arb_store *st, struct arb_batch_client *c, struct bcopy *b,
                             const struct arb_judge_config *cfg, const struct arb_batch_opts *bo,
-                            int wait, int *running, struct arb_err *err)
+                            int wait, int *running, int *failed, struct arb_err *err)
 {
     enum arb_status rs = ARB_OK;
+    int polled = 0;
 
     *running = 0;
     if (wait < 0 && (!strcmp(b->state, "intent") || !strcmp(b->state, "uploaded") ||
@@ -408,15 +459,30 @@ static enum arb_status step(struct arb_store *st, struct arb_batch_client *c, st
     else if (!strcmp(b->state, "submitted")) {
         struct arb_batch_remote r;
 
+        polled = 1;
         rs = arb_batch_get(c, b->remote_id, &r, err);
         if (!rs)
             rs = save(st, b, r.ended ? "ended" : "submitted", &r, err);
         if (!rs)
             batch_checkpoint(bo, "poll");
     }
-    if (!rs && !strcmp(b->state, "ended"))
+    if (!rs && !strcmp(b->state, "ended")) {
+        polled = 1;
         rs = download(st, c, b, bo, err);
-    *running = !rs && !strcmp(b->state, "submitted");
+        /* Let go (another's batch): looked for again, or (wait < 0) left to the next run. */
+        if (!rs && wait >= 0 && !strcmp(b->state, "submitting"))
+            rs = submit(st, c, b, cfg, bo, err);
+        if (!rs && !strcmp(b->state, "ended"))
+            rs = download(st, c, b, bo, err);
+    }
+    if (rs == ARB_EREMOTE && polled && wait > 0 && arb_batch_client_retryable(c)) {
+        batch_notice(bo, "judge batch %lld: %s; trying again at the next poll", (long long)b->id,
+                     err->msg);
+        *failed = 1;
+        *running = 1;
+        return ARB_OK;
+    }
+    *running = !rs && strcmp(b->state, "downloaded") != 0 && strcmp(b->state, "ingested") != 0;
     return rs;
 }
 
@@ -434,21 +500,45 @@ enum arb_status batches_advance(struct arb_store *st, int64_t run, struct arb_ba
                                 int wait, size_t *running, struct arb_err *err)
 {
     struct bcopies bs;
-    size_t i;
+    size_t i, kept;
+    time_t outage = 0; /* when the polls began to fail, 0 while they succeed */
     enum arb_status rs;
 
     memset(&bs, 0, sizeof(bs));
     rs = arb_store_batches(st, run, on_batch, &bs, err);
     if (!rs && bs.oom)
         rs = ARB_ENOMEM;
+    /* A run resumed with a judge of the other provider (--resume --judge) cannot reach the
+     * batches it made before: they are left as they are (their requests' keys, under the
+     * other judge's identity, answer none of this judge's questions). */
+    for (i = 0, kept = 0; !rs && i < bs.n; i++) {
+        const struct bcopy *b = &bs.v[i];
+
+        if (strcmp(b->provider, arb_batch_client_provider(c)) == 0)
+            bs.v[kept++] = *b;
+        else if (strcmp(b->state, "downloaded") != 0 && strcmp(b->state, "ingested") != 0)
+            batch_notice(bo,
+                         "judge batch %lld (%s, %s) is not this judge's provider's: left as "
+                         "it is",
+                         (long long)b->id, b->provider, b->state);
+    }
+    bs.n = rs ? bs.n : kept;
     for (;;) {
+        int failed = 0;
+
         *running = 0;
         for (i = 0; !rs && i < bs.n; i++) {
             int r = 0;
 
-            rs = step(st, c, &bs.v[i], cfg, bo, wait, &r, err);
+            rs = step(st, c, &bs.v[i], cfg, bo, wait, &r, &failed, err);
             *running += (size_t)r;
         }
+        if (!rs && failed && !outage)
+            outage = time(NULL);
+        else if (!rs && !failed)
+            outage = 0;
+        if (!rs && outage && difftime(time(NULL), outage) > BATCH_OUTAGE_S)
+            rs = ARB_EREMOTE; /* err says what failed last */
         if (rs || !*running || wait <= 0)
             break;
         pause_s(cfg->batch_poll_s);

@@ -121,7 +121,8 @@ for P in openai anthropic; do
     # Read 1 was the resume's; read 2 leaves it running (judge_sim --batch-polls 3), read 3 ends it.
     expect_cmd "$P: batch status --poll, still running" 5 "submitted" "" -- \
         $ARB batch status latest --poll --db "$T/$P-nw.db"
-    expect_cmd "$P: batch status --poll stores the results" 0 "downloaded" "results stored" -- \
+    # Every batch ended and its results stored, and no pass has decided the cases yet: 5.
+    expect_cmd "$P: batch status --poll stores the results" 5 "30 cases pending the judge" "results stored" -- \
         $ARB batch status latest --poll --db "$T/$P-nw.db"
     expect_cmd "$P: batch wait" 0 "30 decided" "" -- $ARB batch wait latest --db "$T/$P-nw.db"
     dump "$T/$P-nw.db" "$T/$P-nw.txt"
@@ -137,6 +138,11 @@ for P in openai anthropic; do
             --judge-batch --db "$db" >"$T/out" 2>&1
         rc=$?
         [ $rc -eq 137 ] && ok || bad "$P: kill at $point: exit $rc, want 137 (SIGKILL): $(tail -c 300 "$T/out")"
+        if [ "$point" = ingest:5 ]; then
+            # Every batch has ended, and no pass has decided their cases: not done.
+            expect_cmd "$P: batch status after a kill while ingesting" 5 "cases pending the judge" "" -- \
+                $ARB batch status latest --db "$db"
+        fi
         $ARB run --resume latest --db "$db" >"$T/out" 2>&1 ||
             bad "$P: resume after a kill at $point: $(cat "$T/out")"
         dump "$db" "$T/k.txt"
@@ -259,6 +265,75 @@ cmp -s "$T/openai-ref.txt" "$T/many.txt" && ok || bad "batch_max_requests 25: re
 [ "$(sqlite3 "$T/many.db" "SELECT group_concat(n_requests) FROM judge_batches")" = "25,25,10" ] && ok ||
     bad "batch_max_requests 25: batches of $(sqlite3 "$T/many.db" "SELECT group_concat(n_requests) FROM judge_batches")"
 
+# ---- an outage while the batch is polled and while its results are downloaded (503s past the
+# retries): waited out, not fatal ----
+start_sim -p $PORT0 --batch-polls 3 --batch-outage 6
+for P in openai anthropic; do
+    if [ $P = openai ]; then CREATE=/v1/batches; else CREATE=/v1/messages/batches; fi
+    judge_json $P '"max_retries": 1'
+    : >"$T/sim.log"
+    expect_cmd "$P: polls through an outage" 0 "30 decided" "trying again at the next poll" -- \
+        $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --db "$T/$P-outage.db"
+    dump "$T/$P-outage.db" "$T/outage.txt"
+    cmp -s "$T/$P-ref.txt" "$T/outage.txt" && ok || bad "$P: an outage while polling: records differ"
+    [ "$(grep -c '"fault":"batch-outage"' "$T/sim.log")" -eq 12 ] && [ "$(creates $CREATE)" -eq 1 ] && ok ||
+        bad "$P: outage: $(grep -c '"fault":"batch-outage"' "$T/sim.log") 503s, $(creates $CREATE) batches created"
+done
+
+# ---- Anthropic, killed before its create was sent, while another client's batch of the same
+# size runs: that batch is the lone candidate and is taken; its results name other requests,
+# so it is let go and this batch looked for again and, not found, submitted ----
+start_sim -p $PORT0 --batch-polls 2
+judge_json anthropic
+db="$T/anthropic-foreign.db"
+ARBITER_TEST_KILL_AT=submit $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch \
+    --db "$db" >"$T/out" 2>&1
+[ $? -eq 137 ] && ok || bad "foreign batch: the kill at submit did not happen"
+awk -v n=$N_REQ 'BEGIN { printf "{\"requests\":["
+    for (i = 0; i < n; i++)
+        printf "%s{\"custom_id\":\"other-%d\",\"params\":{\"model\":\"m\",\"max_tokens\":9,\"messages\":[{\"role\":\"user\",\"content\":\"x%d\"}]}}", i ? "," : "", i, i
+    printf "]}" }' >"$T/foreign.json"
+curl -s -o /dev/null -H "x-api-key: other" -H 'anthropic-version: 2023-06-01' \
+    --data-binary "@$T/foreign.json" "http://127.0.0.1:$PORT/v1/messages/batches"
+: >"$T/sim.log"
+expect_cmd "anthropic: a foreign batch taken after a kill is let go" 0 "30 decided" "not this batch" -- \
+    $ARB run --resume latest --db "$db"
+dump "$db" "$T/foreign.txt"
+cmp -s "$T/anthropic-ref.txt" "$T/foreign.txt" && ok || bad "foreign batch: records differ"
+[ "$(creates /v1/messages/batches)" -eq 1 ] && [ "$(no_repeats)" -eq 0 ] && ok ||
+    bad "foreign batch: $(creates /v1/messages/batches) batches created by the resume, want 1"
+
+# The same, with the foreign batch's end seen by `batch status --poll`, which submits nothing:
+# the batch is let go and left for the next run, which looks for it again and submits it.
+db="$T/anthropic-foreign2.db"
+ARBITER_TEST_KILL_AT=submit $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch \
+    --db "$db" >"$T/out" 2>&1
+curl -s -o /dev/null -H "x-api-key: other" -H 'anthropic-version: 2023-06-01' \
+    --data-binary "@$T/foreign.json" "http://127.0.0.1:$PORT/v1/messages/batches"
+: >"$T/sim.log"
+expect_cmd "anthropic: the foreign batch taken, polled once" 5 "" "found" -- \
+    $ARB run --resume latest --no-wait --db "$db"
+expect_cmd "anthropic: batch status --poll, the foreign batch running" 5 "submitted" "" -- \
+    $ARB batch status latest --poll --db "$db"
+expect_cmd "anthropic: batch status --poll lets the foreign batch go" 5 "submitting" "not this batch" -- \
+    $ARB batch status latest --poll --db "$db"
+[ "$(creates /v1/messages/batches)" -eq 0 ] && ok || bad "batch status --poll submitted a batch"
+expect_cmd "anthropic: batch wait after the let-go" 0 "30 decided" "" -- $ARB batch wait latest --db "$db"
+dump "$db" "$T/foreign.txt"
+cmp -s "$T/anthropic-ref.txt" "$T/foreign.txt" && ok || bad "foreign batch (status --poll): records differ"
+[ "$(creates /v1/messages/batches)" -eq 1 ] && [ "$(no_repeats)" -eq 0 ] && ok ||
+    bad "foreign batch (status --poll): $(creates /v1/messages/batches) batches created, want 1"
+
+# ---- resumed with a judge of the other provider: its batches are left alone, not polled
+# at the wrong provider (a 404 on every resume) ----
+start_sim -p $PORT0 --batch-polls 3
+judge_json anthropic
+$ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --no-wait --db "$T/switch.db" >"$T/out" 2>&1
+[ $? -eq 5 ] && ok || bad "provider switch: the --no-wait run: $(cat "$T/out")"
+judge_json openai '"mode": "batch"'
+expect_cmd "resumed with the other provider's judge" 0 "30 decided" "left as it is" -- \
+    $ARB run --resume latest --judge "$T/judge.json" --db "$T/switch.db"
+
 # ---- an OpenAI batch that fails validation as a whole: its requests asked alone ----
 start_sim -p $PORT0 --batch-polls 1 --batch-fail-validation on
 judge_json openai '"batch_retry": "sync"'
@@ -297,6 +372,40 @@ expect_cmd "batch without a subcommand" 2 "" "expected 'status RUN'" -- $ARB bat
 expect_cmd "batch wait --poll" 2 "" "--poll goes with" -- $ARB batch wait latest --poll
 expect_cmd "batch --help" 0 "arbiter batch status RUN" "" -- $ARB batch --help
 expect_cmd "run --help names --judge-batch" 0 "--judge-batch" "" -- $ARB run --help
+
+# ---- a provider that repeats the key in its replies (results, error lines, error bodies) ----
+for E in on escaped; do
+    start_sim -p $PORT0 --batch-polls 1 --batch-error-rate 0.3 --echo-key $E
+    for P in openai anthropic; do
+        judge_json $P '"batch_retry": "none"'
+        db="$T/$P-echo-$E.db"
+        $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --db "$db" >"$T/echo.txt" 2>&1
+        rid=$(sqlite3 "$db" "SELECT remote_id FROM judge_batches")
+        if [ $P = openai ]; then
+            f=$(sqlite3 "$db" "SELECT output_file_id FROM judge_batches")
+            curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/files/$f/content" >"$T/echo.res"
+        else
+            curl -s -H "x-api-key: $KEY" -H 'anthropic-version: 2023-06-01' \
+                "http://127.0.0.1:$PORT/v1/messages/batches/$rid/results" >"$T/echo.res"
+        fi
+        # The provider's results do hold the key (so what follows can fail)...
+        grep -qF canary "$T/echo.res" && ok || bad "$P: --echo-key $E: the results do not repeat the key"
+        # ...and what was stored of them does not, in any spelling (the key is canary-...).
+        n=$(sqlite3 "$db" "SELECT count(*) FROM judge_batch_requests WHERE result_json IS NOT NULL")
+        sqlite3 "$db" "SELECT result_json, error FROM judge_batch_requests" >"$T/echo.stored"
+        [ "$n" -gt 0 ] && ! grep -qF canary "$T/echo.stored" "$T/echo.txt" && ok ||
+            bad "$P: --echo-key $E: the key reached the stored results or the output ($n results)"
+    done
+done
+rm -f "$T/echo.res"
+# A refused batch call whose error message repeats the key: the message, scrubbed.
+start_sim -p $PORT0 --batch-polls 1 --status-always 400 --echo-key on
+for P in openai anthropic; do
+    judge_json $P
+    $ARB run "$T/s/suite.json" --judge "$T/judge.json" --judge-batch --db "$T/echo-err.db" >"$T/echo-err.txt" 2>&1
+    grep -q "status-always" "$T/echo-err.txt" && ! grep -qF "canary" "$T/echo-err.txt" && ok ||
+        bad "$P: --echo-key with a 400: $(cat "$T/echo-err.txt")"
+done
 
 # ---- the key in no artifact ----
 for f in "$T"/*.db* "$T"/*.txt "$T/out" "$T/err" "$T/sim.log"; do

@@ -92,6 +92,7 @@ struct sim_file {
     char *data;          /* owned, NUL-terminated */
     size_t len;
     long long created_us;
+    unsigned long outages; /* content downloads answered 503 by --batch-outage so far */
 };
 
 /* Times are Unix microseconds, 0 while the event has not happened. */
@@ -101,6 +102,8 @@ struct sim_batch {
     enum sim_batch_status status;
     unsigned long polls;        /* status reads so far */
     unsigned long polls_cancel; /* the reads before the cancel, when cancelled */
+    unsigned long outages;      /* status reads answered 503 by --batch-outage so far */
+    unsigned long res_outages;  /* results downloads answered 503 by --batch-outage so far */
     long long created_us, in_progress_us, finalizing_us, ended_us, cancelling_us;
     struct sim_batch_req *reqs; /* owned, n of them */
     size_t n;
@@ -147,6 +150,15 @@ long sim_find_duplicates(char *const *ids, size_t n, bool *dup);
  * processed request counts as an arrival of its body (the attempt table) and is logged as
  * "batch:<path>". Returns 0 when out of memory. */
 int sim_batch_run(struct sim_state *st, struct sim_batch *b, size_t done);
+
+/* --batch-outage: true (r filled with a 503, the read not counted) when this status read of a
+ * running batch falls in the outage after its first read. */
+bool sim_batch_outage(struct sim_state *st, struct sim_batch *b, struct sim_reply *r);
+
+/* --batch-outage: true (r filled with a 503) for the first N downloads of an ended batch's
+ * results (Anthropic: *count is the batch's; OpenAI: the output or error file's). */
+bool sim_results_outage(struct sim_state *st, unsigned long *count, enum sim_proto p,
+                        struct sim_reply *r);
 /* The order results are listed in: a permutation of 0..n-1 drawn from the batch id and the
  * seed (malloc'd), or NULL when out of memory. */
 size_t *sim_batch_order(const struct sim_state *st, const struct sim_batch *b);

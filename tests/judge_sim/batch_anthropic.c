@@ -327,7 +327,7 @@ static void list(struct sim_state *st, const struct sim_http *h, struct sim_repl
     send_json(r, o);
 }
 
-static void results(const struct sim_batch *b, struct sim_reply *r)
+static void results(struct sim_state *st, struct sim_batch *b, struct sim_reply *r)
 {
     char msg[160], *copy;
 
@@ -343,6 +343,8 @@ static void results(const struct sim_batch *b, struct sim_reply *r)
         fail(r, 500, "judge_sim: out of memory");
         return;
     }
+    if (sim_results_outage(st, &b->res_outages, SIM_PROTO_ANTHROPIC, r))
+        return;
     copy = malloc(b->results_len + 1);
     if (copy)
         memcpy(copy, b->results, b->results_len + 1);
@@ -362,13 +364,15 @@ static void batch_route(struct sim_state *st, const struct sim_http *h, const ch
         snprintf(msg, sizeof(msg), "No Message Batch found with id '%.100s'", id);
         fail(r, 404, msg);
     } else if (get && !*tail) {
+        if (!ended(b) && sim_batch_outage(st, b, r))
+            return;
         if (!ended(b)) {
             b->polls++;
             step(st, b);
         }
         send_json(r, batch_json(b, h->host));
     } else if (get && !strcmp(tail, "/results")) {
-        results(b, r);
+        results(st, b, r);
     } else if (!strcmp(h->method, "POST") && !strcmp(tail, "/cancel")) {
         if (b->status == SIM_B_IN_PROGRESS) {
             b->status = SIM_B_CANCELLING;

@@ -160,8 +160,12 @@ static void file_route(struct sim_state *st, const struct sim_http *h, const cha
     } else if (!strcmp(h->method, "GET") && !*tail) {
         send_json(r, file_json(f));
     } else if (!strcmp(h->method, "GET") && !strcmp(tail, "/content")) {
-        char *copy = malloc(f->len + 1);
+        char *copy;
 
+        if (strcmp(f->purpose, "batch") != 0 &&
+            sim_results_outage(st, &f->outages, SIM_PROTO_OPENAI, r))
+            return;
+        copy = malloc(f->len + 1);
         if (copy)
             memcpy(copy, f->data, f->len + 1);
         sim_reply_text(r, 200, copy);
@@ -660,6 +664,8 @@ static void batch_route(struct sim_state *st, const struct sim_http *h, const ch
         snprintf(msg, sizeof(msg), "No batch found with id '%.100s'.", id);
         fail(r, 404, msg, NULL, NULL);
     } else if (!strcmp(h->method, "GET") && !*tail) {
+        if (running(b) && sim_batch_outage(st, b, r))
+            return;
         if (running(b)) {
             b->polls++;
             step(st, b);

@@ -458,4 +458,21 @@ an_status ee4 "$(first_id ee3)" >/dev/null
 check "resubmitted, expired requests get a fresh draw" grep -q '"succeeded":[1-9]' "$T/ee4.body"
 stop_sim anexp
 
+start_sim -n outage --batch-polls 2 --batch-outage 2
+an_create ou 1 2 >/dev/null
+b=$(first_id ou)
+s1=$(an ou1 GET "/v1/messages/batches/$b")
+s2=$(an ou2 GET "/v1/messages/batches/$b")
+s3=$(an ou3 GET "/v1/messages/batches/$b")
+s4=$(an ou4 GET "/v1/messages/batches/$b")
+check "--batch-outage 2: read 1 answered, the next two 503 (not reads), then read 2 ends it" \
+    sh -c "[ '$s1 $s2 $s3 $s4' = '200 503 503 200' ] && grep -q '\"processing_status\":\"in_progress\"' '$T/ou1.body' &&
+        grep -q '\"processing_status\":\"ended\"' '$T/ou4.body' && grep -q 'batch-outage' '$T/outage.log'"
+s5=$(an ou5 GET "/v1/messages/batches/$b/results")
+s6=$(an ou6 GET "/v1/messages/batches/$b/results")
+s7=$(an ou7 GET "/v1/messages/batches/$b/results")
+check "--batch-outage 2: then the first two results downloads 503" \
+    sh -c "[ '$s5 $s6 $s7' = '503 503 200' ] && [ \$(grep -c '\"custom_id\"' '$T/ou7.body') = 2 ]"
+stop_sim outage
+
 test_done

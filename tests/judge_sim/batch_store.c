@@ -486,3 +486,24 @@ void sim_buf_release(struct sim_buf *b)
     free(b->data);
     memset(b, 0, sizeof(*b));
 }
+
+bool sim_batch_outage(struct sim_state *st, struct sim_batch *b, struct sim_reply *r)
+{
+    if (b->polls < 1 || b->outages >= (unsigned long)st->cfg->batch_outage)
+        return false;
+    b->outages++;
+    sim_reply_error(r, b->proto, 503, "judge_sim: service unavailable (--batch-outage)");
+    r->fault = "batch-outage";
+    return true;
+}
+
+bool sim_results_outage(struct sim_state *st, unsigned long *count, enum sim_proto p,
+                        struct sim_reply *r)
+{
+    if (*count >= (unsigned long)st->cfg->batch_outage)
+        return false;
+    (*count)++;
+    sim_reply_error(r, p, 503, "judge_sim: service unavailable (--batch-outage)");
+    r->fault = "batch-outage";
+    return true;
+}

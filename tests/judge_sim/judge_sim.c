@@ -26,7 +26,7 @@ static const char usage[] =
     "                 [--reply-format schema|promptfoo-rubric] [--usage on|off]\n"
     "                 [--fixture FILE]   (replay a provider exchange: tests/providers)\n"
     "                 [--batch-polls N] [--batch-error-rate P] [--batch-expire P]\n"
-    "                 [--batch-fail-validation on|off]   (the batch routes)\n"
+    "                 [--batch-fail-validation on|off] [--batch-outage N]   (the batch routes)\n"
     "       judge_sim --stdio [--invalid] [--seed N]   (a command judge: request on stdin,\n"
     "                 answer on stdout)\n"
     "Rates P are probabilities in [0, 1]; --port 0 (the default) binds an ephemeral port.\n";
@@ -136,6 +136,8 @@ static int parse_args(int argc, char **argv, struct sim_config *cfg)
             cfg->fixture_path = a;
         } else if (!strcmp(f, "--batch-polls")) {
             ok = parse_long(f, a, 0, 1000000, &cfg->batch_polls);
+        } else if (!strcmp(f, "--batch-outage")) {
+            ok = parse_long(f, a, 0, 1000000, &cfg->batch_outage);
         } else if (!strcmp(f, "--batch-error-rate")) {
             ok = parse_rate(f, a, &cfg->batch_error_rate);
         } else if (!strcmp(f, "--batch-expire")) {

@@ -57,8 +57,10 @@ struct sim_config {
     /* The batch routes (batch_openai.c, batch_anthropic.c): a batch ends on its
      * batch_polls-th status read; each request fails with batch_error_rate, is left
      * unprocessed at expiry with batch_expire; batch_fail_validation fails every OpenAI
-     * batch in validation. */
+     * batch in validation; after a batch's first status read, its next batch_outage status
+     * reads are 503s that do not count as reads (an outage while a client polls). */
     long batch_polls;
+    long batch_outage;
     double batch_error_rate;
     double batch_expire;
     bool batch_fail_validation;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #define HS_MAX_REPLIES 16
-#define HS_MAX_CONNS   64
+#define HS_MAX_CONNS   256
 #define HS_MAX_SEEN    64
 
 /* One scripted reply. */
