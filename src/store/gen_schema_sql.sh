@@ -8,6 +8,7 @@
 #   src/store/migration6_sql.c  from db/migrations/006-provider-replies.sql   (migration 6)
 #   src/store/migration7_sql.c  from db/migrations/007-procedure-identity.sql (migration 7)
 #   src/store/migration8_sql.c  from db/migrations/008-labels.sql              (migration 8)
+#   src/store/migration9_sql.c  from db/migrations/009-check-texts.sql         (migration 9)
 #
 # Run from the repository root after editing either:  sh src/store/gen_schema_sql.sh
 # The file becomes an array of C string literals, one per group of whole lines and each under
@@ -68,3 +69,4 @@ gen db/migrations/005-scope-cached-tokens.sql src/store/migration5_sql.c store_m
 gen db/migrations/006-provider-replies.sql src/store/migration6_sql.c store_migration6_sql_parts
 gen db/migrations/007-procedure-identity.sql src/store/migration7_sql.c store_migration7_sql_parts
 gen db/migrations/008-labels.sql src/store/migration8_sql.c store_migration8_sql_parts
+gen db/migrations/009-check-texts.sql src/store/migration9_sql.c store_migration9_sql_parts

@@ -30,4 +30,7 @@ extern const char *const store_migration7_sql_parts[];
 /* db/migrations/008-labels.sql (src/store/migration8_sql.c). */
 extern const char *const store_migration8_sql_parts[];
 
+/* db/migrations/009-check-texts.sql (src/store/migration9_sql.c). */
+extern const char *const store_migration9_sql_parts[];
+
 #endif

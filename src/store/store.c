@@ -43,6 +43,7 @@ static const struct migration migrations[] = {
     {6, store_migration6_sql_parts, "PRAGMA user_version = 6;"},
     {7, store_migration7_sql_parts, "PRAGMA user_version = 7;"},
     {8, store_migration8_sql_parts, "PRAGMA user_version = 8;"},
+    {9, store_migration9_sql_parts, "PRAGMA user_version = 9;"},
 };
 
 #define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))
@@ -53,7 +54,14 @@ static const struct migration migrations[] = {
     "r.systems_json, r.seed, r.version, r.judge_json, "                                            \
     "(SELECT count(*) FROM cases c WHERE c.run = r.id), r.scope_json, r.inputs_json, r.kind, "     \
     "r.procedure_hash "
-#define CHECK_COLUMNS "case_id, system, kind, item, record_json, verdict, score FROM checks "
+/* A check record's columns, its text's, and when the text lacks its observed text, the output's
+ * (migration 9); CROSS JOIN: the checks drive, in id order. */
+#define CHECK_COLUMNS                                                                              \
+    "c.case_id, c.system, c.kind, c.item, t.body, c.verdict, c.score, t.observed_at, "            \
+    "CASE WHEN t.observed_at IS NOT NULL THEN (SELECT o.content FROM outputs o "                  \
+    "WHERE o.run = c.run AND o.case_id = c.case_id AND o.system = c.system AND o.file = '' "      \
+    "ORDER BY o.trial LIMIT 1) END, c.id "                                                         \
+    "FROM checks c CROSS JOIN check_texts t ON t.id = c.record "
 #define VERDICT_COLUMNS                                                                            \
     "v.case_id, v.system_a, v.system_b, v.status, v.winner, v.score_a, v.score_b, "                \
     "v.pass_rate_a, v.pass_rate_b, v.comparison_json FROM verdicts v "                             \
@@ -110,10 +118,15 @@ static const char *const sql[Q_N] = {
     [Q_PUT_PROBLEM] = "INSERT INTO problems (run, kind, case_id, system, message) "
                       "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
     [Q_PUT_CHECK] = "INSERT INTO checks (run, case_id, system, kind, item, verdict, score, "
-                    "record_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+                    "record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
                     "ON CONFLICT DO NOTHING",
-    [Q_SET_CHECK] = "UPDATE checks SET verdict = ?6, score = ?7, record_json = ?8 "
+    [Q_SET_CHECK] = "UPDATE checks SET verdict = ?6, score = ?7, record = ?8 "
                     "WHERE run = ?1 AND case_id = ?2 AND system = ?3 AND kind = ?4 AND item = ?5",
+    [Q_PUT_TEXT] = "INSERT INTO check_texts (run, observed_at, body) VALUES (?1, ?2, ?3)",
+    [Q_SET_TEXT] = "UPDATE check_texts SET observed_at = ?2, body = ?3 WHERE id = ?1",
+    [Q_DEL_TEXT] = "DELETE FROM check_texts WHERE id = ?1",
+    [Q_CHECK_TEXT] = "SELECT record, verdict FROM checks WHERE run = ?1 AND case_id = ?2 "
+                     "AND system = ?3 AND kind = ?4 AND item = ?5",
     [Q_PUT_VERDICT] = "INSERT INTO verdicts (run, case_id, system_a, system_b, status, winner, "
                       "score_a, score_b, pass_rate_a, pass_rate_b, comparison_json) "
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
@@ -129,8 +142,8 @@ static const char *const sql[Q_N] = {
                          "WHERE o.run = ?1 AND o.case_id = ?2 ORDER BY o.system, o.trial, o.file",
     [Q_PROBLEMS] = "SELECT kind, case_id, system, message FROM problems WHERE run = ?1 "
                    "ORDER BY id",
-    [Q_CHECKS_CASE] = "SELECT " CHECK_COLUMNS "WHERE run = ?1 AND case_id = ?2 ORDER BY id",
-    [Q_CHECKS_ALL] = "SELECT " CHECK_COLUMNS "WHERE run = ?1 ORDER BY id",
+    [Q_CHECKS_CASE] = "SELECT " CHECK_COLUMNS "WHERE c.run = ?1 AND c.case_id = ?2 ORDER BY c.id",
+    [Q_CHECKS_ALL] = "SELECT " CHECK_COLUMNS "WHERE c.run = ?1 ORDER BY c.id",
     [Q_VERDICTS_CASE] = "SELECT " VERDICT_COLUMNS "WHERE v.run = ?1 AND v.case_id = ?2 "
                         "ORDER BY v.id",
     /* Driven by cases(run, seq) (CROSS JOIN fixes the loop order): rows come out in case
@@ -499,6 +512,12 @@ static enum arb_status configure(struct arb_store *st, struct arb_err *err)
     return ARB_OK;
 }
 
+/* A rollback may take back check texts the store remembers having written: forget them. */
+static void on_rollback(void *arg)
+{
+    store_texts_forget(arg);
+}
+
 static enum arb_status prepare_all(struct arb_store *st, struct arb_err *err)
 {
     for (int q = 0; q < Q_N; q++) {
@@ -527,6 +546,8 @@ static enum arb_status open_db(struct arb_store *st, const char *name, int oflag
             ret = check_and_migrate(st, err);
         if (ret == ARB_OK)
             ret = prepare_all(st, err);
+        if (ret == ARB_OK)
+            sqlite3_rollback_hook(st->db, on_rollback, st);
     }
     if (ret != ARB_OK) {
         for (int q = 0; q < Q_N; q++) {
@@ -617,6 +638,7 @@ enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_stor
     if (!st)
         return arb_err_set(err, ARB_ENOMEM, "out of memory opening '%s'", path);
     st->flags = flags;
+    arb_buf_init(&st->scratch, 0);
     st->path = malloc(strlen(path) + 1);
     if (!st->path) {
         free(st);
@@ -656,6 +678,7 @@ void arb_store_close(struct arb_store *st)
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close_v2(st->db);
     store_ci_search_free(st->ci_search);
+    store_texts_free(st);
     free(st->path);
     free(st);
 }

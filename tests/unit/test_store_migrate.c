@@ -50,6 +50,7 @@ Test(store, should_embed_db_schema_sql_byte_for_byte)
     assert_embedded("db/migrations/006-provider-replies.sql", store_migration6_sql_parts);
     assert_embedded("db/migrations/007-procedure-identity.sql", store_migration7_sql_parts);
     assert_embedded("db/migrations/008-labels.sql", store_migration8_sql_parts);
+    assert_embedded("db/migrations/009-check-texts.sql", store_migration9_sql_parts);
 }
 
 /* SQL that takes a current file back to before migration 8 (labels). */

@@ -1,0 +1,425 @@
+/*
+ * store_checks.c - check records: putting them with their output's text kept once and each
+ * distinct text of a run once, replacing one (an llm_judge check decided), and reading them
+ * back whole (db/README.md, migration 9).
+ *
+ * A record whose observed text is its output's (the caller says so: observed_is_output) is
+ * stored as its text with the four bytes null in place of that JSON string, and the offset
+ * where they stand.  The store remembers the texts it wrote lately (a small table keyed by a
+ * hash of the text, each with its bytes, so a hit is compared byte for byte) and refers to a
+ * remembered text instead of writing it again.  A rollback can take written texts back, so
+ * every rollback forgets them all (a hook on the connection, and store_runs.c's savepoint).
+ * Reading puts the output's text back with the record writer's own escaping
+ * (arb_result_write_string), so a record reads back byte for byte as it was put.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbiter/compare.h"
+#include "store_int.h"
+
+#define TEXT_SLOTS     1024 /* remembered texts; a power of two */
+#define TEXT_MAX_BYTES 4096 /* longer texts are not remembered */
+
+struct text_slot {
+    uint64_t hash;
+    int64_t run, id;
+    int64_t observed_at; /* -1: whole */
+    size_t len;
+    char *body; /* owned; NULL: empty slot */
+    unsigned hits;
+};
+
+struct store_texts {
+    struct text_slot slot[TEXT_SLOTS];
+};
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+static uint64_t text_hash(int64_t run, int64_t observed_at, const char *s, size_t len)
+{
+    uint64_t h = mix((uint64_t)run * 0x9e3779b97f4a7c15ull ^ (uint64_t)observed_at ^ len);
+    size_t i = 0;
+
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return mix(h);
+}
+
+void store_texts_forget(struct arb_store *st)
+{
+    if (!st->texts)
+        return;
+    for (size_t i = 0; i < TEXT_SLOTS; i++) {
+        free(st->texts->slot[i].body);
+        st->texts->slot[i].body = NULL;
+    }
+}
+
+void store_texts_free(struct arb_store *st)
+{
+    store_texts_forget(st);
+    free(st->texts);
+    st->texts = NULL;
+    arb_buf_release(&st->scratch);
+}
+
+/* The id of a text remembered, or 0. */
+static int64_t recall(struct arb_store *st, uint64_t h, int64_t run, int64_t at, const char *s,
+                      size_t len)
+{
+    struct text_slot *t = st->texts ? &st->texts->slot[h & (TEXT_SLOTS - 1)] : NULL;
+
+    if (!t || !t->body || t->hash != h || t->run != run || t->observed_at != at || t->len != len ||
+        memcmp(t->body, s, len) != 0)
+        return 0;
+    t->hits++;
+    return t->id;
+}
+
+/* Remember a text just written; a slot whose text was referred to again yields only when its
+ * text has gone unused as often, so the texts a run repeats stay among the unique ones. */
+static void remember(struct arb_store *st, uint64_t h, int64_t run, int64_t at, const char *s,
+                     size_t len, int64_t id)
+{
+    struct text_slot *t;
+    char *copy;
+
+    if (len > TEXT_MAX_BYTES)
+        return;
+    if (!st->texts) {
+        st->texts = calloc(1, sizeof(*st->texts));
+        if (!st->texts)
+            return; /* nothing remembered: every text is written */
+    }
+    t = &st->texts->slot[h & (TEXT_SLOTS - 1)];
+    if (t->body && t->hits > 0) {
+        t->hits--;
+        return;
+    }
+    copy = malloc(len + 1);
+    if (!copy)
+        return;
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    free(t->body);
+    *t = (struct text_slot){h, run, id, at, len, copy, 0};
+}
+
+/*
+ * Skip the JSON value at s[i..n) (valid JSON, as the record writer writes it: every quote and
+ * backslash inside a string escaped).  Returns where it ends, n + 1 when it does not.
+ */
+static size_t skip_value(const char *s, size_t n, size_t i)
+{
+    int depth = 0;
+
+    for (;;) {
+        if (i >= n)
+            return n + 1;
+        if (s[i] == '"') {
+            for (i++; i < n && s[i] != '"'; i++)
+                if (s[i] == '\\')
+                    i++;
+            i++;
+        } else if (s[i] == '{' || s[i] == '[') {
+            depth++;
+            i++;
+            continue;
+        } else if (s[i] == '}' || s[i] == ']') {
+            depth--;
+            i++;
+        } else if (depth > 0) {
+            i++; /* inside a container: a number, a literal, ':' or ',' */
+            continue;
+        } else {
+            while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']')
+                i++;
+            return i;
+        }
+        if (depth <= 0)
+            return i <= n ? i : n + 1;
+    }
+}
+
+/* 1 when s[i..n) starts with the literal lit (of length k). */
+static int at_lit(const char *s, size_t n, size_t i, const char *lit, size_t k)
+{
+    return i <= n && n - i >= k && memcmp(s + i, lit, k) == 0;
+}
+
+/*
+ * Where the record's observed string stands: {"operator":S,"expected":V,"observed":S,...}.
+ * Returns 0 and the span [*at, *end), or -1 when the record is not of that shape.
+ */
+static int observed_span(const char *rec, size_t n, size_t *at, size_t *end)
+{
+    static const char head[] = "{\"operator\":", mid[] = ",\"expected\":", obs[] = ",\"observed\":";
+    size_t i = sizeof(head) - 1;
+
+    if (!at_lit(rec, n, 0, head, i) || !at_lit(rec, n, i, "\"", 1))
+        return -1;
+    i = skip_value(rec, n, i);
+    if (!at_lit(rec, n, i, mid, sizeof(mid) - 1))
+        return -1;
+    i = skip_value(rec, n, i + sizeof(mid) - 1);
+    if (!at_lit(rec, n, i, obs, sizeof(obs) - 1))
+        return -1;
+    i += sizeof(obs) - 1;
+    if (!at_lit(rec, n, i, "\"", 1))
+        return -1;
+    *at = i;
+    *end = skip_value(rec, n, i);
+    return *end <= n ? 0 : -1;
+}
+
+/*
+ * The text to store for c: its record, or with observed_is_output the record with null in
+ * place of its observed string (in st->scratch), *at its offset (-1: the whole record).
+ */
+static enum arb_status stored_text(struct arb_store *st, const struct arb_check_row *c,
+                                   const char **text, size_t *len, int64_t *at)
+{
+    size_t n = strlen(c->record_json), a, e;
+
+    *text = c->record_json;
+    *len = n;
+    *at = -1;
+    if (!c->observed_is_output || observed_span(c->record_json, n, &a, &e) != 0)
+        return ARB_OK;
+    arb_buf_reset(&st->scratch);
+    if (arb_buf_add(&st->scratch, c->record_json, a) || arb_buf_add(&st->scratch, "null", 4) ||
+        arb_buf_add(&st->scratch, c->record_json + e, n - e))
+        return ARB_ENOMEM;
+    *text = st->scratch.ptr;
+    *len = st->scratch.len;
+    *at = (int64_t)a;
+    return ARB_OK;
+}
+
+/* Write a text; its id in *id. */
+static enum arb_status put_text(struct arb_store *st, int64_t run, const char *text, size_t len,
+                                int64_t at, int64_t *id, struct arb_err *err)
+{
+    sqlite3_stmt *s = st->stmt[Q_PUT_TEXT];
+    enum arb_status ret;
+    int rc = SQLITE_OK;
+
+    rc = store_bind_int(rc, s, 1, run);
+    if (at < 0)
+        rc = store_bind_text(rc, s, 2, NULL);
+    else
+        rc = store_bind_int(rc, s, 2, at);
+    rc = store_bind_blob_text(rc, s, 3, text, len);
+    ret = store_exec(st, s, rc, err, "put a check record's text");
+    *id = sqlite3_last_insert_rowid(st->db);
+    return ret;
+}
+
+static int binds_key(int rc, sqlite3_stmt *s, int64_t run, const struct arb_check_row *c)
+{
+    rc = store_bind_int(rc, s, 1, run);
+    rc = store_bind_text(rc, s, 2, c->case_id);
+    rc = store_bind_text(rc, s, 3, c->system);
+    rc = store_bind_text(rc, s, 4, c->kind);
+    return store_bind_text(rc, s, 5, c->item);
+}
+
+enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
+                                    const struct arb_check_row *c, struct arb_err *err)
+{
+    sqlite3_stmt *s = st->stmt[Q_PUT_CHECK];
+    enum arb_status ret = store_need_txn(st, "put a check", err);
+    int shared, own = 0, rc = SQLITE_OK;
+    const char *text;
+    size_t len;
+    int64_t at, id;
+    uint64_t h = 0;
+
+    if (ret != ARB_OK)
+        return ret;
+    if (!c || !c->record_json || !c->verdict)
+        return arb_err_set(err, ARB_EUSAGE, "arb_store_put_check: no check");
+    if (stored_text(st, c, &text, &len, &at) != ARB_OK)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory putting a check");
+    /* An unresolved record may be replaced (set_check): its text is its own. */
+    shared = strcmp(c->verdict, "unresolved") != 0;
+    id = 0;
+    if (shared) {
+        h = text_hash(run, at, text, len);
+        id = recall(st, h, run, at, text, len);
+    }
+    if (id == 0) {
+        ret = put_text(st, run, text, len, at, &id, err);
+        if (ret != ARB_OK)
+            return ret;
+        if (shared)
+            remember(st, h, run, at, text, len, id);
+        own = !shared;
+    }
+    rc = binds_key(rc, s, run, c);
+    rc = store_bind_text(rc, s, 6, c->verdict);
+    rc = store_bind_real(rc, s, 7, c->score);
+    rc = store_bind_int(rc, s, 8, id);
+    ret = store_exec(st, s, rc, err, "put a check");
+    if (ret == ARB_OK && own && sqlite3_changes(st->db) == 0) {
+        /* The check was there already (a resumed run redoing a batch): its own new text goes
+         * (a shared one stays remembered, for the checks after it). */
+        s = st->stmt[Q_DEL_TEXT];
+        ret = store_exec(st, s, store_bind_int(SQLITE_OK, s, 1, id), err,
+                         "delete a check record's text");
+    }
+    return ret;
+}
+
+/* The text id and verdict of the check record c names; *id 0 when there is none. */
+static enum arb_status text_of(struct arb_store *st, int64_t run, const struct arb_check_row *c,
+                               int64_t *id, int *unresolved, struct arb_err *err)
+{
+    sqlite3_stmt *s = st->stmt[Q_CHECK_TEXT];
+    int rc = binds_key(SQLITE_OK, s, run, c);
+
+    *id = 0;
+    *unresolved = 0;
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const char *v = store_col_text(s, 1);
+
+        *id = sqlite3_column_int64(s, 0);
+        *unresolved = v && strcmp(v, "unresolved") == 0;
+        rc = SQLITE_DONE;
+    }
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return rc == SQLITE_DONE ? ARB_OK : store_fail(st, rc, err, "read a check");
+}
+
+enum arb_status arb_store_set_check(struct arb_store *st, int64_t run,
+                                    const struct arb_check_row *c, struct arb_err *err)
+{
+    sqlite3_stmt *s;
+    enum arb_status ret = store_need_txn(st, "set a check", err);
+    const char *text;
+    size_t len;
+    int64_t at, id;
+    int own, rc = SQLITE_OK;
+
+    if (ret == ARB_OK && (!c || !c->record_json || !c->verdict))
+        ret = arb_err_set(err, ARB_EUSAGE, "arb_store_set_check: no check");
+    if (ret == ARB_OK)
+        ret = text_of(st, run, c, &id, &own, err);
+    if (ret != ARB_OK || id == 0)
+        return ret;
+    if (stored_text(st, c, &text, &len, &at) != ARB_OK)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory setting a check");
+    if (own) {
+        /* Its text is its own (put unresolved): replaced in place. */
+        s = st->stmt[Q_SET_TEXT];
+        rc = store_bind_int(rc, s, 1, id);
+        rc = at < 0 ? store_bind_text(rc, s, 2, NULL) : store_bind_int(rc, s, 2, at);
+        rc = store_bind_blob_text(rc, s, 3, text, len);
+        ret = store_exec(st, s, rc, err, "set a check record's text");
+    } else {
+        ret = put_text(st, run, text, len, at, &id, err);
+    }
+    if (ret != ARB_OK)
+        return ret;
+    s = st->stmt[Q_SET_CHECK];
+    rc = binds_key(SQLITE_OK, s, run, c);
+    rc = store_bind_text(rc, s, 6, c->verdict);
+    rc = store_bind_real(rc, s, 7, c->score);
+    rc = store_bind_int(rc, s, 8, id);
+    return store_exec(st, s, rc, err, "set a check");
+}
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+/*
+ * The whole record of the row s is on (Q_CHECKS_*'s columns) in *out: the text, or the text
+ * with the output's JSON string in place of its null.
+ */
+static enum arb_status whole_record(sqlite3_stmt *s, struct arb_buf *out, const char **rec,
+                                    struct arb_err *err)
+{
+    const char *body = store_col_text(s, 4), *content;
+    size_t n = (size_t)sqlite3_column_bytes(s, 4), at;
+    int64_t id = sqlite3_column_int64(s, 9);
+
+    *rec = body;
+    if (sqlite3_column_type(s, 7) == SQLITE_NULL)
+        return ARB_OK;
+    at = (size_t)sqlite3_column_int64(s, 7);
+    content = store_col_text(s, 8);
+    if (!body || !content || at > n || n - at < 4 || memcmp(body + at, "null", 4) != 0)
+        return arb_err_set(err, ARB_EDB,
+                           "check record %lld: its output's text is not stored (or its text was "
+                           "edited)",
+                           (long long)id);
+    arb_buf_reset(out);
+    if (arb_buf_add(out, body, at) ||
+        arb_result_write_string(out, content, (size_t)sqlite3_column_bytes(s, 8)) ||
+        arb_buf_add(out, body + at + 4, n - at - 4))
+        return arb_err_set(err, ARB_ENOMEM, "out of memory reading check record %lld",
+                           (long long)id);
+    *rec = out->ptr;
+    return ARB_OK;
+}
+
+enum arb_status arb_store_checks(struct arb_store *st, int64_t run, const char *case_id,
+                                 int (*fn)(void *ctx, const struct arb_check_row *c), void *ctx,
+                                 struct arb_err *err)
+{
+    enum store_stmt q = case_id ? Q_CHECKS_CASE : Q_CHECKS_ALL;
+    enum arb_status ret;
+    struct arb_buf rec;
+    sqlite3_stmt *s;
+    int rc;
+
+    if (!fn)
+        return arb_err_set(err, ARB_EUSAGE, "list checks: no callback");
+    ret = store_acquire(st, q, &s, err);
+    if (ret != ARB_OK)
+        return ret;
+    arb_buf_init(&rec, 0);
+    rc = store_bind_int(SQLITE_OK, s, 1, run);
+    if (case_id)
+        rc = store_bind_text(rc, s, 2, case_id);
+    while (ret == ARB_OK && (rc == SQLITE_OK || rc == SQLITE_ROW)) {
+        struct arb_check_row c = {0};
+
+        rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW)
+            break;
+        c.case_id = store_col_text(s, 0);
+        c.system = store_col_text(s, 1);
+        c.kind = store_col_text(s, 2);
+        c.item = store_col_text(s, 3);
+        c.verdict = store_col_text(s, 5);
+        c.score = store_col_real(s, 6);
+        ret = whole_record(s, &rec, &c.record_json, err);
+        if (ret == ARB_OK && fn(ctx, &c)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    if (ret == ARB_OK && rc != SQLITE_DONE)
+        ret = store_fail(st, rc, err, "list checks");
+    store_release(st, q, s);
+    arb_buf_release(&rec);
+    return ret;
+}
