@@ -237,6 +237,8 @@ enum arb_status arb_store_problems(struct arb_store *st, int64_t run,
  * the single file ('' file) of its compared (lowest) trial, exactly as stored
  * by arb_store_put_output: the store then keeps that text once, in the
  * output, and puts it back when the record is read (db/README.md, migration 9).
+ * expected_is_case, the same for the record's "expected" member: the case's
+ * expected value (the check has none of its own), kept once in the case.
  */
 struct arb_check_row {
     const char *case_id;
@@ -247,6 +249,7 @@ struct arb_check_row {
     const char *verdict; /* "pass", "fail", "unresolved" */
     double score;
     int observed_is_output;
+    int expected_is_case;
 };
 enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
                                     const struct arb_check_row *c, struct arb_err *err);

@@ -215,6 +215,7 @@ static enum arb_status store_record(const struct llmj_q *q, const char *verdict,
                                 text,
                                 verdict,
                                 score,
+                                0,
                                 0}; /* the judged record is kept whole */
     enum arb_status st = arb_store_begin(env->st, env->err);
 

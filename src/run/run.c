@@ -127,7 +127,7 @@ static enum arb_status eval_check(struct runner *r, const struct arb_case *kc, s
                   memcmp(r->res.observed, f->content, f->len) == 0;
         struct arb_check_row row = {kc->id,     r->s->systems[sys].name,          kind,        item,
                                     r->rec.ptr, arb_verdict_name(r->res.verdict), r->res.score,
-                                    own};
+                                    own,        kc->expected && r->res.expected == kc->expected};
 
         st = arb_store_writer_put_check(r->w, r->run, &row, r->err);
     }

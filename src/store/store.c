@@ -54,13 +54,15 @@ static const struct migration migrations[] = {
     "r.systems_json, r.seed, r.version, r.judge_json, "                                            \
     "(SELECT count(*) FROM cases c WHERE c.run = r.id), r.scope_json, r.inputs_json, r.kind, "     \
     "r.procedure_hash "
-/* A check record's columns, its text's, and when the text lacks its observed text, the output's
- * (migration 9); CROSS JOIN: the checks drive, in id order. */
+/* A check record's columns, its text's, and for a text that lacks them, its output's text and
+ * its case's expected value (migration 9); CROSS JOIN: the checks drive, in id order. */
 #define CHECK_COLUMNS                                                                              \
     "c.case_id, c.system, c.kind, c.item, t.body, c.verdict, c.score, t.observed_at, "            \
     "CASE WHEN t.observed_at IS NOT NULL THEN (SELECT o.content FROM outputs o "                  \
     "WHERE o.run = c.run AND o.case_id = c.case_id AND o.system = c.system AND o.file = '' "      \
-    "ORDER BY o.trial LIMIT 1) END, c.id "                                                         \
+    "ORDER BY o.trial LIMIT 1) END, c.id, t.expected_at, "                                         \
+    "CASE WHEN t.expected_at IS NOT NULL THEN (SELECT k.expected_json FROM cases k "               \
+    "WHERE k.run = c.run AND k.case_id = c.case_id) END "                                          \
     "FROM checks c CROSS JOIN check_texts t ON t.id = c.record "
 #define VERDICT_COLUMNS                                                                            \
     "v.case_id, v.system_a, v.system_b, v.status, v.winner, v.score_a, v.score_b, "                \
@@ -122,8 +124,10 @@ static const char *const sql[Q_N] = {
                     "ON CONFLICT DO NOTHING",
     [Q_SET_CHECK] = "UPDATE checks SET verdict = ?6, score = ?7, record = ?8 "
                     "WHERE run = ?1 AND case_id = ?2 AND system = ?3 AND kind = ?4 AND item = ?5",
-    [Q_PUT_TEXT] = "INSERT INTO check_texts (run, observed_at, body) VALUES (?1, ?2, ?3)",
-    [Q_SET_TEXT] = "UPDATE check_texts SET observed_at = ?2, body = ?3 WHERE id = ?1",
+    [Q_PUT_TEXT] = "INSERT INTO check_texts (run, expected_at, observed_at, body) "
+                   "VALUES (?1, ?2, ?3, ?4)",
+    [Q_SET_TEXT] = "UPDATE check_texts SET expected_at = ?2, observed_at = ?3, body = ?4 "
+                   "WHERE id = ?1",
     [Q_DEL_TEXT] = "DELETE FROM check_texts WHERE id = ?1",
     [Q_CHECK_TEXT] = "SELECT record, verdict FROM checks WHERE run = ?1 AND case_id = ?2 "
                      "AND system = ?3 AND kind = ?4 AND item = ?5",

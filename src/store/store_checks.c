@@ -24,7 +24,7 @@
 struct text_slot {
     uint64_t hash;
     int64_t run, id;
-    int64_t observed_at; /* -1: whole */
+    int64_t at[2]; /* expected_at, observed_at; -1: not cut */
     size_t len;
     char *body; /* owned; NULL: empty slot */
     unsigned hits;
@@ -43,9 +43,10 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
-static uint64_t text_hash(int64_t run, int64_t observed_at, const char *s, size_t len)
+static uint64_t text_hash(int64_t run, const int64_t at[2], const char *s, size_t len)
 {
-    uint64_t h = mix((uint64_t)run * 0x9e3779b97f4a7c15ull ^ (uint64_t)observed_at ^ len);
+    uint64_t h = mix((uint64_t)run * 0x9e3779b97f4a7c15ull ^ (uint64_t)at[0] << 32 ^
+                     (uint64_t)at[1] ^ len);
     size_t i = 0;
 
     for (; i + 8 <= len; i += 8) {
@@ -79,13 +80,13 @@ void store_texts_free(struct arb_store *st)
 }
 
 /* The id of a text remembered, or 0. */
-static int64_t recall(struct arb_store *st, uint64_t h, int64_t run, int64_t at, const char *s,
-                      size_t len)
+static int64_t recall(struct arb_store *st, uint64_t h, int64_t run, const int64_t at[2],
+                      const char *s, size_t len)
 {
     struct text_slot *t = st->texts ? &st->texts->slot[h & (TEXT_SLOTS - 1)] : NULL;
 
-    if (!t || !t->body || t->hash != h || t->run != run || t->observed_at != at || t->len != len ||
-        memcmp(t->body, s, len) != 0)
+    if (!t || !t->body || t->hash != h || t->run != run || t->at[0] != at[0] ||
+        t->at[1] != at[1] || t->len != len || memcmp(t->body, s, len) != 0)
         return 0;
     t->hits++;
     return t->id;
@@ -93,8 +94,8 @@ static int64_t recall(struct arb_store *st, uint64_t h, int64_t run, int64_t at,
 
 /* Remember a text just written; a slot whose text was referred to again yields only when its
  * text has gone unused as often, so the texts a run repeats stay among the unique ones. */
-static void remember(struct arb_store *st, uint64_t h, int64_t run, int64_t at, const char *s,
-                     size_t len, int64_t id)
+static void remember(struct arb_store *st, uint64_t h, int64_t run, const int64_t at[2],
+                     const char *s, size_t len, int64_t id)
 {
     struct text_slot *t;
     char *copy;
@@ -117,7 +118,7 @@ static void remember(struct arb_store *st, uint64_t h, int64_t run, int64_t at, 
     memcpy(copy, s, len);
     copy[len] = '\0';
     free(t->body);
-    *t = (struct text_slot){h, run, id, at, len, copy, 0};
+    *t = (struct text_slot){h, run, id, {at[0], at[1]}, len, copy, 0};
 }
 
 /*
@@ -163,10 +164,11 @@ static int at_lit(const char *s, size_t n, size_t i, const char *lit, size_t k)
 }
 
 /*
- * Where the record's observed string stands: {"operator":S,"expected":V,"observed":S,...}.
- * Returns 0 and the span [*at, *end), or -1 when the record is not of that shape.
+ * Where the record's expected value and observed value stand: {"operator":S,"expected":V,
+ * "observed":V,...}.  Returns 0 and the spans span[0..2) (expected) and span[2..4) (observed),
+ * or -1 when the record is not of that shape.
  */
-static int observed_span(const char *rec, size_t n, size_t *at, size_t *end)
+static int member_spans(const char *rec, size_t n, size_t span[4])
 {
     static const char head[] = "{\"operator\":", mid[] = ",\"expected\":", obs[] = ",\"observed\":";
     size_t i = sizeof(head) - 1;
@@ -176,55 +178,72 @@ static int observed_span(const char *rec, size_t n, size_t *at, size_t *end)
     i = skip_value(rec, n, i);
     if (!at_lit(rec, n, i, mid, sizeof(mid) - 1))
         return -1;
-    i = skip_value(rec, n, i + sizeof(mid) - 1);
-    if (!at_lit(rec, n, i, obs, sizeof(obs) - 1))
+    span[0] = i + sizeof(mid) - 1;
+    span[1] = skip_value(rec, n, span[0]);
+    if (!at_lit(rec, n, span[1], obs, sizeof(obs) - 1))
         return -1;
-    i += sizeof(obs) - 1;
-    if (!at_lit(rec, n, i, "\"", 1))
-        return -1;
-    *at = i;
-    *end = skip_value(rec, n, i);
-    return *end <= n ? 0 : -1;
+    span[2] = span[1] + sizeof(obs) - 1;
+    span[3] = skip_value(rec, n, span[2]);
+    return span[3] <= n ? 0 : -1;
 }
 
 /*
- * The text to store for c: its record, or with observed_is_output the record with null in
- * place of its observed string (in st->scratch), *at its offset (-1: the whole record).
+ * The text to store for c: its record, or (in st->scratch) the record with null in place of
+ * its expected value (expected_is_case) and of its observed string (observed_is_output);
+ * at[0], at[1] where those nulls stand in it, -1 for a member not cut.
  */
 static enum arb_status stored_text(struct arb_store *st, const struct arb_check_row *c,
-                                   const char **text, size_t *len, int64_t *at)
+                                   const char **text, size_t *len, int64_t at[2])
 {
-    size_t n = strlen(c->record_json), a, e;
+    size_t n = strlen(c->record_json), span[4], from = 0;
+    const char *r = c->record_json;
+    int cut[2];
 
-    *text = c->record_json;
+    *text = r;
     *len = n;
-    *at = -1;
-    if (!c->observed_is_output || observed_span(c->record_json, n, &a, &e) != 0)
+    at[0] = at[1] = -1;
+    if ((!c->expected_is_case && !c->observed_is_output) || member_spans(r, n, span) != 0)
+        return ARB_OK;
+    cut[0] = c->expected_is_case != 0;
+    cut[1] = c->observed_is_output && r[span[2]] == '"';
+    if (!cut[0] && !cut[1])
         return ARB_OK;
     arb_buf_reset(&st->scratch);
-    if (arb_buf_add(&st->scratch, c->record_json, a) || arb_buf_add(&st->scratch, "null", 4) ||
-        arb_buf_add(&st->scratch, c->record_json + e, n - e))
+    for (int k = 0; k < 2; k++) {
+        if (!cut[k])
+            continue;
+        if (arb_buf_add(&st->scratch, r + from, span[2 * k] - from))
+            return ARB_ENOMEM;
+        at[k] = (int64_t)st->scratch.len;
+        if (arb_buf_add(&st->scratch, "null", 4))
+            return ARB_ENOMEM;
+        from = span[2 * k + 1];
+    }
+    if (arb_buf_add(&st->scratch, r + from, n - from))
         return ARB_ENOMEM;
     *text = st->scratch.ptr;
     *len = st->scratch.len;
-    *at = (int64_t)a;
     return ARB_OK;
+}
+
+/* Bind an offset, NULL for -1. */
+static int bind_at(int rc, sqlite3_stmt *s, int i, int64_t at)
+{
+    return at < 0 ? store_bind_text(rc, s, i, NULL) : store_bind_int(rc, s, i, at);
 }
 
 /* Write a text; its id in *id. */
 static enum arb_status put_text(struct arb_store *st, int64_t run, const char *text, size_t len,
-                                int64_t at, int64_t *id, struct arb_err *err)
+                                const int64_t at[2], int64_t *id, struct arb_err *err)
 {
     sqlite3_stmt *s = st->stmt[Q_PUT_TEXT];
     enum arb_status ret;
     int rc = SQLITE_OK;
 
     rc = store_bind_int(rc, s, 1, run);
-    if (at < 0)
-        rc = store_bind_text(rc, s, 2, NULL);
-    else
-        rc = store_bind_int(rc, s, 2, at);
-    rc = store_bind_blob_text(rc, s, 3, text, len);
+    rc = bind_at(rc, s, 2, at[0]);
+    rc = bind_at(rc, s, 3, at[1]);
+    rc = store_bind_blob_text(rc, s, 4, text, len);
     ret = store_exec(st, s, rc, err, "put a check record's text");
     *id = sqlite3_last_insert_rowid(st->db);
     return ret;
@@ -247,14 +266,14 @@ enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
     int shared, own = 0, rc = SQLITE_OK;
     const char *text;
     size_t len;
-    int64_t at, id;
+    int64_t at[2], id;
     uint64_t h = 0;
 
     if (ret != ARB_OK)
         return ret;
     if (!c || !c->record_json || !c->verdict)
         return arb_err_set(err, ARB_EUSAGE, "arb_store_put_check: no check");
-    if (stored_text(st, c, &text, &len, &at) != ARB_OK)
+    if (stored_text(st, c, &text, &len, at) != ARB_OK)
         return arb_err_set(err, ARB_ENOMEM, "out of memory putting a check");
     /* An unresolved record may be replaced (set_check): its text is its own. */
     shared = strcmp(c->verdict, "unresolved") != 0;
@@ -316,7 +335,7 @@ enum arb_status arb_store_set_check(struct arb_store *st, int64_t run,
     enum arb_status ret = store_need_txn(st, "set a check", err);
     const char *text;
     size_t len;
-    int64_t at, id;
+    int64_t at[2], id;
     int own, rc = SQLITE_OK;
 
     if (ret == ARB_OK && (!c || !c->record_json || !c->verdict))
@@ -325,14 +344,15 @@ enum arb_status arb_store_set_check(struct arb_store *st, int64_t run,
         ret = text_of(st, run, c, &id, &own, err);
     if (ret != ARB_OK || id == 0)
         return ret;
-    if (stored_text(st, c, &text, &len, &at) != ARB_OK)
+    if (stored_text(st, c, &text, &len, at) != ARB_OK)
         return arb_err_set(err, ARB_ENOMEM, "out of memory setting a check");
     if (own) {
         /* Its text is its own (put unresolved): replaced in place. */
         s = st->stmt[Q_SET_TEXT];
         rc = store_bind_int(rc, s, 1, id);
-        rc = at < 0 ? store_bind_text(rc, s, 2, NULL) : store_bind_int(rc, s, 2, at);
-        rc = store_bind_blob_text(rc, s, 3, text, len);
+        rc = bind_at(rc, s, 2, at[0]);
+        rc = bind_at(rc, s, 3, at[1]);
+        rc = store_bind_blob_text(rc, s, 4, text, len);
         ret = store_exec(st, s, rc, err, "set a check record's text");
     } else {
         ret = put_text(st, run, text, len, at, &id, err);
@@ -349,33 +369,59 @@ enum arb_status arb_store_set_check(struct arb_store *st, int64_t run,
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
+/* 1 when the four bytes at body[at] are the null a kept member left, before limit. */
+static int null_at(const char *body, size_t limit, int64_t at)
+{
+    return at >= 0 && (size_t)at <= limit && limit - (size_t)at >= 4 &&
+           memcmp(body + at, "null", 4) == 0;
+}
+
 /*
- * The whole record of the row s is on (Q_CHECKS_*'s columns) in *out: the text, or the text
- * with the output's JSON string in place of its null.
+ * The whole record of the row s is on (Q_CHECKS_*'s columns) in *rec: its text, or in out the
+ * text with the case's expected value and the output's JSON string in place of their nulls.
  */
 static enum arb_status whole_record(sqlite3_stmt *s, struct arb_buf *out, const char **rec,
                                     struct arb_err *err)
 {
-    const char *body = store_col_text(s, 4), *content;
-    size_t n = (size_t)sqlite3_column_bytes(s, 4), at;
-    int64_t id = sqlite3_column_int64(s, 9);
+    const char *body = store_col_text(s, 4), *content = store_col_text(s, 8);
+    const char *expected = store_col_text(s, 11);
+    size_t n = (size_t)sqlite3_column_bytes(s, 4);
+    int64_t id = sqlite3_column_int64(s, 9), e = -1, o = -1;
+    enum arb_status st = ARB_OK;
 
     *rec = body;
-    if (sqlite3_column_type(s, 7) == SQLITE_NULL)
+    if (sqlite3_column_type(s, 10) != SQLITE_NULL)
+        e = sqlite3_column_int64(s, 10);
+    if (sqlite3_column_type(s, 7) != SQLITE_NULL)
+        o = sqlite3_column_int64(s, 7);
+    if (e < 0 && o < 0)
         return ARB_OK;
-    at = (size_t)sqlite3_column_int64(s, 7);
-    content = store_col_text(s, 8);
-    if (!body || !content || at > n || n - at < 4 || memcmp(body + at, "null", 4) != 0)
+    if (!body || (e >= 0 && (!expected || !null_at(body, o >= 0 ? (size_t)o : n, e))) ||
+        (o >= 0 && (!content || !null_at(body, n, o))))
         return arb_err_set(err, ARB_EDB,
-                           "check record %lld: its output's text is not stored (or its text was "
-                           "edited)",
+                           "check record %lld: the case's expected value or the output's text it "
+                           "refers to is not stored, or its text was edited",
                            (long long)id);
     arb_buf_reset(out);
-    if (arb_buf_add(out, body, at) ||
-        arb_result_write_string(out, content, (size_t)sqlite3_column_bytes(s, 8)) ||
-        arb_buf_add(out, body + at + 4, n - at - 4))
-        return arb_err_set(err, ARB_ENOMEM, "out of memory reading check record %lld",
-                           (long long)id);
+    if (e >= 0) {
+        st = arb_buf_add(out, body, (size_t)e);
+        if (!st)
+            st = arb_buf_add(out, expected, (size_t)sqlite3_column_bytes(s, 11));
+    }
+    if (!st && o >= 0) {
+        size_t from = e >= 0 ? (size_t)e + 4 : 0;
+
+        st = arb_buf_add(out, body + from, (size_t)o - from);
+        if (!st)
+            st = arb_result_write_string(out, content, (size_t)sqlite3_column_bytes(s, 8));
+    }
+    if (!st) {
+        size_t from = o >= 0 ? (size_t)o + 4 : (size_t)e + 4;
+
+        st = arb_buf_add(out, body + from, n - from);
+    }
+    if (st)
+        return arb_err_set(err, st, "out of memory reading check record %lld", (long long)id);
     *rec = out->ptr;
     return ARB_OK;
 }

@@ -110,7 +110,7 @@ static enum arb_status execute(struct arb_store *st, const struct chunk *c, cons
     case OP_CHECK: {
         struct arb_check_row row = {text(c, o->s[0]), text(c, o->s[1]), text(c, o->s[2]),
                                     text(c, o->s[3]), text(c, o->s[4]), text(c, o->s[5]),
-                                    o->d[0],          (int)o->i[0]};
+                                    o->d[0],          (int)o->i[0],     (int)o->i[1]};
 
         return arb_store_put_check(st, o->run, &row, err);
     }
@@ -381,6 +381,7 @@ enum arb_status arb_store_writer_put_check(struct arb_store_writer *w, int64_t r
     if (o) {
         o->d[0] = c->score;
         o->i[0] = c->observed_is_output;
+        o->i[1] = c->expected_is_case;
     }
     return queue_op(w, o, t, 6, err);
 }
