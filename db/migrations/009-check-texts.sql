@@ -9,7 +9,7 @@
 -- bytes null in its place, at byte offset observed_at; that output is the one row of outputs
 -- of the check's run, case and system with file '' and the lowest trial (the compared trial's
 -- single file), and its text goes back as the record writer writes a JSON string
--- (src/compare/record.c: the bytes it was given, escaped, with \ufffd for each byte that is
+-- (src/compare/record.c: the bytes it was given, escaped, with U+FFFD for each byte that is
 -- not UTF-8).  expected_at not NULL: the record's "expected" member was its case's expected
 -- value (the check had none of its own), and body has null in its place at that offset (before
 -- observed_at's); it goes back as the case's expected_json (RFC 8785 text, as the record

@@ -21,7 +21,7 @@ const char *const store_migration9_sql_parts[] = {
     "-- bytes null in its place, at byte offset observed_at; that output is the one row of outputs\n"
     "-- of the check's run, case and system with file '' and the lowest trial (the compared trial's\n"
     "-- single file), and its text goes back as the record writer writes a JSON string\n"
-    "-- (src/compare/record.c: the bytes it was given, escaped, with \ufffd for each byte that is\n"
+    "-- (src/compare/record.c: the bytes it was given, escaped, with U+FFFD for each byte that is\n"
     "-- not UTF-8).  expected_at not NULL: the record's \"expected\" member was its case's expected\n"
     "-- value (the check had none of its own), and body has null in its place at that offset (before\n"
     "-- observed_at's); it goes back as the case's expected_json (RFC 8785 text, as the record\n"

@@ -13,7 +13,9 @@ grep -q "all identical" "$T/out" && ok || bad "replay output: $(cat "$T/out")"
 [ "$(md5sum <"$T/a.db")" = "$before" ] && ok || bad "replay modified the database"
 
 # 2. One stored record edited: exit 1, naming the case and the item.
-sqlite3 "$T/a.db" "UPDATE checks SET record_json = replace(record_json, '\"score\":1', '\"score\":0.5') WHERE id = (SELECT min(id) FROM checks WHERE case_id = 'inv-007' AND kind = 'criterion')" || bad "sqlite3 edit"
+# (Check records share their texts, migration 9: the edited one gets a text of its own.)
+sqlite3 "$T/a.db" "INSERT INTO check_texts (run, expected_at, observed_at, body) SELECT run, expected_at, observed_at, replace(body, '\"score\":1', '\"score\":0.5') FROM check_texts WHERE id = (SELECT record FROM checks WHERE id = (SELECT min(id) FROM checks WHERE case_id = 'inv-007' AND kind = 'criterion'));
+                   UPDATE checks SET record = last_insert_rowid() WHERE id = (SELECT min(id) FROM checks WHERE case_id = 'inv-007' AND kind = 'criterion')" || bad "sqlite3 edit"
 $ARB replay latest --db "$T/a.db" >"$T/out" 2>&1
 [ $? -eq 1 ] && ok || bad "replay after an edit did not exit 1: $(cat "$T/out")"
 grep -q "case 'inv-007': check .* differs from the stored record" "$T/out" && ok || bad "the edit is not named: $(cat "$T/out")"
