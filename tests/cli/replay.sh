@@ -7,6 +7,17 @@ SIM="$2"
 
 # 1. The example bake-off replays identically, and the database is left alone.
 $ARB run examples/invoice/suite.json --db "$T/a.db" >/dev/null 2>&1 || bad "run"
+# Each output's text is stored once (migration 9): no stored record text holds it, yet the
+# records of v_checks do, as their observed member.
+kept=$(sqlite3 "$T/a.db" "SELECT count(*) FROM checks c JOIN check_texts t ON t.id = c.record
+    JOIN outputs o ON o.run = c.run AND o.case_id = c.case_id AND o.system = c.system AND o.file = ''
+    WHERE t.observed_at IS NOT NULL AND length(o.content) > 20
+    AND instr(t.body, substr(json_quote(o.content), 2, length(json_quote(o.content)) - 2)) > 0")
+whole=$(sqlite3 "$T/a.db" "SELECT count(*) FROM v_checks c JOIN outputs o ON o.run = c.run
+    AND o.case_id = c.case_id AND o.system = c.system AND o.file = ''
+    WHERE json_extract(c.record_json, '$.observed') = o.content")
+[ "$kept" = 0 ] && [ "$whole" -gt 100 ] && ok ||
+    bad "output texts kept in check records: $kept; records observing their output: $whole"
 before=$(md5sum <"$T/a.db")
 $ARB replay 1 --db "$T/a.db" >"$T/out" 2>&1 && ok || bad "replay of an untouched run: $(cat "$T/out")"
 grep -q "all identical" "$T/out" && ok || bad "replay output: $(cat "$T/out")"
