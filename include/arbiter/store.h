@@ -27,7 +27,10 @@
 struct arb_store;
 
 enum arb_store_flags {
-    ARB_STORE_READONLY = 1 << 0 /* open an existing database for reading only */
+    ARB_STORE_READONLY = 1 << 0, /* open an existing database for reading only */
+    /* with ARB_STORE_READONLY: the reader visits each page about once, in order (a run's
+     * pass over the outputs it stored): a small page cache serves it */
+    ARB_STORE_STREAM = 1 << 1
 };
 
 /*

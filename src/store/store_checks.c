@@ -121,6 +121,25 @@ static void remember(struct arb_store *st, uint64_t h, int64_t run, const int64_
     *t = (struct text_slot){h, run, id, {at[0], at[1]}, len, copy, 0};
 }
 
+/* Past the JSON string at s[i] (a quote); n + 1 when it does not end. */
+static size_t skip_string(const char *s, size_t n, size_t i)
+{
+    for (i++; i < n;) {
+        const char *q = memchr(s + i, '"', n - i);
+        size_t k, back = 0;
+
+        if (!q)
+            return n + 1;
+        k = (size_t)(q - s);
+        while (k - back > i && s[k - back - 1] == '\\')
+            back++;
+        i = k + 1;
+        if (back % 2 == 0)
+            return i; /* not escaped: an even run of backslashes escapes only themselves */
+    }
+    return n + 1;
+}
+
 /*
  * Skip the JSON value at s[i..n) (valid JSON, as the record writer writes it: every quote and
  * backslash inside a string escaped).  Returns where it ends, n + 1 when it does not.
@@ -133,10 +152,7 @@ static size_t skip_value(const char *s, size_t n, size_t i)
         if (i >= n)
             return n + 1;
         if (s[i] == '"') {
-            for (i++; i < n && s[i] != '"'; i++)
-                if (s[i] == '\\')
-                    i++;
-            i++;
+            i = skip_string(s, n, i);
         } else if (s[i] == '{' || s[i] == '[') {
             depth++;
             i++;

@@ -103,6 +103,12 @@ struct arb_store {
     struct arb_buf scratch; /* a check record's text without its observed text */
 };
 
+/*
+ * Enforce foreign keys on st's connection (on: 1), as every connection does from its opening;
+ * a no-op inside a transaction (SQLite's rule).  Off only while a run's writer inserts.
+ */
+void store_foreign_keys(struct arb_store *st, int on);
+
 /* Forget the check texts remembered (a rollback may have taken them back); store_checks.c. */
 void store_texts_forget(struct arb_store *st);
 
