@@ -5,12 +5,13 @@
  *
  * A record whose observed text is its output's (the caller says so: observed_is_output) is
  * stored as its text with the four bytes null in place of that JSON string, and the offset
- * where they stand.  The store remembers the texts it wrote lately (a small table keyed by a
+ * where they stand; the same for an expected value that is its case's (expected_is_case).  The store remembers the texts it wrote lately (a small table keyed by a
  * hash of the text, each with its bytes, so a hit is compared byte for byte) and refers to a
  * remembered text instead of writing it again.  A rollback can take written texts back, so
  * every rollback forgets them all (a hook on the connection, and store_runs.c's savepoint).
  * Reading puts the output's text back with the record writer's own escaping
- * (arb_result_write_string), so a record reads back byte for byte as it was put.
+ * (arb_result_write_string) and the case's expected_json as it is (RFC 8785 text, as the
+ * record writes it), so a record reads back byte for byte as it was put.
  */
 #include <stdlib.h>
 #include <string.h>
