@@ -69,6 +69,11 @@ static const struct migration migrations[] = {
     "v.pass_rate_a, v.pass_rate_b, v.comparison_json FROM verdicts v "                             \
     "LEFT JOIN cases c ON c.run = v.run AND c.case_id = v.case_id "
 
+/* Several check records in one statement (store_checks.c, store_put_checks): eight values a
+ * row, numbered in order. */
+#define CHECK_ROW   "(?, ?, ?, ?, ?, ?, ?, ?)"
+#define CHECK_ROWS4 CHECK_ROW ", " CHECK_ROW ", " CHECK_ROW ", " CHECK_ROW
+
 /* Every statement the store runs, indexed by enum store_stmt.  Values are always bound. */
 static const char *const sql[Q_N] = {
     [Q_BEGIN] = "BEGIN IMMEDIATE",
@@ -124,6 +129,10 @@ static const char *const sql[Q_N] = {
                     "ON CONFLICT DO NOTHING",
     [Q_SET_CHECK] = "UPDATE checks SET verdict = ?6, score = ?7, record = ?8 "
                     "WHERE run = ?1 AND case_id = ?2 AND system = ?3 AND kind = ?4 AND item = ?5",
+    [Q_PUT_CHECKS4] = "INSERT INTO checks (run, case_id, system, kind, item, verdict, score, "
+                      "record) VALUES " CHECK_ROWS4 " ON CONFLICT DO NOTHING",
+    [Q_PUT_CHECKS8] = "INSERT INTO checks (run, case_id, system, kind, item, verdict, score, "
+                      "record) VALUES " CHECK_ROWS4 ", " CHECK_ROWS4 " ON CONFLICT DO NOTHING",
     [Q_PUT_TEXT] = "INSERT INTO check_texts (run, expected_at, observed_at, body) "
                    "VALUES (?1, ?2, ?3, ?4)",
     [Q_SET_TEXT] = "UPDATE check_texts SET expected_at = ?2, observed_at = ?3, body = ?4 "

@@ -275,51 +275,121 @@ static int binds_key(int rc, sqlite3_stmt *s, int64_t run, const struct arb_chec
     return store_bind_text(rc, s, 5, c->item);
 }
 
-enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
-                                    const struct arb_check_row *c, struct arb_err *err)
+/*
+ * The id of c's text, written unless remembered; *shared 0 when the record has a text of its
+ * own (unresolved: it may be replaced; written now).
+ */
+static enum arb_status text_id(struct arb_store *st, int64_t run, const struct arb_check_row *c,
+                               int64_t *id, int *shared, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_CHECK];
-    enum arb_status ret = store_need_txn(st, "put a check", err);
-    int shared, own = 0, rc = SQLITE_OK;
     const char *text;
     size_t len;
-    int64_t at[2], id;
+    int64_t at[2];
     uint64_t h = 0;
+    enum arb_status ret;
 
-    if (ret != ARB_OK)
-        return ret;
     if (!c || !c->record_json || !c->verdict)
         return arb_err_set(err, ARB_EUSAGE, "arb_store_put_check: no check");
     if (stored_text(st, c, &text, &len, at) != ARB_OK)
         return arb_err_set(err, ARB_ENOMEM, "out of memory putting a check");
-    /* An unresolved record may be replaced (set_check): its text is its own. */
-    shared = strcmp(c->verdict, "unresolved") != 0;
-    id = 0;
-    if (shared) {
+    *shared = strcmp(c->verdict, "unresolved") != 0;
+    *id = 0;
+    if (*shared) {
         h = text_hash(run, at, text, len);
-        id = recall(st, h, run, at, text, len);
+        *id = recall(st, h, run, at, text, len);
     }
-    if (id == 0) {
-        ret = put_text(st, run, text, len, at, &id, err);
-        if (ret != ARB_OK)
-            return ret;
-        if (shared)
-            remember(st, h, run, at, text, len, id);
-        own = !shared;
-    }
-    rc = binds_key(rc, s, run, c);
-    rc = store_bind_text(rc, s, 6, c->verdict);
-    rc = store_bind_real(rc, s, 7, c->score);
-    rc = store_bind_int(rc, s, 8, id);
-    ret = store_exec(st, s, rc, err, "put a check");
-    if (ret == ARB_OK && own && sqlite3_changes(st->db) == 0) {
-        /* The check was there already (a resumed run redoing a batch): its own new text goes
-         * (a shared one stays remembered, for the checks after it). */
-        s = st->stmt[Q_DEL_TEXT];
-        ret = store_exec(st, s, store_bind_int(SQLITE_OK, s, 1, id), err,
-                         "delete a check record's text");
+    if (*id)
+        return ARB_OK;
+    ret = put_text(st, run, text, len, at, id, err);
+    if (ret == ARB_OK && *shared)
+        remember(st, h, run, at, text, len, *id);
+    return ret;
+}
+
+/* Bind row k (of a statement's rows) of a check record: its eight values. */
+static int bind_row(int rc, sqlite3_stmt *s, int k, int64_t run, const struct arb_check_row *c,
+                    int64_t id)
+{
+    int i = 8 * k;
+
+    rc = store_bind_int(rc, s, i + 1, run);
+    rc = store_bind_text(rc, s, i + 2, c->case_id);
+    rc = store_bind_text(rc, s, i + 3, c->system);
+    rc = store_bind_text(rc, s, i + 4, c->kind);
+    rc = store_bind_text(rc, s, i + 5, c->item);
+    rc = store_bind_text(rc, s, i + 6, c->verdict);
+    rc = store_bind_real(rc, s, i + 7, c->score);
+    return store_bind_int(rc, s, i + 8, id);
+}
+
+/* Insert rows[0..n) (texts ids[0..n), shareable) by eights, fours and ones. */
+static enum arb_status insert_rows(struct arb_store *st, int64_t run,
+                                   const struct arb_check_row *rows, const int64_t *ids, size_t n,
+                                   struct arb_err *err)
+{
+    enum arb_status ret = ARB_OK;
+
+    while (ret == ARB_OK && n > 0) {
+        size_t m = n >= 8 ? 8 : n >= 4 ? 4 : 1;
+        sqlite3_stmt *s = st->stmt[m == 8 ? Q_PUT_CHECKS8 : m == 4 ? Q_PUT_CHECKS4 : Q_PUT_CHECK];
+        int rc = SQLITE_OK;
+
+        for (size_t k = 0; k < m; k++)
+            rc = bind_row(rc, s, (int)k, run, &rows[k], ids[k]);
+        ret = store_exec(st, s, rc, err, "put a check");
+        rows += m;
+        ids += m;
+        n -= m;
     }
     return ret;
+}
+
+/*
+ * Insert one record whose text is its own (id, just written): when the record was there
+ * already (a resumed run redoing a batch), the new text goes.
+ */
+static enum arb_status put_own(struct arb_store *st, int64_t run, const struct arb_check_row *c,
+                               int64_t id, struct arb_err *err)
+{
+    enum arb_status ret = insert_rows(st, run, c, &id, 1, err);
+    sqlite3_stmt *s = st->stmt[Q_DEL_TEXT];
+
+    if (ret != ARB_OK || sqlite3_changes(st->db) != 0)
+        return ret;
+    return store_exec(st, s, store_bind_int(SQLITE_OK, s, 1, id), err,
+                      "delete a check record's text");
+}
+
+enum arb_status store_put_checks(struct arb_store *st, int64_t run,
+                                 const struct arb_check_row *rows, size_t n, struct arb_err *err)
+{
+    enum arb_status ret = store_need_txn(st, "put a check", err);
+    int64_t ids[16];
+    size_t from = 0, k;
+
+    if (n > 16)
+        return arb_err_set(err, ARB_EUSAGE, "store_put_checks: %zu records at once", n);
+    for (k = 0; ret == ARB_OK && k < n; k++) {
+        int shared;
+
+        ret = text_id(st, run, &rows[k], &ids[k], &shared, err);
+        if (ret != ARB_OK || shared)
+            continue;
+        /* A record with a text of its own goes alone, in its place among the others. */
+        ret = insert_rows(st, run, rows + from, ids + from, k - from, err);
+        if (ret == ARB_OK)
+            ret = put_own(st, run, &rows[k], ids[k], err);
+        from = k + 1;
+    }
+    if (ret == ARB_OK)
+        ret = insert_rows(st, run, rows + from, ids + from, n - from, err);
+    return ret;
+}
+
+enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
+                                    const struct arb_check_row *c, struct arb_err *err)
+{
+    return store_put_checks(st, run, c, 1, err);
 }
 
 /* The text id and verdict of the check record c names; *id 0 when there is none. */

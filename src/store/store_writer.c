@@ -27,6 +27,7 @@
 #define CHUNK_OPS 512
 #define QUEUE     4
 #define NO_TEXT   ((size_t)-1)
+#define GROUP     16 /* check records put in one call (store_put_checks) */
 
 enum op_kind {
     OP_BEGIN,
@@ -137,6 +138,28 @@ static enum arb_status execute(struct arb_store *st, const struct chunk *c, cons
     return arb_err_set(err, ARB_EINTERNAL, "store writer: unknown operation %d", (int)o->kind);
 }
 
+/*
+ * Execute the consecutive check records at c->op[k..) (at most GROUP of them, of one run) in
+ * one call; *m how many.
+ */
+static enum arb_status put_checks(struct arb_store *st, const struct chunk *c, size_t k,
+                                  size_t *m, struct arb_err *err)
+{
+    struct arb_check_row rows[GROUP];
+    size_t n = 0;
+
+    while (k + n < c->n && n < GROUP && c->op[k + n].kind == OP_CHECK &&
+           c->op[k + n].run == c->op[k].run) {
+        const struct op *o = &c->op[k + n];
+
+        rows[n++] = (struct arb_check_row){text(c, o->s[0]), text(c, o->s[1]), text(c, o->s[2]),
+                                           text(c, o->s[3]), text(c, o->s[4]), text(c, o->s[5]),
+                                           o->d[0],          (int)o->i[0],     (int)o->i[1]};
+    }
+    *m = n;
+    return store_put_checks(st, c->op[k].run, rows, n, err);
+}
+
 static void *writer_thread(void *arg)
 {
     struct arb_store_writer *w = arg;
@@ -158,8 +181,13 @@ static void *writer_thread(void *arg)
         failed = (enum arb_status)atomic_load(&w->failed);
         pthread_cond_broadcast(&w->changed);
         pthread_mutex_unlock(&w->mu);
-        for (size_t k = 0; k < c->n && !failed; k++)
-            failed = execute(w->st, c, &c->op[k], &e);
+        for (size_t k = 0, m = 1; k < c->n && !failed; k += m) {
+            m = 1;
+            if (c->op[k].kind == OP_CHECK)
+                failed = put_checks(w->st, c, k, &m, &e);
+            else
+                failed = execute(w->st, c, &c->op[k], &e);
+        }
         pthread_mutex_lock(&w->mu);
         if (w->n_spare < QUEUE) {
             c->next = w->spare;
