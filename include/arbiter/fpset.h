@@ -4,10 +4,10 @@
  *
  * For the sets a run keeps of every case id: 16 bytes a slot whatever the
  * length of the id (a strset holds a copy of each key besides), at most four
- * fifths full, so a million ids take 26 MB.  Two different keys with the same fingerprint are one entry:
- * with a well-mixed 64-bit hash that happens with probability about n^2 / 2^65
- * (3e-8 for a million keys), so a caller for whom a false "already there"
- * matters confirms a hit by other means (cases.c re-reads the first case).
+ * fifths full, so a million ids take 26 MB.  Two different keys with the same fingerprint are one
+ * entry: with a well-mixed 64-bit hash that happens with probability about n^2 / 2^65 (3e-8 for a
+ * million keys), so a caller for whom a false "already there" matters confirms a hit by other means
+ * (cases.c re-reads the first case).
  */
 #ifndef ARBITER_FPSET_H
 #define ARBITER_FPSET_H

@@ -4,8 +4,8 @@
  * outputs load (pass 2), which cases have an output and the trial of the first.
  *
  * Each id is a fingerprint in one table (fpset.h, 16 bytes a slot; three sets of
- * copied ids took about 200 bytes a case), made once pass 1 has read every case.  A slot's value: bit 0 the run keeps
- * the case, bit 1 an output of the system is stored, bit 2 one without file or
+ * copied ids took about 200 bytes a case), made once pass 1 has read every case.  A slot's value:
+ * bit 0 the run keeps the case, bit 1 an output of the system is stored, bit 2 one without file or
  * trial, bits 32-63 the trial of the first (trials are below 2^31).  Only outputs
  * with a file or a trial go to an exact set of keys to find their repeats.  Two
  * ids of the suite with one fingerprint (the case reader told them apart; about
@@ -103,8 +103,7 @@ enum arb_status case_ids_finish(struct case_ids *ids)
         uint64_t *v = NULL;
         int added = 0;
 
-        st = arb_fpset_add_fp(&ids->fps, ids->pending[i], kept(ids, i) ? ID_KEEP : 0, &added,
-                              &v);
+        st = arb_fpset_add_fp(&ids->fps, ids->pending[i], kept(ids, i) ? ID_KEEP : 0, &added, &v);
         if (!st && !added) {
             /* The reader refuses a repeated id: another id of the same fingerprint. */
             *v |= ID_SHARED;

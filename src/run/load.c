@@ -34,7 +34,7 @@ enum arb_status run_open_writer(struct runner *r, int threaded)
 
     r->rd = r->st;
     if (threaded && arb_store_open(arb_store_path(r->st), ARB_STORE_READONLY | ARB_STORE_STREAM,
-                                  &r->rd, &ignored))
+                                   &r->rd, &ignored))
         r->rd = r->st; /* no second connection: no thread either */
     st = arb_store_writer_start(r->st, r->rd != r->st, &r->w, r->err);
     if (r->rd != r->st && (st || !arb_store_writer_threaded(r->w))) {

@@ -57,9 +57,9 @@ static const struct migration migrations[] = {
 /* A check record's columns, its text's, and for a text that lacks them, its output's text and
  * its case's expected value (migration 9); CROSS JOIN: the checks drive, in id order. */
 #define CHECK_COLUMNS                                                                              \
-    "c.case_id, c.system, c.kind, c.item, t.body, c.verdict, c.score, t.observed_at, "            \
-    "CASE WHEN t.observed_at IS NOT NULL THEN (SELECT o.content FROM outputs o "                  \
-    "WHERE o.run = c.run AND o.case_id = c.case_id AND o.system = c.system AND o.file = '' "      \
+    "c.case_id, c.system, c.kind, c.item, t.body, c.verdict, c.score, t.observed_at, "             \
+    "CASE WHEN t.observed_at IS NOT NULL THEN (SELECT o.content FROM outputs o "                   \
+    "WHERE o.run = c.run AND o.case_id = c.case_id AND o.system = c.system AND o.file = '' "       \
     "ORDER BY o.trial LIMIT 1) END, c.id, t.expected_at, "                                         \
     "CASE WHEN t.expected_at IS NOT NULL THEN (SELECT k.expected_json FROM cases k "               \
     "WHERE k.run = c.run AND k.case_id = c.case_id) END "                                          \

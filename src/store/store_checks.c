@@ -5,13 +5,13 @@
  *
  * A record whose observed text is its output's (the caller says so: observed_is_output) is
  * stored as its text with the four bytes null in place of that JSON string, and the offset
- * where they stand; the same for an expected value that is its case's (expected_is_case).  The store remembers the texts it wrote lately (a small table keyed by a
- * hash of the text, each with its bytes, so a hit is compared byte for byte) and refers to a
- * remembered text instead of writing it again.  A rollback can take written texts back, so
- * every rollback forgets them all (a hook on the connection, and store_runs.c's savepoint).
- * Reading puts the output's text back with the record writer's own escaping
- * (arb_result_write_string) and the case's expected_json as it is (RFC 8785 text, as the
- * record writes it), so a record reads back byte for byte as it was put.
+ * where they stand; the same for an expected value that is its case's (expected_is_case).  The
+ * store remembers the texts it wrote lately (a small table keyed by a hash of the text, each with
+ * its bytes, so a hit is compared byte for byte) and refers to a remembered text instead of writing
+ * it again.  A rollback can take written texts back, so every rollback forgets them all (a hook on
+ * the connection, and store_runs.c's savepoint). Reading puts the output's text back with the
+ * record writer's own escaping (arb_result_write_string) and the case's expected_json as it is (RFC
+ * 8785 text, as the record writes it), so a record reads back byte for byte as it was put.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +46,8 @@ static uint64_t mix(uint64_t x)
 
 static uint64_t text_hash(int64_t run, const int64_t at[2], const char *s, size_t len)
 {
-    uint64_t h = mix((uint64_t)run * 0x9e3779b97f4a7c15ull ^ (uint64_t)at[0] << 32 ^
-                     (uint64_t)at[1] ^ len);
+    uint64_t h =
+        mix((uint64_t)run * 0x9e3779b97f4a7c15ull ^ (uint64_t)at[0] << 32 ^ (uint64_t)at[1] ^ len);
     size_t i = 0;
 
     for (; i + 8 <= len; i += 8) {
@@ -86,8 +86,8 @@ static int64_t recall(struct arb_store *st, uint64_t h, int64_t run, const int64
 {
     struct text_slot *t = st->texts ? &st->texts->slot[h & (TEXT_SLOTS - 1)] : NULL;
 
-    if (!t || !t->body || t->hash != h || t->run != run || t->at[0] != at[0] ||
-        t->at[1] != at[1] || t->len != len || memcmp(t->body, s, len) != 0)
+    if (!t || !t->body || t->hash != h || t->run != run || t->at[0] != at[0] || t->at[1] != at[1] ||
+        t->len != len || memcmp(t->body, s, len) != 0)
         return 0;
     t->hits++;
     return t->id;

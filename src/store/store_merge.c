@@ -294,8 +294,8 @@ static enum arb_status stage_shard(struct arb_store *st, const struct arb_store_
 static enum arb_status last_text_id(struct arb_store *st, int64_t *last, struct arb_err *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = sqlite3_prepare_v2(st->db, "SELECT coalesce(max(id), 0) FROM main.check_texts", -1,
-                                &s, NULL);
+    int rc = sqlite3_prepare_v2(st->db, "SELECT coalesce(max(id), 0) FROM main.check_texts", -1, &s,
+                                NULL);
 
     if (rc == SQLITE_OK)
         rc = sqlite3_step(s);
@@ -320,8 +320,8 @@ static enum arb_status insert_run(struct arb_store *st, const struct arb_run_row
     if (!ret)
         ret = last_text_id(st, &last, err);
     if (!ret)
-        ret = exec_all(st, insert_sql, COUNT(insert_sql), id, last, "copy the shards' records",
-                       err);
+        ret =
+            exec_all(st, insert_sql, COUNT(insert_sql), id, last, "copy the shards' records", err);
     if (!ret)
         ret = arb_store_run_set_status(st, id, "complete", err);
     if (!ret)

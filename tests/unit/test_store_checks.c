@@ -53,9 +53,9 @@ static char *view_record(int64_t id)
     char *v;
 
     cr_assert_eq(sqlite3_open_v2(fx_db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT record_json FROM v_checks WHERE id = ?1", -1, &s,
-                                    NULL),
-                 SQLITE_OK, "%s", sqlite3_errmsg(db));
+    cr_assert_eq(
+        sqlite3_prepare_v2(db, "SELECT record_json FROM v_checks WHERE id = ?1", -1, &s, NULL),
+        SQLITE_OK, "%s", sqlite3_errmsg(db));
     sqlite3_bind_int64(s, 1, id);
     cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
     v = strdup((const char *)sqlite3_column_text(s, 0));
@@ -203,9 +203,9 @@ Test(store_checks, should_share_texts_keep_unresolved_ones_own_and_forget_on_rol
 
     cr_assert_eq(arb_store_put_output(st, run, &o, &err), ARB_OK, "%s", err.msg);
     put(st, run, "d", "i1", REC("1"), "pass");
-    put(st, run, "d", "i2", REC("1"), "pass");     /* shares i1's text */
+    put(st, run, "d", "i2", REC("1"), "pass");      /* shares i1's text */
     put(st, run, "d", "j", REC("1"), "unresolved"); /* a text of its own */
-    put(st, run, "d", "i1", REC("1"), "pass");     /* again (a resume): nothing new */
+    put(st, run, "d", "i1", REC("1"), "pass");      /* again (a resume): nothing new */
     put(st, run, "d", "j", REC("1"), "unresolved");
     cr_assert_eq(arb_store_commit(st, &err), ARB_OK, "%s", err.msg);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM checks WHERE system = 'd'"), 3);
