@@ -225,7 +225,7 @@ bench: deps
 	@$(SUBMAKE) all $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 	@for b in $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%); do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/batch.sh"; sh bench/batch.sh $(BUILD)/arbiter
-	@echo "== bench/run.sh"; sh bench/run.sh $(BUILD)/arbiter 10000 100000
+	@echo "== bench/run.sh"; sh bench/run.sh $(BUILD)/arbiter 10000 1000000
 	@$(SUBMAKE) $(BUILD)/judge_sim
 	@echo "== bench/judge.sh"; sh bench/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim 1000 200 32
 	@echo "== bench/view.sh"; sh bench/view.sh $(BUILD)/arbiter $(BUILD)/judge_sim 100000

@@ -72,7 +72,7 @@ static enum arb_status put_case(struct arb_store *st, int64_t run, int i, struct
                                       items[k],
                                       record,
                                       (i + k + s) % 7 ? "pass" : "fail",
-                                      (i + k + s) % 7 ? 1.0 : 0.0};
+                                      (i + k + s) % 7 ? 1.0 : 0.0, 0, 0};
 
             snprintf(record, sizeof(record),
                      "{\"operator\":\"exact\",\"expected\":\"INV-0042\",\"observed\":\"INV-%05d\","

@@ -92,7 +92,7 @@ static enum arb_status put_checks(struct arb_store *st, int64_t run, const char 
         int fail = s == 1 && k == 1 && i % 5 == 0;
         struct arb_check_row c = {case_id,         systems[s], k < 3 ? "expectation" : "criterion",
                                   items[k],        record,     fail ? "fail" : "pass",
-                                  fail ? 0.0 : 1.0};
+                                  fail ? 0.0 : 1.0, 0, 0};
 
         snprintf(record, sizeof(record),
                  "{\"operator\":\"icontains\",\"expected\":\"\\\"total\\\"\",\"observed\":"

@@ -2,7 +2,8 @@
 # End-to-end throughput of `arbiter run`: N cases x 2 systems x 6 checks into
 # a fresh SQLite file, then `arbiter report` of it in every format (markdown, JSON,
 # HTML, CSV; markdown, JSON and HTML also with the statistical strategy and its default
-# 1,000 resamples, markdown with the weighted one).  Prints wall time and peak memory.
+# 1,000 resamples, markdown with the weighted one).  Prints wall time and peak memory,
+# and the database's size per case (the file and its -wal after the run, over N).
 # usage: bench/run.sh path/to/arbiter [N ...]   (default: 10000 100000)
 set -eu
 ARB="$1"
@@ -33,10 +34,16 @@ for N in "$@"; do
  "cases": "cases.jsonl"}
 JSON
     start=$(date +%s.%N)
-    /usr/bin/time -f '%M' -o "$T/mem" "$ARB" run "$T/b/suite.json" --db "$T/run.db" >"$T/out"
+    /usr/bin/time -f '%M %U %S' -o "$T/mem" "$ARB" run "$T/b/suite.json" --db "$T/run.db" >"$T/out"
     end=$(date +%s.%N)
+    # CPU time (user + system, both threads) beside the wall time: on a shared machine the
+    # wall time also counts the waiting for a core.
     awk -v s="$start" -v e="$end" -v n="$N" -v m="$(cat "$T/mem")" 'BEGIN {
-        printf "run: %d cases x 2 systems x 6 checks in %.2f s (%.0f cases/s), peak RSS %.1f MB\n", n, e - s, n / (e - s), m / 1024
+        split(m, v, " ")
+        printf "run: %d cases x 2 systems x 6 checks in %.2f s (%.0f cases/s; %.1f s CPU), peak RSS %.1f MB\n", n, e - s, n / (e - s), v[2] + v[3], v[1] / 1024
+    }'
+    awk -v n="$N" -v db="$(wc -c <"$T/run.db")" -v wal="$( [ -f "$T/run.db-wal" ] && wc -c <"$T/run.db-wal" || echo 0)" 'BEGIN {
+        printf "database: %.1f MB (+ %.1f MB WAL), %.0f bytes per case\n", db / 1e6, wal / 1e6, (db + wal) / n
     }'
     sed 's/^/    /' "$T/out" | head -3
     # The reports of that run, read back from the database only: every format (markdown,

@@ -202,6 +202,13 @@ enum arb_status arb_check_fail(const struct arb_check *c, const cJSON *case_expe
 enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out);
 
 /*
+ * Append s[0..len) as the record writes a JSON string (the "observed" member): quoted,
+ * escaped, each byte that is not UTF-8 as \ufffd.  The store writes an output's text this way
+ * when it puts back the observed text it kept once (src/store/store_checks.c).
+ */
+enum arb_status arb_result_write_string(struct arb_buf *out, const char *s, size_t len);
+
+/*
  * The record as a cJSON object with the members arb_result_write_json writes,
  * in the same order (a non-finite number becomes null, text that is not valid
  * UTF-8 gets U+FFFD for each invalid byte).  Used to nest one record inside

@@ -27,7 +27,10 @@
 struct arb_store;
 
 enum arb_store_flags {
-    ARB_STORE_READONLY = 1 << 0 /* open an existing database for reading only */
+    ARB_STORE_READONLY = 1 << 0, /* open an existing database for reading only */
+    /* with ARB_STORE_READONLY: the reader visits each page about once, in order (a run's
+     * pass over the outputs it stored): a small page cache serves it */
+    ARB_STORE_STREAM = 1 << 1
 };
 
 /*
@@ -231,6 +234,14 @@ enum arb_status arb_store_problems(struct arb_store *st, int64_t run,
  * One check record: for (case, system), the item it decides (kind
  * "expectation", "criterion" or "fields"; item its id or name), the full
  * result record as JSON, and its verdict and score for the views.
+ *
+ * observed_is_output (putting only; 0 when read): non-zero when the record's
+ * "observed" member is the text of the output the case has for this system,
+ * the single file ('' file) of its compared (lowest) trial, exactly as stored
+ * by arb_store_put_output: the store then keeps that text once, in the
+ * output, and puts it back when the record is read (db/README.md, migration 10).
+ * expected_is_case, the same for the record's "expected" member: the case's
+ * expected value (the check has none of its own), kept once in the case.
  */
 struct arb_check_row {
     const char *case_id;
@@ -240,6 +251,8 @@ struct arb_check_row {
     const char *record_json;
     const char *verdict; /* "pass", "fail", "unresolved" */
     double score;
+    int observed_is_output;
+    int expected_is_case;
 };
 enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
                                     const struct arb_check_row *c, struct arb_err *err);
@@ -249,7 +262,11 @@ enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
 enum arb_status arb_store_set_check(struct arb_store *st, int64_t run,
                                     const struct arb_check_row *c, struct arb_err *err);
 
-/* Call fn for each check record of (run, case_id) (NULL case_id: every case), in insert order. */
+/*
+ * Call fn for each check record of (run, case_id) (NULL case_id: every case), in insert order,
+ * with record_json the record's whole text, byte for byte as it was put (its output's text put
+ * back in when the store kept it once).
+ */
 enum arb_status arb_store_checks(struct arb_store *st, int64_t run, const char *case_id,
                                  int (*fn)(void *ctx, const struct arb_check_row *c), void *ctx,
                                  struct arb_err *err);

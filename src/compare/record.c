@@ -310,6 +310,11 @@ enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf
     return st ? st : arb_buf_addc(out, '}');
 }
 
+enum arb_status arb_result_write_string(struct arb_buf *out, const char *s, size_t len)
+{
+    return write_string(out, s, len);
+}
+
 /* ---- the record as a cJSON tree ------------------------------------------------------ */
 
 /* A string node for s[0..len), with U+FFFD for each invalid byte. */

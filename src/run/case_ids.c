@@ -4,8 +4,8 @@
  * outputs load (pass 2), which cases have an output and the trial of the first.
  *
  * Each id is a fingerprint in one table (fpset.h, 16 bytes a slot; three sets of
- * copied ids took about 200 bytes a case).  A slot's value: bit 0 the run keeps
- * the case, bit 1 an output of the system is stored, bit 2 one without file or
+ * copied ids took about 200 bytes a case), made once pass 1 has read every case.  A slot's value:
+ * bit 0 the run keeps the case, bit 1 an output of the system is stored, bit 2 one without file or
  * trial, bits 32-63 the trial of the first (trials are below 2^31).  Only outputs
  * with a file or a trial go to an exact set of keys to find their repeats.  Two
  * ids of the suite with one fingerprint (the case reader told them apart; about
@@ -13,6 +13,8 @@
  * take the exact way: their keep and first trial in sets of copied ids.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "runner.h"
 
@@ -22,8 +24,18 @@
 #define ID_SHARED ((uint64_t)1 << 3)
 #define ID_TRIAL  32
 
+static void forget_pending(struct case_ids *ids)
+{
+    free(ids->pending);
+    free(ids->keep);
+    ids->pending = NULL;
+    ids->keep = NULL;
+    ids->n = ids->cap = 0;
+}
+
 void case_ids_init(struct case_ids *ids)
 {
+    memset(ids, 0, sizeof(*ids));
     arb_fpset_init(&ids->fps);
     arb_strset_init(&ids->shared);
     arb_strset_init(&ids->seen);
@@ -32,23 +44,88 @@ void case_ids_init(struct case_ids *ids)
 
 void case_ids_release(struct case_ids *ids)
 {
+    forget_pending(ids);
     arb_fpset_release(&ids->fps);
     arb_strset_release(&ids->shared);
     arb_strset_release(&ids->seen);
     arb_strset_release(&ids->trial_of);
 }
 
+/*
+ * Pass 1 keeps each id's fingerprint in an array (8 bytes a case, grown by realloc, which
+ * moves a large block without copying it) rather than in the table: the case reader holds a
+ * table of the same ids meanwhile, and two tables growing side by side were the peak of a
+ * run's memory (issue 21: 69 of 106 MB at a million cases).  case_ids_finish makes the table
+ * once, at its final size.
+ */
 enum arb_status case_ids_add(struct case_ids *ids, const char *id, int keep)
 {
-    uint64_t *v = NULL;
-    int added = 0;
-    enum arb_status st = arb_fpset_add(&ids->fps, id, keep ? ID_KEEP : 0, &added, &v);
+    if (ids->n == ids->cap) {
+        size_t cap = ids->cap ? ids->cap * 2 : 1024;
+        uint64_t *p = realloc(ids->pending, cap * sizeof(*p));
+        unsigned char *k;
 
-    if (st || added)
-        return st;
-    /* The reader refuses a repeated id, so this is another id of the same fingerprint. */
-    *v |= ID_SHARED;
-    return arb_strset_add(&ids->shared, id, (size_t)keep, &added, NULL);
+        if (!p)
+            return ARB_ENOMEM;
+        ids->pending = p;
+        k = realloc(ids->keep, cap / 8);
+        if (!k)
+            return ARB_ENOMEM;
+        ids->keep = k;
+        ids->cap = cap;
+    }
+    ids->pending[ids->n] = arb_fpset_hash(id);
+    if (keep)
+        ids->keep[ids->n / 8] |= (unsigned char)(1u << (ids->n % 8));
+    else
+        ids->keep[ids->n / 8] &= (unsigned char)~(1u << (ids->n % 8));
+    ids->n++;
+    return ARB_OK;
+}
+
+static int kept(const struct case_ids *ids, size_t seq)
+{
+    return (ids->keep[seq / 8] >> (seq % 8)) & 1;
+}
+
+enum arb_status case_ids_finish(struct case_ids *ids)
+{
+    enum arb_status st = ARB_OK;
+
+    if (ids->collided) { /* the second call: the shared ids are known */
+        ids->collided = 0;
+        forget_pending(ids);
+        return ARB_OK;
+    }
+    if (ids->n)
+        st = arb_fpset_reserve(&ids->fps, ids->n);
+    for (size_t i = 0; !st && i < ids->n; i++) {
+        uint64_t *v = NULL;
+        int added = 0;
+
+        st = arb_fpset_add_fp(&ids->fps, ids->pending[i], kept(ids, i) ? ID_KEEP : 0, &added, &v);
+        if (!st && !added) {
+            /* The reader refuses a repeated id: another id of the same fingerprint. */
+            *v |= ID_SHARED;
+            ids->collided = 1;
+        }
+    }
+    if (!st && !ids->collided)
+        forget_pending(ids);
+    return st;
+}
+
+enum arb_status case_ids_shared_id(struct case_ids *ids, size_t seq, const char *id)
+{
+    const uint64_t *v;
+    int added = 0;
+
+    if (seq >= ids->n || ids->pending[seq] != arb_fpset_hash(id))
+        return ARB_EINTERNAL; /* not the cases of pass 1 */
+    v = arb_fpset_get(&ids->fps, id);
+    if (!v || !(*v & ID_SHARED))
+        return ARB_OK;
+    return arb_strset_add(&ids->shared, id, (size_t)kept(ids, seq), &added, NULL);
 }
 
 int case_ids_get(const struct case_ids *ids, const char *id, int *keep)

@@ -214,7 +214,9 @@ static enum arb_status store_record(const struct llmj_q *q, const char *verdict,
                                 q->name,
                                 text,
                                 verdict,
-                                score};
+                                score,
+                                0,
+                                0}; /* the judged record is kept whole */
     enum arb_status st = arb_store_begin(env->st, env->err);
 
     if (!st)

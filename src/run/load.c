@@ -33,7 +33,8 @@ enum arb_status run_open_writer(struct runner *r, int threaded)
     enum arb_status st;
 
     r->rd = r->st;
-    if (threaded && arb_store_open(arb_store_path(r->st), ARB_STORE_READONLY, &r->rd, &ignored))
+    if (threaded && arb_store_open(arb_store_path(r->st), ARB_STORE_READONLY | ARB_STORE_STREAM,
+                                   &r->rd, &ignored))
         r->rd = r->st; /* no second connection: no thread either */
     st = arb_store_writer_start(r->st, r->rd != r->st, &r->w, r->err);
     if (r->rd != r->st && (st || !arb_store_writer_threaded(r->w))) {
@@ -67,6 +68,30 @@ void run_abort_writes(struct runner *r)
 
     arb_store_writer_sync(r->w, &ignored);
     arb_store_rollback(r->st);
+}
+
+/* Two ids of the suite share a fingerprint: read the cases again to name them (case_ids.h). */
+static enum arb_status shared_ids(struct runner *r)
+{
+    struct arb_case_reader *cr = NULL;
+    struct arb_case c;
+    enum arb_status st = r->source->open_cases(r->source->ctx, r->s, &cr, r->err);
+    size_t seq = 0;
+    int got = 0;
+
+    memset(&c, 0, sizeof(c));
+    while (!st && (got = arb_case_reader_next(cr, &c, r->err)) == 1) {
+        st = case_ids_shared_id(&r->ids, seq++, c.id);
+        arb_case_release(&c);
+    }
+    if (!st && got < 0)
+        st = (enum arb_status) - got;
+    arb_case_reader_free(cr);
+    if (!st)
+        st = case_ids_finish(&r->ids);
+    if (st == ARB_EINTERNAL)
+        arb_err_set(r->err, st, "the cases of '%s' changed while the run read them", r->s->path);
+    return st;
 }
 
 enum arb_status run_load_cases(struct runner *r, size_t batch)
@@ -117,6 +142,12 @@ enum arb_status run_load_cases(struct runner *r, size_t batch)
     }
     if (!st && got < 0)
         st = (enum arb_status) - got;
+    /* The reader's own table of the ids goes before the run's is made (case_ids_finish). */
+    arb_case_reader_free(cr);
+    if (!st)
+        st = case_ids_finish(&r->ids);
+    if (!st && r->ids.collided)
+        st = shared_ids(r);
     if (!st)
         st = run_scope_check(&r->scope, &r->ids.fps, r->s->path, r->err);
     if (!st)
@@ -124,7 +155,6 @@ enum arb_status run_load_cases(struct runner *r, size_t batch)
     else
         run_abort_writes(r);
     r->prog.total = r->prog.done;
-    arb_case_reader_free(cr);
     return st;
 }
 

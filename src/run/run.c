@@ -129,8 +129,12 @@ static enum arb_status eval_check(struct runner *r, const struct arb_case *kc, s
     arb_buf_reset(&r->rec);
     st = arb_result_write_json(&r->res, &r->rec);
     if (!st) {
+        /* The observed text is the output's own (no extract): the store keeps it once. */
+        int own = !note[0] && !f->file[0] && r->res.observed && r->res.observed_len == f->len &&
+                  memcmp(r->res.observed, f->content, f->len) == 0;
         struct arb_check_row row = {kc->id,     r->s->systems[sys].name,          kind,        item,
-                                    r->rec.ptr, arb_verdict_name(r->res.verdict), r->res.score};
+                                    r->rec.ptr, arb_verdict_name(r->res.verdict), r->res.score,
+                                    own,        kc->expected && r->res.expected == kc->expected};
 
         st = arb_store_writer_put_check(r->w, r->run, &row, r->err);
     }

@@ -23,17 +23,31 @@ struct sysout {
 
 /* The case ids a run remembers (case_ids.c), by fingerprint. */
 struct case_ids {
-    struct arb_fpset fps;       /* every case id of the suite */
-    struct arb_strset shared;   /* an id whose fingerprint an earlier id has -> keep */
+    struct arb_fpset fps;       /* every case id of the suite (from case_ids_finish) */
+    struct arb_strset shared;   /* an id whose fingerprint another id has -> keep */
     struct arb_strset seen;     /* the system being loaded: its outputs with a file or a trial */
     struct arb_strset trial_of; /* ... and the first trial of a case of a shared fingerprint */
+    /* pass 1: each case's fingerprint and keep, in reading order, until case_ids_finish */
+    uint64_t *pending;
+    unsigned char *keep;
+    size_t n, cap;
+    int collided; /* case_ids_finish found fingerprints shared: case_ids_shared_id each case */
 };
 
 void case_ids_init(struct case_ids *ids);
 void case_ids_release(struct case_ids *ids);
 
-/* Remember a case of the suite (ids the case reader let through: never a repeat). */
+/* Remember the next case of the suite (ids the case reader let through: never a repeat). */
 enum arb_status case_ids_add(struct case_ids *ids, const char *id, int keep);
+
+/*
+ * After the last case_ids_add (and once the case reader, with its own set of the ids, is
+ * gone): the table of every id, made at its final size.  When two ids share a fingerprint
+ * (about 3e-8 for a million ids), ids->collided is set: the caller reads the cases again and
+ * hands each to case_ids_shared_id, in the same order, then calls case_ids_finish again.
+ */
+enum arb_status case_ids_finish(struct case_ids *ids);
+enum arb_status case_ids_shared_id(struct case_ids *ids, size_t seq, const char *id);
 
 /* 1 when the suite has the case, with *keep 1 when the run keeps it; else 0. */
 int case_ids_get(const struct case_ids *ids, const char *id, int *keep);

@@ -9,6 +9,7 @@
 #   src/store/migration7_sql.c  from db/migrations/007-procedure-identity.sql (migration 7)
 #   src/store/migration8_sql.c  from db/migrations/008-labels.sql              (migration 8)
 #   src/store/migration9_sql.c  from db/migrations/009-judge-batches.sql       (migration 9)
+#   src/store/migration10_sql.c from db/migrations/010-check-texts.sql        (migration 10)
 #
 # Run from the repository root after editing either:  sh src/store/gen_schema_sql.sh
 # The file becomes an array of C string literals, one per group of whole lines and each under
@@ -70,3 +71,4 @@ gen db/migrations/006-provider-replies.sql src/store/migration6_sql.c store_migr
 gen db/migrations/007-procedure-identity.sql src/store/migration7_sql.c store_migration7_sql_parts
 gen db/migrations/008-labels.sql src/store/migration8_sql.c store_migration8_sql_parts
 gen db/migrations/009-judge-batches.sql src/store/migration9_sql.c store_migration9_sql_parts
+gen db/migrations/010-check-texts.sql src/store/migration10_sql.c store_migration10_sql_parts

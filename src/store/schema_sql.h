@@ -33,4 +33,7 @@ extern const char *const store_migration8_sql_parts[];
 /* db/migrations/009-judge-batches.sql (src/store/migration9_sql.c). */
 extern const char *const store_migration9_sql_parts[];
 
+/* db/migrations/010-check-texts.sql (src/store/migration10_sql.c). */
+extern const char *const store_migration10_sql_parts[];
+
 #endif

@@ -44,6 +44,7 @@ static const struct migration migrations[] = {
     {7, store_migration7_sql_parts, "PRAGMA user_version = 7;"},
     {8, store_migration8_sql_parts, "PRAGMA user_version = 8;"},
     {9, store_migration9_sql_parts, "PRAGMA user_version = 9;"},
+    {10, store_migration10_sql_parts, "PRAGMA user_version = 10;"},
 };
 
 #define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))
@@ -54,11 +55,25 @@ static const struct migration migrations[] = {
     "r.systems_json, r.seed, r.version, r.judge_json, "                                            \
     "(SELECT count(*) FROM cases c WHERE c.run = r.id), r.scope_json, r.inputs_json, r.kind, "     \
     "r.procedure_hash "
-#define CHECK_COLUMNS "case_id, system, kind, item, record_json, verdict, score FROM checks "
+/* A check record's columns, its text's, and for a text that lacks them, its output's text and
+ * its case's expected value (migration 10); CROSS JOIN: the checks drive, in id order. */
+#define CHECK_COLUMNS                                                                              \
+    "c.case_id, c.system, c.kind, c.item, t.body, c.verdict, c.score, t.observed_at, "             \
+    "CASE WHEN t.observed_at IS NOT NULL THEN (SELECT o.content FROM outputs o "                   \
+    "WHERE o.run = c.run AND o.case_id = c.case_id AND o.system = c.system AND o.file = '' "       \
+    "ORDER BY o.trial LIMIT 1) END, c.id, t.expected_at, "                                         \
+    "CASE WHEN t.expected_at IS NOT NULL THEN (SELECT k.expected_json FROM cases k "               \
+    "WHERE k.run = c.run AND k.case_id = c.case_id) END "                                          \
+    "FROM checks c CROSS JOIN check_texts t ON t.id = c.record "
 #define VERDICT_COLUMNS                                                                            \
     "v.case_id, v.system_a, v.system_b, v.status, v.winner, v.score_a, v.score_b, "                \
     "v.pass_rate_a, v.pass_rate_b, v.comparison_json FROM verdicts v "                             \
     "LEFT JOIN cases c ON c.run = v.run AND c.case_id = v.case_id "
+
+/* Several check records in one statement (store_checks.c, store_put_checks): eight values a
+ * row, numbered in order. */
+#define CHECK_ROW   "(?, ?, ?, ?, ?, ?, ?, ?)"
+#define CHECK_ROWS4 CHECK_ROW ", " CHECK_ROW ", " CHECK_ROW ", " CHECK_ROW
 
 /* Every statement the store runs, indexed by enum store_stmt.  Values are always bound. */
 static const char *const sql[Q_N] = {
@@ -111,10 +126,21 @@ static const char *const sql[Q_N] = {
     [Q_PUT_PROBLEM] = "INSERT INTO problems (run, kind, case_id, system, message) "
                       "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
     [Q_PUT_CHECK] = "INSERT INTO checks (run, case_id, system, kind, item, verdict, score, "
-                    "record_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+                    "record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
                     "ON CONFLICT DO NOTHING",
-    [Q_SET_CHECK] = "UPDATE checks SET verdict = ?6, score = ?7, record_json = ?8 "
+    [Q_SET_CHECK] = "UPDATE checks SET verdict = ?6, score = ?7, record = ?8 "
                     "WHERE run = ?1 AND case_id = ?2 AND system = ?3 AND kind = ?4 AND item = ?5",
+    [Q_PUT_CHECKS4] = "INSERT INTO checks (run, case_id, system, kind, item, verdict, score, "
+                      "record) VALUES " CHECK_ROWS4 " ON CONFLICT DO NOTHING",
+    [Q_PUT_CHECKS8] = "INSERT INTO checks (run, case_id, system, kind, item, verdict, score, "
+                      "record) VALUES " CHECK_ROWS4 ", " CHECK_ROWS4 " ON CONFLICT DO NOTHING",
+    [Q_PUT_TEXT] = "INSERT INTO check_texts (run, expected_at, observed_at, body) "
+                   "VALUES (?1, ?2, ?3, ?4)",
+    [Q_SET_TEXT] = "UPDATE check_texts SET expected_at = ?2, observed_at = ?3, body = ?4 "
+                   "WHERE id = ?1",
+    [Q_DEL_TEXT] = "DELETE FROM check_texts WHERE id = ?1",
+    [Q_CHECK_TEXT] = "SELECT record, verdict FROM checks WHERE run = ?1 AND case_id = ?2 "
+                     "AND system = ?3 AND kind = ?4 AND item = ?5",
     [Q_PUT_VERDICT] = "INSERT INTO verdicts (run, case_id, system_a, system_b, status, winner, "
                       "score_a, score_b, pass_rate_a, pass_rate_b, comparison_json) "
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
@@ -130,8 +156,8 @@ static const char *const sql[Q_N] = {
                          "WHERE o.run = ?1 AND o.case_id = ?2 ORDER BY o.system, o.trial, o.file",
     [Q_PROBLEMS] = "SELECT kind, case_id, system, message FROM problems WHERE run = ?1 "
                    "ORDER BY id",
-    [Q_CHECKS_CASE] = "SELECT " CHECK_COLUMNS "WHERE run = ?1 AND case_id = ?2 ORDER BY id",
-    [Q_CHECKS_ALL] = "SELECT " CHECK_COLUMNS "WHERE run = ?1 ORDER BY id",
+    [Q_CHECKS_CASE] = "SELECT " CHECK_COLUMNS "WHERE c.run = ?1 AND c.case_id = ?2 ORDER BY c.id",
+    [Q_CHECKS_ALL] = "SELECT " CHECK_COLUMNS "WHERE c.run = ?1 ORDER BY c.id",
     [Q_VERDICTS_CASE] = "SELECT " VERDICT_COLUMNS "WHERE v.run = ?1 AND v.case_id = ?2 "
                         "ORDER BY v.id",
     /* Driven by cases(run, seq) (CROSS JOIN fixes the loop order): rows come out in case
@@ -465,6 +491,29 @@ static enum arb_status check_and_migrate(struct arb_store *st, struct arb_err *e
     return ARB_OK;
 }
 
+/*
+ * The page caches of a run (issue 21: its memory flat in the number of cases).  The writer
+ * appends to its tables and indexes, in case order but for the outputs' index (a second
+ * system's outputs go between the first's); its cache keeps the pages it returns to.  A
+ * stream reader (pass 3 of a run reading the outputs back, case by case) visits each page
+ * about once.  The WAL is checkpointed every WAL_PAGES pages instead of SQLite's 1,000: a
+ * page written many times between two checkpoints is copied into the database once, and
+ * each checkpoint's fsync is paid a fraction as often.  (A million-case run: 156 MB with
+ * two caches of 32 MB at its peak; now 8 MB and 2 MB.)
+ */
+static int size_cache(struct arb_store *st)
+{
+    int rc;
+
+    if (st->flags & ARB_STORE_READONLY)
+        return st->flags & ARB_STORE_STREAM ? query_int(st, "PRAGMA cache_size = -2048", NULL)
+                                            : SQLITE_OK;
+    rc = query_int(st, "PRAGMA cache_size = -8192", NULL);
+    if (rc == SQLITE_OK)
+        rc = query_int(st, "PRAGMA wal_autocheckpoint = 8192", NULL);
+    return rc;
+}
+
 /* Connection settings; WAL only for writers (a reader cannot change the journal mode). */
 static enum arb_status configure(struct arb_store *st, struct arb_err *err)
 {
@@ -489,6 +538,8 @@ static enum arb_status configure(struct arb_store *st, struct arb_err *err)
                    st->flags & ARB_STORE_READONLY ? "PRAGMA cache_size = -4096" /* 4 MB */
                                                   : "PRAGMA cache_size = -32768",
                    NULL);
+    if (rc == SQLITE_OK)
+        rc = size_cache(st);
     if (rc == SQLITE_OK && (st->flags & ARB_STORE_READONLY))
         rc = query_int(st, "PRAGMA mmap_size = 0", NULL);
     if (rc != SQLITE_OK)
@@ -502,6 +553,17 @@ static enum arb_status configure(struct arb_store *st, struct arb_err *err)
             return open_fail(st, rc, err, "set synchronous mode");
     }
     return ARB_OK;
+}
+
+void store_foreign_keys(struct arb_store *st, int on)
+{
+    query_int(st, on ? "PRAGMA foreign_keys = ON" : "PRAGMA foreign_keys = OFF", NULL);
+}
+
+/* A rollback may take back check texts the store remembers having written: forget them. */
+static void on_rollback(void *arg)
+{
+    store_texts_forget(arg);
 }
 
 static enum arb_status prepare_all(struct arb_store *st, struct arb_err *err)
@@ -532,6 +594,8 @@ static enum arb_status open_db(struct arb_store *st, const char *name, int oflag
             ret = check_and_migrate(st, err);
         if (ret == ARB_OK)
             ret = prepare_all(st, err);
+        if (ret == ARB_OK)
+            sqlite3_rollback_hook(st->db, on_rollback, st);
     }
     if (ret != ARB_OK) {
         for (int q = 0; q < Q_N; q++) {
@@ -616,20 +680,25 @@ enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_stor
     if (!out || !path || !path[0])
         return arb_err_set(err, ARB_EUSAGE, "arb_store_open: no database path");
     *out = NULL;
-    if (flags & ~(unsigned)ARB_STORE_READONLY)
+    if (flags & ~(unsigned)(ARB_STORE_READONLY | ARB_STORE_STREAM))
         return arb_err_set(err, ARB_EUSAGE, "arb_store_open: unknown flags 0x%x", flags);
     st = calloc(1, sizeof(*st));
     if (!st)
         return arb_err_set(err, ARB_ENOMEM, "out of memory opening '%s'", path);
     st->flags = flags;
+    arb_buf_init(&st->scratch, 0);
     st->path = malloc(strlen(path) + 1);
     if (!st->path) {
         free(st);
         return arb_err_set(err, ARB_ENOMEM, "out of memory opening '%s'", path);
     }
     memcpy(st->path, path, strlen(path) + 1);
+    /* No mutex of its own: a connection is used by one thread at a time (the writer's and the
+     * reader-ahead's threads have theirs alone while they run), and SQLite's locking of every
+     * call was a twentieth of the writer's time. */
     oflags = (flags & ARB_STORE_READONLY) ? SQLITE_OPEN_READONLY
                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    oflags |= SQLITE_OPEN_NOMUTEX;
     ret = open_db(st, path, oflags, err);
     if (ret == ARB_EDB && (flags & ARB_STORE_READONLY) && on_read_only_fs(path) &&
         !wal_has_content(path)) {
@@ -661,6 +730,7 @@ void arb_store_close(struct arb_store *st)
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close_v2(st->db);
     store_ci_search_free(st->ci_search);
+    store_texts_free(st);
     free(st->path);
     free(st);
 }

@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "arbiter/buf.h"
 #include "arbiter/status.h"
 #include "arbiter/store.h"
 
@@ -39,6 +40,12 @@ enum store_stmt {
     Q_PUT_PROBLEM,
     Q_PUT_CHECK,
     Q_SET_CHECK,
+    Q_PUT_CHECKS4,
+    Q_PUT_CHECKS8,
+    Q_PUT_TEXT,
+    Q_SET_TEXT,
+    Q_DEL_TEXT,
+    Q_CHECK_TEXT,
     Q_PUT_VERDICT,
     Q_OUTPUTS,
     Q_OUTPUTS_BY_KEY,
@@ -82,6 +89,7 @@ enum store_stmt {
 };
 
 struct store_ci_search;
+struct store_texts;
 
 struct arb_store {
     sqlite3 *db;
@@ -91,7 +99,31 @@ struct arb_store {
     unsigned char in_use[Q_N]; /* 1 while an iterator steps stmt[i] */
     /* owned: what the case index's search keeps (case_index_search.c), NULL until used */
     struct store_ci_search *ci_search;
+    /* owned: the check record texts written lately, to refer to again (store_checks.c); NULL
+     * until a check is put */
+    struct store_texts *texts;
+    struct arb_buf scratch; /* a check record's text without its observed text */
 };
+
+/*
+ * Enforce foreign keys on st's connection (on: 1), as every connection does from its opening;
+ * a no-op inside a transaction (SQLite's rule).  Off only while a run's writer inserts.
+ */
+void store_foreign_keys(struct arb_store *st, int on);
+
+/*
+ * Put the check records rows[0..n) in that order, as n calls of arb_store_put_check would,
+ * with fewer statements: consecutive records whose text may be shared go in by fours and
+ * eights (a statement's own cost was a sixth of a check record's).  store_checks.c.
+ */
+enum arb_status store_put_checks(struct arb_store *st, int64_t run,
+                                 const struct arb_check_row *rows, size_t n, struct arb_err *err);
+
+/* Forget the check texts remembered (a rollback may have taken them back); store_checks.c. */
+void store_texts_forget(struct arb_store *st);
+
+/* Free what store_texts_forget would forget, and the memory that holds it. */
+void store_texts_free(struct arb_store *st);
 
 /* Free s and what it holds (NULL: nothing); case_index_search.c. */
 void store_ci_search_free(struct store_ci_search *s);

@@ -45,7 +45,8 @@
 #define CASE_COLS     "case_id, seq, prompt, expected_json, case_json"
 #define OUTPUT_COLS   "case_id, system, trial, file, content, size, binary, sha256, meta_json"
 #define BLINDING_COLS "case_id, system_a, system_b, hmac"
-#define CHECK_COLS    "case_id, system, kind, item, verdict, score, record_json"
+#define CHECK_COLS    "case_id, system, kind, item, verdict, score"
+#define TEXT_COLS     "expected_at, observed_at, body"
 #define VERDICT_COLS                                                                               \
     "case_id, system_a, system_b, status, winner, score_a, score_b, pass_rate_a, pass_rate_b, "    \
     "comparison_json"
@@ -88,8 +89,11 @@ static const char *const stage_sql[] = {
     ", PRIMARY KEY (pos, seq, k, id))",
     "CREATE TABLE arb_stage.arb_merge_blinding (k, seq, rid, " BLINDING_COLS
     ", PRIMARY KEY (seq, k, rid))",
-    "CREATE TABLE arb_stage.arb_merge_checks (k, seq, id, " CHECK_COLS
+    "CREATE TABLE arb_stage.arb_merge_checks (k, seq, id, record, " CHECK_COLS
     ", PRIMARY KEY (seq, k, id))",
+    /* A check's text goes in as main's largest text id so far (?2) + rid. */
+    "CREATE TABLE arb_stage.arb_merge_texts (rid INTEGER PRIMARY KEY, k, id, " TEXT_COLS
+    ", UNIQUE (k, id))",
     "CREATE TABLE arb_stage.arb_merge_verdicts (k, seq, id, " VERDICT_COLS
     ", PRIMARY KEY (seq, k, id))",
     "CREATE TABLE arb_stage.arb_merge_problems (k, seg, own, pos, seq, id, " PROBLEM_COLS
@@ -125,8 +129,10 @@ static const char *const copy_sql[] = {
     ", " SEQ_OF ", id, " OUTPUT_COLS " FROM arb_shard.outputs x WHERE run = ?1",
     "INSERT INTO arb_stage.arb_merge_blinding (k, seq, rid, " BLINDING_COLS ") SELECT ?2, " SEQ_OF
     ", rowid, " BLINDING_COLS " FROM arb_shard.blinding x WHERE run = ?1",
-    "INSERT INTO arb_stage.arb_merge_checks (k, seq, id, " CHECK_COLS ") SELECT ?2, " SEQ_OF
-    ", id, " CHECK_COLS " FROM arb_shard.checks x WHERE run = ?1",
+    "INSERT INTO arb_stage.arb_merge_checks (k, seq, id, record, " CHECK_COLS ") SELECT ?2, " SEQ_OF
+    ", id, record, " CHECK_COLS " FROM arb_shard.checks x WHERE run = ?1",
+    "INSERT INTO arb_stage.arb_merge_texts (k, id, " TEXT_COLS ") SELECT ?2, id, " TEXT_COLS
+    " FROM arb_shard.check_texts WHERE run = ?1",
     "INSERT INTO arb_stage.arb_merge_verdicts (k, seq, id, " VERDICT_COLS ") SELECT ?2, " SEQ_OF
     ", id, " VERDICT_COLS " FROM arb_shard.verdicts x WHERE run = ?1",
     /* seg: how many problems of no case of this shard (found by every shard) came before,
@@ -162,8 +168,11 @@ static const char *const insert_sql[] = {
     " FROM arb_stage.arb_merge_outputs ORDER BY pos, seq, k, id",
     "INSERT INTO main.blinding (run, " BLINDING_COLS ") SELECT ?1, " BLINDING_COLS
     " FROM arb_stage.arb_merge_blinding ORDER BY seq, k, rid",
-    "INSERT INTO main.checks (run, " CHECK_COLS ") SELECT ?1, " CHECK_COLS
-    " FROM arb_stage.arb_merge_checks ORDER BY seq, k, id",
+    "INSERT INTO main.check_texts (id, run, " TEXT_COLS ") SELECT ?2 + rid, ?1, " TEXT_COLS
+    " FROM arb_stage.arb_merge_texts ORDER BY rid",
+    "INSERT INTO main.checks (run, record, " CHECK_COLS ") SELECT ?1, ?2 + (SELECT t.rid FROM "
+    "arb_stage.arb_merge_texts t WHERE t.k = x.k AND t.id = x.record), " CHECK_COLS
+    " FROM arb_stage.arb_merge_checks x ORDER BY seq, k, id",
     "INSERT INTO main.verdicts (run, " VERDICT_COLS ") SELECT ?1, " VERDICT_COLS
     " FROM arb_stage.arb_merge_verdicts ORDER BY seq, k, id",
     /* A problem every shard found goes in once, where the first shard had it. */
@@ -281,18 +290,38 @@ static enum arb_status stage_shard(struct arb_store *st, const struct arb_store_
     return ret ? ret : detached;
 }
 
+/* The largest id of main.check_texts, 0 when it has none. */
+static enum arb_status last_text_id(struct arb_store *st, int64_t *last, struct arb_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sqlite3_prepare_v2(st->db, "SELECT coalesce(max(id), 0) FROM main.check_texts", -1, &s,
+                                NULL);
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *last = sqlite3_column_int64(s, 0);
+        rc = SQLITE_DONE;
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? ARB_OK : store_fail(st, rc, err, "read the check texts");
+}
+
 /* The new run and every staged row, in one transaction. */
 static enum arb_status insert_run(struct arb_store *st, const struct arb_run_row *row, int64_t *run,
                                   struct arb_err *err)
 {
-    int64_t id = 0;
+    int64_t id = 0, last = 0;
     enum arb_status ret = arb_store_begin(st, err);
 
     if (ret)
         return ret;
     ret = arb_store_run_create(st, row, &id, err);
     if (!ret)
-        ret = exec_all(st, insert_sql, COUNT(insert_sql), id, 0, "copy the shards' records", err);
+        ret = last_text_id(st, &last, err);
+    if (!ret)
+        ret =
+            exec_all(st, insert_sql, COUNT(insert_sql), id, last, "copy the shards' records", err);
     if (!ret)
         ret = arb_store_run_set_status(st, id, "complete", err);
     if (!ret)

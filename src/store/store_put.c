@@ -1,6 +1,6 @@
 /*
- * store_put.c - the idempotent writes: cases, outputs, blinding, problems,
- * checks and verdicts.
+ * store_put.c - the idempotent writes: cases, outputs, blinding, problems
+ * and verdicts (checks: store_checks.c).
  *
  * Each put binds its values to a statement prepared at open and runs
  * INSERT ... ON CONFLICT DO NOTHING on the table's natural key, so putting a
@@ -120,48 +120,6 @@ enum arb_status arb_store_put_problem(struct arb_store *st, int64_t run, const c
     rc = store_bind_text(rc, s, 4, system ? system : "");
     rc = store_bind_text(rc, s, 5, message ? message : "");
     return store_exec(st, s, rc, err, "put a problem");
-}
-
-enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
-                                    const struct arb_check_row *c, struct arb_err *err)
-{
-    sqlite3_stmt *s = st->stmt[Q_PUT_CHECK];
-    enum arb_status ret = store_need_txn(st, "put a check", err);
-    int rc = SQLITE_OK;
-
-    if (ret != ARB_OK)
-        return ret;
-    if (!c)
-        return arb_err_set(err, ARB_EUSAGE, "arb_store_put_check: no check");
-    rc = store_bind_int(rc, s, 1, run);
-    rc = store_bind_text(rc, s, 2, c->case_id);
-    rc = store_bind_text(rc, s, 3, c->system);
-    rc = store_bind_text(rc, s, 4, c->kind);
-    rc = store_bind_text(rc, s, 5, c->item);
-    rc = store_bind_text(rc, s, 6, c->verdict);
-    rc = store_bind_real(rc, s, 7, c->score);
-    rc = store_bind_text(rc, s, 8, c->record_json);
-    return store_exec(st, s, rc, err, "put a check");
-}
-
-enum arb_status arb_store_set_check(struct arb_store *st, int64_t run,
-                                    const struct arb_check_row *c, struct arb_err *err)
-{
-    sqlite3_stmt *s = st->stmt[Q_SET_CHECK];
-    enum arb_status ret = store_need_txn(st, "set a check", err);
-    int rc = SQLITE_OK;
-
-    if (ret != ARB_OK)
-        return ret;
-    rc = store_bind_int(rc, s, 1, run);
-    rc = store_bind_text(rc, s, 2, c->case_id);
-    rc = store_bind_text(rc, s, 3, c->system);
-    rc = store_bind_text(rc, s, 4, c->kind);
-    rc = store_bind_text(rc, s, 5, c->item);
-    rc = store_bind_text(rc, s, 6, c->verdict);
-    rc = store_bind_real(rc, s, 7, c->score);
-    rc = store_bind_text(rc, s, 8, c->record_json);
-    return store_exec(st, s, rc, err, "set a check");
 }
 
 /* The same eleven values for putting and for replacing a verdict. */

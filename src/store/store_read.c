@@ -226,37 +226,6 @@ enum arb_status arb_store_problems(struct arb_store *st, int64_t run,
     return list(st, Q_PROBLEMS, run, NULL, fn != NULL, problem_row, &cb, ctx, "list problems", err);
 }
 
-/* ---- checks ------------------------------------------------------------------------------- */
-
-struct check_cb {
-    int (*fn)(void *ctx, const struct arb_check_row *c);
-};
-
-static int check_row(sqlite3_stmt *s, void *fn, void *ctx)
-{
-    const struct check_cb *cb = fn;
-    struct arb_check_row c;
-
-    c.case_id = store_col_text(s, 0);
-    c.system = store_col_text(s, 1);
-    c.kind = store_col_text(s, 2);
-    c.item = store_col_text(s, 3);
-    c.record_json = store_col_text(s, 4);
-    c.verdict = store_col_text(s, 5);
-    c.score = store_col_real(s, 6);
-    return cb->fn(ctx, &c);
-}
-
-enum arb_status arb_store_checks(struct arb_store *st, int64_t run, const char *case_id,
-                                 int (*fn)(void *ctx, const struct arb_check_row *c), void *ctx,
-                                 struct arb_err *err)
-{
-    struct check_cb cb = {fn};
-
-    return list(st, case_id ? Q_CHECKS_CASE : Q_CHECKS_ALL, run, case_id, fn != NULL, check_row,
-                &cb, ctx, "list checks", err);
-}
-
 /* ---- verdicts ----------------------------------------------------------------------------- */
 
 struct verdict_cb {

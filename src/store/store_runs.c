@@ -39,8 +39,10 @@ static enum arb_status scope_end(struct arb_store *st, int own, enum arb_status 
             arb_store_rollback(st);
         return ret;
     }
-    if (ret != ARB_OK)
+    if (ret != ARB_OK) {
         store_exec(st, st->stmt[Q_ROLLBACK_TO], SQLITE_OK, NULL, "roll back a savepoint");
+        store_texts_forget(st); /* no rollback hook for a savepoint's */
+    }
     released = store_exec(st, st->stmt[Q_RELEASE], SQLITE_OK, ret == ARB_OK ? err : NULL,
                           "release a savepoint");
     return ret == ARB_OK ? released : ret;

@@ -230,11 +230,22 @@ t "calibrate help" 0 "usage: arbiter calibrate --run RUN (LABELS | --labels-from
 t "run --require-calibrated needs a judge" 2 "" "--require-calibrated needs a judge" -- run examples/invoice/suite.json --db "$T/cal.db" --no-judge --require-calibrated 0.5
 t "run --require-calibrated range" 2 "" "--require-calibrated: expected a kappa from -1 to 1" -- run examples/invoice/suite.json --db "$T/cal.db" --require-calibrated 2
 
-# A database of an older schema (3: cases_by_seq, before migrations 4, 5, 6 and 7): readers refuse it
+# A database of an older schema (3: cases_by_seq, before migrations 4 to 9): readers refuse it
 # and say how to migrate; `arbiter migrate` brings it to the current schema with its records.
 $ARB report 1 --db "$DB" --format json -o "$T/rep-current.json" >/dev/null 2>&1
 cp "$DB" "$T/v3.db"
-sqlite3 "$T/v3.db" "DROP INDEX cases_by_seq_id; CREATE INDEX cases_by_seq ON cases (run, seq);
+# Migration 9 undone: each check record whole again (v_checks puts the kept texts back).
+UNDO_MIGRATION_9="CREATE TABLE checks_v8 (id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                    case_id TEXT NOT NULL, system TEXT NOT NULL, kind TEXT NOT NULL, item TEXT NOT NULL,
+                    verdict TEXT NOT NULL CHECK (verdict = 'pass' OR verdict = 'fail' OR verdict = 'unresolved'),
+                    score REAL, record_json TEXT NOT NULL, UNIQUE (run, case_id, system, kind, item));
+                    INSERT INTO checks_v8 SELECT id, run, case_id, system, kind, item, verdict, score, record_json FROM v_checks;
+                    DROP VIEW v_checks; DROP VIEW v_expectation_pass_rates; DROP VIEW v_system_pass_rates;
+                    DROP TABLE checks; DROP TABLE check_texts; ALTER TABLE checks_v8 RENAME TO checks;
+                    CREATE VIEW v_expectation_pass_rates AS SELECT run, system, item AS expectation FROM checks;
+                    CREATE VIEW v_system_pass_rates AS SELECT run, system FROM checks;"
+sqlite3 "$T/v3.db" "$UNDO_MIGRATION_9
+                    DROP INDEX cases_by_seq_id; CREATE INDEX cases_by_seq ON cases (run, seq);
                     ALTER TABLE runs DROP COLUMN scope_json;
                     ALTER TABLE runs DROP COLUMN inputs_json;
                     ALTER TABLE runs DROP COLUMN kind;
@@ -255,9 +266,9 @@ sqlite3 "$T/v3.db" "DROP INDEX cases_by_seq_id; CREATE INDEX cases_by_seq ON cas
                     ALTER TABLE judgments DROP COLUMN fence;
                     ALTER TABLE judgments DROP COLUMN reply_sha256;
                     PRAGMA user_version = 3" || bad "sqlite3: cannot make a schema-3 database"
-t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 9: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
-t "migrate an older schema" 0 "v3.db: migrated to schema version 9" "" -- migrate --db "$T/v3.db"
-t "migrate a current one" 0 "v3.db: already at schema version 9" "" -- migrate --db "$T/v3.db"
+t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 10: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
+t "migrate an older schema" 0 "v3.db: migrated to schema version 10" "" -- migrate --db "$T/v3.db"
+t "migrate a current one" 0 "v3.db: already at schema version 10" "" -- migrate --db "$T/v3.db"
 t "report after migrate" 0 "" "" -- report 1 --db "$T/v3.db" --format json -o "$T/rep-migrated.json"
 # Identical but for the procedure's identity, which a run stored before migration 7 lacks.
 sed -e '/"procedure_hash":/d' -e 's/,$//' "$T/rep-current.json" >"$T/rep-current-7.json"
@@ -272,6 +283,6 @@ printf 'not a database at all, just text........................................
 t "migrate not a database" 4 "" "is not an Arbiter database" -- migrate --db "$T/junk.db"
 cp "$DB" "$T/v99.db"
 sqlite3 "$T/v99.db" "PRAGMA user_version = 99" || bad "sqlite3: cannot set user_version 99"
-t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (9)" -- migrate --db "$T/v99.db"
+t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (10)" -- migrate --db "$T/v99.db"
 t "migrate help" 0 "usage: arbiter migrate [--db FILE]" "" -- migrate --help
 t "migrate bad argument" 2 "" "unknown option '--fast' (see 'arbiter migrate --help')" -- migrate --fast

@@ -72,7 +72,7 @@ verdict() {
                   AND system = '$4' AND item = '$5'"
 }
 record() {
-    sqlite3 "$1" "SELECT record_json FROM checks WHERE run = $2 AND case_id = '$3'
+    sqlite3 "$1" "SELECT record_json FROM v_checks WHERE run = $2 AND case_id = '$3'
                   AND system = '$4' AND item = '$5'"
 }
 
@@ -114,8 +114,8 @@ grep -qF '[REDACTED]' "$T/requests" && ok || bad "the system name in an output w
 # 3. A second run sends nothing: every reply comes from the cache, the records are the same.
 expect_cmd "second run" 0 "2 decided" "" -- $ARB run "$D/suite.json" --db "$DB"
 [ "$(calls)" -eq 12 ] && ok || bad "the second run called the judge $(( $(calls) - 12 )) times"
-a=$(sqlite3 "$DB" "SELECT group_concat(record_json, '|') FROM (SELECT record_json FROM checks WHERE run = 1 ORDER BY id)")
-b=$(sqlite3 "$DB" "SELECT group_concat(record_json, '|') FROM (SELECT record_json FROM checks WHERE run = 2 ORDER BY id)")
+a=$(sqlite3 "$DB" "SELECT group_concat(record_json, '|') FROM (SELECT record_json FROM v_checks WHERE run = 1 ORDER BY id)")
+b=$(sqlite3 "$DB" "SELECT group_concat(record_json, '|') FROM (SELECT record_json FROM v_checks WHERE run = 2 ORDER BY id)")
 [ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "the cached run's records differ"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM judgments WHERE run = 2 AND cached = 1")" = 12 ] && ok || bad "run 2's judgments are not all cached"
 

@@ -108,9 +108,9 @@ JSON
 $ARB run "$T/x/suite.json" --db "$T/x.db" >/dev/null 2>"$T/err" && ok || bad "limit run: $(cat "$T/err")"
 [ "$(q "$T/x.db" "select status || ',' || coalesce(winner, '') from verdicts")" = "pending_judge," ] && ok \
     || bad "a regex limit decided the case: $(q "$T/x.db" "select status, winner from verdicts")"
-q "$T/x.db" "select record_json from checks where system = 'matches' and item = 'code'" | grep -q '"verdict":"unresolved"' \
-    && ok || bad "the limited check is not unresolved: $(q "$T/x.db" "select record_json from checks")"
-q "$T/x.db" "select record_json from checks where system = 'matches' and item = 'code'" | grep -q 'regex_match_limit: PCRE2' \
+q "$T/x.db" "select record_json from v_checks where system = 'matches' and item = 'code'" | grep -q '"verdict":"unresolved"' \
+    && ok || bad "the limited check is not unresolved: $(q "$T/x.db" "select record_json from v_checks")"
+q "$T/x.db" "select record_json from v_checks where system = 'matches' and item = 'code'" | grep -q 'regex_match_limit: PCRE2' \
     && ok || bad "the limited check does not name the limit"
 
 # ---- 4a. a tournament of 30 systems: 435 pairs, past the 256 bits of one HMAC ----

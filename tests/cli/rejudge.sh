@@ -33,7 +33,7 @@ grep -q "^run 5: its [0-9]* deterministic records equal run 1's" "$T/out" && ok 
 # Only the escalated cases were asked, once per order: 12 cases x 2.
 [ "$(wc -l <"$T/fair.log")" -eq 24 ] && ok || bad "requests sent: $(wc -l <"$T/fair.log")"
 # The checks are the run's, record for record.
-[ "$(sqlite3 "$T/r.db" "SELECT count(*) FROM checks a JOIN checks b ON b.run = 5 AND b.case_id = a.case_id AND b.system = a.system AND b.kind = a.kind AND b.item = a.item AND b.record_json = a.record_json WHERE a.run = 1")" = \
+[ "$(sqlite3 "$T/r.db" "SELECT count(*) FROM v_checks a JOIN v_checks b ON b.run = 5 AND b.case_id = a.case_id AND b.system = a.system AND b.kind = a.kind AND b.item = a.item AND b.record_json = a.record_json WHERE a.run = 1")" = \
     "$(sqlite3 "$T/r.db" "SELECT count(*) FROM checks WHERE run = 1")" ] && ok || bad "checks copied"
 # The new run records where the outputs came from, not the staging folder.
 [ "$(sqlite3 "$T/r.db" "SELECT systems_json FROM runs WHERE id = 5")" = \
@@ -122,7 +122,9 @@ $ARB replay 1 --rejudge "$T/down.json" --into 8 --db "$T/s.db" >"$T/out" 2>"$T/e
 [ "$(sqlite3 "$T/s.db" "SELECT group_concat(id) FROM runs")" = "1,8" ] && ok || bad "runs after the continuation"
 
 # 6. A deterministic record of the stored run edited: the re-derived one differs, exit 1.
-sqlite3 "$T/r.db" "UPDATE checks SET record_json = replace(record_json, '\"verdict\":\"pass\"', '\"verdict\":\"fail\"') WHERE id = (SELECT min(id) FROM checks WHERE run = 1 AND case_id = 'inv-002')"
+# (Check records share their texts, migration 10: the edited one gets a text of its own.)
+sqlite3 "$T/r.db" "INSERT INTO check_texts (run, expected_at, observed_at, body) SELECT run, expected_at, observed_at, replace(body, '\"verdict\":\"pass\"', '\"verdict\":\"fail\"') FROM check_texts WHERE id = (SELECT record FROM checks WHERE id = (SELECT min(id) FROM checks WHERE run = 1 AND case_id = 'inv-002'));
+                   UPDATE checks SET record = last_insert_rowid() WHERE id = (SELECT min(id) FROM checks WHERE run = 1 AND case_id = 'inv-002')"
 $ARB replay 1 --rejudge "$T/fair.json" --db "$T/r.db" >"$T/out" 2>&1
 [ $? -eq 1 ] && grep -q "case 'inv-002': check .* differs" "$T/out" && grep -q "deterministic records differ" "$T/out" &&
     ok || bad "edited record: $(cat "$T/out")"

@@ -7,13 +7,26 @@ SIM="$2"
 
 # 1. The example bake-off replays identically, and the database is left alone.
 $ARB run examples/invoice/suite.json --db "$T/a.db" >/dev/null 2>&1 || bad "run"
+# Each output's text is stored once (migration 10): no stored record text holds it, yet the
+# records of v_checks do, as their observed member.
+kept=$(sqlite3 "$T/a.db" "SELECT count(*) FROM checks c JOIN check_texts t ON t.id = c.record
+    JOIN outputs o ON o.run = c.run AND o.case_id = c.case_id AND o.system = c.system AND o.file = ''
+    WHERE t.observed_at IS NOT NULL AND length(o.content) > 20
+    AND instr(t.body, substr(json_quote(o.content), 2, length(json_quote(o.content)) - 2)) > 0")
+whole=$(sqlite3 "$T/a.db" "SELECT count(*) FROM v_checks c JOIN outputs o ON o.run = c.run
+    AND o.case_id = c.case_id AND o.system = c.system AND o.file = ''
+    WHERE json_extract(c.record_json, '$.observed') = o.content")
+[ "$kept" = 0 ] && [ "$whole" -gt 100 ] && ok ||
+    bad "output texts kept in check records: $kept; records observing their output: $whole"
 before=$(md5sum <"$T/a.db")
 $ARB replay 1 --db "$T/a.db" >"$T/out" 2>&1 && ok || bad "replay of an untouched run: $(cat "$T/out")"
 grep -q "all identical" "$T/out" && ok || bad "replay output: $(cat "$T/out")"
 [ "$(md5sum <"$T/a.db")" = "$before" ] && ok || bad "replay modified the database"
 
 # 2. One stored record edited: exit 1, naming the case and the item.
-sqlite3 "$T/a.db" "UPDATE checks SET record_json = replace(record_json, '\"score\":1', '\"score\":0.5') WHERE id = (SELECT min(id) FROM checks WHERE case_id = 'inv-007' AND kind = 'criterion')" || bad "sqlite3 edit"
+# (Check records share their texts, migration 10: the edited one gets a text of its own.)
+sqlite3 "$T/a.db" "INSERT INTO check_texts (run, expected_at, observed_at, body) SELECT run, expected_at, observed_at, replace(body, '\"score\":1', '\"score\":0.5') FROM check_texts WHERE id = (SELECT record FROM checks WHERE id = (SELECT min(id) FROM checks WHERE case_id = 'inv-007' AND kind = 'criterion'));
+                   UPDATE checks SET record = last_insert_rowid() WHERE id = (SELECT min(id) FROM checks WHERE case_id = 'inv-007' AND kind = 'criterion')" || bad "sqlite3 edit"
 $ARB replay latest --db "$T/a.db" >"$T/out" 2>&1
 [ $? -eq 1 ] && ok || bad "replay after an edit did not exit 1: $(cat "$T/out")"
 grep -q "case 'inv-007': check .* differs from the stored record" "$T/out" && ok || bad "the edit is not named: $(cat "$T/out")"

@@ -29,4 +29,16 @@ void fx_raw_exec(const char *sql);
 /* 1 when PRAGMA integrity_check says ok. */
 int fx_integrity_ok(void);
 
+/* SQL that takes a current file back to before migration 10 (check texts): each record whole. */
+#define UNDO_MIGRATION_10                                                                           \
+    "CREATE TABLE checks_v8 (id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id) "    \
+    "ON DELETE CASCADE, case_id TEXT NOT NULL, system TEXT NOT NULL, kind TEXT NOT NULL, "         \
+    "item TEXT NOT NULL, verdict TEXT NOT NULL CHECK (verdict = 'pass' OR verdict = 'fail' OR "    \
+    "verdict = 'unresolved'), score REAL, record_json TEXT NOT NULL, "                            \
+    "UNIQUE (run, case_id, system, kind, item)); "                                                 \
+    "INSERT INTO checks_v8 SELECT id, run, case_id, system, kind, item, verdict, score, "         \
+    "record_json FROM v_checks; DROP VIEW v_checks; DROP VIEW v_expectation_pass_rates; "         \
+    "DROP VIEW v_system_pass_rates; DROP TABLE checks; DROP TABLE check_texts; "                  \
+    "ALTER TABLE checks_v8 RENAME TO checks; "
+
 #endif

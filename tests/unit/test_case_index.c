@@ -72,7 +72,7 @@ static void put_output(struct arb_store *st, int64_t run, const char *c, const c
 static void put_check(struct arb_store *st, int64_t run, const char *c, const char *sys,
                       const char *kind, const char *verdict)
 {
-    struct arb_check_row k = {c, sys, kind, "e1", "{}", verdict, 1.0};
+    struct arb_check_row k = {c, sys, kind, "e1", "{}", verdict, 1.0, 0, 0};
     struct arb_err err = {{0}};
 
     ok(arb_store_put_check(st, run, &k, &err), &err);

@@ -65,7 +65,7 @@ static void put_check(struct arb_store *st, int64_t run, const char *case_id, co
                       const char *kind, const char *item, const char *verdict, double score)
 {
     struct arb_check_row c = {case_id, system, kind, item, "{\"operator\":\"exact\"}",
-                              verdict, score};
+                              verdict, score, 0, 0};
     struct arb_err err = {{0}};
 
     cr_assert_eq(arb_store_put_check(st, run, &c, &err), ARB_OK, "%s", err.msg);
@@ -189,7 +189,7 @@ Test(store, should_ignore_a_repeated_put, .init = fx_setup, .fini = fx_teardown)
     struct arb_store *st = fx_open_store(0);
     struct arb_output_row o = {"c1", "baseline", "", "hello", 5, 0, "2cf2", NULL, 0};
     struct arb_check_row c2 = {"c1",   "baseline", "expectation", "e1", "{\"second\":1}",
-                               "fail", 0.0};
+                               "fail", 0.0, 0, 0};
     struct arb_err err = {{0}};
     int64_t run = new_run(st, "twice");
     int seen = 0;
@@ -237,7 +237,7 @@ Test(store, should_refuse_puts_outside_a_transaction, .init = fx_setup, .fini = 
 Test(store, should_report_constraint_failures_with_the_table, .init = fx_setup, .fini = fx_teardown)
 {
     struct arb_store *st = fx_open_store(0);
-    struct arb_check_row c = {"c1", "baseline", "expectation", "e1", "{}", "maybe", 0.5};
+    struct arb_check_row c = {"c1", "baseline", "expectation", "e1", "{}", "maybe", 0.5, 0, 0};
     struct arb_err err = {{0}};
     int64_t run = new_run(st, "bad");
 
@@ -537,7 +537,7 @@ static int child_writer(int fd, int64_t run)
             return 3;
         for (int i = 0; i < PER_BATCH; i++) {
             struct arb_check_row c = {case_id, "baseline", "expectation", item, record,
-                                      "pass",  1.0};
+                                      "pass",  1.0, 0, 0};
 
             snprintf(case_id, sizeof(case_id), "batch-%d", b);
             snprintf(item, sizeof(item), "e%d", i);
@@ -627,9 +627,9 @@ static int64_t populate(struct arb_store *st)
             struct arb_output_row o = {case_id, systems[k], "", "{\"total\": 1}", 12, 0,
                                        "h",     NULL,       0};
             struct arb_check_row c = {case_id, systems[k], "expectation", "valid-json", record,
-                                      "pass",  1.0};
+                                      "pass",  1.0, 0, 0};
             struct arb_check_row r = {case_id, systems[k], "criterion", "correctness",
-                                      record,  "pass",     4.0 + k};
+                                      record,  "pass",     4.0 + k, 0, 0};
 
             cr_assert_eq(arb_store_put_output(st, run, &o, &err), ARB_OK);
             if (k == 0 && i == 0)

@@ -51,10 +51,11 @@ Test(store, should_embed_db_schema_sql_byte_for_byte)
     assert_embedded("db/migrations/007-procedure-identity.sql", store_migration7_sql_parts);
     assert_embedded("db/migrations/008-labels.sql", store_migration8_sql_parts);
     assert_embedded("db/migrations/009-judge-batches.sql", store_migration9_sql_parts);
+    assert_embedded("db/migrations/010-check-texts.sql", store_migration10_sql_parts);
 }
 
 /* SQL that takes a current file back to before migration 8 (labels). */
-#define UNDO_MIGRATION_8 "DROP TABLE labels; "
+#define UNDO_MIGRATION_8 UNDO_MIGRATION_10 "DROP TABLE labels; "
 
 /* SQL that takes a current file back to before migration 7 (procedure identity). */
 #define UNDO_MIGRATION_7                                                                           \
@@ -74,10 +75,10 @@ Test(store, should_migrate_a_version_7_file_adding_labels, .init = fx_setup, .fi
                 "PRAGMA user_version = 7");
     /* A reader (arbiter view without --label, report) names the migration it needs. */
     cr_assert_eq(arb_store_open(fx_db_path, ARB_STORE_READONLY, &st, &err), ARB_ESCHEMA);
-    cr_assert(strstr(err.msg, "has schema version 7 and needs migrating to 9"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "has schema version 7 and needs migrating to"), "%s", err.msg);
     cr_assert_null(st);
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), arb_store_latest_schema());
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM runs WHERE id = 1"), 1);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM pragma_table_info('labels')"), 13);
     /* The natural key, and the rules on choice, shown_first and winner, hold in SQL too. */
@@ -109,7 +110,7 @@ Test(store, should_migrate_a_version_6_file_marking_calibration_runs, .init = fx
                 "VALUES ('j', 'now', 'labels.jsonl', 3, '{\"kind\":\"pairwise\"}', 2);"
                 "PRAGMA user_version = 6");
     st = fx_open_store(0);
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), arb_store_latest_schema());
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM runs WHERE id = 1 AND kind = 'run'"), 1);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM runs WHERE id = 2 AND kind = 'calibration'"), 1);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM calibrations WHERE procedure_hash IS NULL AND "
@@ -143,7 +144,7 @@ Test(store, should_migrate_a_version_5_file_adding_what_providers_said, .init = 
     }
     fx_raw_exec(UNDO_MIGRATION_8 UNDO_MIGRATION_7 "PRAGMA user_version = 5");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), arb_store_latest_schema());
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM pragma_table_info('judge_calls') WHERE name IN "
                             "('response_format', 'stop_reason', 'normalization', 'error_type', "
                             "'error_code', 'error_message')"),
@@ -162,31 +163,32 @@ Test(store, should_migrate_a_version_5_file_adding_what_providers_said, .init = 
 Test(store, should_create_and_migrate_a_new_file, .init = fx_setup, .fini = fx_teardown)
 {
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), arb_store_latest_schema());
     cr_assert_eq(fx_raw_int("PRAGMA application_id"), 0x41524249);
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                             "('runs', 'systems', 'cases', 'outputs', 'blinding', 'checks', "
                             "'verdicts', 'problems', 'judge_calls', 'judgments', 'calibrations', "
                             "'trials', 'labels')"),
                  13);
-    cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 6);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 7);
     cr_assert_eq(fx_raw_int("SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
     /* Opening again migrates nothing and keeps the version. */
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), arb_store_latest_schema());
 }
 
 Test(store, should_migrate_a_version_1_file_to_2, .init = fx_setup, .fini = fx_teardown)
 {
     /* A database at version 1 (before the judge and calibration tables) gains them. */
     arb_store_close(fx_open_store(0));
-    fx_raw_exec("DROP TABLE labels; DROP TABLE calibrations; DROP TABLE judgments; DROP TABLE judge_calls; "
+    fx_raw_exec(UNDO_MIGRATION_10
+                "DROP TABLE labels; DROP TABLE calibrations; DROP TABLE judgments; DROP TABLE judge_calls; "
                 "DROP TABLE judge_calls_rejected; "
                 "DROP VIEW v_case_trials; DROP TABLE trials; ALTER TABLE runs DROP COLUMN "
                 "scope_json; ALTER TABLE runs DROP COLUMN inputs_json; ALTER TABLE runs DROP COLUMN "
                 "kind; ALTER TABLE runs DROP COLUMN procedure_hash; PRAGMA user_version = 1");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), arb_store_latest_schema());
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                             "('judge_calls', 'judgments', 'calibrations', "
                             "'judge_calls_rejected')"),
@@ -230,7 +232,7 @@ Test(store, should_migrate_a_version_2_file_keeping_its_outputs, .init = fx_setu
     free(m1);
     free(m2);
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), arb_store_latest_schema());
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM outputs WHERE case_id = 'c1' AND trial = 0 AND "
                             "content = 'hello'"),
                  1);
@@ -277,7 +279,7 @@ Test(store, should_migrate_a_version_3_file_keeping_its_checks, .init = fx_setup
                          "'{}') ON CONFLICT DO NOTHING";
     struct arb_store *st;
     struct arb_err err = {{0}};
-    struct arb_check_row bad = {"c1", "a", "expectation", "e3", "{}", "maybe", 1.0};
+    struct arb_check_row bad = {"c1", "a", "expectation", "e3", "{}", "maybe", 1.0, 0, 0};
 
     /* A database as version 3 left it, with check records whose ids are not 1, 2, 3. */
     for (int i = 0; i < 3; i++) {
@@ -294,7 +296,9 @@ Test(store, should_migrate_a_version_3_file_keeping_its_checks, .init = fx_setup
                 "(12, 1, 'c2', 'a', 'expectation', 'e2', 'unresolved', NULL, '{}')");
     cr_assert_gt(ephemeral_steps(insert), 0, "version 3 checked IN (...) with a temporary b-tree");
     arb_store_close(fx_open_store(0));
-    cr_assert_eq(fx_raw_int("PRAGMA user_version"), 9);
+    insert = "INSERT INTO checks (run, case_id, system, kind, item, verdict, score, record) "
+             "VALUES (1, 'c9', 'a', 'expectation', 'e1', 'pass', 1, 5) ON CONFLICT DO NOTHING";
+    cr_assert_eq(fx_raw_int("PRAGMA user_version"), arb_store_latest_schema());
     cr_assert_eq(ephemeral_steps(insert), 0, "an insert into checks still builds a b-tree");
     /* The rows, their ids (the insert order), and what the views make of them. */
     cr_assert_eq(fx_raw_int("SELECT count(*) FROM checks"), 3);
@@ -302,7 +306,7 @@ Test(store, should_migrate_a_version_3_file_keeping_its_checks, .init = fx_setup
                             "(SELECT id, verdict FROM checks ORDER BY id)) = "
                             "'5:pass,9:fail,12:unresolved'"),
                  1);
-    cr_assert_eq(fx_raw_int("SELECT record_json = '{\"x\":1}' FROM checks WHERE id = 9"), 1);
+    cr_assert_eq(fx_raw_int("SELECT record_json = '{\"x\":1}' FROM v_checks WHERE id = 9"), 1);
     cr_assert_eq(fx_raw_int("SELECT passes * 100 + fails * 10 + unresolved FROM "
                             "v_system_pass_rates WHERE run = 1 AND system = 'a'"),
                  111);

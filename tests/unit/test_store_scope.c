@@ -48,7 +48,7 @@ static void put_case(struct arb_store *st, int64_t run, int i)
     const char *c = ids[i];
     struct arb_err err = {{0}};
     struct arb_output_row o = {c, "x", "", "out", 3, 0, "h", NULL, 0};
-    struct arb_check_row k = {c, "x", "expectation", "e1", "{}", "pass", 1.0};
+    struct arb_check_row k = {c, "x", "expectation", "e1", "{}", "pass", 1.0, 0, 0};
     struct arb_verdict_row v = {c, "x", "y", "decided", "TIE", 10, 10, 1, 1, "{}"};
     struct arb_trial_row t = {c, "x", 0, 1, 1, 0, 0, "[]"};
     struct arb_judgment_row j = {c, "x", "y", "AB", 0, 0, "key", 1, 0, "{}", NULL, NULL, NULL};

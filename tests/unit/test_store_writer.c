@@ -70,7 +70,7 @@ static void write_all(struct arb_store_writer *w, int64_t run)
                                       item,
                                       rec,
                                       k % 3 ? "pass" : "unresolved",
-                                      k % 3 ? 1.0 / (k + 1) : NAN};
+                                      k % 3 ? 1.0 / (k + 1) : NAN, 0, 0};
 
             snprintf(item, sizeof(item), "e%d", k);
             cr_assert_eq(arb_store_writer_put_check(w, run, &c, &err), ARB_OK, "%s", err.msg);
@@ -94,7 +94,7 @@ static char *dump(const char *path)
         "SELECT id, case_id, system, trial, file, hex(content), size, binary, sha256, meta_json "
         "FROM outputs ORDER BY id",
         "SELECT id, kind, case_id, system, message FROM problems ORDER BY id",
-        "SELECT id, case_id, system, kind, item, verdict, quote(score), record_json FROM checks "
+        "SELECT id, case_id, system, kind, item, verdict, quote(score), record_json FROM v_checks "
         "ORDER BY id",
         "SELECT case_id, system_a, system_b, hmac FROM blinding ORDER BY rowid",
         "SELECT id, case_id, status, winner, quote(score_a), quote(score_b), pass_rate_a, "
@@ -167,9 +167,9 @@ Test(store_writer, should_stop_at_the_first_failure_and_give_its_message, .init 
     struct arb_store_writer *w = NULL;
     struct arb_err err = {{0}};
     int64_t run = new_run(st), n = -1;
-    struct arb_check_row good = {"c1", "a", "expectation", "e1", "{}", "pass", 1.0};
-    struct arb_check_row bad = {"c1", "a", "expectation", "e2", "{}", "maybe", 1.0};
-    struct arb_check_row later = {"c1", "a", "expectation", "e3", "{}", "pass", 1.0};
+    struct arb_check_row good = {"c1", "a", "expectation", "e1", "{}", "pass", 1.0, 0, 0};
+    struct arb_check_row bad = {"c1", "a", "expectation", "e2", "{}", "maybe", 1.0, 0, 0};
+    struct arb_check_row later = {"c1", "a", "expectation", "e3", "{}", "pass", 1.0, 0, 0};
     enum arb_status rc = ARB_OK;
 
     cr_assert_eq(arb_store_writer_start(st, 1, &w, &err), ARB_OK);
@@ -215,7 +215,7 @@ Test(store_writer, should_write_at_once_without_a_thread, .init = fx_setup, .fin
     struct arb_store_writer *w = NULL;
     struct arb_err err = {{0}};
     int64_t run = new_run(st), n = -1;
-    struct arb_check_row bad = {"c1", "a", "expectation", "e2", "{}", "maybe", 1.0};
+    struct arb_check_row bad = {"c1", "a", "expectation", "e2", "{}", "maybe", 1.0, 0, 0};
 
     cr_assert_eq(arb_store_writer_start(st, 0, &w, &err), ARB_OK);
     cr_assert(!arb_store_writer_threaded(w));
