@@ -30,7 +30,12 @@ enum arb_store_flags {
     ARB_STORE_READONLY = 1 << 0, /* open an existing database for reading only */
     /* with ARB_STORE_READONLY: the reader visits each page about once, in order (a run's
      * pass over the outputs it stored): a small page cache serves it */
-    ARB_STORE_STREAM = 1 << 1
+    ARB_STORE_STREAM = 1 << 1,
+    /* one thread at a time uses the connection, and never two at once (a run's writer
+     * thread, pass 3's reader): opened without SQLite's own mutex, which cost the writer a
+     * twentieth of its time.  Without it a connection is serialized by SQLite, so a report's
+     * callbacks may look things up while arb_store_verdicts_ahead's thread reads. */
+    ARB_STORE_UNSHARED = 1 << 2
 };
 
 /*

@@ -462,7 +462,7 @@ static int run_cmd(int argc, char **argv)
         code = EXIT_USAGE;
         goto out;
     }
-    rs = arb_store_open(db, 0, &st, &err);
+    rs = arb_store_open(db, ARB_STORE_UNSHARED, &st, &err);
     if (rs) {
         cli_error("run", "%s", err.msg);
         code = EXIT_ENV;

@@ -33,7 +33,8 @@ enum arb_status run_open_writer(struct runner *r, int threaded)
     enum arb_status st;
 
     r->rd = r->st;
-    if (threaded && arb_store_open(arb_store_path(r->st), ARB_STORE_READONLY | ARB_STORE_STREAM,
+    if (threaded && arb_store_open(arb_store_path(r->st),
+                                   ARB_STORE_READONLY | ARB_STORE_STREAM | ARB_STORE_UNSHARED,
                                    &r->rd, &ignored))
         r->rd = r->st; /* no second connection: no thread either */
     st = arb_store_writer_start(r->st, r->rd != r->st, &r->w, r->err);

@@ -680,7 +680,7 @@ enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_stor
     if (!out || !path || !path[0])
         return arb_err_set(err, ARB_EUSAGE, "arb_store_open: no database path");
     *out = NULL;
-    if (flags & ~(unsigned)(ARB_STORE_READONLY | ARB_STORE_STREAM))
+    if (flags & ~(unsigned)(ARB_STORE_READONLY | ARB_STORE_STREAM | ARB_STORE_UNSHARED))
         return arb_err_set(err, ARB_EUSAGE, "arb_store_open: unknown flags 0x%x", flags);
     st = calloc(1, sizeof(*st));
     if (!st)
@@ -693,12 +693,13 @@ enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_stor
         return arb_err_set(err, ARB_ENOMEM, "out of memory opening '%s'", path);
     }
     memcpy(st->path, path, strlen(path) + 1);
-    /* No mutex of its own: a connection is used by one thread at a time (the writer's and the
-     * reader-ahead's threads have theirs alone while they run), and SQLite's locking of every
-     * call was a twentieth of the writer's time. */
+    /* No mutex of its own when the caller promises one thread at a time (ARB_STORE_UNSHARED):
+     * SQLite's locking of every call was a twentieth of the writer's time.  Otherwise
+     * serialized: a report looks up a case's output on its thread while the verdicts are
+     * read ahead on another (store_ahead.c). */
     oflags = (flags & ARB_STORE_READONLY) ? SQLITE_OPEN_READONLY
                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    oflags |= SQLITE_OPEN_NOMUTEX;
+    oflags |= (flags & ARB_STORE_UNSHARED) ? SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_FULLMUTEX;
     ret = open_db(st, path, oflags, err);
     if (ret == ARB_EDB && (flags & ARB_STORE_READONLY) && on_read_only_fs(path) &&
         !wal_has_content(path)) {

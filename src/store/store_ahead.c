@@ -7,9 +7,9 @@
  * overlap.  The reader copies each row's texts into a batch and hands full
  * batches over through a queue of at most QUEUE of them, so memory stays
  * bounded whatever the run's size; the caller's callback runs on the
- * caller's thread, in case order, exactly as with arb_store_verdicts.  While
- * the reader runs, the connection is its alone: the callback must not use
- * the store.
+ * caller's thread, in case order, exactly as with arb_store_verdicts.  The
+ * callback may use the store while the reader runs only on a connection
+ * SQLite serializes (one opened without ARB_STORE_UNSHARED: a report's).
  */
 #include <pthread.h>
 #include <stdlib.h>
