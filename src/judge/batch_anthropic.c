@@ -155,6 +155,7 @@ static enum arb_status pick(struct arb_batch_client *c, const char *token, struc
                             int *found, struct arb_err *err)
 {
     char names[600] = "";
+    size_t len = 0;
     int i, running = 0, pick_i = -1;
     enum arb_status st = ARB_OK;
 
@@ -165,11 +166,10 @@ static enum arb_status pick(struct arb_batch_client *c, const char *token, struc
         if (!cs->v[i].ended) {
             running++;
             pick_i = running == 1 ? i : pick_i;
-            if (strlen(names) + strlen(cs->v[i].id) + 3 < sizeof(names)) {
-                if (names[0])
-                    strcat(names, ", ");
-                strcat(names, cs->v[i].id);
-            }
+            /* The ids that fit, whole: one cut short would name no batch. */
+            if (len + strlen(cs->v[i].id) + 3 < sizeof(names))
+                len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+                                        len ? ", " : "", cs->v[i].id);
             continue;
         }
         /* A results read that stops at its first line reports a stop: not an error here. */
