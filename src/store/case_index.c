@@ -63,14 +63,18 @@ static const char sql_run_exists[] = "SELECT EXISTS (SELECT 1 FROM runs WHERE id
  * check makes its side's pass rate lower than 1 (decide.c counts it as not passed), so the
  * checks of a side are looked up only when its pass rate is below 1 or unknown.
  */
+/* A verdict's comparison.json: its text's, or the one stored in its row before migration 11. */
+#define CMP_JSON "coalesce(t.body, v.comparison_inline)"
+
 static const char sql_build[] =
     "WITH pairs AS ("
     " SELECT c.seq AS seq, v.case_id AS case_id, v.system_a AS a, v.system_b AS b,"
     " v.status AS status, v.winner AS winner, v.score_a AS sa, v.score_b AS sb,"
     " v.pass_rate_a AS pa, v.pass_rate_b AS pb,"
-    " CASE WHEN v.comparison_json LIKE '%\"judge\"%' AND json_valid(v.comparison_json)"
-    " THEN json_extract(v.comparison_json, '$.judge') END AS jd"
-    " FROM cases c JOIN verdicts v ON v.run = ?1 AND v.case_id = c.case_id WHERE c.run = ?1"
+    " CASE WHEN " CMP_JSON " LIKE '%\"judge\"%' AND json_valid(" CMP_JSON ")"
+    " THEN json_extract(" CMP_JSON ", '$.judge') END AS jd"
+    " FROM cases c JOIN verdicts v ON v.run = ?1 AND v.case_id = c.case_id"
+    " LEFT JOIN verdict_texts t ON t.id = v.comparison WHERE c.run = ?1"
     " UNION ALL"
     " SELECT c.seq, b.case_id, b.system_a, b.system_b, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
     " FROM cases c JOIN blinding b ON b.run = ?1 AND b.case_id = c.case_id WHERE c.run = ?1"

@@ -10,6 +10,7 @@
 #   src/store/migration8_sql.c  from db/migrations/008-labels.sql              (migration 8)
 #   src/store/migration9_sql.c  from db/migrations/009-judge-batches.sql       (migration 9)
 #   src/store/migration10_sql.c from db/migrations/010-check-texts.sql        (migration 10)
+#   src/store/migration11_sql.c from db/migrations/011-verdict-texts.sql      (migration 11)
 #
 # Run from the repository root after editing either:  sh src/store/gen_schema_sql.sh
 # The file becomes an array of C string literals, one per group of whole lines and each under
@@ -72,3 +73,4 @@ gen db/migrations/007-procedure-identity.sql src/store/migration7_sql.c store_mi
 gen db/migrations/008-labels.sql src/store/migration8_sql.c store_migration8_sql_parts
 gen db/migrations/009-judge-batches.sql src/store/migration9_sql.c store_migration9_sql_parts
 gen db/migrations/010-check-texts.sql src/store/migration10_sql.c store_migration10_sql_parts
+gen db/migrations/011-verdict-texts.sql src/store/migration11_sql.c store_migration11_sql_parts

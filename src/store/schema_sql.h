@@ -36,4 +36,7 @@ extern const char *const store_migration9_sql_parts[];
 /* db/migrations/010-check-texts.sql (src/store/migration10_sql.c). */
 extern const char *const store_migration10_sql_parts[];
 
+/* db/migrations/011-verdict-texts.sql (src/store/migration11_sql.c). */
+extern const char *const store_migration11_sql_parts[];
+
 #endif

@@ -45,6 +45,7 @@ static const struct migration migrations[] = {
     {8, store_migration8_sql_parts, "PRAGMA user_version = 8;"},
     {9, store_migration9_sql_parts, "PRAGMA user_version = 9;"},
     {10, store_migration10_sql_parts, "PRAGMA user_version = 10;"},
+    {11, store_migration11_sql_parts, "PRAGMA user_version = 11;"},
 };
 
 #define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))
@@ -65,10 +66,16 @@ static const struct migration migrations[] = {
     "CASE WHEN t.expected_at IS NOT NULL THEN (SELECT k.expected_json FROM cases k "               \
     "WHERE k.run = c.run AND k.case_id = c.case_id) END "                                          \
     "FROM checks c CROSS JOIN check_texts t ON t.id = c.record "
+/* A verdict's columns and its comparison.json: its text's (migration 11), or the one stored in
+ * its row before. */
 #define VERDICT_COLUMNS                                                                            \
     "v.case_id, v.system_a, v.system_b, v.status, v.winner, v.score_a, v.score_b, "                \
-    "v.pass_rate_a, v.pass_rate_b, v.comparison_json FROM verdicts v "                             \
-    "LEFT JOIN cases c ON c.run = v.run AND c.case_id = v.case_id "
+    "v.pass_rate_a, v.pass_rate_b, coalesce(t.body, v.comparison_inline) FROM verdicts v "         \
+    "LEFT JOIN cases c ON c.run = v.run AND c.case_id = v.case_id "                                \
+    "LEFT JOIN verdict_texts t ON t.id = v.comparison "
+#define VERDICT_INSERT                                                                             \
+    "INSERT INTO verdicts (run, case_id, system_a, system_b, status, winner, score_a, score_b, "   \
+    "pass_rate_a, pass_rate_b, comparison) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
 
 /* Several check records in one statement (store_checks.c, store_put_checks): eight values a
  * row, numbered in order. */
@@ -141,10 +148,12 @@ static const char *const sql[Q_N] = {
     [Q_DEL_TEXT] = "DELETE FROM check_texts WHERE id = ?1",
     [Q_CHECK_TEXT] = "SELECT record, verdict FROM checks WHERE run = ?1 AND case_id = ?2 "
                      "AND system = ?3 AND kind = ?4 AND item = ?5",
-    [Q_PUT_VERDICT] = "INSERT INTO verdicts (run, case_id, system_a, system_b, status, winner, "
-                      "score_a, score_b, pass_rate_a, pass_rate_b, comparison_json) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
-                      "ON CONFLICT DO NOTHING",
+    [Q_PUT_VERDICT] = VERDICT_INSERT "ON CONFLICT DO NOTHING",
+    [Q_VERDICT_TEXT] = "SELECT comparison, status FROM verdicts WHERE run = ?1 AND case_id = ?2 "
+                       "AND system_a = ?3 AND system_b = ?4",
+    [Q_PUT_VTEXT] = "INSERT INTO verdict_texts (run, body) VALUES (?1, ?2)",
+    [Q_SET_VTEXT] = "UPDATE verdict_texts SET body = ?2 WHERE id = ?1",
+    [Q_DEL_VTEXT] = "DELETE FROM verdict_texts WHERE id = ?1",
     [Q_OUTPUTS] = "SELECT o.case_id, o.system, o.file, o.content, o.size, o.binary, o.sha256, "
                   "o.meta_json, o.trial FROM outputs o "
                   "LEFT JOIN systems s ON s.run = o.run AND s.name = o.system "
@@ -164,10 +173,12 @@ static const char *const sql[Q_N] = {
      * order without sorting the comparison texts through a temporary b-tree; within a case,
      * in the order of the verdicts' key (system_a, system_b). */
     [Q_VERDICTS_ALL] = "SELECT v.case_id, v.system_a, v.system_b, v.status, v.winner, "
-                       "v.score_a, v.score_b, v.pass_rate_a, v.pass_rate_b, v.comparison_json "
+                       "v.score_a, v.score_b, v.pass_rate_a, v.pass_rate_b, "
+                       "coalesce(t.body, v.comparison_inline) "
                        "FROM cases c CROSS JOIN verdicts v ON v.run = c.run "
-                       "AND v.case_id = c.case_id WHERE c.run = ?1 ORDER BY c.seq",
-    /* The same without comparison_json: SQLite then never reads its overflow pages. */
+                       "AND v.case_id = c.case_id LEFT JOIN verdict_texts t ON t.id = v.comparison "
+                       "WHERE c.run = ?1 ORDER BY c.seq",
+    /* The same without comparison.json: SQLite then never reads a text. */
     [Q_VERDICT_OUTCOMES] = "SELECT v.case_id, v.system_a, v.system_b, v.status, v.winner, "
                            "v.score_a, v.score_b, v.pass_rate_a, v.pass_rate_b, NULL "
                            "FROM cases c CROSS JOIN verdicts v ON v.run = c.run "
@@ -182,14 +193,11 @@ static const char *const sql[Q_N] = {
     [Q_COUNT_PROBLEMS] = "SELECT count(*) FROM problems WHERE run = ?1",
     [Q_COUNT_TRIALS] = "SELECT count(*) FROM trials WHERE run = ?1",
     [Q_COUNT_JUDGED_CASES] = "SELECT count(DISTINCT case_id) FROM judgments WHERE run = ?1",
-    [Q_SET_VERDICT] = "INSERT INTO verdicts (run, case_id, system_a, system_b, status, winner, "
-                      "score_a, score_b, pass_rate_a, pass_rate_b, comparison_json) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
-                      "ON CONFLICT (run, case_id, system_a, system_b) DO UPDATE SET "
+    [Q_SET_VERDICT] = VERDICT_INSERT "ON CONFLICT (run, case_id, system_a, system_b) DO UPDATE SET "
                       "status = excluded.status, winner = excluded.winner, "
                       "score_a = excluded.score_a, score_b = excluded.score_b, "
                       "pass_rate_a = excluded.pass_rate_a, pass_rate_b = excluded.pass_rate_b, "
-                      "comparison_json = excluded.comparison_json",
+                      "comparison = excluded.comparison, comparison_inline = NULL",
     /* A stored valid reply is never replaced; a failed call is, by its next attempt, and so
      * is a reply that is not known to be valid (moved aside first: Q_REJECT_JUDGE_CALL).  The
      * request goes with its reply: a new attempt draws new fence codes. */

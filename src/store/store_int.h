@@ -47,6 +47,10 @@ enum store_stmt {
     Q_DEL_TEXT,
     Q_CHECK_TEXT,
     Q_PUT_VERDICT,
+    Q_VERDICT_TEXT,
+    Q_PUT_VTEXT,
+    Q_SET_VTEXT,
+    Q_DEL_VTEXT,
     Q_OUTPUTS,
     Q_OUTPUTS_BY_KEY,
     Q_PUT_TRIAL,
@@ -99,8 +103,8 @@ struct arb_store {
     unsigned char in_use[Q_N]; /* 1 while an iterator steps stmt[i] */
     /* owned: what the case index's search keeps (case_index_search.c), NULL until used */
     struct store_ci_search *ci_search;
-    /* owned: the check record texts written lately, to refer to again (store_checks.c); NULL
-     * until a check is put */
+    /* owned: the check record and verdict texts written lately, to refer to again
+     * (store_texts.c); NULL until one is put */
     struct store_texts *texts;
     struct arb_buf scratch; /* a check record's text without its observed text */
 };
@@ -119,7 +123,20 @@ void store_foreign_keys(struct arb_store *st, int on);
 enum arb_status store_put_checks(struct arb_store *st, int64_t run,
                                  const struct arb_check_row *rows, size_t n, struct arb_err *err);
 
-/* Forget the check texts remembered (a rollback may have taken them back); store_checks.c. */
+/*
+ * The texts written lately (store_texts.c).  at[] says where a check record's text was cut
+ * (-1: not cut); a verdict's text has STORE_TEXT_VERDICT in both.  store_text_recall gives the
+ * id of a text remembered with the same run, at[] and bytes, or 0; store_text_remember keeps
+ * one just written under id (texts over 4,096 bytes are not kept; out of memory, nothing is).
+ */
+#define STORE_TEXT_VERDICT (-2)
+uint64_t store_text_hash(int64_t run, const int64_t at[2], const char *s, size_t len);
+int64_t store_text_recall(struct arb_store *st, uint64_t h, int64_t run, const int64_t at[2],
+                          const char *s, size_t len);
+void store_text_remember(struct arb_store *st, uint64_t h, int64_t run, const int64_t at[2],
+                         const char *s, size_t len, int64_t id);
+
+/* Forget the texts remembered (a rollback may have taken them back). */
 void store_texts_forget(struct arb_store *st);
 
 /* Free what store_texts_forget would forget, and the memory that holds it. */

@@ -49,7 +49,7 @@
 #define TEXT_COLS     "expected_at, observed_at, body"
 #define VERDICT_COLS                                                                               \
     "case_id, system_a, system_b, status, winner, score_a, score_b, pass_rate_a, pass_rate_b, "    \
-    "comparison_json"
+    "comparison_inline"
 #define PROBLEM_COLS "kind, case_id, system, message"
 #define TRIAL_COLS   "case_id, system, trial, passed, n_pass, n_fail, n_unresolved, records_json"
 #define JUDGMENT_COLS                                                                              \
@@ -94,7 +94,12 @@ static const char *const stage_sql[] = {
     /* A check's text goes in as main's largest text id so far (?2) + rid. */
     "CREATE TABLE arb_stage.arb_merge_texts (rid INTEGER PRIMARY KEY, k, id, " TEXT_COLS
     ", UNIQUE (k, id))",
-    "CREATE TABLE arb_stage.arb_merge_verdicts (k, seq, id, " VERDICT_COLS
+    /* A verdict's text goes in as main's largest verdict text id (vt, read in the merge's
+     * transaction) + rid. */
+    "CREATE TABLE arb_stage.arb_merge_vtexts (rid INTEGER PRIMARY KEY, k, id, body, "
+    "UNIQUE (k, id))",
+    "CREATE TABLE arb_stage.arb_merge_base (vt)",
+    "CREATE TABLE arb_stage.arb_merge_verdicts (k, seq, id, comparison, " VERDICT_COLS
     ", PRIMARY KEY (seq, k, id))",
     "CREATE TABLE arb_stage.arb_merge_problems (k, seg, own, pos, seq, id, " PROBLEM_COLS
     ", PRIMARY KEY (seg, own, pos, seq, k, id))",
@@ -133,8 +138,11 @@ static const char *const copy_sql[] = {
     ", id, record, " CHECK_COLS " FROM arb_shard.checks x WHERE run = ?1",
     "INSERT INTO arb_stage.arb_merge_texts (k, id, " TEXT_COLS ") SELECT ?2, id, " TEXT_COLS
     " FROM arb_shard.check_texts WHERE run = ?1",
-    "INSERT INTO arb_stage.arb_merge_verdicts (k, seq, id, " VERDICT_COLS ") SELECT ?2, " SEQ_OF
-    ", id, " VERDICT_COLS " FROM arb_shard.verdicts x WHERE run = ?1",
+    "INSERT INTO arb_stage.arb_merge_vtexts (k, id, body) SELECT ?2, id, body "
+    "FROM arb_shard.verdict_texts WHERE run = ?1",
+    "INSERT INTO arb_stage.arb_merge_verdicts (k, seq, id, comparison, " VERDICT_COLS
+    ") SELECT ?2, " SEQ_OF ", id, comparison, " VERDICT_COLS " FROM arb_shard.verdicts x "
+    "WHERE run = ?1",
     /* seg: how many problems of no case of this shard (found by every shard) came before,
      * this one included; own: the problem is of a case of this shard. */
     "INSERT INTO arb_stage.arb_merge_problems (k, seg, own, pos, seq, id, " PROBLEM_COLS
@@ -173,8 +181,14 @@ static const char *const insert_sql[] = {
     "INSERT INTO main.checks (run, record, " CHECK_COLS ") SELECT ?1, ?2 + (SELECT t.rid FROM "
     "arb_stage.arb_merge_texts t WHERE t.k = x.k AND t.id = x.record), " CHECK_COLS
     " FROM arb_stage.arb_merge_checks x ORDER BY seq, k, id",
-    "INSERT INTO main.verdicts (run, " VERDICT_COLS ") SELECT ?1, " VERDICT_COLS
-    " FROM arb_stage.arb_merge_verdicts ORDER BY seq, k, id",
+    "INSERT INTO arb_stage.arb_merge_base (vt) SELECT coalesce(max(id), 0) FROM "
+    "main.verdict_texts",
+    "INSERT INTO main.verdict_texts (id, run, body) SELECT (SELECT b.vt FROM "
+    "arb_stage.arb_merge_base b) + rid, ?1, body FROM arb_stage.arb_merge_vtexts ORDER BY rid",
+    "INSERT INTO main.verdicts (run, comparison, " VERDICT_COLS ") SELECT ?1, (SELECT b.vt FROM "
+    "arb_stage.arb_merge_base b) + (SELECT t.rid FROM arb_stage.arb_merge_vtexts t WHERE "
+    "t.k = x.k AND t.id = x.comparison), " VERDICT_COLS
+    " FROM arb_stage.arb_merge_verdicts x ORDER BY seq, k, id",
     /* A problem every shard found goes in once, where the first shard had it. */
     "INSERT INTO main.problems (run, " PROBLEM_COLS ") SELECT ?1, " PROBLEM_COLS
     " FROM arb_stage.arb_merge_problems WHERE true ORDER BY seg, own, pos, seq, k, id "

@@ -1,6 +1,6 @@
 /*
- * store_put.c - the idempotent writes: cases, outputs, blinding, problems
- * and verdicts (checks: store_checks.c).
+ * store_put.c - the idempotent writes: cases, outputs, blinding and problems
+ * (checks: store_checks.c; verdicts: store_verdicts.c).
  *
  * Each put binds its values to a statement prepared at open and runs
  * INSERT ... ON CONFLICT DO NOTHING on the table's natural key, so putting a
@@ -120,43 +120,4 @@ enum arb_status arb_store_put_problem(struct arb_store *st, int64_t run, const c
     rc = store_bind_text(rc, s, 4, system ? system : "");
     rc = store_bind_text(rc, s, 5, message ? message : "");
     return store_exec(st, s, rc, err, "put a problem");
-}
-
-/* The same eleven values for putting and for replacing a verdict. */
-static enum arb_status verdict_exec(struct arb_store *st, enum store_stmt q, int64_t run,
-                                    const struct arb_verdict_row *v, const char *what,
-                                    struct arb_err *err)
-{
-    sqlite3_stmt *s = st->stmt[q];
-    enum arb_status ret = store_need_txn(st, what, err);
-    int rc = SQLITE_OK;
-
-    if (ret != ARB_OK)
-        return ret;
-    if (!v)
-        return arb_err_set(err, ARB_EUSAGE, "%s: no verdict", what);
-    rc = store_bind_int(rc, s, 1, run);
-    rc = store_bind_text(rc, s, 2, v->case_id);
-    rc = store_bind_text(rc, s, 3, v->system_a);
-    rc = store_bind_text(rc, s, 4, v->system_b);
-    rc = store_bind_text(rc, s, 5, v->status);
-    rc = store_bind_text(rc, s, 6, v->winner);
-    rc = store_bind_real(rc, s, 7, v->score_a);
-    rc = store_bind_real(rc, s, 8, v->score_b);
-    rc = store_bind_real(rc, s, 9, v->pass_rate_a);
-    rc = store_bind_real(rc, s, 10, v->pass_rate_b);
-    rc = store_bind_text(rc, s, 11, v->comparison_json);
-    return store_exec(st, s, rc, err, what);
-}
-
-enum arb_status arb_store_put_verdict(struct arb_store *st, int64_t run,
-                                      const struct arb_verdict_row *v, struct arb_err *err)
-{
-    return verdict_exec(st, Q_PUT_VERDICT, run, v, "put a verdict", err);
-}
-
-enum arb_status arb_store_set_verdict(struct arb_store *st, int64_t run,
-                                      const struct arb_verdict_row *v, struct arb_err *err)
-{
-    return verdict_exec(st, Q_SET_VERDICT, run, v, "set a verdict", err);
 }

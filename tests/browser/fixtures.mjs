@@ -52,9 +52,9 @@ async function judgedRun(s, dir, suite, db) {
     }
 }
 
-// The case ids of run in reading order (cases.seq) that satisfy where (SQL over verdicts v).
+// The case ids of run in reading order (cases.seq) that satisfy where (SQL over v_verdicts v).
 export function caseIds(s, db, run, where = '1') {
-    return s.sql(db, `SELECT v.case_id FROM verdicts v JOIN cases c ON c.run = v.run AND ` +
+    return s.sql(db, `SELECT v.case_id FROM v_verdicts v JOIN cases c ON c.run = v.run AND ` +
         `c.case_id = v.case_id WHERE v.run = ${Number(run)} AND (${where}) ORDER BY c.seq, v.case_id`)
         .map((r) => r[0]);
 }

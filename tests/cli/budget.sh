@@ -30,7 +30,7 @@ $ARB run $S --db "$T/c.db" --cases inv-020,inv-003,inv-012 --limit 2 >/dev/null 
 
 # The same cases and records as a full run restricted to them.
 $ARB run $S --db "$T/f.db" >/dev/null 2>&1
-for t in v_checks verdicts blinding; do
+for t in v_checks v_verdicts blinding; do
     a=$(q "$T/c.db" "select * from $t where run = 1 order by 1,2,3,4,5" | sed 's/^[0-9]*|//' | md5sum)
     b=$(q "$T/f.db" "select * from $t where case_id in ('inv-003','inv-012','inv-020') order by 1,2,3,4,5" | sed 's/^[0-9]*|//' | md5sum)
     [ "$a" = "$b" ] && ok || bad "--cases: the $t of the kept cases differ from a full run's"

@@ -88,18 +88,18 @@ run_suite default; r_default=$R
     bad "c3 under position_inconsistent unresolved is not position_inconsistent"
 # Every verdict records its policy and what decided it.
 for r in "$r_rubric:rubric" "$r_judge:judge" "$r_then:rubric_then_judge"; do
-    n=$(sqlite3 "$DB" "SELECT count(*) FROM verdicts WHERE run = ${r%%:*} AND
+    n=$(sqlite3 "$DB" "SELECT count(*) FROM v_verdicts WHERE run = ${r%%:*} AND
         json_extract(comparison_json, '\$.policy.decide_by') = '${r#*:}'")
     [ "$n" = 10 ] && ok || bad "run ${r%%:*}: $n of 10 verdicts record decide_by ${r#*:}"
 done
-by() { sqlite3 "$DB" "SELECT json_extract(comparison_json, '\$.policy.decided_by') FROM verdicts WHERE run = $1 AND case_id = '$2'"; }
+by() { sqlite3 "$DB" "SELECT json_extract(comparison_json, '\$.policy.decided_by') FROM v_verdicts WHERE run = $1 AND case_id = '$2'"; }
 [ "$(by "$r_then" c1)" = judge ] && [ "$(by "$r_then" c6)" = rubric ] && [ "$(by "$r_then" c3)" = position_inconsistent ] &&
     [ "$(by "$r_rubric" c1)" = rubric ] && ok || bad "decided_by: $(by "$r_then" c1) $(by "$r_then" c6) $(by "$r_then" c3) $(by "$r_rubric" c1)"
-sqlite3 "$DB" "SELECT json_extract(comparison_json, '\$.judge.order_winners') FROM verdicts WHERE run = $r_then AND case_id = 'c3'" |
+sqlite3 "$DB" "SELECT json_extract(comparison_json, '\$.judge.order_winners') FROM v_verdicts WHERE run = $r_then AND case_id = 'c3'" |
     grep -qx '\["A","B"\]' && ok || bad "c3 does not record both orders' winners"
-sqlite3 "$DB" "SELECT json_extract(comparison_json, '\$.policy.why') FROM verdicts WHERE run = $r_then AND case_id = 'c1'" |
+sqlite3 "$DB" "SELECT json_extract(comparison_json, '\$.policy.why') FROM v_verdicts WHERE run = $r_then AND case_id = 'c1'" |
     grep -q "Equal overall rubric scores (6.0).*the judge's winner, the same in both orders: " && ok ||
-    bad "c1's why: $(sqlite3 "$DB" "SELECT comparison_json FROM verdicts WHERE run = $r_then AND case_id = 'c1'")"
+    bad "c1's why: $(sqlite3 "$DB" "SELECT comparison_json FROM v_verdicts WHERE run = $r_then AND case_id = 'c1'")"
 
 # 2. The procedure's identity: the same suite gives the same hash; another policy another.
 proc() { sqlite3 "$DB" "SELECT procedure_hash FROM runs WHERE id = $1"; }

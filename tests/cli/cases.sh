@@ -234,8 +234,15 @@ t "run --require-calibrated range" 2 "" "--require-calibrated: expected a kappa 
 # and say how to migrate; `arbiter migrate` brings it to the current schema with its records.
 $ARB report 1 --db "$DB" --format json -o "$T/rep-current.json" >/dev/null 2>&1
 cp "$DB" "$T/v3.db"
-# Migration 9 undone: each check record whole again (v_checks puts the kept texts back).
-UNDO_MIGRATION_9="CREATE TABLE checks_v8 (id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+# Migration 11 undone: each verdict's comparison_json in its row again; then migration 10
+# (called 9 here: it came after the 9 this test was written for): each check record whole
+# again (v_checks puts the kept texts back).
+UNDO_MIGRATION_11="UPDATE verdicts SET comparison_inline = (SELECT t.body FROM verdict_texts t
+                    WHERE t.id = verdicts.comparison) WHERE comparison IS NOT NULL;
+                    DROP VIEW v_verdicts; ALTER TABLE verdicts DROP COLUMN comparison;
+                    ALTER TABLE verdicts RENAME COLUMN comparison_inline TO comparison_json;
+                    DROP TABLE verdict_texts;"
+UNDO_MIGRATION_9="$UNDO_MIGRATION_11 CREATE TABLE checks_v8 (id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
                     case_id TEXT NOT NULL, system TEXT NOT NULL, kind TEXT NOT NULL, item TEXT NOT NULL,
                     verdict TEXT NOT NULL CHECK (verdict = 'pass' OR verdict = 'fail' OR verdict = 'unresolved'),
                     score REAL, record_json TEXT NOT NULL, UNIQUE (run, case_id, system, kind, item));
@@ -266,9 +273,9 @@ sqlite3 "$T/v3.db" "$UNDO_MIGRATION_9
                     ALTER TABLE judgments DROP COLUMN fence;
                     ALTER TABLE judgments DROP COLUMN reply_sha256;
                     PRAGMA user_version = 3" || bad "sqlite3: cannot make a schema-3 database"
-t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 10: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
-t "migrate an older schema" 0 "v3.db: migrated to schema version 10" "" -- migrate --db "$T/v3.db"
-t "migrate a current one" 0 "v3.db: already at schema version 10" "" -- migrate --db "$T/v3.db"
+t "a reader refuses an older schema" 2 "" "has schema version 3 and needs migrating to 11: run 'arbiter migrate --db" -- report 1 --db "$T/v3.db"
+t "migrate an older schema" 0 "v3.db: migrated to schema version 11" "" -- migrate --db "$T/v3.db"
+t "migrate a current one" 0 "v3.db: already at schema version 11" "" -- migrate --db "$T/v3.db"
 t "report after migrate" 0 "" "" -- report 1 --db "$T/v3.db" --format json -o "$T/rep-migrated.json"
 # Identical but for the procedure's identity, which a run stored before migration 7 lacks.
 sed -e '/"procedure_hash":/d' -e 's/,$//' "$T/rep-current.json" >"$T/rep-current-7.json"
@@ -283,6 +290,6 @@ printf 'not a database at all, just text........................................
 t "migrate not a database" 4 "" "is not an Arbiter database" -- migrate --db "$T/junk.db"
 cp "$DB" "$T/v99.db"
 sqlite3 "$T/v99.db" "PRAGMA user_version = 99" || bad "sqlite3: cannot set user_version 99"
-t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (10)" -- migrate --db "$T/v99.db"
+t "migrate a newer schema" 2 "" "newer than this build of Arbiter knows (11)" -- migrate --db "$T/v99.db"
 t "migrate help" 0 "usage: arbiter migrate [--db FILE]" "" -- migrate --help
 t "migrate bad argument" 2 "" "unknown option '--fast' (see 'arbiter migrate --help')" -- migrate --fast

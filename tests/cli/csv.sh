@@ -19,7 +19,7 @@ HEADER="run,case_id,seq,system_a,system_b,status,winner,score_a,score_b,pass_rat
 
 # Rows of t that differ from the verdicts of run 1 in r (or have none): every column, numbers
 # compared as doubles (exactly: they must round-trip), NULL as the empty field.
-MISMATCH="SELECT count(*) FROM t LEFT JOIN r.verdicts v ON v.run = 1 AND v.case_id = t.case_id
+MISMATCH="SELECT count(*) FROM t LEFT JOIN r.v_verdicts v ON v.run = 1 AND v.case_id = t.case_id
     AND v.system_a = t.system_a AND v.system_b = t.system_b
     LEFT JOIN r.cases c ON c.run = 1 AND c.case_id = t.case_id
     WHERE v.id IS NULL OR t.run <> '1' OR CAST(t.seq AS INTEGER) IS NOT c.seq

@@ -38,7 +38,7 @@ printf '["Answers politely"]' >"$T/ce.json"
 
 # verdicts DB RUN: the run's verdicts, whole.
 verdicts() {
-    q "$1" "SELECT case_id, system_a, system_b, status, winner, comparison_json FROM verdicts
+    q "$1" "SELECT case_id, system_a, system_b, status, winner, comparison_json FROM v_verdicts
             WHERE run = $2 ORDER BY case_id"
 }
 

@@ -120,7 +120,7 @@ $ARB run "$T/s/suite.json" --judge "$T/quit.json" --db "$T/d.db" --json >"$T/out
 rc=$?
 [ $rc = 4 ] && ok || bad "a judge that quits: exit $rc, want 4 (141 is SIGPIPE): $(head -c 300 "$T/err")"
 [ "$(q "$T/d.db" "SELECT status FROM runs")" = complete ] && ok || bad "the run was left $(q "$T/d.db" "SELECT status FROM runs")"
-q "$T/d.db" "SELECT json_extract(comparison_json, '\$.judge.error') FROM verdicts WHERE case_id = 'c0'" >"$T/e"
+q "$T/d.db" "SELECT json_extract(comparison_json, '\$.judge.error') FROM v_verdicts WHERE case_id = 'c0'" >"$T/e"
 grep -q "exit 3" "$T/e" && grep -q "unknown flag --frobnicate" "$T/e" && ok ||
     bad "the error lacks the judge's exit or stderr: $(cat "$T/e")"
 suite "Answer, kindly"
@@ -135,7 +135,7 @@ rc=$?
 [ $rc = 4 ] && ok || bad "a judge that hangs: exit $rc: $(cat "$T/err")"
 sleep 0.2
 if pgrep -f "sleep $MARK\$" >/dev/null; then bad "the judge's children survived its timeout"; else ok; fi
-q "$T/h.db" "SELECT json_extract(comparison_json, '\$.judge.error') FROM verdicts" | grep -q "timed out" &&
+q "$T/h.db" "SELECT json_extract(comparison_json, '\$.judge.error') FROM v_verdicts" | grep -q "timed out" &&
     ok || bad "the timeout is not the error"
 
 # 7. A command judge that writes 50 MB and fails: what is stored of each reply is capped
@@ -149,7 +149,7 @@ $ARB run "$T/s/suite.json" --judge "$T/big.json" --db "$T/g.db" --limit 1 >/dev/
     bad "a failed reply stored $(q "$T/g.db" "SELECT max(length(reply_json)) FROM judge_calls") bytes"
 [ "$(q "$T/g.db" "SELECT count(*) FROM judge_calls WHERE error LIKE '%cut: the first 65536 of%'")" = 2 ] &&
     ok || bad "the cut is not said: $(q "$T/g.db" "SELECT error FROM judge_calls")"
-q "$T/g.db" "SELECT json_extract(comparison_json, '\$.judge.error') FROM verdicts" | grep -q "cut: the first" &&
+q "$T/g.db" "SELECT json_extract(comparison_json, '\$.judge.error') FROM v_verdicts" | grep -q "cut: the first" &&
     ok || bad "the verdict's error does not say the reply was cut"
 
 # 8. A command judge that answers, closes its output and lingers: its timeout still applies

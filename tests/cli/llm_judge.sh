@@ -92,7 +92,7 @@ record "$DB" 1 c1 alphasys right | grep -qF 'judged: the judge answered correct 
 # the verdicts take the judged expectations: alphasys passes both on c1, betasys on c2
 sqlite3 "$DB" "SELECT case_id || ' ' || winner FROM verdicts WHERE run = 1 ORDER BY case_id" >"$T/w"
 [ "$(tr '\n' ' ' <"$T/w")" = "c1 alphasys c2 betasys " ] && ok || bad "winners: $(cat "$T/w")"
-sqlite3 "$DB" "SELECT comparison_json FROM verdicts WHERE run = 1 AND case_id = 'c1'" |
+sqlite3 "$DB" "SELECT comparison_json FROM v_verdicts WHERE run = 1 AND case_id = 'c1'" |
     grep -qF '{"id":"right","text":"Matches the reference","passed":true}' && ok || bad "comparison.json lacks the judged expectation"
 
 expect_cmd "show names the check's own question" 0 "llm_judge:expectation:right, the output of alphasys, sample 1: valid" "" -- \
@@ -144,7 +144,7 @@ grep -q '1 judge failed' "$T/out" && ok || bad "garbage, unresolved: $(cat "$T/o
 [ "$(verdict "$T/g1.db" 1 c1 alphasys right)" = "unresolved 0.0" ] && ok || bad "garbage, unresolved: $(verdict "$T/g1.db" 1 c1 alphasys right)"
 record "$T/g1.db" 1 c1 alphasys right | grep -qF '"notes":["needs_judge' && record "$T/g1.db" 1 c1 alphasys right | grep -qF 'judge_error: ' &&
     ok || bad "garbage, unresolved record: $(record "$T/g1.db" 1 c1 alphasys right)"
-sqlite3 "$T/g1.db" "SELECT status || ' ' || json_extract(comparison_json, '$.judge.error') FROM verdicts WHERE case_id = 'c1'" >"$T/v"
+sqlite3 "$T/g1.db" "SELECT status || ' ' || json_extract(comparison_json, '$.judge.error') FROM v_verdicts WHERE case_id = 'c1'" >"$T/v"
 grep -q "^judge_failed llm_judge expectation 'right' of alphasys: " "$T/v" && ok || bad "garbage, unresolved verdict: $(cat "$T/v")"
 $ARB run "$D/g2.json" --db "$T/g2.db" >"$T/out" 2>&1
 grep -q '2 decided' "$T/out" && ok || bad "garbage, fail: $(cat "$T/out")"
@@ -195,7 +195,7 @@ record "$T/e1.db" 1 c1 betasys right | grep -q 'judge_error: .*500' && ok || bad
 $ARB run "$D/e2.json" --db "$T/e2.db" >"$T/out" 2>&1
 [ "$(verdict "$T/e2.db" 1 c1 betasys right)" = "fail 0.0" ] && ok || bad "500, fail: $(verdict "$T/e2.db" 1 c1 betasys right) $(cat "$T/out")"
 record "$T/e2.db" 1 c1 betasys right | grep -q 'judge_error: .*500' && ok || bad "500, fail: $(record "$T/e2.db" 1 c1 betasys right)"
-sqlite3 "$T/e2.db" "SELECT comparison_json FROM verdicts WHERE case_id = 'c1'" |
+sqlite3 "$T/e2.db" "SELECT comparison_json FROM v_verdicts WHERE case_id = 'c1'" |
     grep -qF '{"id":"right","text":"Matches the reference","passed":false}' && ok || bad "500, fail: the expectation is not failed in comparison.json"
 
 # 10. Once the judge answers again, --resume --retry-failed asks the unresolved checks again.

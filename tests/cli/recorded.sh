@@ -57,7 +57,7 @@ done
 sent() { wc -l <"$T/$1.log" | tr -d ' '; }
 
 # The verdicts of a run, to compare before and after.
-verdicts() { q "$1" "SELECT case_id, status, winner, comparison_json FROM verdicts WHERE run = $2 ORDER BY case_id"; }
+verdicts() { q "$1" "SELECT case_id, status, winner, comparison_json FROM v_verdicts WHERE run = $2 ORDER BY case_id"; }
 
 # Mark every judged pair of run 1 pending again, as if it had been killed before its verdicts:
 # --resume asks the judge about them again.

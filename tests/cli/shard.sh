@@ -56,7 +56,7 @@ dump() {
         "SELECT id, case_id, system, trial, file, content, size, binary, sha256, meta_json FROM outputs ORDER BY id" \
         "SELECT case_id, system_a, system_b, hmac FROM blinding ORDER BY rowid" \
         "SELECT id, case_id, system, kind, item, verdict, score, record_json FROM v_checks ORDER BY id" \
-        "SELECT id, case_id, system_a, system_b, status, winner, score_a, score_b, pass_rate_a, pass_rate_b, comparison_json FROM verdicts ORDER BY id" \
+        "SELECT id, case_id, system_a, system_b, status, winner, score_a, score_b, pass_rate_a, pass_rate_b, comparison_json FROM v_verdicts ORDER BY id" \
         "SELECT id, kind, case_id, system, message FROM problems ORDER BY id" \
         "SELECT case_id, system, trial, passed, n_pass, n_fail, n_unresolved, records_json FROM trials ORDER BY rowid" \
         "SELECT case_id, system_a, system_b, ord, sample, attempt, key, valid, cached, answer_json, error, fence, reply_sha256 FROM judgments ORDER BY id" \

@@ -56,8 +56,8 @@ start_sim --prefer-a 1
 suite sim "{\"provider\": \"openai\", \"base_url\": \"http://127.0.0.1:$PORT/v1\", \"model\": \"sim\",
             \"api_key_env\": \"ARB_SHOW_KEY\", \"timeout_s\": 5}"
 $ARB run "$T/s/sim.json" --db "$T/a.db" >"$T/out" 2>"$T/err" || die "run: $(cat "$T/err")"
-[ "$(q "$T/a.db" "SELECT json_extract(comparison_json, '\$.judge.position_inconsistent') FROM verdicts WHERE case_id = 'k1'")" = 1 ] &&
-    ok || die "the test needs k1 position-inconsistent: $(q "$T/a.db" "SELECT comparison_json FROM verdicts WHERE case_id = 'k1'")"
+[ "$(q "$T/a.db" "SELECT json_extract(comparison_json, '\$.judge.position_inconsistent') FROM v_verdicts WHERE case_id = 'k1'")" = 1 ] &&
+    ok || die "the test needs k1 position-inconsistent: $(q "$T/a.db" "SELECT comparison_json FROM v_verdicts WHERE case_id = 'k1'")"
 SA=$(q "$T/a.db" "SELECT system_a FROM verdicts WHERE case_id = 'k1'")
 SB=$(q "$T/a.db" "SELECT system_b FROM verdicts WHERE case_id = 'k1'")
 R_AB=$(answer "$T/a.db" k1 AB '$.reasoning')
@@ -98,7 +98,7 @@ grep -q "^--- verdict: A = $SA, B = $SB: decided, winner TIE$" "$T/show.txt" &&
     bad "show: the judgments and the verdict line: $(cat "$T/show.txt")"
 grep -q "^    policy: .*decided_by position_inconsistent" "$T/show.txt" || {
     # An Arbiter whose comparison names no policy prints none; one that does, prints it.
-    [ "$(q "$T/a.db" "SELECT json_type(comparison_json, '\$.policy') FROM verdicts WHERE case_id = 'k1'")" = "" ]
+    [ "$(q "$T/a.db" "SELECT json_type(comparison_json, '\$.policy') FROM v_verdicts WHERE case_id = 'k1'")" = "" ]
 } && ok || bad "show: the policy the comparison names: $(sed -n '/^--- verdict/,$p' "$T/show.txt")"
 
 # --json: the same as members.
@@ -200,7 +200,7 @@ i_good=$((1 - i_bad))
 # k3: both orders answered, both for alpha: consistent, the verdict's reasoning as before.
 $ARB show 1 k3 --db "$T/c.db" >"$T/show.txt" 2>"$T/err"
 [ "$(q "$T/c.db" "SELECT winner FROM verdicts WHERE case_id = 'k3'")" = alpha ] && ok ||
-    bad "the test needs k3 won by alpha: $(q "$T/c.db" "SELECT status, winner, comparison_json FROM verdicts WHERE case_id = 'k3'")"
+    bad "the test needs k3 won by alpha: $(q "$T/c.db" "SELECT status, winner, comparison_json FROM v_verdicts WHERE case_id = 'k3'")"
 grep -q "^    judge: position-consistent, sample agreement 1, its own winner alpha$" "$T/show.txt" &&
     [ "$(grep -c '^    judge, order [AB][AB] (.* shown first): winner alpha (Response [AB])$' "$T/show.txt")" = 2 ] &&
     sed -n '/^--- verdict/,$p' "$T/show.txt" | grep -q '^    reasoning: zz-reason-' &&

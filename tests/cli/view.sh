@@ -109,7 +109,7 @@ has "cases" 'id="cases"'
 has "cases" 'class="case-row"'
 n_all=$(sqlite3 "$DB" "select count(*) from verdicts where run = 1")
 has "cases" "<span id=\"total\">$n_all</span>"
-n_pi=$(sqlite3 "$DB" "select count(*) from verdicts where run = 1 and
+n_pi=$(sqlite3 "$DB" "select count(*) from v_verdicts where run = 1 and
     json_extract(comparison_json, '\$.judge.position_inconsistent') = 1")
 get "cases, position-inconsistent" 200 '/runs/1/cases?flag=pi'
 has "cases, position-inconsistent" "<span id=\"total\">$n_pi</span>"

@@ -281,7 +281,7 @@ PA=$(pq "SELECT system_a FROM verdicts")
 PB=$(pq "SELECT system_b FROM verdicts")
 R_AB=$(pq "SELECT json_extract(answer_json, '\$.reasoning') FROM judgments WHERE ord = 'AB'")
 R_BA=$(pq "SELECT json_extract(answer_json, '\$.reasoning') FROM judgments WHERE ord = 'BA'")
-if [ "$(pq "SELECT json_extract(comparison_json, '\$.judge.position_inconsistent') FROM verdicts")" = 1 ] &&
+if [ "$(pq "SELECT json_extract(comparison_json, '\$.judge.position_inconsistent') FROM v_verdicts")" = 1 ] &&
     [ -n "$R_AB" ] && [ -n "$R_BA" ] && [ "$R_AB" != "$R_BA" ]; then
     ok
 else

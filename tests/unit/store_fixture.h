@@ -29,8 +29,18 @@ void fx_raw_exec(const char *sql);
 /* 1 when PRAGMA integrity_check says ok. */
 int fx_integrity_ok(void);
 
+/* SQL that takes a current file back to before migration 11 (verdict texts): each verdict's
+ * comparison_json in its row. */
+#define UNDO_MIGRATION_11                                                                          \
+    "UPDATE verdicts SET comparison_inline = (SELECT t.body FROM verdict_texts t "                \
+    "WHERE t.id = verdicts.comparison) WHERE comparison IS NOT NULL; DROP VIEW v_verdicts; "       \
+    "ALTER TABLE verdicts DROP COLUMN comparison; "                                                \
+    "ALTER TABLE verdicts RENAME COLUMN comparison_inline TO comparison_json; "                    \
+    "DROP TABLE verdict_texts; "
+
 /* SQL that takes a current file back to before migration 10 (check texts): each record whole. */
 #define UNDO_MIGRATION_10                                                                           \
+    UNDO_MIGRATION_11                                                                              \
     "CREATE TABLE checks_v8 (id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id) "    \
     "ON DELETE CASCADE, case_id TEXT NOT NULL, system TEXT NOT NULL, kind TEXT NOT NULL, "         \
     "item TEXT NOT NULL, verdict TEXT NOT NULL CHECK (verdict = 'pass' OR verdict = 'fail' OR "    \

@@ -257,7 +257,8 @@ Test(store_checks, should_read_records_of_a_version_8_file_the_same_after_migrat
     cr_assert_eq(arb_store_commit(st, &err), ARB_OK, "%s", err.msg);
     arb_store_close(st);
     /* Version 8's checks, with whole records (one of them with the output's text). */
-    fx_raw_exec("DROP VIEW v_checks; DROP VIEW v_expectation_pass_rates; "
+    fx_raw_exec(UNDO_MIGRATION_11
+                "DROP VIEW v_checks; DROP VIEW v_expectation_pass_rates; "
                 "DROP VIEW v_system_pass_rates; DROP TABLE checks; DROP TABLE check_texts; "
                 "CREATE TABLE checks (id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES "
                 "runs(id) ON DELETE CASCADE, case_id TEXT NOT NULL, system TEXT NOT NULL, kind "

@@ -52,6 +52,7 @@ Test(store, should_embed_db_schema_sql_byte_for_byte)
     assert_embedded("db/migrations/008-labels.sql", store_migration8_sql_parts);
     assert_embedded("db/migrations/009-judge-batches.sql", store_migration9_sql_parts);
     assert_embedded("db/migrations/010-check-texts.sql", store_migration10_sql_parts);
+    assert_embedded("db/migrations/011-verdict-texts.sql", store_migration11_sql_parts);
 }
 
 /* SQL that takes a current file back to before migration 8 (labels). */
@@ -170,7 +171,7 @@ Test(store, should_create_and_migrate_a_new_file, .init = fx_setup, .fini = fx_t
                             "'verdicts', 'problems', 'judge_calls', 'judgments', 'calibrations', "
                             "'trials', 'labels')"),
                  13);
-    cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 7);
+    cr_assert_eq(fx_raw_int("SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 8);
     cr_assert_eq(fx_raw_int("SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
     /* Opening again migrates nothing and keeps the version. */
     arb_store_close(fx_open_store(0));

@@ -98,7 +98,7 @@ static char *dump(const char *path)
         "ORDER BY id",
         "SELECT case_id, system_a, system_b, hmac FROM blinding ORDER BY rowid",
         "SELECT id, case_id, status, winner, quote(score_a), quote(score_b), pass_rate_a, "
-        "pass_rate_b, comparison_json FROM verdicts ORDER BY id",
+        "pass_rate_b, comparison_json FROM v_verdicts ORDER BY id",
         "SELECT case_id, system, trial, passed, n_pass, n_fail, n_unresolved, records_json FROM "
         "trials ORDER BY rowid"};
     sqlite3 *db = NULL;
