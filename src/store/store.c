@@ -518,7 +518,7 @@ static int size_cache(struct arb_store *st)
                                             : SQLITE_OK;
     rc = query_int(st, "PRAGMA cache_size = -8192", NULL);
     if (rc == SQLITE_OK)
-        rc = query_int(st, "PRAGMA wal_autocheckpoint = 8192", NULL);
+        rc = sqlite3_wal_autocheckpoint(st->db, st->wal_pages);
     return rc;
 }
 
@@ -694,6 +694,7 @@ enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_stor
     if (!st)
         return arb_err_set(err, ARB_ENOMEM, "out of memory opening '%s'", path);
     st->flags = flags;
+    st->wal_pages = STORE_WAL_PAGES;
     arb_buf_init(&st->scratch, 0);
     st->path = malloc(strlen(path) + 1);
     if (!st->path) {
@@ -733,6 +734,7 @@ void arb_store_close(struct arb_store *st)
 {
     if (!st)
         return;
+    store_ckpt_stop(st);
     for (int q = 0; q < Q_N; q++)
         sqlite3_finalize(st->stmt[q]);
     if (st->db && !sqlite3_get_autocommit(st->db))

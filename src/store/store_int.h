@@ -94,6 +94,7 @@ enum store_stmt {
 
 struct store_ci_search;
 struct store_texts;
+struct store_ckpt;
 
 struct arb_store {
     sqlite3 *db;
@@ -106,6 +107,9 @@ struct arb_store {
     /* owned: the check record and verdict texts written lately, to refer to again
      * (store_texts.c); NULL until one is put */
     struct store_texts *texts;
+    /* owned: the thread checkpointing a run's WAL (store_ckpt.c); NULL when none */
+    struct store_ckpt *ckpt;
+    int wal_pages; /* checkpoint at this many pages in the log (STORE_WAL_PAGES) */
     struct arb_buf scratch; /* a check record's text without its observed text */
 };
 
@@ -141,6 +145,21 @@ void store_texts_forget(struct arb_store *st);
 
 /* Free what store_texts_forget would forget, and the memory that holds it. */
 void store_texts_free(struct arb_store *st);
+
+/*
+ * A writer connection checkpoints its WAL once it holds st->wal_pages pages (STORE_WAL_PAGES;
+ * SQLite's is 1,000: a page written many times between two checkpoints is copied into the
+ * database once).  store_ckpt_start moves those checkpoints to a thread of their own with its
+ * own connection (started when the first is due) and store_ckpt_stop, which must come before
+ * st's connection closes, ends it and gives them back to st's connection (store_ckpt.c).
+ * store_ckpt_runs counts the thread's checkpoints; store_set_wal_pages (before a start) sets
+ * st->wal_pages, for tests of a small log.
+ */
+#define STORE_WAL_PAGES 8192
+void store_ckpt_start(struct arb_store *st);
+void store_ckpt_stop(struct arb_store *st);
+unsigned long store_ckpt_runs(const struct arb_store *st);
+int store_set_wal_pages(struct arb_store *st, int pages);
 
 /* Free s and what it holds (NULL: nothing); case_index_search.c. */
 void store_ci_search_free(struct store_ci_search *s);

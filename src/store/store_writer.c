@@ -333,6 +333,8 @@ enum arb_status arb_store_writer_start(struct arb_store *st, int threaded,
         if (!w->threaded)
             pthread_mutex_destroy(&w->mu);
     }
+    if (w->threaded)
+        store_ckpt_start(st); /* the writer thread writes; another copies into the database */
     *out = w;
     return ARB_OK;
 }
@@ -521,6 +523,7 @@ enum arb_status arb_store_writer_finish(struct arb_store_writer *w, struct arb_e
         pthread_cond_broadcast(&w->changed);
         pthread_mutex_unlock(&w->mu);
         pthread_join(w->thread, NULL);
+        store_ckpt_stop(w->st);
         chunk_free(w->filling);
         while (w->spare) {
             struct chunk *c = w->spare;

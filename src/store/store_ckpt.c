@@ -1,0 +1,174 @@
+/*
+ * store_ckpt.c - a run's WAL checkpointed on a thread of its own (store_int.h:
+ * store_ckpt_start, store_ckpt_stop).
+ *
+ * In WAL mode every page a run writes goes into the -wal file first and is copied into the
+ * database by a checkpoint.  SQLite's automatic checkpoint runs on the connection that
+ * commits, so the writer thread of a run (store_writer.c) spent a quarter of its time copying
+ * pages (issue 21: at 1,000,000 cases the writer is the run's longer thread).  Here the
+ * writer's connection only says, after a commit that leaves STORE_WAL_PAGES pages or more in the
+ * log, that a checkpoint is due (a WAL hook, in place of the automatic checkpoint); a thread
+ * with a connection of its own then runs a passive checkpoint, which copies what is committed
+ * while the writer goes on appending.  When the log has been copied whole, the writer's next
+ * transaction starts it again from its beginning, so it stays about as long as before.
+ *
+ * Nothing changes what a kill keeps: every commit is in the log before the hook runs, and a
+ * checkpoint only copies committed pages.  The thread and its connection start on the first
+ * checkpoint due (a small run never starts them).  When they cannot start, the hook
+ * checkpoints on the writer's connection, as SQLite's automatic checkpoint would.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+struct store_ckpt {
+    char *path; /* the database file, for the thread's connection */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t due_cv;
+    int pages;   /* a checkpoint is due at this many pages in the log (st->wal_pages) */
+    int started; /* the thread was created (joined by stop) */
+    /* under mu: */
+    int failed;  /* it could not open its connection: checkpoint on the writer's */
+    int due;     /* a checkpoint is due */
+    int running; /* the thread is checkpointing */
+    int copied;  /* it checkpointed since the writer's connection last did */
+    int stop;    /* end the thread */
+    unsigned long runs; /* checkpoints the thread ran */
+};
+
+static void *ckpt_thread(void *arg)
+{
+    struct store_ckpt *ck = arg;
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(ck->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
+    pthread_mutex_lock(&ck->mu);
+    if (rc != SQLITE_OK)
+        ck->failed = 1;
+    while (!ck->failed) {
+        while (!ck->due && !ck->stop)
+            pthread_cond_wait(&ck->due_cv, &ck->mu);
+        if (!ck->due)
+            break;
+        ck->due = 0;
+        ck->running = 1;
+        pthread_mutex_unlock(&ck->mu);
+        /* Busy (the writer copying its tail, restarting the log): the next one due copies
+         * what this one did not. */
+        rc = sqlite3_wal_checkpoint_v2(db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        pthread_mutex_lock(&ck->mu);
+        ck->running = 0;
+        ck->runs++;
+        ck->copied = rc == SQLITE_OK;
+    }
+    pthread_mutex_unlock(&ck->mu);
+    sqlite3_close_v2(db);
+    return NULL;
+}
+
+/*
+ * The writer's connection committed, leaving pages pages in its log.  Past ck->pages, the
+ * thread and the writer take turns: the thread copies the log while the writer goes on; at
+ * the writer's next commit past it, the writer copies what it committed meanwhile, between
+ * its transactions.  A log copied whole is started again by the next transaction only if it
+ * was whole when that transaction began, which a thread copying while the writer commits
+ * back to back would never see; so the log stays about ck->pages and what the writer commits
+ * during one of the thread's checkpoints.
+ */
+static int on_wal(void *arg, sqlite3 *db, const char *name, int pages)
+{
+    struct store_ckpt *ck = arg;
+    int tail = 0;
+
+    pthread_mutex_lock(&ck->mu);
+    if (pages >= ck->pages && !ck->running && !ck->due) {
+        if (!ck->started && !ck->failed)
+            ck->started = pthread_create(&ck->thread, NULL, ckpt_thread, ck) == 0;
+        if (!ck->started)
+            ck->failed = 1;
+        if (ck->failed || ck->copied) {
+            tail = 1;
+            ck->copied = 0;
+        } else {
+            ck->due = 1;
+            pthread_cond_signal(&ck->due_cv);
+        }
+    }
+    pthread_mutex_unlock(&ck->mu);
+    if (tail)
+        sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    return SQLITE_OK;
+}
+
+void store_ckpt_start(struct arb_store *st)
+{
+    const char *path = sqlite3_db_filename(st->db, "main");
+    struct store_ckpt *ck;
+
+    if (st->ckpt || !path || !*path)
+        return; /* already, or no file of its own (checkpointed as SQLite does) */
+    ck = calloc(1, sizeof(*ck));
+    if (!ck)
+        return;
+    ck->path = arb_memdup0(path, strlen(path));
+    if (!ck->path || pthread_mutex_init(&ck->mu, NULL) != 0) {
+        free(ck->path);
+        free(ck);
+        return;
+    }
+    if (pthread_cond_init(&ck->due_cv, NULL) != 0) {
+        pthread_mutex_destroy(&ck->mu);
+        free(ck->path);
+        free(ck);
+        return;
+    }
+    ck->pages = st->wal_pages;
+    st->ckpt = ck;
+    sqlite3_wal_hook(st->db, on_wal, ck);
+}
+
+void store_ckpt_stop(struct arb_store *st)
+{
+    struct store_ckpt *ck = st->ckpt;
+
+    if (!ck)
+        return;
+    /* The writer's connection checkpoints again by itself (this replaces the hook). */
+    sqlite3_wal_autocheckpoint(st->db, st->wal_pages);
+    pthread_mutex_lock(&ck->mu);
+    ck->stop = 1;
+    pthread_cond_signal(&ck->due_cv);
+    pthread_mutex_unlock(&ck->mu);
+    if (ck->started)
+        pthread_join(ck->thread, NULL);
+    pthread_cond_destroy(&ck->due_cv);
+    pthread_mutex_destroy(&ck->mu);
+    free(ck->path);
+    free(ck);
+    st->ckpt = NULL;
+}
+
+unsigned long store_ckpt_runs(const struct arb_store *st)
+{
+    unsigned long n = 0;
+
+    if (st->ckpt) {
+        pthread_mutex_lock(&st->ckpt->mu);
+        n = st->ckpt->runs;
+        pthread_mutex_unlock(&st->ckpt->mu);
+    }
+    return n;
+}
+
+int store_set_wal_pages(struct arb_store *st, int pages)
+{
+    if (st->ckpt || pages < 4)
+        return -1;
+    st->wal_pages = pages;
+    return sqlite3_wal_autocheckpoint(st->db, pages) == SQLITE_OK ? 0 : -1;
+}
