@@ -50,7 +50,10 @@ enum arb_status arb_batch_client_new(const struct arb_judge_config *cfg, const c
         free(c);
         return ARB_ENOMEM;
     }
-    judge_secrets_init(&c->secrets, api_key, cfg->base_url);
+    if (judge_secrets_init(&c->secrets, api_key, cfg->base_url) != ARB_OK) {
+        arb_batch_client_free(c);
+        return ARB_ENOMEM;
+    }
     if (cfg->provider == ARB_JUDGE_ANTHROPIC) {
         snprintf(c->key_header, n, "x-api-key: %s", api_key ? api_key : "");
         c->headers[1] = "anthropic-version: 2023-06-01";

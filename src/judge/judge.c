@@ -77,8 +77,8 @@ static enum arb_status extra_headers(struct arb_judge *j, struct arb_err *err)
         if (strpbrk(v, "\r\n"))
             return arb_err_set(err, ARB_EUSAGE,
                                "/judge/headers/%s: the value holds a line break", h->name);
-        if (h->value_env)
-            judge_secrets_add(&j->secrets, v);
+        if (h->value_env && judge_secrets_add(&j->secrets, v) != ARB_OK)
+            return ARB_ENOMEM;
         n = strlen(h->name) + strlen(v) + 3;
         if (!(j->extra_headers[i] = malloc(n)))
             return ARB_ENOMEM;
@@ -110,8 +110,9 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     j->mode = cfg->response_format;
     n = strlen(api_key ? api_key : "") + 32;
     j->key_header = malloc(n);
-    judge_secrets_init(&j->secrets, api_key, cfg->base_url);
-    rc = j->key_header ? extra_headers(j, err) : ARB_ENOMEM;
+    rc = judge_secrets_init(&j->secrets, api_key, cfg->base_url);
+    if (!rc)
+        rc = j->key_header ? extra_headers(j, err) : ARB_ENOMEM;
     if (rc) {
         arb_judge_free(j);
         return rc;

@@ -292,20 +292,24 @@ cJSON *judge_sse_assemble(const struct arb_judge_config *cfg, const char *body);
 
 /* ---- secrets in replies (scrub.c) ---- */
 
-#define JUDGE_SECRETS_MAX 16
-
 /* The strings no reply may carry into storage: the API key, base_url's user-info (as
- * written and percent-decoded: user:password, the password, their Basic-auth base64). */
+ * written and percent-decoded: user:password, the password, their Basic-auth base64), and
+ * every header value read from the environment, however many. */
 struct judge_secrets {
-    char *v[JUDGE_SECRETS_MAX]; /* owned, wiped on release */
-    size_t n;
+    char **v; /* owned, each wiped on release */
+    size_t n, cap;
 };
 
-/* Collect the secrets of a judge: key (may be NULL) and the credentials in base_url. */
-void judge_secrets_init(struct judge_secrets *s, const char *key, const char *base_url);
+/*
+ * Collect the secrets of a judge: key (may be NULL) and the credentials in base_url.
+ * ARB_ENOMEM when memory ran out: a secret missing from the list would not be scrubbed, so
+ * the judge must not be used (what was collected is released by judge_secrets_release).
+ */
+enum arb_status judge_secrets_init(struct judge_secrets *s, const char *key,
+                                   const char *base_url);
 
-/* One more: a header value read from the environment (headers {"env": NAME}). */
-void judge_secrets_add(struct judge_secrets *s, const char *v);
+/* One more: a header value read from the environment (headers {"env": NAME}); ARB_ENOMEM. */
+enum arb_status judge_secrets_add(struct judge_secrets *s, const char *v);
 
 /* Wipe and free them. */
 void judge_secrets_release(struct judge_secrets *s);

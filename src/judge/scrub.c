@@ -20,42 +20,56 @@
 
 #define SECRET_MIN 8
 
-static void add(struct judge_secrets *s, const char *v, size_t n)
+/* Add v[0..n) (a copy); ARB_ENOMEM when memory ran out. */
+static enum arb_status add(struct judge_secrets *s, const char *v, size_t n)
 {
     char *c;
 
-    if (n < SECRET_MIN || s->n == JUDGE_SECRETS_MAX || !(c = malloc(n + 1)))
-        return;
+    if (n < SECRET_MIN)
+        return ARB_OK;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        char **grown = realloc(s->v, cap * sizeof(*grown));
+
+        if (!grown)
+            return ARB_ENOMEM;
+        s->v = grown;
+        s->cap = cap;
+    }
+    if (!(c = malloc(n + 1)))
+        return ARB_ENOMEM;
     memcpy(c, v, n);
     c[n] = '\0';
     s->v[s->n++] = c;
+    return ARB_OK;
 }
 
-void judge_secrets_add(struct judge_secrets *s, const char *v)
+enum arb_status judge_secrets_add(struct judge_secrets *s, const char *v)
 {
-    if (v)
-        add(s, v, strlen(v));
+    return v ? add(s, v, strlen(v)) : ARB_OK;
 }
 
-void judge_secrets_init(struct judge_secrets *s, const char *key, const char *base_url)
+enum arb_status judge_secrets_init(struct judge_secrets *s, const char *key,
+                                   const char *base_url)
 {
     const char *ui, *colon;
     size_t n, i, w;
     char *dec = NULL;
+    enum arb_status st = ARB_OK;
 
     memset(s, 0, sizeof(*s));
     if (key)
-        add(s, key, strlen(key));
-    if (!judge_url_userinfo(base_url, &ui, &n))
-        return;
+        st = add(s, key, strlen(key));
+    if (st || !judge_url_userinfo(base_url, &ui, &n))
+        return st;
     colon = memchr(ui, ':', n);
     w = colon ? n - (size_t)(colon + 1 - ui) : 0; /* the password's length */
     /* libcurl sends the user and the password percent-decoded (p%40ss is p@ss on the wire):
      * both spellings are secrets.  dec: the decoded pair, then the decoded password. */
-    if (memchr(ui, '%', n))
-        dec = malloc(2 * n + 2);
+    if (memchr(ui, '%', n) && !(dec = malloc(2 * n + 2)))
+        return ARB_ENOMEM;
     /* user:password, the password alone, and the pair as an HTTP Basic header carries it. */
-    for (i = 0; i < (dec ? 2u : 1u); i++) {
+    for (i = 0; !st && i < (dec ? 2u : 1u); i++) {
         const char *pair = i ? dec : ui, *pw = colon ? colon + 1 : NULL;
         size_t len = n, pw_len = w;
 
@@ -64,15 +78,15 @@ void judge_secrets_init(struct judge_secrets *s, const char *key, const char *ba
             pw_len = colon ? judge_percent_decode(colon + 1, w, dec + n + 1) : 0;
             pw = colon ? dec + n + 1 : NULL;
         }
-        add(s, pair, len);
-        if (pw)
-            add(s, pw, pw_len);
-        if (len && len < 3 * 256) {
+        st = add(s, pair, len);
+        if (!st && pw)
+            st = add(s, pw, pw_len);
+        if (!st && len && len < 3 * 256) {
             unsigned char b64[1100];
             int k = EVP_EncodeBlock(b64, (const unsigned char *)pair, (int)len);
 
             if (k > 0)
-                add(s, (const char *)b64, (size_t)k);
+                st = add(s, (const char *)b64, (size_t)k);
         }
     }
     if (dec) {
@@ -82,6 +96,7 @@ void judge_secrets_init(struct judge_secrets *s, const char *key, const char *ba
             p[i] = 0;
         free(dec);
     }
+    return st;
 }
 
 void judge_secrets_release(struct judge_secrets *s)
@@ -95,6 +110,7 @@ void judge_secrets_release(struct judge_secrets *s)
             *p++ = 0;
         free(s->v[i]);
     }
+    free(s->v);
     memset(s, 0, sizeof(*s));
 }
 
