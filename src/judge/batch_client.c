@@ -16,23 +16,13 @@
 
 #define BATCH_REPLY_MAX ((size_t)1 << 30) /* an output file of tens of thousands of replies */
 
-static void wipe_free(char *s)
-{
-    if (s) {
-        volatile char *p = s;
-
-        while (*p)
-            *p++ = 0;
-        free(s);
-    }
-}
-
 enum arb_status arb_batch_client_new(const struct arb_judge_config *cfg, const char *api_key,
                                      struct arb_batch_client **out, struct arb_err *err)
 {
     struct arb_batch_client *c;
     const char *base = cfg->base_url ? cfg->base_url : "";
     size_t len = strlen(base), n;
+    enum arb_status rc;
 
     *out = NULL;
     if (cfg->provider == ARB_JUDGE_COMMAND)
@@ -50,9 +40,12 @@ enum arb_status arb_batch_client_new(const struct arb_judge_config *cfg, const c
         free(c);
         return ARB_ENOMEM;
     }
-    if (judge_secrets_init(&c->secrets, api_key, cfg->base_url) != ARB_OK) {
+    rc = judge_secrets_init(&c->secrets, api_key, cfg->base_url);
+    if (!rc) /* the config's extra headers go on every call, as on the synchronous path */
+        rc = judge_header_lines(cfg, &c->secrets, &c->extra, err);
+    if (rc) {
         arb_batch_client_free(c);
-        return ARB_ENOMEM;
+        return rc;
     }
     if (cfg->provider == ARB_JUDGE_ANTHROPIC) {
         snprintf(c->key_header, n, "x-api-key: %s", api_key ? api_key : "");
@@ -62,7 +55,6 @@ enum arb_status arb_batch_client_new(const struct arb_judge_config *cfg, const c
         c->headers[1] = "Accept: application/json";
     }
     c->headers[0] = c->key_header;
-    c->headers[2] = "Content-Type: application/json";
     *out = c;
     return ARB_OK;
 }
@@ -71,7 +63,8 @@ void arb_batch_client_free(struct arb_batch_client *c)
 {
     if (!c)
         return;
-    wipe_free(c->key_header);
+    judge_wipe_free(c->key_header);
+    judge_header_lines_free(c->extra, c->cfg->n_headers);
     judge_secrets_release(&c->secrets);
     free(c);
 }
@@ -118,12 +111,18 @@ static enum arb_status attempt(struct arb_batch_client *c, const char *method, c
     CURL *h = curl_easy_init();
     struct curl_slist *hs = NULL, *x;
     curl_mime *mime = NULL;
-    size_t i, n = upload_name ? 2 : 3; /* a multipart upload sets its own Content-Type */
+    size_t i, n = 2 + c->cfg->n_headers + !upload_name;
 
     if (!h)
         return ARB_ENOMEM;
+    /* The key and the provider's header, the config's, and the body's type (a multipart
+     * upload sets its own). */
     for (i = 0; i < n; i++) {
-        if (!(x = curl_slist_append(hs, c->headers[i]))) {
+        const char *line = i < 2                        ? c->headers[i]
+                           : i < 2 + c->cfg->n_headers ? c->extra[i - 2]
+                                                        : "Content-Type: application/json";
+
+        if (!(x = curl_slist_append(hs, line))) {
             curl_slist_free_all(hs);
             curl_easy_cleanup(h);
             return ARB_ENOMEM;

@@ -16,7 +16,8 @@ struct arb_batch_client {
     const struct arb_judge_config *cfg;
     char base[1024];  /* base_url without trailing slashes */
     char *key_header; /* holds the key: wiped and freed */
-    const char *headers[3];
+    const char *headers[2]; /* the key's, the provider's */
+    char **extra;           /* the config's extra headers (judge_header_lines), owned */
     struct judge_secrets secrets;
     int once;         /* the next request gets one attempt (a create: see arb_batch_create) */
     long last_status; /* the HTTP status of the last reply, 0 when none arrived, -1 when it

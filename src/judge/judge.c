@@ -18,17 +18,6 @@
 #include "arbiter/schema.h"
 #include "engine.h"
 
-static void wipe_free(char *s)
-{
-    if (s) {
-        volatile char *p = s;
-
-        while (*p)
-            *p++ = 0;
-        free(s);
-    }
-}
-
 /* No cache: nothing is found, and what is recorded goes nowhere. */
 static enum arb_status none_get(void *ctx, const char *key, const struct arb_judge_slot *slot,
                                 int (*fn)(void *arg, const struct arb_judge_call_row *c),
@@ -59,32 +48,16 @@ static const struct arb_judge_cache no_cache = {NULL, none_get, none_put_call, n
 static enum arb_status extra_headers(struct arb_judge *j, struct arb_err *err)
 {
     const struct arb_judge_config *cfg = j->cfg;
-    size_t i;
+    enum arb_status rc;
 
     j->headers = calloc(cfg->n_headers + 3, sizeof(*j->headers));
-    j->extra_headers = calloc(cfg->n_headers + 1, sizeof(*j->extra_headers));
-    if (!j->headers || !j->extra_headers)
+    if (!j->headers)
         return ARB_ENOMEM;
-    for (i = 0; i < cfg->n_headers; i++) {
-        const struct arb_judge_header *h = &cfg->headers[i];
-        const char *v = h->value ? h->value : getenv(h->value_env);
-        size_t n;
-
-        if (!v || !v[0])
-            return arb_err_set(err, ARB_EUSAGE,
-                               "/judge/headers/%s: the environment variable %s is not set",
-                               h->name, h->value_env);
-        if (strpbrk(v, "\r\n"))
-            return arb_err_set(err, ARB_EUSAGE,
-                               "/judge/headers/%s: the value holds a line break", h->name);
-        if (h->value_env && judge_secrets_add(&j->secrets, v) != ARB_OK)
-            return ARB_ENOMEM;
-        n = strlen(h->name) + strlen(v) + 3;
-        if (!(j->extra_headers[i] = malloc(n)))
-            return ARB_ENOMEM;
-        snprintf(j->extra_headers[i], n, "%s: %s", h->name, v);
+    rc = judge_header_lines(cfg, &j->secrets, &j->extra_headers, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < cfg->n_headers; i++)
         j->headers[3 + i] = j->extra_headers[i];
-    }
     j->n_headers = 3 + cfg->n_headers;
     return ARB_OK;
 }
@@ -175,10 +148,8 @@ void arb_judge_free(struct arb_judge *j)
         judge_call_free(j->calls[i]);
     free(j->calls);
     arb_transport_free(j->t);
-    wipe_free(j->key_header);
-    for (i = 0; j->extra_headers && i < j->cfg->n_headers; i++)
-        wipe_free(j->extra_headers[i]);
-    free(j->extra_headers);
+    judge_wipe_free(j->key_header);
+    judge_header_lines_free(j->extra_headers, j->cfg->n_headers);
     free(j->headers);
     judge_secrets_release(&j->secrets);
     free(j);

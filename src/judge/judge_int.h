@@ -314,6 +314,19 @@ enum arb_status judge_secrets_add(struct judge_secrets *s, const char *v);
 /* Wipe and free them. */
 void judge_secrets_release(struct judge_secrets *s);
 
+/* Overwrite s with zeros and free it (NULL: nothing): for what holds a secret. */
+void judge_wipe_free(char *s);
+
+/*
+ * The config's extra headers as lines "Name: value" in *lines (cfg->n_headers of them, each
+ * owned), a value from the environment added to s: ARB_EUSAGE naming the header when its
+ * variable is unset or the value holds a line break, ARB_ENOMEM.  Whatever the outcome, free
+ * *lines with judge_header_lines_free(*lines, cfg->n_headers).
+ */
+enum arb_status judge_header_lines(const struct arb_judge_config *cfg, struct judge_secrets *s,
+                                   char ***lines, struct arb_err *err);
+void judge_header_lines_free(char **lines, size_t n);
+
 /*
  * *out: a copy of text[0..len) with every secret replaced by "[REDACTED]"
  * (*out_len its length; the caller frees), or NULL when no secret occurs in

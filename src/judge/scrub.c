@@ -10,6 +10,7 @@
  * raw body or in a model's answer, are found as well as plain ones, in one
  * pass.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,54 @@ static enum arb_status add(struct judge_secrets *s, const char *v, size_t n)
     c[n] = '\0';
     s->v[s->n++] = c;
     return ARB_OK;
+}
+
+void judge_wipe_free(char *s)
+{
+    if (s) {
+        volatile char *p = s;
+
+        while (*p)
+            *p++ = 0;
+        free(s);
+    }
+}
+
+enum arb_status judge_header_lines(const struct arb_judge_config *cfg, struct judge_secrets *s,
+                                   char ***out, struct arb_err *err)
+{
+    char **lines = calloc(cfg->n_headers + 1, sizeof(*lines));
+
+    *out = lines;
+    if (!lines)
+        return ARB_ENOMEM;
+    for (size_t i = 0; i < cfg->n_headers; i++) {
+        const struct arb_judge_header *h = &cfg->headers[i];
+        const char *v = h->value ? h->value : getenv(h->value_env);
+        size_t n;
+
+        if (!v || !v[0])
+            return arb_err_set(err, ARB_EUSAGE,
+                               "/judge/headers/%s: the environment variable %s is not set",
+                               h->name, h->value_env);
+        if (strpbrk(v, "\r\n"))
+            return arb_err_set(err, ARB_EUSAGE,
+                               "/judge/headers/%s: the value holds a line break", h->name);
+        if (h->value_env && judge_secrets_add(s, v) != ARB_OK)
+            return ARB_ENOMEM;
+        n = strlen(h->name) + strlen(v) + 3;
+        if (!(lines[i] = malloc(n)))
+            return ARB_ENOMEM;
+        snprintf(lines[i], n, "%s: %s", h->name, v);
+    }
+    return ARB_OK;
+}
+
+void judge_header_lines_free(char **lines, size_t n)
+{
+    for (size_t i = 0; lines && i < n; i++)
+        judge_wipe_free(lines[i]);
+    free(lines);
 }
 
 enum arb_status judge_secrets_add(struct judge_secrets *s, const char *v)

@@ -389,6 +389,51 @@ Test(judge_batch, should_read_openai_result_files_with_crlf_and_no_final_newline
     hs_stop(&s);
 }
 
+Test(judge_batch, should_send_the_configs_extra_headers_on_batch_calls)
+{
+    /* A gateway's headers go on every call, as on the synchronous path (they did not). */
+    static const char out[] =
+        "{\"id\":\"batch_req_1\",\"custom_id\":\"t-0\",\"response\":{\"status_code\":200,"
+        "\"request_id\":\"r\",\"body\":{\"id\":\"chatcmpl-1\",\"choices\":[]}},\"error\":null}\n";
+    struct hs_reply replies[] = {{200, NULL, out, 0, 0, 0}};
+    struct hs_server s;
+    struct arb_judge_config cfg;
+    struct arb_batch_client *c = NULL;
+    struct arb_batch_remote b;
+    struct arb_err err = {{0}};
+    struct got g;
+    char json[400];
+
+    cr_assert_eq(setenv("ARB_TEST_BATCH_GW", "gw-secret-value-1", 1), 0);
+    hs_start(&s, replies, 1);
+    snprintf(json, sizeof(json),
+             "{\"provider\": \"openai\", \"model\": \"m\", \"api_key_env\": \"K\", "
+             "\"base_url\": \"http://127.0.0.1:%d/v1\", \"max_retries\": 0, \"headers\": "
+             "{\"X-Title\": \"Arbiter\", \"X-Gateway-Key\": {\"env\": \"ARB_TEST_BATCH_GW\"}}}",
+             s.port);
+    cr_assert_eq(parse(json, &cfg, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_batch_client_new(&cfg, "sk-secret-42", &c, &err), ARB_OK, "%s", err.msg);
+    memset(&b, 0, sizeof(b));
+    memset(&g, 0, sizeof(g));
+    snprintf(b.id, sizeof(b.id), "batch_1");
+    snprintf(b.output_file_id, sizeof(b.output_file_id), "file-out");
+    cr_assert_eq(arb_batch_results(c, &b, on_result, &g, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(g.n, 1);
+    cr_assert(strstr(s.seen, "X-Title: Arbiter\r\n"), "sent: %s", s.seen);
+    cr_assert(strstr(s.seen, "X-Gateway-Key: gw-secret-value-1\r\n"), "sent: %s", s.seen);
+    cr_assert(strstr(s.seen, "Authorization: Bearer sk-secret-42\r\n"), "sent: %s", s.seen);
+    arb_batch_client_free(c);
+    arb_judge_config_release(&cfg);
+    hs_stop(&s);
+    /* A header whose variable is unset is refused, naming it. */
+    cr_assert_eq(unsetenv("ARB_TEST_BATCH_GW"), 0);
+    cr_assert_eq(parse(json, &cfg, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_batch_client_new(&cfg, "sk-secret-42", &c, &err), ARB_EUSAGE);
+    cr_assert_null(c);
+    cr_assert(strstr(err.msg, "/judge/headers/X-Gateway-Key"), "%s", err.msg);
+    arb_judge_config_release(&cfg);
+}
+
 Test(judge_batch, should_read_anthropic_results_of_every_type)
 {
     static const char res[] =
