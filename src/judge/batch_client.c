@@ -35,7 +35,7 @@ enum arb_status arb_batch_client_new(const struct arb_judge_config *cfg, const c
     snprintf(c->base, sizeof(c->base), "%.*s", (int)len, base);
     c->cfg = cfg;
     n = strlen(api_key ? api_key : "") + 32;
-    c->key_header = malloc(n);
+    c->key_header = calloc(1, n); /* wiped on free: NUL until written */
     if (!c->key_header) {
         free(c);
         return ARB_ENOMEM;

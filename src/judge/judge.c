@@ -82,7 +82,7 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
     j->random = judge_random_bytes;
     j->mode = cfg->response_format;
     n = strlen(api_key ? api_key : "") + 32;
-    j->key_header = malloc(n);
+    j->key_header = calloc(1, n); /* wiped on free: NUL until written */
     rc = judge_secrets_init(&j->secrets, api_key, cfg->base_url);
     if (!rc)
         rc = j->key_header ? extra_headers(j, err) : ARB_ENOMEM;
