@@ -76,6 +76,24 @@ struct arb_store *fx_open_store(unsigned flags)
     return st;
 }
 
+int64_t fx_new_run(struct arb_store *st, const char *systems_json)
+{
+    struct arb_run_row r = {.suite_path = "s.json",
+                            .suite_name = "fixture",
+                            .suite_sha256 = "00",
+                            .suite_json = "{}",
+                            .systems_json = systems_json,
+                            .seed = 1,
+                            .version = "0"};
+    struct arb_err err = {{0}};
+    int64_t id = 0;
+
+    cr_assert_eq(arb_store_begin(st, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_store_run_create(st, &r, &id, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_store_commit(st, &err), ARB_OK, "%s", err.msg);
+    return id;
+}
+
 /* One integer or text from the file through a connection of the test's own. */
 int64_t fx_raw_int(const char *sql)
 {

@@ -22,6 +22,9 @@ char *fx_read_file(const char *path, size_t *len);
 /* arb_store_open on fx_db_path, asserting success. */
 struct arb_store *fx_open_store(unsigned flags);
 
+/* A run of systems_json (a JSON array of {"name", "path"}) created and committed; its id. */
+int64_t fx_new_run(struct arb_store *st, const char *systems_json);
+
 /* Through a connection of the test's own: one integer from sql, or run sql. */
 int64_t fx_raw_int(const char *sql);
 void fx_raw_exec(const char *sql);

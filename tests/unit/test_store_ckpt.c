@@ -29,19 +29,7 @@ static long long file_size(const char *suffix)
 
 static int64_t new_run(struct arb_store *st)
 {
-    struct arb_run_row r = {.suite_path = "s.json",
-                            .suite_sha256 = "00",
-                            .suite_json = "{}",
-                            .systems_json = "[{\"name\":\"a\",\"path\":\"a\"}]",
-                            .seed = 1,
-                            .version = "0"};
-    struct arb_err err = {{0}};
-    int64_t id = 0;
-
-    cr_assert_eq(arb_store_begin(st, &err), ARB_OK, "%s", err.msg);
-    cr_assert_eq(arb_store_run_create(st, &r, &id, &err), ARB_OK, "%s", err.msg);
-    cr_assert_eq(arb_store_commit(st, &err), ARB_OK, "%s", err.msg);
-    return id;
+    return fx_new_run(st, "[{\"name\":\"a\",\"path\":\"a\"}]");
 }
 
 Test(store_ckpt, should_checkpoint_on_its_thread_and_keep_the_log_short, .init = fx_setup,

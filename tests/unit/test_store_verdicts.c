@@ -48,16 +48,9 @@ static void seen_release(struct seen *s)
 
 static int64_t setup_run(struct arb_store *st, int cases)
 {
-    struct arb_run_row r = {.suite_path = "suite.json",
-                            .suite_sha256 = "00",
-                            .suite_json = "{}",
-                            .systems_json = "[{\"name\":\"a\"},{\"name\":\"b\"}]",
-                            .seed = 1,
-                            .version = "t"};
     struct arb_err err = {{0}};
-    int64_t run = 0;
+    int64_t run = fx_new_run(st, "[{\"name\":\"a\"},{\"name\":\"b\"}]");
 
-    cr_assert_eq(arb_store_run_create(st, &r, &run, &err), ARB_OK, "%s", err.msg);
     cr_assert_eq(arb_store_begin(st, &err), ARB_OK, "%s", err.msg);
     for (int i = 0; i < cases; i++) {
         char id[16];

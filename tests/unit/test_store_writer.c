@@ -21,21 +21,7 @@
 
 static int64_t new_run(struct arb_store *st)
 {
-    struct arb_run_row r = {.suite_path = "s.json",
-                            .suite_name = "writer",
-                            .suite_sha256 = "00",
-                            .suite_json = "{}",
-                            .systems_json = "[{\"name\":\"a\",\"path\":\"a\"},"
-                                            "{\"name\":\"b\",\"path\":\"b\"}]",
-                            .seed = 1,
-                            .version = "0"};
-    struct arb_err err = {{0}};
-    int64_t id = 0;
-
-    cr_assert_eq(arb_store_begin(st, &err), ARB_OK, "%s", err.msg);
-    cr_assert_eq(arb_store_run_create(st, &r, &id, &err), ARB_OK, "%s", err.msg);
-    cr_assert_eq(arb_store_commit(st, &err), ARB_OK, "%s", err.msg);
-    return id;
+    return fx_new_run(st, "[{\"name\":\"a\",\"path\":\"a\"},{\"name\":\"b\",\"path\":\"b\"}]");
 }
 
 /* Every kind of write, with NULLs, NaN, NUL bytes in an output, and a commit every 64 cases. */
