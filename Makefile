@@ -177,6 +177,7 @@ test-cli:
 	@sh tests/cli/kill_judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/judge_batch.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/judge_overlap.sh $(BUILD)/arbiter $(BUILD)/judge_sim
+	@sh tests/cli/run_lock.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/identity.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/nofiles.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/judge_failures.sh $(BUILD)/arbiter $(BUILD)/judge_sim

@@ -100,6 +100,13 @@ enum arb_status arb_store_run_set_status(struct arb_store *st, int64_t id, const
                                          struct arb_err *err);
 
 /*
+ * Hold run's lock until st closes: one process at a time continues a run (store_lock.c).
+ * ARB_EDB with a message saying so when another process (or another store of this one)
+ * holds it; the kernel releases it when the holder ends, however it ends.
+ */
+enum arb_status arb_store_lock_run(struct arb_store *st, int64_t run, struct arb_err *err);
+
+/*
  * Resolve "latest" (the newest run of kind "run") or a decimal id into *id.
  * ARB_EUSAGE with a message naming the database when there is no such run.
  */

@@ -99,7 +99,9 @@ enum arb_status arb_run_batches_poll(struct arb_store *st, int64_t run,
     *running = 0;
     if (!cfg->batch)
         return ARB_OK;
-    rs = arb_batch_client_new(cfg, api_key, &c, err);
+    rs = arb_store_lock_run(st, run, err);
+    if (!rs)
+        rs = arb_batch_client_new(cfg, api_key, &c, err);
     if (!rs)
         rs = batches_advance(st, run, c, cfg, bo, -1, running, err);
     arb_batch_client_free(c);

@@ -568,6 +568,9 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
     r.source = opts->source ? opts->source : &r.files;
     /* A changed input is refused before anything is written, and before r.run is set:
      * the caller is not told to resume a run that cannot be resumed. */
+    /* One process at a time continues a run: a second would ask the judge again. */
+    if (!rc && opts->resume_run)
+        rc = arb_store_lock_run(st, opts->resume_run, err);
     if (!rc && opts->resume_run && r.source->files)
         rc = run_inputs_check(st, opts->resume_run, suite, err);
     if (!rc && opts->resume_run) {
@@ -581,6 +584,8 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
         rc = run_scope_init(&r.scope, opts->select, opts->shard_k, opts->shard_n);
         if (!rc)
             rc = run_create(st, suite, opts, &r.run, err);
+        if (!rc)
+            rc = arb_store_lock_run(st, r.run, err);
     }
     if (!rc)
         rc = run_open_writer(&r, !opts->judge);

@@ -695,6 +695,7 @@ enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_stor
         return arb_err_set(err, ARB_ENOMEM, "out of memory opening '%s'", path);
     st->flags = flags;
     st->wal_pages = STORE_WAL_PAGES;
+    st->lock_fd = -1;
     arb_buf_init(&st->scratch, 0);
     st->path = malloc(strlen(path) + 1);
     if (!st->path) {
@@ -740,6 +741,7 @@ void arb_store_close(struct arb_store *st)
     if (st->db && !sqlite3_get_autocommit(st->db))
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close_v2(st->db);
+    store_lock_close(st);
     store_ci_search_free(st->ci_search);
     store_texts_free(st);
     free(st->path);

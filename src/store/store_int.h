@@ -110,6 +110,7 @@ struct arb_store {
     /* owned: the thread checkpointing a run's WAL (store_ckpt.c); NULL when none */
     struct store_ckpt *ckpt;
     int wal_pages; /* checkpoint at this many pages in the log (STORE_WAL_PAGES) */
+    int lock_fd;   /* the runs' lock file (store_lock.c), -1 until a run is locked */
     struct arb_buf scratch; /* a check record's text without its observed text */
 };
 
@@ -160,6 +161,9 @@ void store_ckpt_start(struct arb_store *st);
 void store_ckpt_stop(struct arb_store *st);
 unsigned long store_ckpt_runs(const struct arb_store *st);
 int store_set_wal_pages(struct arb_store *st, int pages);
+
+/* Release the runs this store locked (arb_store_lock_run); store_lock.c. */
+void store_lock_close(struct arb_store *st);
 
 /* Free s and what it holds (NULL: nothing); case_index_search.c. */
 void store_ci_search_free(struct store_ci_search *s);
