@@ -2,8 +2,8 @@
 # replay, replay --rejudge and compare read their inputs through the run engine's sources
 # and write nothing but their output (issue 16): every file or directory they create, as
 # strace sees the system calls, must be their -o output (and its temporary file beside it)
-# or their --db database (with SQLite's -wal, -shm and -journal files).  No staging folder,
-# no copied database, no temporary suite.
+# or their --db database (with SQLite's -wal, -shm and -journal files, and the runs' -lock).
+# No staging folder, no copied database, no temporary suite.
 # usage: tests/cli/nofiles.sh path/to/arbiter path/to/judge_sim
 . "$(dirname "$0")/lib.sh"
 ARB="$1"
@@ -42,9 +42,9 @@ cat >"$T/judge.json" <<JSON
 JSON
 export ARB_NOFILES_KEY=nofiles-key
 dbre=$(printf '%s' "$DB" | sed 's/[.[\*^$()+?{|]/\\&/g')
-watch "replay" "^$dbre(-wal|-shm|-journal)?\$" -- $ARB replay 1 --db "$DB"
+watch "replay" "^$dbre(-wal|-shm|-journal|-lock)?\$" -- $ARB replay 1 --db "$DB"
 grep -q 'all identical' "$T/out" && ok || bad "replay did not re-derive the run: $(cat "$T/out")"
-watch "replay --rejudge" "^$dbre(-wal|-shm|-journal)?\$" -- $ARB replay 1 --rejudge "$T/judge.json" --db "$DB"
+watch "replay --rejudge" "^$dbre(-wal|-shm|-journal|-lock)?\$" -- $ARB replay 1 --rejudge "$T/judge.json" --db "$DB"
 grep -q 'deterministic records equal run 1' "$T/out" && ok || bad "rejudge: $(cat "$T/out")"
 printf 'The capital is Paris.\n' >"$T/a.txt"
 mkdir -p "$T/bdir/sub"
@@ -56,7 +56,7 @@ watch "compare" "^$outre(\\.[0-9]+\\.[0-9]+\\.tmp)?\$" -- $ARB compare --task "C
     --judge "$T/judge.json" -o "$out" "$T/a.txt" "$T/bdir"
 [ -s "$out" ] && ok || bad "compare wrote no comparison"
 grep -q '"winner"' "$out" && ok || bad "compare's comparison has no winner member"
-watch "compare --db" "^($outre(\\.[0-9]+\\.[0-9]+\\.tmp)?|$dbre(-wal|-shm|-journal)?)\$" -- \
+watch "compare --db" "^($outre(\\.[0-9]+\\.[0-9]+\\.tmp)?|$dbre(-wal|-shm|-journal|-lock)?)\$" -- \
     $ARB compare --task "Capital of France?" --judge "$T/judge.json" --db "$DB" -o "$out" \
     "$T/a.txt" "$T/bdir"
 test_done
