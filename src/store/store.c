@@ -6,7 +6,8 @@
  * Opening sets WAL mode (writers), foreign keys, synchronous=NORMAL and a
  * busy timeout, checks that the file is an Arbiter database (or empty),
  * applies the migrations newer than its PRAGMA user_version (one transaction
- * each) and prepares every statement once.  WAL with synchronous=NORMAL
+ * each; an empty file gets the schema they leave in one, db/schema-fresh.sql)
+ * and prepares every statement once.  WAL with synchronous=NORMAL
  * keeps every committed transaction across a killed process; only a power
  * failure may lose the last ones.  The records themselves are written by
  * store_put.c and store_runs.c and read by store_read.c.
@@ -404,8 +405,11 @@ static char *join_parts(const char *const *parts)
     return s;
 }
 
-/* Apply one migration in its own transaction, unless another process got there first. */
-static enum arb_status apply_migration(struct arb_store *st, const struct migration *m,
+/*
+ * Apply one migration in its own transaction, unless another process got there first; with
+ * fresh, m is the whole schema in one step, applied only to a file still empty.
+ */
+static enum arb_status apply_migration(struct arb_store *st, const struct migration *m, int fresh,
                                        struct arb_err *err)
 {
     enum arb_status ret = begin_immediate(st, err);
@@ -418,7 +422,7 @@ static enum arb_status apply_migration(struct arb_store *st, const struct migrat
     rc = query_int(st, "PRAGMA user_version", &version);
     if (rc != SQLITE_OK) {
         ret = store_fail(st, rc, err, "read the schema version");
-    } else if (version < m->version) {
+    } else if (fresh ? version == 0 : version < m->version) {
         text = join_parts(m->parts);
         if (!text) {
             ret = arb_err_set(err, ARB_ENOMEM, "out of memory migrating '%s'", st->path);
@@ -481,10 +485,23 @@ static enum arb_status check_and_migrate(struct arb_store *st, struct arb_err *e
                            "'arbiter migrate --db %s'",
                            st->path, (long long)version, LATEST_SCHEMA, st->path);
     }
+    if (version == 0 && store_fresh_schema_version == LATEST_SCHEMA) {
+        /* An empty file: the schema the migrations leave, made in one step (each ALTERing
+         * migration made SQLite parse the whole schema again).  Generated from them, it is
+         * used only when it ends with the last one. */
+        const struct migration fresh = {LATEST_SCHEMA, store_fresh_schema_sql_parts, ""};
+        enum arb_status ret = apply_migration(st, &fresh, 1, err);
+
+        if (ret != ARB_OK)
+            return ret;
+        rc = query_int(st, "PRAGMA user_version", &version);
+        if (rc != SQLITE_OK)
+            return store_fail(st, rc, err, "read the schema version");
+    }
     for (size_t i = 0; i < N_MIGRATIONS; i++) {
         if (migrations[i].version <= version)
             continue;
-        enum arb_status ret = apply_migration(st, &migrations[i], err);
+        enum arb_status ret = apply_migration(st, &migrations[i], 0, err);
         if (ret != ARB_OK)
             return ret;
     }
@@ -658,6 +675,14 @@ static char *immutable_uri(const char *path)
     }
     memcpy(u + at, tail, sizeof(tail));
     return u;
+}
+
+const char *const *store_migration_sql(int version)
+{
+    for (size_t i = 0; i < N_MIGRATIONS; i++)
+        if (migrations[i].version == version)
+            return migrations[i].parts;
+    return NULL;
 }
 
 int arb_store_latest_schema(void)
