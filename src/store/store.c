@@ -750,6 +750,7 @@ void arb_store_close(struct arb_store *st)
 {
     if (!st)
         return;
+    store_checkpoint_stop(st);
     for (int q = 0; q < Q_N; q++)
         sqlite3_finalize(st->stmt[q]);
     if (st->db && !sqlite3_get_autocommit(st->db))

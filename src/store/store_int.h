@@ -103,7 +103,12 @@ struct arb_store {
      * until a check is put */
     struct store_texts *texts;
     struct arb_buf scratch; /* a check record's text without its observed text */
+    /* owned: the thread checkpointing ahead (store_checkpoint.c), NULL when none */
+    struct store_ckpt *ckpt;
 };
+
+/* Stop checkpointing ahead (join the thread, close its connection); before closing st. */
+void store_checkpoint_stop(struct arb_store *st);
 
 /*
  * Enforce foreign keys on st's connection (on: 1), as every connection does from its opening;
