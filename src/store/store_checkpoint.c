@@ -23,7 +23,8 @@
 #define AHEAD_FRAMES 256 /* 1 MB of 4 KB pages: a round of replies or so */
 
 struct store_ckpt {
-    sqlite3 *db;    /* the thread's own connection */
+    const char *path; /* the database's, as SQLite has it (the store's connection owns it) */
+    sqlite3 *db;      /* the thread's own connection, opened and used by the thread alone */
     int autoframes; /* the store's wal_autocheckpoint, kept by the hook meanwhile */
     pthread_t thread;
     pthread_mutex_t mu;
@@ -36,6 +37,11 @@ static void *checkpoint_thread(void *arg)
 {
     struct store_ckpt *c = arg;
 
+    /* Opened here, not on the caller's thread: its first checkpoint reads the schema. */
+    if (sqlite3_open_v2(c->path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+            SQLITE_OK ||
+        sqlite3_exec(c->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
+        return NULL; /* no checkpoints ahead: closing does them all */
     pthread_mutex_lock(&c->mu);
     for (;;) {
         while (!c->due && !c->stop)
@@ -99,10 +105,8 @@ void arb_store_checkpoint_ahead(struct arb_store *st)
         free(c);
         return;
     }
-    if (sqlite3_open_v2(sqlite3_db_filename(st->db, "main"), &c->db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
-        sqlite3_exec(c->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK ||
-        pthread_create(&c->thread, NULL, checkpoint_thread, c)) {
+    c->path = sqlite3_db_filename(st->db, "main");
+    if (!c->path || pthread_create(&c->thread, NULL, checkpoint_thread, c)) {
         ckpt_free(c);
         return;
     }
