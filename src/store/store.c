@@ -405,10 +405,8 @@ static char *join_parts(const char *const *parts)
     return s;
 }
 
-/*
- * Apply one migration in its own transaction, unless another process got there first; with
- * fresh, m is the whole schema in one step, applied only to a file still empty.
- */
+/* Apply one migration in its own transaction, unless another process got there first; with
+ * fresh, m is the whole schema in one step, applied only to a file still empty. */
 static enum arb_status apply_migration(struct arb_store *st, const struct migration *m, int fresh,
                                        struct arb_err *err)
 {
@@ -486,9 +484,8 @@ static enum arb_status check_and_migrate(struct arb_store *st, struct arb_err *e
                            st->path, (long long)version, LATEST_SCHEMA, st->path);
     }
     if (version == 0 && store_fresh_schema_version == LATEST_SCHEMA) {
-        /* An empty file: the schema the migrations leave, made in one step (each ALTERing
-         * migration made SQLite parse the whole schema again).  Generated from them, it is
-         * used only when it ends with the last one. */
+        /* The schema the migrations leave, in one step (each ALTERing migration made SQLite
+         * parse the whole schema again); generated from them, used when it ends with the last. */
         const struct migration fresh = {LATEST_SCHEMA, store_fresh_schema_sql_parts, ""};
         enum arb_status ret = apply_migration(st, &fresh, 1, err);
 
