@@ -25,7 +25,7 @@
 struct store_ckpt {
     const char *path; /* the database's, as SQLite has it (the store's connection owns it) */
     sqlite3 *db;      /* the thread's own connection, opened and used by the thread alone */
-    int autoframes; /* the store's wal_autocheckpoint, kept by the hook meanwhile */
+    int autoframes;   /* the store's wal_autocheckpoint, kept by the hook meanwhile */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t wake;
