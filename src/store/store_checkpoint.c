@@ -33,15 +33,25 @@ struct store_ckpt {
     int stop; /* under mu */
 };
 
+/* The thread's connection, opened at its first checkpoint: opening reads the schema, which
+ * would compete with the run's first questions for the CPU.  0 when it cannot be opened. */
+static int connected(struct store_ckpt *c)
+{
+    if (c->db)
+        return 1;
+    if (sqlite3_open_v2(c->path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) ==
+            SQLITE_OK &&
+        sqlite3_exec(c->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) == SQLITE_OK)
+        return 1;
+    sqlite3_close(c->db);
+    c->db = NULL;
+    return 0;
+}
+
 static void *checkpoint_thread(void *arg)
 {
     struct store_ckpt *c = arg;
 
-    /* Opened here, not on the caller's thread: its first checkpoint reads the schema. */
-    if (sqlite3_open_v2(c->path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-            SQLITE_OK ||
-        sqlite3_exec(c->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
-        return NULL; /* no checkpoints ahead: closing does them all */
     pthread_mutex_lock(&c->mu);
     for (;;) {
         while (!c->due && !c->stop)
@@ -50,6 +60,8 @@ static void *checkpoint_thread(void *arg)
             break;
         c->due = 0;
         pthread_mutex_unlock(&c->mu);
+        if (!connected(c))
+            return NULL; /* no checkpoints ahead: closing does them all */
         sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         pthread_mutex_lock(&c->mu);
     }
