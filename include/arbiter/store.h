@@ -57,6 +57,17 @@ enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_stor
                                struct arb_err *err);
 void arb_store_close(struct arb_store *st);
 
+/*
+ * From now until arb_store_close, copy what st's connection commits into the database file on
+ * a thread of the store's (a connection of its own, a checkpoint whenever the WAL holds 1 MB or
+ * more), so that closing has little left to copy and sync.  For a writer that spends its time
+ * waiting on something else (a run asking its judge) while committing often.  Best effort:
+ * without a thread (none could be started) closing does it all, as before.  Not for a
+ * read-only store, nor while st's connection is shared with another thread (ARB_STORE_UNSHARED
+ * is the caller's promise; the commits' hook runs on the committing thread).
+ */
+void arb_store_checkpoint_ahead(struct arb_store *st);
+
 enum arb_status arb_store_begin(struct arb_store *st, struct arb_err *err);
 enum arb_status arb_store_commit(struct arb_store *st, struct arb_err *err);
 void arb_store_rollback(struct arb_store *st);

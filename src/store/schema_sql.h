@@ -39,4 +39,13 @@ extern const char *const store_migration10_sql_parts[];
 /* db/migrations/011-verdict-texts.sql (src/store/migration11_sql.c). */
 extern const char *const store_migration11_sql_parts[];
 
+/* db/schema-fresh.sql (src/store/schema_fresh_sql.c): the schema every migration above leaves,
+ * made in one step, and the migration it ends with (both generated from the files above). */
+extern const char *const store_fresh_schema_sql_parts[];
+extern const int store_fresh_schema_version;
+
+/* The literals of migration version (1 is db/schema.sql), as migrations[] applies them one by
+ * one (store.c); NULL for a version it does not have.  For the tests. */
+const char *const *store_migration_sql(int version);
+
 #endif

@@ -1,12 +1,13 @@
 /*
- * store.c - opening, migrating and closing the SQLite record; transactions;
- * the statement table (the binding and reading helpers the other files of
- * src/store/ share are in store_util.c).
+ * store.c - opening and closing the SQLite record; transactions; the statement
+ * table (the binding and reading helpers the other files of src/store/ share are
+ * in store_util.c; the schema and its migrations in store_migrate.c).
  *
  * Opening sets WAL mode (writers), foreign keys, synchronous=NORMAL and a
  * busy timeout, checks that the file is an Arbiter database (or empty),
  * applies the migrations newer than its PRAGMA user_version (one transaction
- * each) and prepares every statement once.  WAL with synchronous=NORMAL
+ * each; an empty file gets the schema they leave in one, db/schema-fresh.sql)
+ * and prepares every statement once.  WAL with synchronous=NORMAL
  * keeps every committed transaction across a killed process; only a power
  * failure may lose the last ones.  The records themselves are written by
  * store_put.c and store_runs.c and read by store_read.c.
@@ -20,36 +21,10 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
-#include "schema_sql.h"
 #include "store_int.h"
 
 #define BUSY_TIMEOUT_MS 5000
 #define BEGIN_ATTEMPTS  3
-#define APPLICATION_ID  0x41524249 /* "ARBI" in the database header */
-
-/* The migrations, in order; a database's user_version is the last one applied. */
-struct migration {
-    int version;
-    const char *const *parts; /* SQL text, split into literals; NULL-terminated */
-    const char *stamp;        /* fixed text: sets application_id and user_version */
-};
-
-static const struct migration migrations[] = {
-    {1, store_schema_sql_parts, "PRAGMA application_id = 1095909961; PRAGMA user_version = 1;"},
-    {2, store_migration2_sql_parts, "PRAGMA user_version = 2;"},
-    {3, store_migration3_sql_parts, "PRAGMA user_version = 3;"},
-    {4, store_migration4_sql_parts, "PRAGMA user_version = 4;"},
-    {5, store_migration5_sql_parts, "PRAGMA user_version = 5;"},
-    {6, store_migration6_sql_parts, "PRAGMA user_version = 6;"},
-    {7, store_migration7_sql_parts, "PRAGMA user_version = 7;"},
-    {8, store_migration8_sql_parts, "PRAGMA user_version = 8;"},
-    {9, store_migration9_sql_parts, "PRAGMA user_version = 9;"},
-    {10, store_migration10_sql_parts, "PRAGMA user_version = 10;"},
-    {11, store_migration11_sql_parts, "PRAGMA user_version = 11;"},
-};
-
-#define N_MIGRATIONS  (sizeof(migrations) / sizeof(migrations[0]))
-#define LATEST_SCHEMA (migrations[N_MIGRATIONS - 1].version)
 
 #define RUN_COLUMNS                                                                                \
     "r.id, r.created_at, r.status, r.suite_path, r.suite_name, r.suite_sha256, r.suite_json, "     \
@@ -350,7 +325,7 @@ void store_release(struct arb_store *st, enum store_stmt q, sqlite3_stmt *s)
 /* ---- opening ------------------------------------------------------------------------------ */
 
 /* Run a statement with no parameters that returns at most one integer (PRAGMA x). */
-static int query_int(struct arb_store *st, const char *text, int64_t *v)
+int store_query_int(struct arb_store *st, const char *text, int64_t *v)
 {
     sqlite3_stmt *s = NULL;
     int rc = sqlite3_prepare_v2(st->db, text, -1, &s, NULL);
@@ -369,8 +344,8 @@ static int query_int(struct arb_store *st, const char *text, int64_t *v)
 }
 
 /* A failure while reading the file at open: "not a database" gets its own wording. */
-static enum arb_status open_fail(struct arb_store *st, int rc, struct arb_err *err,
-                                 const char *what)
+enum arb_status store_open_fail(struct arb_store *st, int rc, struct arb_err *err,
+                                const char *what)
 {
     if ((rc & 0xff) == SQLITE_NOTADB)
         return arb_err_set(err, ARB_EDB, "'%s' is not an Arbiter database (%s)", st->path,
@@ -378,7 +353,7 @@ static enum arb_status open_fail(struct arb_store *st, int rc, struct arb_err *e
     return store_fail(st, rc, err, "%s", what);
 }
 
-static enum arb_status begin_immediate(struct arb_store *st, struct arb_err *err)
+enum arb_status store_begin_immediate(struct arb_store *st, struct arb_err *err)
 {
     int rc = SQLITE_BUSY;
 
@@ -388,114 +363,6 @@ static enum arb_status begin_immediate(struct arb_store *st, struct arb_err *err
     }
     if (rc != SQLITE_OK)
         return store_fail(st, rc, err, "begin a transaction");
-    return ARB_OK;
-}
-
-/* Join a migration's literals into one string (caller frees). */
-static char *join_parts(const char *const *parts)
-{
-    size_t n = 0, at = 0;
-    char *s;
-
-    for (size_t i = 0; parts[i]; i++)
-        n += strlen(parts[i]);
-    s = malloc(n + 1);
-    if (!s)
-        return NULL;
-    for (size_t i = 0; parts[i]; i++) {
-        size_t k = strlen(parts[i]);
-
-        memcpy(s + at, parts[i], k);
-        at += k;
-    }
-    s[at] = '\0';
-    return s;
-}
-
-/* Apply one migration in its own transaction, unless another process got there first. */
-static enum arb_status apply_migration(struct arb_store *st, const struct migration *m,
-                                       struct arb_err *err)
-{
-    enum arb_status ret = begin_immediate(st, err);
-    int64_t version = 0;
-    char *text;
-    int rc;
-
-    if (ret != ARB_OK)
-        return ret;
-    rc = query_int(st, "PRAGMA user_version", &version);
-    if (rc != SQLITE_OK) {
-        ret = store_fail(st, rc, err, "read the schema version");
-    } else if (version < m->version) {
-        text = join_parts(m->parts);
-        if (!text) {
-            ret = arb_err_set(err, ARB_ENOMEM, "out of memory migrating '%s'", st->path);
-        } else {
-            rc = sqlite3_exec(st->db, text, NULL, NULL, NULL);
-            if (rc == SQLITE_OK)
-                rc = sqlite3_exec(st->db, m->stamp, NULL, NULL, NULL);
-            if (rc != SQLITE_OK)
-                ret = store_fail(st, rc, err, "apply schema migration %d", m->version);
-            free(text);
-        }
-    }
-    if (ret == ARB_OK) {
-        rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
-        if (rc != SQLITE_OK)
-            ret = store_fail(st, rc, err, "commit schema migration %d", m->version);
-    }
-    if (ret != ARB_OK && !sqlite3_get_autocommit(st->db))
-        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-    return ret;
-}
-
-/*
- * Decide what the file is: an Arbiter database (migrate it when older), an
- * empty file (create the schema), or anything else (refuse).
- */
-static enum arb_status check_and_migrate(struct arb_store *st, struct arb_err *err)
-{
-    int64_t app = 0, version = 0, tables = 0;
-    int rc = query_int(st, "PRAGMA application_id", &app);
-
-    if (rc == SQLITE_OK)
-        rc = query_int(st, "PRAGMA user_version", &version);
-    if (rc == SQLITE_OK)
-        rc = query_int(st, "SELECT count(*) FROM sqlite_master", &tables);
-    if (rc != SQLITE_OK)
-        return open_fail(st, rc, err, "read the schema version");
-    if ((version > 0 || app != 0) && app != APPLICATION_ID)
-        return arb_err_set(err, ARB_EDB,
-                           "'%s' is not an Arbiter database (application_id %lld, user_version "
-                           "%lld)",
-                           st->path, (long long)app, (long long)version);
-    if (version == 0 && tables > 0)
-        return arb_err_set(err, ARB_EDB,
-                           "'%s' is not an Arbiter database (it has tables but no schema version)",
-                           st->path);
-    if (version > LATEST_SCHEMA)
-        return arb_err_set(err, ARB_ESCHEMA,
-                           "'%s' has schema version %lld, newer than this build of Arbiter knows "
-                           "(%d); use a newer Arbiter",
-                           st->path, (long long)version, LATEST_SCHEMA);
-    if (version == LATEST_SCHEMA)
-        return ARB_OK;
-    if (st->flags & ARB_STORE_READONLY) {
-        if (version == 0)
-            return arb_err_set(err, ARB_EDB, "'%s' is not an Arbiter database (it is empty)",
-                               st->path);
-        return arb_err_set(err, ARB_ESCHEMA,
-                           "'%s' has schema version %lld and needs migrating to %d: run "
-                           "'arbiter migrate --db %s'",
-                           st->path, (long long)version, LATEST_SCHEMA, st->path);
-    }
-    for (size_t i = 0; i < N_MIGRATIONS; i++) {
-        if (migrations[i].version <= version)
-            continue;
-        enum arb_status ret = apply_migration(st, &migrations[i], err);
-        if (ret != ARB_OK)
-            return ret;
-    }
     return ARB_OK;
 }
 
@@ -514,9 +381,9 @@ static int size_cache(struct arb_store *st)
     int rc;
 
     if (st->flags & ARB_STORE_READONLY)
-        return st->flags & ARB_STORE_STREAM ? query_int(st, "PRAGMA cache_size = -2048", NULL)
+        return st->flags & ARB_STORE_STREAM ? store_query_int(st, "PRAGMA cache_size = -2048", NULL)
                                             : SQLITE_OK;
-    rc = query_int(st, "PRAGMA cache_size = -8192", NULL);
+    rc = store_query_int(st, "PRAGMA cache_size = -8192", NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_wal_autocheckpoint(st->db, st->wal_pages);
     return rc;
@@ -532,9 +399,9 @@ static enum arb_status configure(struct arb_store *st, struct arb_err *err)
     if (!(st->flags & ARB_STORE_READONLY) && sqlite3_db_readonly(st->db, "main") == 1)
         return arb_err_set(err, ARB_EDB,
                            "cannot open '%s' for writing: read-only file or directory", st->path);
-    rc = query_int(st, "PRAGMA foreign_keys = ON", NULL);
+    rc = store_query_int(st, "PRAGMA foreign_keys = ON", NULL);
     if (rc != SQLITE_OK)
-        return open_fail(st, rc, err, "enable foreign keys");
+        return store_open_fail(st, rc, err, "enable foreign keys");
     /* Reports read every verdict: a larger page cache keeps them from re-reading pages
      * through the kernel (32 MB).  No memory-mapped reads: a mapping of up to 256 MB made a
      * report's resident memory grow with the run (every page it touched counted), 278 MB for
@@ -542,30 +409,30 @@ static enum arb_status configure(struct arb_store *st, struct arb_err *err)
      * (0.31 s against 0.27 s; the statistical report 0.78 s / 354 MB against 0.66 s / 92 MB;
      * issue 21).  A read-only connection reads its rows in order, once: 4 MB serve it as well
      * (markdown of 100,000 cases 0.44 s / 16 MB against 0.50 s / 55 MB with 32 MB). */
-    rc = query_int(st,
+    rc = store_query_int(st,
                    st->flags & ARB_STORE_READONLY ? "PRAGMA cache_size = -4096" /* 4 MB */
                                                   : "PRAGMA cache_size = -32768",
                    NULL);
     if (rc == SQLITE_OK)
         rc = size_cache(st);
     if (rc == SQLITE_OK && (st->flags & ARB_STORE_READONLY))
-        rc = query_int(st, "PRAGMA mmap_size = 0", NULL);
+        rc = store_query_int(st, "PRAGMA mmap_size = 0", NULL);
     if (rc != SQLITE_OK)
-        return open_fail(st, rc, err, "read the database");
+        return store_open_fail(st, rc, err, "read the database");
     if (!(st->flags & ARB_STORE_READONLY)) {
-        rc = query_int(st, "PRAGMA journal_mode = WAL", NULL);
+        rc = store_query_int(st, "PRAGMA journal_mode = WAL", NULL);
         if (rc != SQLITE_OK)
-            return open_fail(st, rc, err, "set WAL mode");
-        rc = query_int(st, "PRAGMA synchronous = NORMAL", NULL);
+            return store_open_fail(st, rc, err, "set WAL mode");
+        rc = store_query_int(st, "PRAGMA synchronous = NORMAL", NULL);
         if (rc != SQLITE_OK)
-            return open_fail(st, rc, err, "set synchronous mode");
+            return store_open_fail(st, rc, err, "set synchronous mode");
     }
     return ARB_OK;
 }
 
 void store_foreign_keys(struct arb_store *st, int on)
 {
-    query_int(st, on ? "PRAGMA foreign_keys = ON" : "PRAGMA foreign_keys = OFF", NULL);
+    store_query_int(st, on ? "PRAGMA foreign_keys = ON" : "PRAGMA foreign_keys = OFF", NULL);
 }
 
 /* A rollback may take back check texts the store remembers having written: forget them. */
@@ -599,7 +466,7 @@ static enum arb_status open_db(struct arb_store *st, const char *name, int oflag
     } else {
         ret = configure(st, err);
         if (ret == ARB_OK)
-            ret = check_and_migrate(st, err);
+            ret = store_check_and_migrate(st, err);
         if (ret == ARB_OK)
             ret = prepare_all(st, err);
         if (ret == ARB_OK)
@@ -666,11 +533,6 @@ static char *immutable_uri(const char *path)
     }
     memcpy(u + at, tail, sizeof(tail));
     return u;
-}
-
-int arb_store_latest_schema(void)
-{
-    return LATEST_SCHEMA;
 }
 
 const char *arb_store_path(const struct arb_store *st)

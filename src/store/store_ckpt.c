@@ -12,6 +12,10 @@
  * while the writer goes on appending.  When the log has been copied whole, the writer's next
  * transaction starts it again from its beginning, so it stays about as long as before.
  *
+ * A run that waits on its judge commits every reply and is otherwise idle: checkpointing ahead
+ * (store.h: arb_store_checkpoint_ahead) makes the thread copy every megabyte, so that the close
+ * after the last reply has little left to sync and copy (500 replies left 19 MB, 25-35 ms).
+ *
  * Nothing changes what a kill keeps: every commit is in the log before the hook runs, and a
  * checkpoint only copies committed pages.  The thread and its connection start on the first
  * checkpoint due (a small run never starts them).  When they cannot start, the hook
@@ -23,14 +27,18 @@
 
 #include "store_int.h"
 
+/* Checkpointing ahead: a megabyte of 4 KB pages, a round of a judge's replies or so. */
+#define AHEAD_PAGES 256
+
 struct store_ckpt {
     char *path; /* the database file, for the thread's connection */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t due_cv;
-    int pages;   /* a checkpoint is due at this many pages in the log (st->wal_pages) */
-    int started; /* the thread was created (joined by stop) */
     /* under mu: */
+    int pages;   /* a checkpoint is due at this many pages in the log (st->wal_pages) */
+    int tail_at; /* the writer copies the rest itself from this many (pages; ahead: more) */
+    int started; /* the thread was created (joined by stop) */
     int failed;  /* it could not open its connection: checkpoint on the writer's */
     int due;     /* a checkpoint is due */
     int running; /* the thread is checkpointing */
@@ -78,7 +86,10 @@ static void *ckpt_thread(void *arg)
  * its transactions.  A log copied whole is started again by the next transaction only if it
  * was whole when that transaction began, which a thread copying while the writer commits
  * back to back would never see; so the log stays about ck->pages and what the writer commits
- * during one of the thread's checkpoints.
+ * during one of the thread's checkpoints.  Checkpointing ahead (a run waiting on its judge, a
+ * commit per reply, the writer idle between them), the thread copies every AHEAD_PAGES and
+ * the log starts again when the writer next begins, as it is idle then; the writer copies
+ * itself only should the log reach st->wal_pages.
  */
 static int on_wal(void *arg, sqlite3 *db, const char *name, int pages)
 {
@@ -91,7 +102,7 @@ static int on_wal(void *arg, sqlite3 *db, const char *name, int pages)
             ck->started = pthread_create(&ck->thread, NULL, ckpt_thread, ck) == 0;
         if (!ck->started)
             ck->failed = 1;
-        if (ck->failed || ck->copied) {
+        if (ck->failed || (ck->copied && pages >= ck->tail_at)) {
             tail = 1;
             ck->copied = 0;
         } else {
@@ -127,9 +138,22 @@ void store_ckpt_start(struct arb_store *st)
         free(ck);
         return;
     }
-    ck->pages = st->wal_pages;
+    ck->pages = ck->tail_at = st->wal_pages;
     st->ckpt = ck;
     sqlite3_wal_hook(st->db, on_wal, ck);
+}
+
+void arb_store_checkpoint_ahead(struct arb_store *st)
+{
+    if (st->flags & ARB_STORE_READONLY)
+        return;
+    store_ckpt_start(st);
+    if (!st->ckpt)
+        return; /* no memory: closing copies it all, as SQLite does */
+    pthread_mutex_lock(&st->ckpt->mu);
+    st->ckpt->pages = AHEAD_PAGES < st->wal_pages ? AHEAD_PAGES : st->wal_pages;
+    st->ckpt->tail_at = st->wal_pages;
+    pthread_mutex_unlock(&st->ckpt->mu);
 }
 
 void store_ckpt_stop(struct arb_store *st)

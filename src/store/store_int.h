@@ -114,6 +114,7 @@ struct arb_store {
     struct arb_buf scratch; /* a check record's text without its observed text */
 };
 
+
 /*
  * Enforce foreign keys on st's connection (on: 1), as every connection does from its opening;
  * a no-op inside a transaction (SQLite's rule).  Off only while a run's writer inserts.
@@ -161,6 +162,23 @@ void store_ckpt_start(struct arb_store *st);
 void store_ckpt_stop(struct arb_store *st);
 unsigned long store_ckpt_runs(const struct arb_store *st);
 int store_set_wal_pages(struct arb_store *st, int pages);
+
+/* Run a statement with no parameters that returns at most one integer (PRAGMA x) into *v
+ * (may be NULL); an SQLite result code (store.c). */
+int store_query_int(struct arb_store *st, const char *text, int64_t *v);
+
+/* A failure while reading the file at open: "not a database" gets its own wording. */
+enum arb_status store_open_fail(struct arb_store *st, int rc, struct arb_err *err,
+                                const char *what);
+
+/* BEGIN IMMEDIATE, a few attempts past the busy timeout. */
+enum arb_status store_begin_immediate(struct arb_store *st, struct arb_err *err);
+
+/*
+ * Decide what the opened file is: an Arbiter database (migrated when older and st may write),
+ * an empty file (given the schema), or anything else (refused, untouched); store_migrate.c.
+ */
+enum arb_status store_check_and_migrate(struct arb_store *st, struct arb_err *err);
 
 /* Release the runs this store locked (arb_store_lock_run); store_lock.c. */
 void store_lock_close(struct arb_store *st);

@@ -53,6 +53,7 @@ Test(store, should_embed_db_schema_sql_byte_for_byte)
     assert_embedded("db/migrations/009-judge-batches.sql", store_migration9_sql_parts);
     assert_embedded("db/migrations/010-check-texts.sql", store_migration10_sql_parts);
     assert_embedded("db/migrations/011-verdict-texts.sql", store_migration11_sql_parts);
+    assert_embedded("db/schema-fresh.sql", store_fresh_schema_sql_parts);
 }
 
 /* SQL that takes a current file back to before migration 8 (labels). */
@@ -215,6 +216,84 @@ static char *joined(const char *const *parts)
     }
     s[at] = '\0';
     return s;
+}
+
+/* One text of a database's schema: every row of sqlite_schema in order, and its stamps. */
+static char *schema_text(sqlite3 *db)
+{
+    sqlite3_stmt *s = NULL;
+    char *text;
+
+    cr_assert_eq(sqlite3_prepare_v2(db,
+                                    "SELECT 'application_id ' || (SELECT application_id FROM "
+                                    "pragma_application_id) || ', user_version ' || (SELECT "
+                                    "user_version FROM pragma_user_version) || char(10) || "
+                                    "group_concat(type || ' ' || name || ' on ' || tbl_name || "
+                                    "': ' || coalesce(sql, '(no sql)'), char(10)) FROM (SELECT "
+                                    "* FROM sqlite_schema ORDER BY rowid)",
+                                    -1, &s, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(db));
+    cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+    text = strdup((const char *)sqlite3_column_text(s, 0));
+    cr_assert_not_null(text);
+    sqlite3_finalize(s);
+    return text;
+}
+
+/* A database made by the migrations one by one, as an older file gets them (the caller closes). */
+static sqlite3 *migrated_one_by_one(void)
+{
+    char path[160];
+    sqlite3 *db = NULL;
+    int latest = arb_store_latest_schema();
+
+    snprintf(path, sizeof(path), "%.*s/stepwise.db", (int)(strrchr(fx_db_path, '/') - fx_db_path),
+             fx_db_path);
+    cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
+                 SQLITE_OK);
+    for (int v = 1; v <= latest; v++) {
+        const char *const *parts = store_migration_sql(v);
+        char stamp[96];
+        char *sql;
+
+        cr_assert_not_null(parts, "no migration %d", v);
+        sql = joined(parts);
+        cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "migration %d: %s", v,
+                     sqlite3_errmsg(db));
+        free(sql);
+        snprintf(stamp, sizeof(stamp), "PRAGMA application_id = %d; PRAGMA user_version = %d",
+                 0x41524249, v);
+        cr_assert_eq(sqlite3_exec(db, stamp, NULL, NULL, NULL), SQLITE_OK);
+    }
+    cr_assert_null(store_migration_sql(latest + 1));
+    return db;
+}
+
+Test(store, should_give_a_new_file_the_schema_of_every_migration_in_one_step, .init = fx_setup,
+     .fini = fx_teardown)
+{
+    sqlite3 *fresh = NULL, *stepwise;
+    char *want, *got;
+
+    cr_assert_eq(store_fresh_schema_version, arb_store_latest_schema(),
+                 "db/schema-fresh.sql ends with migration %d, the store's last is %d: run sh "
+                 "src/store/gen_schema_sql.sh",
+                 store_fresh_schema_version, arb_store_latest_schema());
+    arb_store_close(fx_open_store(0));
+    cr_assert_eq(sqlite3_open_v2(fx_db_path, &fresh, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    stepwise = migrated_one_by_one();
+    want = schema_text(stepwise);
+    got = schema_text(fresh);
+    /* Tables, indexes (SQLite's own for UNIQUE included) and views, each with its SQL as the
+     * ALTERs left it, in the order they were made; application_id and user_version. */
+    cr_assert_str_eq(got, want,
+                     "a new file's schema differs from the migrations applied one by one: run sh "
+                     "src/store/gen_schema_sql.sh");
+    free(want);
+    free(got);
+    sqlite3_close(fresh);
+    sqlite3_close(stepwise);
+    cr_assert_eq(fx_integrity_ok(), 1);
 }
 
 Test(store, should_migrate_a_version_2_file_keeping_its_outputs, .init = fx_setup,
