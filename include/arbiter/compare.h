@@ -202,6 +202,45 @@ enum arb_status arb_check_fail(const struct arb_check *c, const cJSON *case_expe
 enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out);
 
 /*
+ * What records written one after another may share instead of writing it again: the JSON of an
+ * expected value and the escaped text of an observed text that stay put while they are used.
+ * A run writes six records per output and two per case expected; each is escaped once.  The
+ * caller says what stays put: every expected value (a check's own or the case's) between two
+ * resets, and the texts given to arb_record_memo_keep.  Owns its storage; keeps no pointer it
+ * reads through (keys are compared, never followed).
+ */
+#define ARB_RECORD_MEMO_SLOTS 16
+
+struct arb_record_memo {
+    struct {
+        const void *key; /* the expected value's node or the kept text; NULL: a free slot */
+        size_t len;      /* the kept text's length; SIZE_MAX for an expected value */
+        size_t at, n;    /* its JSON in text; n == 0 while not written yet */
+    } slot[ARB_RECORD_MEMO_SLOTS];
+    size_t n_slots;
+    struct arb_buf text; /* the JSON of every slot, one after another */
+};
+
+void arb_record_memo_init(struct arb_record_memo *m);
+void arb_record_memo_release(struct arb_record_memo *m);
+
+/* Forget everything kept: the expected values and kept texts may be freed after this. */
+void arb_record_memo_reset(struct arb_record_memo *m);
+
+/*
+ * Say that text[0..len) stays put (same address, same bytes) until the next reset, so a record
+ * whose observed is exactly it may reuse its escape.  A full memo simply keeps nothing more.
+ */
+void arb_record_memo_keep(struct arb_record_memo *m, const char *text, size_t len);
+
+/*
+ * arb_result_write_json, the same bytes, reusing (and filling) m for the expected value and
+ * the observed text.  m == NULL is arb_result_write_json.
+ */
+enum arb_status arb_result_write_json_memo(const struct arb_result *r, struct arb_buf *out,
+                                           struct arb_record_memo *m);
+
+/*
  * Append s[0..len) as the record writes a JSON string (the "observed" member): quoted,
  * escaped, each byte that is not UTF-8 as \ufffd.  The store writes an output's text this way
  * when it puts back the observed text it kept once (src/store/store_checks.c).

@@ -251,3 +251,53 @@ Test(compare, should_leave_a_regex_depth_limit_unresolved)
     arb_check_free(c);
     free(obs);
 }
+
+/* A memo reused across records and checks writes each record's own bytes, kept or not. */
+Test(compare, should_write_the_same_record_with_a_memo)
+{
+    static const char *const cfgs[] = {
+        "{\"op\":\"contains\",\"expected\":\"ab\\\"c\"}",
+        "{\"op\":\"json_match\",\"expected\":{\"k\":[1,2.5,\"x\"]}}",
+        "{\"op\":\"regex\",\"expected\":\"a+\",\"extract\":\"/k\"}",
+        "{\"op\":\"numeric\",\"expected\":3.25}",
+        "{\"op\":\"json_valid\"}"};
+    const char text[] = "{\"k\": \"ab\\\"c \xff aaa\", \"n\": 3.25}";
+    const char other[] = "{\"k\": \"ab\\\"c \xff aaa\", \"n\": 3.25}";
+    struct arb_record_memo m;
+    struct arb_result r;
+    struct arb_buf plain, memo;
+    struct arb_err err = {{0}};
+    struct arb_check *c[sizeof(cfgs) / sizeof(cfgs[0])];
+    size_t i, round;
+
+    /* the checks live as long as the memo keeps their expected values (as a run's do) */
+    for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
+        c[i] = compile(cfgs[i]);
+    arb_result_init(&r);
+    arb_buf_init(&plain, 0);
+    arb_buf_init(&memo, 0);
+    arb_record_memo_init(&m);
+    arb_record_memo_keep(&m, text, sizeof(text) - 1);
+    for (round = 0; round < 3; round++) {
+        for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++) {
+            /* the kept text, and an equal text elsewhere that the memo must not take for it */
+            const char *obs = round == 1 ? other : text;
+
+            cr_assert_eq(arb_check_run(c[i], obs, sizeof(text) - 1, NULL, &r, &err), ARB_OK, "%s",
+                         err.msg);
+            arb_buf_reset(&plain);
+            arb_buf_reset(&memo);
+            cr_assert_eq(arb_result_write_json(&r, &plain), ARB_OK);
+            cr_assert_eq(arb_result_write_json_memo(&r, &memo, &m), ARB_OK);
+            cr_assert_str_eq(memo.ptr, plain.ptr);
+        }
+    }
+    arb_record_memo_reset(&m);
+    cr_assert_eq(m.n_slots, 0);
+    arb_record_memo_release(&m);
+    arb_buf_release(&plain);
+    arb_buf_release(&memo);
+    arb_result_release(&r);
+    for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
+        arb_check_free(c[i]);
+}
