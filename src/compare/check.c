@@ -413,6 +413,8 @@ enum arb_status check_compile_at(const cJSON *cfg, const struct arb_check_opts *
         return ARB_ENOMEM;
     for (i = 0; i < 3; i++)
         arb_buf_init(&c->scratch[i], 0);
+    arb_buf_init(&c->own[0], 0);
+    arb_buf_init(&c->own[1], 0);
     c->schema_cache = opts ? opts->schema_cache : NULL;
     c->opts = opts;
     c->op = op_lookup(op->valuestring);
@@ -464,6 +466,8 @@ void arb_check_free(struct arb_check *c)
     free(c->problem);
     for (i = 0; i < 3; i++)
         arb_buf_release(&c->scratch[i]);
+    arb_buf_release(&c->own[0]);
+    arb_buf_release(&c->own[1]);
     free(c);
 }
 

@@ -97,6 +97,10 @@ struct arb_check {
     double *weights;
     size_t n_children;
     struct arb_buf scratch[3];  /* reusable per-run space */
+    /* What the operator derived from the check's own expected (name: its canonical text and
+     * code points; icontains: its lowercase), made on the first run that needs it */
+    struct arb_buf own[2];
+    int own_ready;
     struct arb_schema_cache *schema_cache; /* borrowed from the compile options */
     const struct arb_check_opts *opts;     /* valid during compile only (for children) */
 };

@@ -301,3 +301,45 @@ Test(compare, should_write_the_same_record_with_a_memo)
     for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
         arb_check_free(c[i]);
 }
+
+/* name and icontains keep what they derive from their own expected: a reused check writes the
+ * records a fresh one does, and a case's expected (not the check's) is read each time. */
+Test(compare, should_write_the_same_records_from_a_reused_name_or_icontains_check)
+{
+    static const char *const cfgs[] = {"{\"op\":\"name\",\"expected\":\"Acme, Inc.\"}",
+                                       "{\"op\":\"icontains\",\"expected\":\"ÄBC\"}",
+                                       "{\"op\":\"name\",\"expected\":\"\"}", "{\"op\":\"name\"}",
+                                       "{\"op\":\"icontains\"}"};
+    static const char *const texts[] = {"ACME Incorporated", "xx äbc yy", "", "Acme Corp."};
+    cJSON *case_expected = cJSON_CreateString("acme corp");
+    struct arb_result r;
+    struct arb_buf fresh, reused;
+    struct arb_err err = {{0}};
+    size_t i, k;
+
+    arb_result_init(&r);
+    arb_buf_init(&fresh, 0);
+    arb_buf_init(&reused, 0);
+    for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++) {
+        struct arb_check *kept = compile(cfgs[i]);
+
+        for (k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
+            struct arb_check *c = compile(cfgs[i]);
+            size_t n = strlen(texts[k]);
+
+            arb_buf_reset(&fresh);
+            arb_buf_reset(&reused);
+            cr_assert_eq(arb_check_run(c, texts[k], n, case_expected, &r, &err), ARB_OK);
+            cr_assert_eq(arb_result_write_json(&r, &fresh), ARB_OK);
+            cr_assert_eq(arb_check_run(kept, texts[k], n, case_expected, &r, &err), ARB_OK);
+            cr_assert_eq(arb_result_write_json(&r, &reused), ARB_OK);
+            cr_assert_str_eq(reused.ptr, fresh.ptr);
+            arb_check_free(c);
+        }
+        arb_check_free(kept);
+    }
+    cJSON_Delete(case_expected);
+    arb_buf_release(&fresh);
+    arb_buf_release(&reused);
+    arb_result_release(&r);
+}
