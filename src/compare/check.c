@@ -481,6 +481,11 @@ int arb_check_has_expected(const struct arb_check *c)
     return c->expected != NULL || !(c->op->flags & OP_NEEDS_EXPECTED);
 }
 
+const cJSON *arb_check_expected(const struct arb_check *c)
+{
+    return c->expected;
+}
+
 const char *arb_check_file(const struct arb_check *c)
 {
     return c->file;

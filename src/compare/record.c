@@ -79,6 +79,18 @@ static enum arb_status write_string(struct arb_buf *out, const char *s, size_t l
     size_t i = 0, t = 1, run;
     enum arb_status st = ARB_OK;
 
+    /* a short string with nothing to escape (operator names, notes, most surfaces): one copy */
+    if (len <= sizeof(tmp) - 2) {
+        run = arb_json_plain8(s, len, 1);
+        while (run < len && plain[(unsigned char)s[run]])
+            run++;
+        if (run == len) {
+            tmp[0] = '"';
+            memcpy(tmp + 1, s, len);
+            tmp[len + 1] = '"';
+            return arb_buf_add(out, tmp, len + 2);
+        }
+    }
     tmp[0] = '"';
     while (!st && i < len) {
         unsigned char ch;
@@ -248,8 +260,20 @@ void arb_record_memo_release(struct arb_record_memo *m)
 
 void arb_record_memo_reset(struct arb_record_memo *m)
 {
-    arb_buf_reset(&m->text);
-    m->n_slots = 0;
+    size_t i, n = 0, end = 0;
+
+    /* The held slots come first (memo_add keeps them in front): the text up to the end of the
+     * last one written stays (with whatever a dropped slot wrote before it, once), the rest
+     * goes with the slots after them. */
+    for (i = 0; i < m->n_slots && m->slot[i].held; i++) {
+        n++;
+        if (m->slot[i].n && m->slot[i].at + m->slot[i].n > end)
+            end = m->slot[i].at + m->slot[i].n;
+    }
+    m->n_slots = n;
+    m->text.len = end;
+    if (m->text.ptr)
+        m->text.ptr[end] = '\0';
 }
 
 /* The slot of key (len: a kept text's length, SIZE_MAX for an expected value), or NULL. */
@@ -263,19 +287,29 @@ static size_t memo_find(const struct arb_record_memo *m, const void *key, size_t
     return SIZE_MAX;
 }
 
-static void memo_add(struct arb_record_memo *m, const void *key, size_t len)
+static void memo_add(struct arb_record_memo *m, const void *key, size_t len, int held)
 {
     if (m->n_slots == ARB_RECORD_MEMO_SLOTS || memo_find(m, key, len) != SIZE_MAX)
+        return;
+    /* held slots stay in front (arb_record_memo_reset keeps a prefix) */
+    if (held && m->n_slots && !m->slot[m->n_slots - 1].held)
         return;
     m->slot[m->n_slots].key = key;
     m->slot[m->n_slots].len = len;
     m->slot[m->n_slots].n = 0;
+    m->slot[m->n_slots].held = held;
     m->n_slots++;
+}
+
+void arb_record_memo_hold(struct arb_record_memo *m, const cJSON *v)
+{
+    if (v)
+        memo_add(m, v, SIZE_MAX, 1);
 }
 
 void arb_record_memo_keep(struct arb_record_memo *m, const char *text, size_t len)
 {
-    memo_add(m, text, len);
+    memo_add(m, text, len, 0);
 }
 
 /*
@@ -309,7 +343,7 @@ static enum arb_status write_expected(struct arb_buf *out, const struct arb_resu
     size_t i;
 
     if (m && r->expected) {
-        memo_add(m, r->expected, SIZE_MAX); /* the caller vouches for every expected value */
+        memo_add(m, r->expected, SIZE_MAX, 0); /* the caller vouches for every expected value */
         i = memo_find(m, r->expected, SIZE_MAX);
         if (i != SIZE_MAX)
             return memo_write(m, i, out, r, 0);

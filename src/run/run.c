@@ -460,6 +460,15 @@ static enum arb_status runner_init(struct runner *r, struct arb_store *st, struc
         return ARB_ENOMEM;
     if (arb_blinder_new(s->seed, &r->blinder))
         return arb_err_set(err, ARB_EINTERNAL, "cannot set up the blinding HMAC in openssl");
+    /* the suite's checks' own expected values are written once for the whole run */
+    for (i = 0; i < s->n_criteria; i++)
+        if (s->criteria[i].check)
+            arb_record_memo_hold(&r->memo, arb_check_expected(s->criteria[i].check));
+    for (i = 0; i < s->n_expectations; i++)
+        if (s->expectations[i].check)
+            arb_record_memo_hold(&r->memo, arb_check_expected(s->expectations[i].check));
+    if (s->fields_check)
+        arb_record_memo_hold(&r->memo, arb_check_expected(s->fields_check));
     for (i = 0; i < s->n_systems; i++) {
         r->sides[i].crit = calloc(s->n_criteria ? s->n_criteria : 1, sizeof(double));
         if (!r->sides[i].crit || arb_strset_add(&r->systems, s->systems[i].name, i, &added, NULL))
