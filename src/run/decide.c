@@ -491,6 +491,7 @@ void decide_scratch_init(struct decide_scratch *ds)
     arb_buf_init(&ds->good, 0);
     arb_buf_init(&ds->bad, 0);
     arb_buf_init(&ds->memo.key, 0);
+    ds->memo.evict = 0;
     for (i = 0; i < DECIDE_MEMO; i++) {
         arb_buf_init(&ds->memo.kept[i], 0);
         ds->memo.key_len[i] = 0;
@@ -591,24 +592,44 @@ static size_t memo_key(const struct items *it, const struct side *a, const struc
     return (size_t)(h % DECIDE_MEMO);
 }
 
+/* The slot of m holding m->key, or DECIDE_MEMO; *free_slot: where to keep it when none does. */
+static size_t memo_find(struct decide_memo *m, size_t home, size_t *free_slot)
+{
+    size_t i, slot;
+
+    /* four slots from its home: two frequent pairs of one home do not push each other out */
+    *free_slot = DECIDE_MEMO;
+    for (i = 0; i < DECIDE_PROBES; i++) {
+        slot = (home + i) % DECIDE_MEMO;
+        if (m->key_len[slot] == m->key.len &&
+            memcmp(m->kept[slot].ptr, m->key.ptr, m->key.len) == 0)
+            return slot;
+        if (!m->key_len[slot] && *free_slot == DECIDE_MEMO)
+            *free_slot = slot;
+    }
+    if (*free_slot == DECIDE_MEMO)
+        *free_slot = (home + m->evict++ % DECIDE_PROBES) % DECIDE_MEMO;
+    return DECIDE_MEMO;
+}
+
 enum arb_status decide_write(const struct items *it, const struct side *a, const struct side *b,
                              const struct judged *j, struct decision *d, struct decide_scratch *ds,
                              struct arb_buf *out)
 {
     struct decide_memo *m = &ds->memo;
-    size_t at = out->len, slot = 0;
+    size_t at = out->len, slot = DECIDE_MEMO, home, hit;
     int memo = !j && it->kase && it->kase->n_expectations == 0;
     enum arb_status st;
 
     if (memo) {
-        slot = memo_key(it, a, b, &m->key, &st);
+        home = memo_key(it, a, b, &m->key, &st);
         if (st)
             return st;
-        if (m->key_len[slot] == m->key.len &&
-            memcmp(m->kept[slot].ptr, m->key.ptr, m->key.len) == 0) {
-            *d = m->d[slot];
-            return arb_buf_add(out, m->kept[slot].ptr + m->key_len[slot],
-                               m->kept[slot].len - m->key_len[slot]);
+        hit = memo_find(m, home, &slot);
+        if (hit != DECIDE_MEMO) {
+            *d = m->d[hit];
+            return arb_buf_add(out, m->kept[hit].ptr + m->key_len[hit],
+                               m->kept[hit].len - m->key_len[hit]);
         }
     }
     st = write_pair(it, a, b, j, d, ds, out);

@@ -174,12 +174,14 @@ struct decision {
  * of a run repeat one of a few.  A slot holds the key, then the text.
  */
 #define DECIDE_MEMO 16
+#define DECIDE_PROBES 4
 
 struct decide_memo {
     struct arb_buf key;               /* the pair being decided */
     struct arb_buf kept[DECIDE_MEMO]; /* a decided pair's key, then its text */
     size_t key_len[DECIDE_MEMO];      /* 0: an empty slot */
     struct decision d[DECIDE_MEMO];
+    size_t evict; /* which of a full home's slots goes next */
 };
 
 /* Scratch space for decide_write (the sentences of a side, the memo), kept from pair to pair. */
