@@ -80,19 +80,41 @@ static size_t put_utf8(unsigned long cp, unsigned char *out)
     return 4;
 }
 
+/* The byte a one-letter escape stands for, or 0 (none, or \u). */
+static unsigned char escaped_byte(unsigned char c)
+{
+    switch (c) {
+    case '"':
+    case '\\':
+    case '/':
+        return c;
+    case 'b':
+        return '\b';
+    case 'f':
+        return '\f';
+    case 'n':
+        return '\n';
+    case 'r':
+        return '\r';
+    case 't':
+        return '\t';
+    default:
+        return 0;
+    }
+}
+
 /* One escape at s[i] (the backslash) decoded into out; the bytes read (0: give up). */
 static size_t unescape(const unsigned char *s, size_t i, size_t end, unsigned char *out,
                        size_t *o)
 {
-    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-    const char *k;
+    unsigned char c;
     long hi, lo;
 
     if (s[i + 1] != 'u') {
-        k = strchr(from, s[i + 1]);
-        if (!k || !s[i + 1])
+        c = escaped_byte(s[i + 1]);
+        if (!c)
             return 0;
-        out[(*o)++] = (unsigned char)to[k - from];
+        out[(*o)++] = c;
         return 2;
     }
     if (i + 6 > end || (hi = hex4(s + i + 2)) <= 0)
@@ -110,6 +132,14 @@ static size_t unescape(const unsigned char *s, size_t i, size_t end, unsigned ch
     return 12;
 }
 
+/* The offset of the first '"' or '\\' in s[i..end), or end (names and values are short). */
+static inline size_t plain_run(const unsigned char *s, size_t i, size_t end)
+{
+    while (i < end && s[i] != '"' && s[i] != '\\')
+        i++;
+    return i;
+}
+
 /* The string at b->pos (its opening quote) as a new NUL-terminated copy, or NULL. */
 static char *string_at(struct jb *b)
 {
@@ -118,15 +148,17 @@ static char *string_at(struct jb *b)
     int escaped = 0;
     unsigned char *out;
 
-    while (i < b->len && s[i] != '"') {
-        if (s[i] == '\\') {
-            escaped = 1;
-            i++; /* the escaped byte is never the closing quote */
-        }
-        i++;
+    for (;;) {
+        i = plain_run(s, i, b->len);
+        if (i >= b->len)
+            return NULL;
+        if (s[i] == '"')
+            break;
+        if (i + 2 >= b->len)
+            return NULL;
+        escaped = 1;
+        i += 2; /* the escaped byte is never the closing quote */
     }
-    if (i >= b->len)
-        return NULL;
     /* an escape never decodes to more bytes than it takes */
     out = cJSON_malloc(i - start + 1);
     if (!out)
@@ -138,8 +170,7 @@ static char *string_at(struct jb *b)
         size_t k = start, run;
 
         while (k < i) {
-            for (run = k; run < i && s[run] != '\\'; run++)
-                ;
+            run = plain_run(s, k, i); /* no bare '"' before i: the next backslash, or i */
             memcpy(out + o, s + k, run - k);
             o += run - k;
             if (run == i)

@@ -475,7 +475,8 @@ static enum arb_status build_checked(const char *text, size_t len, unsigned flag
         return arb_jscan_err_at(err, ARB_EINTERNAL, text, len, value_end,
                                 "cJSON and the scanner disagree on where the value ends");
     }
-    w.dups = (flags & ARB_JSON_NO_DUPLICATES) != 0;
+    /* the scanner saw every object's names: when none may repeat, none does */
+    w.dups = (flags & ARB_JSON_NO_DUPLICATES) != 0 && rep->maybe_dup;
     w.inf = rep->maybe_inf;
     if (!w.dups && !w.inf) {
         *out = root;
