@@ -587,7 +587,7 @@ static enum arb_status run_extract(struct arb_check *c, struct op_input *in, str
             return st;
     } else {
         size_t gs = 0, gl = 0;
-        int m = regex_exec(c->extract_re, in->text, in->len, 1, &gs, &gl, msg, sizeof(msg));
+        int m = regex_exec(c->extract_re, in->text, in->len, 0, 1, &gs, &gl, msg, sizeof(msg));
 
         if (m <= 0) {
             *failed = 1;
