@@ -34,7 +34,7 @@ static void gen_string(struct arb_buf *b, unsigned *seed)
                                         "\\u00e9", "\\u20AC", "\\u0041", "\\uD83D\\uDE00",
                                         "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
                                         "\\u007f", "\\u0800", "\\uffff", " ", "key"};
-    unsigned n = rnd(seed, 6), i;
+    unsigned n = rnd(seed, 20) ? rnd(seed, 6) : 40 + rnd(seed, 100), i; /* some past 256 bytes */
 
     cr_assert_eq(arb_buf_addc(b, '"'), ARB_OK);
     for (i = 0; i < n; i++)
