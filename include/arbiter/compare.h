@@ -235,7 +235,8 @@ void arb_record_memo_reset(struct arb_record_memo *m);
 
 /*
  * Say that the expected value v (a check's own: arb_check_expected) stays put until the memo is
- * released, so its JSON is written once for all the records that follow.  NULL is ignored.
+ * released, so its JSON is written once for all the records that follow.  NULL is ignored, and
+ * so are values past half the memo's slots.
  */
 void arb_record_memo_hold(struct arb_record_memo *m, const cJSON *v);
 

@@ -303,7 +303,8 @@ static void memo_add(struct arb_record_memo *m, const void *key, size_t len, int
 
 void arb_record_memo_hold(struct arb_record_memo *m, const cJSON *v)
 {
-    if (v)
+    /* half the slots at most: the others are for each case's texts and expected value */
+    if (v && m->n_slots < ARB_RECORD_MEMO_SLOTS / 2)
         memo_add(m, v, SIZE_MAX, 1);
 }
 

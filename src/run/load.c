@@ -177,6 +177,7 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
 {
     struct arb_output_reader *rd = NULL;
     struct arb_output o;
+    struct arb_buf meta; /* an output's meta as RFC 8785 text, kept across outputs */
     size_t n = 0, isys = (size_t)(sys - r->s->systems);
     int got, keep, first;
     enum arb_status st;
@@ -186,6 +187,7 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
         return arb_err_prefix(r->err, st, "system '%s'", sys->name);
     case_ids_next_system(&r->ids);
     memset(&o, 0, sizeof(o));
+    arb_buf_init(&meta, 0);
     r->prog.phase = ARB_RUN_LOADING_OUTPUTS;
     r->prog.system = sys->name;
     r->prog.done = 0;
@@ -223,17 +225,15 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
             struct arb_output_row row = {o.case_id, sys->name, o.file ? o.file : "",
                                          o.text,    o.len,     o.binary,
                                          o.sha256,  NULL,      o.trial};
-            char *meta = NULL;
-
+            arb_buf_reset(&meta);
             if (o.meta)
-                st = arb_jcs_string(o.meta, &meta, NULL, r->err);
-            row.meta_json = meta;
+                st = arb_jcs_write(o.meta, &meta, r->err);
+            row.meta_json = o.meta ? meta.ptr : NULL;
             if (!st)
                 st = arb_store_writer_put_output(r->w, r->run, &row, r->err);
             /* Two trials of one case: the system has trials (has_trials, new runs). */
             if (!st)
                 st = case_ids_stored(&r->ids, &o, &r->has_trials[isys]);
-            free(meta);
         }
         arb_output_release(&o);
         r->prog.done++;
@@ -244,6 +244,7 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
                 st = arb_store_writer_begin(r->w, r->err);
         }
     }
+    arb_buf_release(&meta);
     if (!st && got < 0)
         st = arb_err_prefix(r->err, (enum arb_status) - got, "system '%s'", sys->name);
     if (!st)
