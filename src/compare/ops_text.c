@@ -561,10 +561,9 @@ static enum arb_status name_canon(const char *s, size_t len, struct arb_buf *tmp
  * own expected is made canonical once, on its first run, and kept in c->own (*ce then points
  * into it, *owned_ce = 0).
  */
-static enum arb_status name_expected(struct arb_check *c, const struct op_input *in,
-                                     const char *e, size_t n, struct arb_buf *en,
-                                     const struct arb_buf **canon, const uint32_t **ce, size_t *ne,
-                                     uint32_t **owned_ce)
+static enum arb_status name_expected(struct arb_check *c, const struct op_input *in, const char *e,
+                                     size_t n, struct arb_buf *en, const struct arb_buf **canon,
+                                     const uint32_t **ce, size_t *ne, uint32_t **owned_ce)
 {
     uint32_t *cps = NULL;
     size_t ncp = 0;
@@ -626,9 +625,8 @@ OP_RUN(op_name_run)
         result_norm(res, "drop_legal_suffixes");
         result_norm(res, "sort_tokens");
         res->score = sim;
-        st = result_compared_texts(res, ARB_COMPARED_TEXT, canon->ptr ? canon->ptr : "",
-                                   canon->len, c->scratch[1].ptr ? c->scratch[1].ptr : "",
-                                   c->scratch[1].len);
+        st = result_compared_texts(res, ARB_COMPARED_TEXT, canon->ptr ? canon->ptr : "", canon->len,
+                                   c->scratch[1].ptr ? c->scratch[1].ptr : "", c->scratch[1].len);
     }
     free(owned_ce);
     free(co);

@@ -511,9 +511,8 @@ void decide_scratch_release(struct decide_scratch *ds)
 }
 
 static enum arb_status write_pair(const struct items *it, const struct side *a,
-                                  const struct side *b, const struct judged *j,
-                                  struct decision *d, struct decide_scratch *ds,
-                                  struct arb_buf *out)
+                                  const struct side *b, const struct judged *j, struct decision *d,
+                                  struct decide_scratch *ds, struct arb_buf *out)
 {
     struct scores sa, sb;
     const cJSON *fb;

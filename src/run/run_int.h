@@ -173,7 +173,7 @@ struct decision {
  * flags, criterion scores and expectation verdicts (the rest is the suite's), and most pairs
  * of a run repeat one of a few.  A slot holds the key, then the text.
  */
-#define DECIDE_MEMO 16
+#define DECIDE_MEMO   16
 #define DECIDE_PROBES 4
 
 struct decide_memo {

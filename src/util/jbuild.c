@@ -17,7 +17,7 @@
 
 #include "jbuild.h"
 
-#define MAX_DEPTH 64 /* deeper texts are rare: cJSON builds them */
+#define MAX_DEPTH  64 /* deeper texts are rare: cJSON builds them */
 #define MAX_DIGITS 15 /* below 2^53: the digits are exact as a double */
 
 struct jb {
@@ -104,8 +104,7 @@ static unsigned char escaped_byte(unsigned char c)
 }
 
 /* One escape at s[i] (the backslash) decoded into out; the bytes read (0: give up). */
-static size_t unescape(const unsigned char *s, size_t i, size_t end, unsigned char *out,
-                       size_t *o)
+static size_t unescape(const unsigned char *s, size_t i, size_t end, unsigned char *out, size_t *o)
 {
     unsigned char c;
     long hi, lo;

@@ -255,12 +255,11 @@ Test(compare, should_leave_a_regex_depth_limit_unresolved)
 /* A memo reused across records and checks writes each record's own bytes, kept or not. */
 Test(compare, should_write_the_same_record_with_a_memo)
 {
-    static const char *const cfgs[] = {
-        "{\"op\":\"contains\",\"expected\":\"ab\\\"c\"}",
-        "{\"op\":\"json_match\",\"expected\":{\"k\":[1,2.5,\"x\"]}}",
-        "{\"op\":\"regex\",\"expected\":\"a+\",\"extract\":\"/k\"}",
-        "{\"op\":\"numeric\",\"expected\":3.25}",
-        "{\"op\":\"json_valid\"}"};
+    static const char *const cfgs[] = {"{\"op\":\"contains\",\"expected\":\"ab\\\"c\"}",
+                                       "{\"op\":\"json_match\",\"expected\":{\"k\":[1,2.5,\"x\"]}}",
+                                       "{\"op\":\"regex\",\"expected\":\"a+\",\"extract\":\"/k\"}",
+                                       "{\"op\":\"numeric\",\"expected\":3.25}",
+                                       "{\"op\":\"json_valid\"}"};
     const char text[] = "{\"k\": \"ab\\\"c \xff aaa\", \"n\": 3.25}";
     const char other[] = "{\"k\": \"ab\\\"c \xff aaa\", \"n\": 3.25}";
     struct arb_record_memo m;

@@ -29,11 +29,28 @@ static void ws(struct arb_buf *b, unsigned *seed)
 
 static void gen_string(struct arb_buf *b, unsigned *seed)
 {
-    static const char *const piece[] = {"a",      "Zq",     "\\\"",   "\\\\",  "\\/",
-                                        "\\b",    "\\f",    "\\n",    "\\r",   "\\t",
-                                        "\\u00e9", "\\u20AC", "\\u0041", "\\uD83D\\uDE00",
-                                        "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
-                                        "\\u007f", "\\u0800", "\\uffff", " ", "key"};
+    static const char *const piece[] = {"a",
+                                        "Zq",
+                                        "\\\"",
+                                        "\\\\",
+                                        "\\/",
+                                        "\\b",
+                                        "\\f",
+                                        "\\n",
+                                        "\\r",
+                                        "\\t",
+                                        "\\u00e9",
+                                        "\\u20AC",
+                                        "\\u0041",
+                                        "\\uD83D\\uDE00",
+                                        "\xc3\xa9",
+                                        "\xe2\x82\xac",
+                                        "\xf0\x9f\x98\x80",
+                                        "\\u007f",
+                                        "\\u0800",
+                                        "\\uffff",
+                                        " ",
+                                        "key"};
     unsigned n = rnd(seed, 20) ? rnd(seed, 6) : 40 + rnd(seed, 100), i; /* some past 256 bytes */
 
     cr_assert_eq(arb_buf_addc(b, '"'), ARB_OK);
@@ -44,16 +61,37 @@ static void gen_string(struct arb_buf *b, unsigned *seed)
 
 static void gen_number(struct arb_buf *b, unsigned *seed)
 {
-    static const char *const num[] = {
-        "0",   "-0",   "1",     "-1",   "1.5",   "0.1",   "100",  "2147483647", "2147483648",
-        "-2147483648", "-2147483649", "123456789012345", "1234567890123456", "0.000001",
-        "3.14159265358979", "9007199254740993", "1e5", "1E-3", "-2.5e+10", "1e400", "0.30000000000000004",
-        "99999999999999.9", "4.35", "1.7976931348623157e308", "5e-324"};
+    static const char *const num[] = {"0",
+                                      "-0",
+                                      "1",
+                                      "-1",
+                                      "1.5",
+                                      "0.1",
+                                      "100",
+                                      "2147483647",
+                                      "2147483648",
+                                      "-2147483648",
+                                      "-2147483649",
+                                      "123456789012345",
+                                      "1234567890123456",
+                                      "0.000001",
+                                      "3.14159265358979",
+                                      "9007199254740993",
+                                      "1e5",
+                                      "1E-3",
+                                      "-2.5e+10",
+                                      "1e400",
+                                      "0.30000000000000004",
+                                      "99999999999999.9",
+                                      "4.35",
+                                      "1.7976931348623157e308",
+                                      "5e-324"};
     char tmp[40];
 
     if (rnd(seed, 3) == 0) {
         /* a random decimal of up to 17 digits */
-        unsigned long long m = ((unsigned long long)rnd(seed, 1u << 30) << 24) ^ rnd(seed, 1u << 24);
+        unsigned long long m =
+            ((unsigned long long)rnd(seed, 1u << 30) << 24) ^ rnd(seed, 1u << 24);
         unsigned frac = rnd(seed, 8);
         char digits[32];
         int n = snprintf(digits, sizeof(digits), "%llu", m);
