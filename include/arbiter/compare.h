@@ -118,6 +118,9 @@ const char *arb_check_op(const struct arb_check *c);
 /* 1 when the check has its own expected value (or needs none). */
 int arb_check_has_expected(const struct arb_check *c);
 
+/* The check's own expected value (owned by the check, valid while it lives), or NULL. */
+const cJSON *arb_check_expected(const struct arb_check *c);
+
 /* The "file" parameter (which file of a directory output), or NULL. */
 const char *arb_check_file(const struct arb_check *c);
 
@@ -200,6 +203,55 @@ enum arb_status arb_check_fail(const struct arb_check *c, const cJSON *case_expe
  * details, children.
  */
 enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out);
+
+/*
+ * What records written one after another may share instead of writing it again: the JSON of an
+ * expected value and the escaped text of an observed text that stay put while they are used.
+ * A run writes six records per output and two per case expected; each is escaped once, and a
+ * suite check's own expected once per run.  The caller says what stays put: every expected
+ * value (a check's own or the case's) between two resets, the values given to
+ * arb_record_memo_hold until the memo is released, and the texts given to arb_record_memo_keep
+ * until the next reset.  Owns its storage; keeps no pointer it reads through (keys are
+ * compared, never followed).
+ */
+#define ARB_RECORD_MEMO_SLOTS 16
+
+struct arb_record_memo {
+    struct {
+        const void *key; /* the expected value's node or the kept text; NULL: a free slot */
+        size_t len;      /* the kept text's length; SIZE_MAX for an expected value */
+        size_t at, n;    /* its JSON in text; n == 0 while not written yet */
+        int held;        /* kept across resets (arb_record_memo_hold) */
+    } slot[ARB_RECORD_MEMO_SLOTS];
+    size_t n_slots;
+    struct arb_buf text; /* the JSON of every slot, one after another */
+};
+
+void arb_record_memo_init(struct arb_record_memo *m);
+void arb_record_memo_release(struct arb_record_memo *m);
+
+/* Forget all but the held values: the other expected values and kept texts may be freed. */
+void arb_record_memo_reset(struct arb_record_memo *m);
+
+/*
+ * Say that the expected value v (a check's own: arb_check_expected) stays put until the memo is
+ * released, so its JSON is written once for all the records that follow.  NULL is ignored, and
+ * so are values past half the memo's slots.
+ */
+void arb_record_memo_hold(struct arb_record_memo *m, const cJSON *v);
+
+/*
+ * Say that text[0..len) stays put (same address, same bytes) until the next reset, so a record
+ * whose observed is exactly it may reuse its escape.  A full memo simply keeps nothing more.
+ */
+void arb_record_memo_keep(struct arb_record_memo *m, const char *text, size_t len);
+
+/*
+ * arb_result_write_json, the same bytes, reusing (and filling) m for the expected value and
+ * the observed text.  m == NULL is arb_result_write_json.
+ */
+enum arb_status arb_result_write_json_memo(const struct arb_result *r, struct arb_buf *out,
+                                           struct arb_record_memo *m);
 
 /*
  * Append s[0..len) as the record writes a JSON string (the "observed" member): quoted,

@@ -413,6 +413,8 @@ enum arb_status check_compile_at(const cJSON *cfg, const struct arb_check_opts *
         return ARB_ENOMEM;
     for (i = 0; i < 3; i++)
         arb_buf_init(&c->scratch[i], 0);
+    arb_buf_init(&c->own[0], 0);
+    arb_buf_init(&c->own[1], 0);
     c->schema_cache = opts ? opts->schema_cache : NULL;
     c->opts = opts;
     c->op = op_lookup(op->valuestring);
@@ -464,6 +466,8 @@ void arb_check_free(struct arb_check *c)
     free(c->problem);
     for (i = 0; i < 3; i++)
         arb_buf_release(&c->scratch[i]);
+    arb_buf_release(&c->own[0]);
+    arb_buf_release(&c->own[1]);
     free(c);
 }
 
@@ -475,6 +479,11 @@ const char *arb_check_op(const struct arb_check *c)
 int arb_check_has_expected(const struct arb_check *c)
 {
     return c->expected != NULL || !(c->op->flags & OP_NEEDS_EXPECTED);
+}
+
+const cJSON *arb_check_expected(const struct arb_check *c)
+{
+    return c->expected;
 }
 
 const char *arb_check_file(const struct arb_check *c)
@@ -578,7 +587,7 @@ static enum arb_status run_extract(struct arb_check *c, struct op_input *in, str
             return st;
     } else {
         size_t gs = 0, gl = 0;
-        int m = regex_exec(c->extract_re, in->text, in->len, 1, &gs, &gl, msg, sizeof(msg));
+        int m = regex_exec(c->extract_re, in->text, in->len, 0, 1, &gs, &gl, msg, sizeof(msg));
 
         if (m <= 0) {
             *failed = 1;

@@ -97,6 +97,10 @@ struct arb_check {
     double *weights;
     size_t n_children;
     struct arb_buf scratch[3];  /* reusable per-run space */
+    /* What the operator derived from the check's own expected (name: its canonical text and
+     * code points; icontains: its lowercase), made on the first run that needs it */
+    struct arb_buf own[2];
+    int own_ready;
     struct arb_schema_cache *schema_cache; /* borrowed from the compile options */
     const struct arb_check_opts *opts;     /* valid during compile only (for children) */
 };
@@ -227,10 +231,11 @@ enum arb_status regex_compile(const char *pattern, size_t len, const char *flags
                               size_t errlen);
 /*
  * 1 match, 0 no match, -1 error, -2 a resource limit stopped the match (neither: the message
- * in errbuf names the limit).  Group 1 span when want_group.
+ * in errbuf names the limit).  Group 1 span when want_group.  utf8_valid: the caller knows s is
+ * valid UTF-8, so PCRE2 need not check it again (each check of an output would).
  */
-int regex_exec(struct regex_prog *p, const char *s, size_t len, int want_group, size_t *gstart,
-               size_t *glen, char *errbuf, size_t errlen);
+int regex_exec(struct regex_prog *p, const char *s, size_t len, int utf8_valid, int want_group,
+               size_t *gstart, size_t *glen, char *errbuf, size_t errlen);
 size_t regex_groups(const struct regex_prog *p);
 void regex_free(struct regex_prog *p);
 

@@ -345,8 +345,15 @@ static enum arb_status shared_noted(struct arb_observed *o, enum arb_status pars
 
     if (parsed == ARB_OK || parsed == ARB_ENOMEM)
         return parse_noted(parsed, perr, r, dups);
-    if (!o->fail_note[0]) /* as result_notef formats it: cut at 511 bytes */
-        snprintf(o->fail_note, sizeof(o->fail_note), "json_parse_failed: %.492s", perr->msg);
+    if (!o->fail_note[0]) { /* as result_notef formats it: cut at 511 bytes */
+        static const char head[] = "json_parse_failed: ";
+        size_t n = strlen(perr->msg);
+
+        n = n < sizeof(o->fail_note) - sizeof(head) ? n : sizeof(o->fail_note) - sizeof(head);
+        memcpy(o->fail_note, head, sizeof(head) - 1);
+        memcpy(o->fail_note + sizeof(head) - 1, perr->msg, n);
+        o->fail_note[sizeof(head) - 1 + n] = '\0';
+    }
     st = result_note(r, "json_parse_failed");
     return st ? st : result_note(r, o->fail_note);
 }

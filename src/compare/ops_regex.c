@@ -207,15 +207,16 @@ size_t regex_groups(const struct regex_prog *p)
     return n;
 }
 
-int regex_exec(struct regex_prog *p, const char *s, size_t len, int want_group, size_t *gstart,
-               size_t *glen, char *errbuf, size_t errlen)
+int regex_exec(struct regex_prog *p, const char *s, size_t len, int utf8_valid, int want_group,
+               size_t *gstart, size_t *glen, char *errbuf, size_t errlen)
 {
-    int rc = pcre2_match(p->code, (PCRE2_SPTR)s, len, 0, 0, p->md, p->mctx);
+    uint32_t opts = utf8_valid ? PCRE2_NO_UTF_CHECK : 0;
+    int rc = pcre2_match(p->code, (PCRE2_SPTR)s, len, 0, opts, p->md, p->mctx);
     PCRE2_UCHAR msg[160];
 
     /* JIT's stack is small and fixed; the interpreter has the limits below. */
     if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
-        rc = pcre2_match(p->code, (PCRE2_SPTR)s, len, 0, PCRE2_NO_JIT, p->md, p->mctx);
+        rc = pcre2_match(p->code, (PCRE2_SPTR)s, len, 0, opts | PCRE2_NO_JIT, p->md, p->mctx);
     if (rc == PCRE2_ERROR_NOMATCH)
         return 0;
     if (rc == PCRE2_ERROR_MATCHLIMIT) {
@@ -394,7 +395,7 @@ OP_RUN(op_regex_run)
     }
     if (!in->utf8_ok)
         return ARB_OK; /* already noted invalid_utf8; PCRE2 cannot match it in UTF mode */
-    m = regex_exec(prog, in->text, in->len, 0, NULL, NULL, msg, sizeof(msg));
+    m = regex_exec(prog, in->text, in->len, 1, 0, NULL, NULL, msg, sizeof(msg));
     if (m == -2)
         res->limited = 1;
     if (m < 0)

@@ -298,23 +298,33 @@ OP_RUN(op_icontains_run)
 {
     const char *e;
     size_t n;
-    struct arb_buf le;
+    struct arb_buf le, *lex = &le;
     enum arb_status st = get_expected(c, in, res, &e, &n);
 
     if (st)
         return st;
     arb_buf_init(&le, 0);
     arb_buf_reset(&c->scratch[0]);
-    st = arb_utf8_lower(e, n, &le);
+    /* the check's own expected is lowercased once, on its first run */
+    if (c->expected && in->expected == c->expected) {
+        lex = &c->own[0];
+        if (!c->own_ready) {
+            arb_buf_reset(lex);
+            st = arb_utf8_lower(e, n, lex);
+            c->own_ready = !st;
+        }
+    } else {
+        st = arb_utf8_lower(e, n, &le);
+    }
     if (!st)
         st = arb_utf8_lower(in->text, in->len, &c->scratch[0]);
     if (!st) {
         const char *lo = c->scratch[0].ptr ? c->scratch[0].ptr : "";
-        const char *lx = le.ptr ? le.ptr : "";
+        const char *lx = lex->ptr ? lex->ptr : "";
 
         result_norm(res, "lowercase");
-        res->score = contains(lo, c->scratch[0].len, lx, le.len) ? 1.0 : 0.0;
-        st = result_compared_texts(res, ARB_COMPARED_TEXT, lx, le.len, lo, c->scratch[0].len);
+        res->score = contains(lo, c->scratch[0].len, lx, lex->len) ? 1.0 : 0.0;
+        st = result_compared_texts(res, ARB_COMPARED_TEXT, lx, lex->len, lo, c->scratch[0].len);
     }
     arb_buf_release(&le);
     return st;
@@ -546,11 +556,55 @@ static enum arb_status name_canon(const char *s, size_t len, struct arb_buf *tmp
     return st;
 }
 
+/*
+ * The canonical text (into en) and code points (*ce, *ne) of the expected text e: the check's
+ * own expected is made canonical once, on its first run, and kept in c->own (*ce then points
+ * into it, *owned_ce = 0).
+ */
+static enum arb_status name_expected(struct arb_check *c, const struct op_input *in, const char *e,
+                                     size_t n, struct arb_buf *en, const struct arb_buf **canon,
+                                     const uint32_t **ce, size_t *ne, uint32_t **owned_ce)
+{
+    uint32_t *cps = NULL;
+    size_t ncp = 0;
+    enum arb_status st;
+
+    *owned_ce = NULL;
+    if (!c->expected || in->expected != c->expected) {
+        st = name_canon(e, n, &c->scratch[0], en);
+        if (!st)
+            st = arb_utf8_to_cps(en->ptr, en->len, owned_ce, ne);
+        *canon = en;
+        *ce = *owned_ce;
+        return st;
+    }
+    if (!c->own_ready) {
+        st = name_canon(e, n, &c->scratch[0], &c->own[0]);
+        if (!st)
+            st = arb_utf8_to_cps(c->own[0].ptr, c->own[0].len, &cps, &ncp);
+        arb_buf_reset(&c->own[1]);
+        if (!st && ncp)
+            st = arb_buf_add(&c->own[1], cps, ncp * sizeof(*cps));
+        free(cps);
+        if (st)
+            return st;
+        c->own_ready = 1;
+    }
+    static const uint32_t none[1] = {0}; /* as arb_utf8_to_cps gives an empty text: no NULL */
+
+    *canon = &c->own[0];
+    *ne = c->own[1].len / sizeof(uint32_t);
+    *ce = *ne ? (const uint32_t *)(const void *)c->own[1].ptr : none;
+    return ARB_OK;
+}
+
 OP_RUN(op_name_run)
 {
     const char *e;
     size_t n, ne = 0, no = 0;
-    uint32_t *ce = NULL, *co = NULL;
+    const uint32_t *ce = NULL;
+    uint32_t *owned_ce = NULL, *co = NULL;
+    const struct arb_buf *canon = NULL;
     struct arb_buf en;
     double sim = 0.0;
     enum arb_status st = get_expected(c, in, res, &e, &n);
@@ -558,9 +612,7 @@ OP_RUN(op_name_run)
     if (st)
         return st;
     arb_buf_init(&en, 0);
-    st = name_canon(e, n, &c->scratch[0], &en);
-    if (!st)
-        st = arb_utf8_to_cps(en.ptr, en.len, &ce, &ne);
+    st = name_expected(c, in, e, n, &en, &canon, &ce, &ne, &owned_ce);
     if (!st)
         st = name_canon(in->text, in->len, &c->scratch[0], &c->scratch[1]);
     if (!st)
@@ -573,10 +625,10 @@ OP_RUN(op_name_run)
         result_norm(res, "drop_legal_suffixes");
         result_norm(res, "sort_tokens");
         res->score = sim;
-        st = result_compared_texts(res, ARB_COMPARED_TEXT, en.ptr ? en.ptr : "", en.len,
+        st = result_compared_texts(res, ARB_COMPARED_TEXT, canon->ptr ? canon->ptr : "", canon->len,
                                    c->scratch[1].ptr ? c->scratch[1].ptr : "", c->scratch[1].len);
     }
-    free(ce);
+    free(owned_ce);
     free(co);
     arb_buf_release(&en);
     return st;

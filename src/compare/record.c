@@ -12,6 +12,7 @@
  * and are written as they are.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,18 @@ static enum arb_status write_string(struct arb_buf *out, const char *s, size_t l
     size_t i = 0, t = 1, run;
     enum arb_status st = ARB_OK;
 
+    /* a short string with nothing to escape (operator names, notes, most surfaces): one copy */
+    if (len <= sizeof(tmp) - 2) {
+        run = arb_json_plain8(s, len, 1);
+        while (run < len && plain[(unsigned char)s[run]])
+            run++;
+        if (run == len) {
+            tmp[0] = '"';
+            memcpy(tmp + 1, s, len);
+            tmp[len + 1] = '"';
+            return arb_buf_add(out, tmp, len + 2);
+        }
+    }
     tmp[0] = '"';
     while (!st && i < len) {
         unsigned char ch;
@@ -231,21 +244,179 @@ static enum arb_status write_compared(const struct arb_result *r, struct arb_buf
     return st ? st : arb_buf_add(out, tail, n);
 }
 
-enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out)
+/* ---- what records written one after another share (struct arb_record_memo) ---------- */
+
+void arb_record_memo_init(struct arb_record_memo *m)
+{
+    m->n_slots = 0;
+    arb_buf_init(&m->text, 0);
+}
+
+void arb_record_memo_release(struct arb_record_memo *m)
+{
+    arb_buf_release(&m->text);
+    m->n_slots = 0;
+}
+
+void arb_record_memo_reset(struct arb_record_memo *m)
+{
+    size_t i, n = 0, end = 0;
+
+    /* The held slots come first (memo_add keeps them in front): the text up to the end of the
+     * last one written stays (with whatever a dropped slot wrote before it, once), the rest
+     * goes with the slots after them. */
+    for (i = 0; i < m->n_slots && m->slot[i].held; i++) {
+        n++;
+        if (m->slot[i].n && m->slot[i].at + m->slot[i].n > end)
+            end = m->slot[i].at + m->slot[i].n;
+    }
+    m->n_slots = n;
+    m->text.len = end;
+    if (m->text.ptr)
+        m->text.ptr[end] = '\0';
+}
+
+/* The slot of key (len: a kept text's length, SIZE_MAX for an expected value), or NULL. */
+static size_t memo_find(const struct arb_record_memo *m, const void *key, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < m->n_slots; i++)
+        if (m->slot[i].key == key && m->slot[i].len == len)
+            return i;
+    return SIZE_MAX;
+}
+
+static void memo_add(struct arb_record_memo *m, const void *key, size_t len, int held)
+{
+    if (m->n_slots == ARB_RECORD_MEMO_SLOTS || memo_find(m, key, len) != SIZE_MAX)
+        return;
+    /* held slots stay in front (arb_record_memo_reset keeps a prefix) */
+    if (held && m->n_slots && !m->slot[m->n_slots - 1].held)
+        return;
+    m->slot[m->n_slots].key = key;
+    m->slot[m->n_slots].len = len;
+    m->slot[m->n_slots].n = 0;
+    m->slot[m->n_slots].held = held;
+    m->n_slots++;
+}
+
+void arb_record_memo_hold(struct arb_record_memo *m, const cJSON *v)
+{
+    /* half the slots at most: the others are for each case's texts and expected value */
+    if (v && m->n_slots < ARB_RECORD_MEMO_SLOTS / 2)
+        memo_add(m, v, SIZE_MAX, 1);
+}
+
+void arb_record_memo_keep(struct arb_record_memo *m, const char *text, size_t len)
+{
+    memo_add(m, text, len, 0);
+}
+
+/*
+ * Append the JSON of slot i of m, when it was written before; otherwise write it with the
+ * member's own writer (which == 0: the expected value, 1: the observed text) and keep its bytes
+ * (a memo that cannot grow keeps nothing: the record is written all the same).
+ */
+static enum arb_status memo_write(struct arb_record_memo *m, size_t i, struct arb_buf *out,
+                                  const struct arb_result *r, int which)
+{
+    size_t at = out->len;
+    enum arb_status st;
+
+    if (m->slot[i].n)
+        return arb_buf_add(out, m->text.ptr + m->slot[i].at, m->slot[i].n);
+    st = which ? write_string(out, r->observed, r->observed_len) : write_json(out, r->expected);
+    if (!st && out->len > at) {
+        size_t mark = m->text.len;
+
+        if (arb_buf_add(&m->text, out->ptr + at, out->len - at) == ARB_OK) {
+            m->slot[i].at = mark;
+            m->slot[i].n = out->len - at;
+        }
+    }
+    return st;
+}
+
+static enum arb_status write_expected(struct arb_buf *out, const struct arb_result *r,
+                                      struct arb_record_memo *m)
+{
+    size_t i;
+
+    if (m && r->expected) {
+        memo_add(m, r->expected, SIZE_MAX, 0); /* the caller vouches for every expected value */
+        i = memo_find(m, r->expected, SIZE_MAX);
+        if (i != SIZE_MAX)
+            return memo_write(m, i, out, r, 0);
+    }
+    return write_json(out, r->expected);
+}
+
+static enum arb_status write_observed(struct arb_buf *out, const struct arb_result *r,
+                                      struct arb_record_memo *m)
+{
+    size_t i;
+
+    if (!r->observed)
+        return arb_buf_add(out, "null", 4);
+    if (m) {
+        i = memo_find(m, r->observed, r->observed_len);
+        if (i != SIZE_MAX)
+            return memo_write(m, i, out, r, 1);
+    }
+    return write_string(out, r->observed, r->observed_len);
+}
+
+/* Append the literal s (a string constant). */
+#define LIT(s) s, sizeof(s) - 1
+
+/* ,"score":S,"threshold":T,"fail_below":F,"verdict":"V" through one stack buffer. */
+static enum arb_status write_outcome(const struct arb_result *r, struct arb_buf *out)
+{
+    char t[3 * ARB_JSON_NUMBER_MAX + 64];
+    const char *v = arb_verdict_name(r->verdict);
+    size_t n = 0, vlen = strlen(v);
+    double num[3] = {r->score, r->threshold, r->fail_below};
+    static const char *const key[3] = {"],\"score\":", ",\"threshold\":", ",\"fail_below\":"};
+    static const size_t klen[3] = {10, 13, 14};
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        memcpy(t + n, key[i], klen[i]);
+        n += klen[i];
+        if ((i == 2 && !r->has_fail_below) || !isfinite(num[i])) {
+            memcpy(t + n, "null", 4);
+            n += 4;
+        } else {
+            n += arb_json_number_format(num[i], t + n);
+        }
+    }
+    if (vlen > 16)
+        return ARB_EINTERNAL; /* cannot happen: verdict names are short */
+    memcpy(t + n, ",\"verdict\":\"", 12);
+    n += 12;
+    memcpy(t + n, v, vlen);
+    n += vlen;
+    t[n++] = '"';
+    return arb_buf_add(out, t, n);
+}
+
+static enum arb_status write_record(const struct arb_result *r, struct arb_buf *out,
+                                    struct arb_record_memo *m)
 {
     char exp_num[ARB_JSON_NUMBER_MAX], steps[320];
     int have_num = 0;
     enum arb_status st;
-    size_t i, at;
+    size_t i, at, n;
 
-    st = arb_buf_adds(out, "{\"operator\":");
+    st = arb_buf_add(out, LIT("{\"operator\":"));
     if (!st)
         st = write_string(out, r->op ? r->op : "", r->op ? strlen(r->op) : 0);
     if (!st)
-        st = arb_buf_adds(out, ",\"expected\":");
+        st = arb_buf_add(out, LIT(",\"expected\":"));
     at = out->len;
     if (!st)
-        st = write_json(out, r->expected);
+        st = write_expected(out, r, m);
     /* kept (on the stack: out may move) for a compared expected that is the same number */
     if (!st && cJSON_IsNumber(r->expected) && out->len - at < sizeof(exp_num)) {
         memcpy(exp_num, out->ptr + at, out->len - at);
@@ -253,18 +424,18 @@ enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf
         have_num = 1;
     }
     if (!st)
-        st = arb_buf_adds(out, ",\"observed\":");
+        st = arb_buf_add(out, LIT(",\"observed\":"));
     if (!st)
-        st = r->observed ? write_string(out, r->observed, r->observed_len)
-                         : arb_buf_adds(out, "null");
+        st = write_observed(out, r, m);
+    /* ,"normalization":[...] in one append */
+    memcpy(steps, ",\"normalization\":", 17);
+    n = 17 + steps_text(r, 0, steps + 17, sizeof(steps) - 17);
     if (!st)
-        st = arb_buf_adds(out, ",\"normalization\":");
-    if (!st)
-        st = arb_buf_add(out, steps, steps_text(r, 0, steps, sizeof(steps)));
+        st = arb_buf_add(out, steps, n);
     if (!st)
         st = write_compared(r, out, have_num ? exp_num : NULL);
     if (!st)
-        st = arb_buf_adds(out, ",\"notes\":[");
+        st = arb_buf_add(out, LIT(",\"notes\":["));
     for (i = 0; !st && i < r->n_notes; i++) {
         if (i)
             st = arb_buf_addc(out, ',');
@@ -272,42 +443,39 @@ enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf
             st = write_string(out, r->notes[i], strlen(r->notes[i]));
     }
     if (!st)
-        st = arb_buf_adds(out, "],\"score\":");
-    if (!st)
-        st = write_number(out, r->score);
-    if (!st)
-        st = arb_buf_adds(out, ",\"threshold\":");
-    if (!st)
-        st = write_number(out, r->threshold);
-    if (!st)
-        st = arb_buf_adds(out, ",\"fail_below\":");
-    if (!st)
-        st = r->has_fail_below ? write_number(out, r->fail_below) : arb_buf_adds(out, "null");
-    if (!st)
-        st = arb_buf_adds(out, ",\"verdict\":\"");
-    if (!st)
-        st = arb_buf_adds(out, arb_verdict_name(r->verdict));
-    if (!st)
-        st = arb_buf_addc(out, '"');
+        st = write_outcome(r, out);
     if (!st && r->negated)
-        st = arb_buf_adds(out, ",\"not\":true");
+        st = arb_buf_add(out, LIT(",\"not\":true"));
     if (!st && r->details) {
-        st = arb_buf_adds(out, ",\"details\":");
+        st = arb_buf_add(out, LIT(",\"details\":"));
         if (!st)
             st = write_json(out, r->details);
     }
     if (!st && r->n_children) {
-        st = arb_buf_adds(out, ",\"children\":[");
+        st = arb_buf_add(out, LIT(",\"children\":["));
         for (i = 0; !st && i < r->n_children; i++) {
             if (i)
                 st = arb_buf_addc(out, ',');
-            if (!st)
-                st = arb_result_write_json(&r->children[i], out);
+            if (!st) /* a child's values are its own, not the memo's */
+                st = write_record(&r->children[i], out, NULL);
         }
         if (!st)
             st = arb_buf_addc(out, ']');
     }
     return st ? st : arb_buf_addc(out, '}');
+}
+
+#undef LIT
+
+enum arb_status arb_result_write_json(const struct arb_result *r, struct arb_buf *out)
+{
+    return write_record(r, out, NULL);
+}
+
+enum arb_status arb_result_write_json_memo(const struct arb_result *r, struct arb_buf *out,
+                                           struct arb_record_memo *m)
+{
+    return write_record(r, out, m);
 }
 
 enum arb_status arb_result_write_string(struct arb_buf *out, const char *s, size_t len)

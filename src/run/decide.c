@@ -25,6 +25,7 @@
  * decide_judged still hand out a tree (the text parsed) for escalate.c and the tests.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -483,22 +484,35 @@ static void rubric_rule(const struct items *it, const struct scores *sa, const s
 
 void decide_scratch_init(struct decide_scratch *ds)
 {
+    size_t i;
+
     memset(&ds->nums, 0, sizeof(ds->nums));
     arb_buf_init(&ds->sentence, 0);
     arb_buf_init(&ds->good, 0);
     arb_buf_init(&ds->bad, 0);
+    arb_buf_init(&ds->memo.key, 0);
+    ds->memo.evict = 0;
+    for (i = 0; i < DECIDE_MEMO; i++) {
+        arb_buf_init(&ds->memo.kept[i], 0);
+        ds->memo.key_len[i] = 0;
+    }
 }
 
 void decide_scratch_release(struct decide_scratch *ds)
 {
+    size_t i;
+
     arb_buf_release(&ds->sentence);
     arb_buf_release(&ds->good);
     arb_buf_release(&ds->bad);
+    arb_buf_release(&ds->memo.key);
+    for (i = 0; i < DECIDE_MEMO; i++)
+        arb_buf_release(&ds->memo.kept[i]);
 }
 
-enum arb_status decide_write(const struct items *it, const struct side *a, const struct side *b,
-                             const struct judged *j, struct decision *d, struct decide_scratch *ds,
-                             struct arb_buf *out)
+static enum arb_status write_pair(const struct items *it, const struct side *a,
+                                  const struct side *b, const struct judged *j, struct decision *d,
+                                  struct decide_scratch *ds, struct arb_buf *out)
 {
     struct scores sa, sb;
     const cJSON *fb;
@@ -552,6 +566,83 @@ enum arb_status decide_write(const struct items *it, const struct side *a, const
         add_judge(&jt, j);
     jtext_close(&jt, '}');
     return jt.st;
+}
+
+/* What decides a pair without a judge (struct decide_memo) as bytes into key; its hash. */
+static size_t memo_key(const struct items *it, const struct side *a, const struct side *b,
+                       struct arb_buf *key, enum arb_status *st)
+{
+    const struct side *s[2] = {a, b};
+    size_t n_crit = it->suite->n_criteria, i;
+    uint64_t h = 14695981039346656037u;
+    int k;
+
+    arb_buf_reset(key);
+    *st = ARB_OK;
+    for (k = 0; k < 2 && !*st; k++) {
+        *st = arb_buf_add(key, &s[k]->missing, sizeof(s[k]->missing));
+        if (!*st && n_crit)
+            *st = arb_buf_add(key, s[k]->crit, n_crit * sizeof(*s[k]->crit));
+        if (!*st && it->n_exp)
+            *st = arb_buf_add(key, s[k]->exp, it->n_exp * sizeof(*s[k]->exp));
+    }
+    for (i = 0; !*st && i < key->len; i++) /* FNV-1a */
+        h = (h ^ (unsigned char)key->ptr[i]) * 1099511628211u;
+    return (size_t)(h % DECIDE_MEMO);
+}
+
+/* The slot of m holding m->key, or DECIDE_MEMO; *free_slot: where to keep it when none does. */
+static size_t memo_find(struct decide_memo *m, size_t home, size_t *free_slot)
+{
+    size_t i, slot;
+
+    /* four slots from its home: two frequent pairs of one home do not push each other out */
+    *free_slot = DECIDE_MEMO;
+    for (i = 0; i < DECIDE_PROBES; i++) {
+        slot = (home + i) % DECIDE_MEMO;
+        if (m->key_len[slot] == m->key.len &&
+            memcmp(m->kept[slot].ptr, m->key.ptr, m->key.len) == 0)
+            return slot;
+        if (!m->key_len[slot] && *free_slot == DECIDE_MEMO)
+            *free_slot = slot;
+    }
+    if (*free_slot == DECIDE_MEMO)
+        *free_slot = (home + m->evict++ % DECIDE_PROBES) % DECIDE_MEMO;
+    return DECIDE_MEMO;
+}
+
+enum arb_status decide_write(const struct items *it, const struct side *a, const struct side *b,
+                             const struct judged *j, struct decision *d, struct decide_scratch *ds,
+                             struct arb_buf *out)
+{
+    struct decide_memo *m = &ds->memo;
+    size_t at = out->len, slot = DECIDE_MEMO, home, hit;
+    int memo = !j && it->kase && it->kase->n_expectations == 0;
+    enum arb_status st;
+
+    if (memo) {
+        home = memo_key(it, a, b, &m->key, &st);
+        if (st)
+            return st;
+        hit = memo_find(m, home, &slot);
+        if (hit != DECIDE_MEMO) {
+            *d = m->d[hit];
+            return arb_buf_add(out, m->kept[hit].ptr + m->key_len[hit],
+                               m->kept[hit].len - m->key_len[hit]);
+        }
+    }
+    st = write_pair(it, a, b, j, d, ds, out);
+    if (!st && memo) {
+        /* a slot that cannot grow stays empty: the next such pair is written again */
+        arb_buf_reset(&m->kept[slot]);
+        m->key_len[slot] = 0;
+        if (arb_buf_add(&m->kept[slot], m->key.ptr, m->key.len) == ARB_OK &&
+            arb_buf_add(&m->kept[slot], out->ptr + at, out->len - at) == ARB_OK) {
+            m->key_len[slot] = m->key.len;
+            m->d[slot] = *d;
+        }
+    }
+    return st;
 }
 
 /* decide_write, then its text as a cJSON tree (which prints as the same text). */

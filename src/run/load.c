@@ -99,6 +99,7 @@ enum arb_status run_load_cases(struct runner *r, size_t batch)
 {
     struct arb_case_reader *cr = NULL;
     struct arb_case c;
+    struct arb_buf expected, raw;
     enum arb_status st;
     size_t seq = 0;
     int got;
@@ -107,11 +108,12 @@ enum arb_status run_load_cases(struct runner *r, size_t batch)
     if (st)
         return st;
     memset(&c, 0, sizeof(c));
+    arb_buf_init(&expected, 0);
+    arb_buf_init(&raw, 0);
     st = arb_store_writer_begin(r->w, r->err);
     r->prog.phase = ARB_RUN_LOADING_CASES;
     r->prog.done = 0;
     while (!st && (got = arb_case_reader_next(cr, &c, r->err)) == 1) {
-        char *expected = NULL, *raw = NULL;
         int keep = 0;
 
         st = run_scope_pick(&r->scope, c.id, r->blinder, &keep);
@@ -122,15 +124,16 @@ enum arb_status run_load_cases(struct runner *r, size_t batch)
             seq++;
             continue;
         }
+        /* the canonical texts in buffers kept across cases: the writer copies them */
+        arb_buf_reset(&expected);
+        arb_buf_reset(&raw);
         if (!st && c.expected)
-            st = arb_jcs_string(c.expected, &expected, NULL, r->err);
+            st = arb_jcs_write(c.expected, &expected, r->err);
         if (!st)
-            st = arb_jcs_string(c.raw, &raw, NULL, r->err);
+            st = arb_jcs_write(c.raw, &raw, r->err);
         if (!st)
-            st = arb_store_writer_put_case(r->w, r->run, c.id, (int64_t)seq, c.prompt, expected,
-                                           raw, r->err);
-        free(expected);
-        free(raw);
+            st = arb_store_writer_put_case(r->w, r->run, c.id, (int64_t)seq, c.prompt,
+                                           c.expected ? expected.ptr : NULL, raw.ptr, r->err);
         arb_case_release(&c);
         seq++;
         r->prog.done++;
@@ -141,6 +144,8 @@ enum arb_status run_load_cases(struct runner *r, size_t batch)
                 st = arb_store_writer_begin(r->w, r->err);
         }
     }
+    arb_buf_release(&expected);
+    arb_buf_release(&raw);
     if (!st && got < 0)
         st = (enum arb_status) - got;
     /* The reader's own table of the ids goes before the run's is made (case_ids_finish). */
@@ -172,6 +177,7 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
 {
     struct arb_output_reader *rd = NULL;
     struct arb_output o;
+    struct arb_buf meta; /* an output's meta as RFC 8785 text, kept across outputs */
     size_t n = 0, isys = (size_t)(sys - r->s->systems);
     int got, keep, first;
     enum arb_status st;
@@ -181,6 +187,7 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
         return arb_err_prefix(r->err, st, "system '%s'", sys->name);
     case_ids_next_system(&r->ids);
     memset(&o, 0, sizeof(o));
+    arb_buf_init(&meta, 0);
     r->prog.phase = ARB_RUN_LOADING_OUTPUTS;
     r->prog.system = sys->name;
     r->prog.done = 0;
@@ -218,17 +225,15 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
             struct arb_output_row row = {o.case_id, sys->name, o.file ? o.file : "",
                                          o.text,    o.len,     o.binary,
                                          o.sha256,  NULL,      o.trial};
-            char *meta = NULL;
-
+            arb_buf_reset(&meta);
             if (o.meta)
-                st = arb_jcs_string(o.meta, &meta, NULL, r->err);
-            row.meta_json = meta;
+                st = arb_jcs_write(o.meta, &meta, r->err);
+            row.meta_json = o.meta ? meta.ptr : NULL;
             if (!st)
                 st = arb_store_writer_put_output(r->w, r->run, &row, r->err);
             /* Two trials of one case: the system has trials (has_trials, new runs). */
             if (!st)
                 st = case_ids_stored(&r->ids, &o, &r->has_trials[isys]);
-            free(meta);
         }
         arb_output_release(&o);
         r->prog.done++;
@@ -239,6 +244,7 @@ enum arb_status run_load_outputs(struct runner *r, const struct arb_system *sys)
                 st = arb_store_writer_begin(r->w, r->err);
         }
     }
+    arb_buf_release(&meta);
     if (!st && got < 0)
         st = arb_err_prefix(r->err, (enum arb_status) - got, "system '%s'", sys->name);
     if (!st)

@@ -56,6 +56,7 @@ static void outs_clear(struct runner *r)
         r->outs[i].n = r->outs[i].n_all = 0;
     }
     r->obs_file = NULL; /* the files are gone: what was derived from one with them */
+    arb_record_memo_reset(&r->memo); /* and the case's expected values */
 }
 
 struct collect {
@@ -121,13 +122,14 @@ static enum arb_status eval_check(struct runner *r, const struct arb_case *kc, s
         if (r->obs_file != f) {
             arb_observed_set(r->obs, f->content, f->len);
             r->obs_file = f;
+            arb_record_memo_keep(&r->memo, f->content, f->len);
         }
         st = arb_check_run_on(c, r->obs, kc->expected, &r->res, r->err);
     }
     if (st)
         return arb_err_prefix(r->err, st, "case '%s', %s '%s'", kc->id, kind, item);
     arb_buf_reset(&r->rec);
-    st = arb_result_write_json(&r->res, &r->rec);
+    st = arb_result_write_json_memo(&r->res, &r->rec, &r->memo);
     if (!st) {
         /* The observed text is the output's own (no extract): the store keeps it once. */
         int own = !note[0] && !f->file[0] && r->res.observed && r->res.observed_len == f->len &&
@@ -447,6 +449,7 @@ static enum arb_status runner_init(struct runner *r, struct arb_store *st, struc
     arb_buf_init(&r->text[0], 0);
     arb_buf_init(&r->text[1], 0);
     arb_buf_init(&r->cmp, 0);
+    arb_record_memo_init(&r->memo);
     decide_scratch_init(&r->ds);
     if (check_words_init(&r->words, s) || arb_observed_new(&r->obs))
         return ARB_ENOMEM;
@@ -457,6 +460,15 @@ static enum arb_status runner_init(struct runner *r, struct arb_store *st, struc
         return ARB_ENOMEM;
     if (arb_blinder_new(s->seed, &r->blinder))
         return arb_err_set(err, ARB_EINTERNAL, "cannot set up the blinding HMAC in openssl");
+    /* the suite's checks' own expected values are written once for the whole run */
+    for (i = 0; i < s->n_criteria; i++)
+        if (s->criteria[i].check)
+            arb_record_memo_hold(&r->memo, arb_check_expected(s->criteria[i].check));
+    for (i = 0; i < s->n_expectations; i++)
+        if (s->expectations[i].check)
+            arb_record_memo_hold(&r->memo, arb_check_expected(s->expectations[i].check));
+    if (s->fields_check)
+        arb_record_memo_hold(&r->memo, arb_check_expected(s->fields_check));
     for (i = 0; i < s->n_systems; i++) {
         r->sides[i].crit = calloc(s->n_criteria ? s->n_criteria : 1, sizeof(double));
         if (!r->sides[i].crit || arb_strset_add(&r->systems, s->systems[i].name, i, &added, NULL))
@@ -488,6 +500,7 @@ static void runner_release(struct runner *r)
     arb_buf_release(&r->text[0]);
     arb_buf_release(&r->text[1]);
     arb_buf_release(&r->cmp);
+    arb_record_memo_release(&r->memo);
     decide_scratch_release(&r->ds);
     check_words_release(&r->words);
     arb_observed_free(r->obs);

@@ -167,10 +167,28 @@ struct decision {
     double pass_rate_a, pass_rate_b; /* expectation pass rates, NAN when none */
 };
 
-/* Scratch space for decide_write (the sentences of a side), kept from pair to pair. */
+/*
+ * Pairs decided before, by what decides them: without a judge and without the case's own
+ * expectations, a pair's comparison text and decision are a function of the two sides' missing
+ * flags, criterion scores and expectation verdicts (the rest is the suite's), and most pairs
+ * of a run repeat one of a few.  A slot holds the key, then the text.
+ */
+#define DECIDE_MEMO   16
+#define DECIDE_PROBES 4
+
+struct decide_memo {
+    struct arb_buf key;               /* the pair being decided */
+    struct arb_buf kept[DECIDE_MEMO]; /* a decided pair's key, then its text */
+    size_t key_len[DECIDE_MEMO];      /* 0: an empty slot */
+    struct decision d[DECIDE_MEMO];
+    size_t evict; /* which of a full home's slots goes next */
+};
+
+/* Scratch space for decide_write (the sentences of a side, the memo), kept from pair to pair. */
 struct decide_scratch {
     struct arb_buf sentence, good, bad;
     struct jtext_nums nums;
+    struct decide_memo memo;
 };
 
 void decide_scratch_init(struct decide_scratch *ds);

@@ -97,6 +97,7 @@ struct runner {
     struct arb_buf cmp;              /* a pair's comparison.json */
     struct arb_observed *obs;        /* the output file the checks run on, shared by them */
     const struct file_row *obs_file; /* which file obs holds; NULL: none of this case */
+    struct arb_record_memo memo;     /* this case's records: its expected values, outputs */
 };
 
 /* Report the run's progress to the caller's callback, when it gave one. */

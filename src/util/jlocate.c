@@ -30,12 +30,47 @@ struct arb_jscan_pos arb_jscan_pos(const char *s, size_t len, size_t at)
     return p;
 }
 
+/* Append the decimal digits of v at msg + *n (room permitting). */
+static void put_size(char *msg, size_t cap, size_t *n, size_t v)
+{
+    char d[24];
+    size_t k = 0;
+
+    do {
+        d[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k && *n + 1 < cap)
+        msg[(*n)++] = d[--k];
+}
+
+static void put_text(char *msg, size_t cap, size_t *n, const char *t)
+{
+    while (*t && *n + 1 < cap)
+        msg[(*n)++] = *t++;
+}
+
+/*
+ * The bytes snprintf writes for "line %zu, column %zu: %s" (cut to the buffer as it cuts), put
+ * by hand: a text that is not JSON (an output with prose around its JSON) is common, and each
+ * check's parse failure note names where.
+ */
 enum arb_status arb_jscan_err_at(struct arb_err *err, enum arb_status st, const char *s, size_t len,
                                  size_t at, const char *what)
 {
     struct arb_jscan_pos p = arb_jscan_pos(s, len, at);
+    size_t n = 0, cap = sizeof(err->msg);
 
-    return arb_err_set(err, st, "line %zu, column %zu: %s", p.line, p.col, what);
+    if (!err)
+        return st;
+    put_text(err->msg, cap, &n, "line ");
+    put_size(err->msg, cap, &n, p.line);
+    put_text(err->msg, cap, &n, ", column ");
+    put_size(err->msg, cap, &n, p.col);
+    put_text(err->msg, cap, &n, ": ");
+    put_text(err->msg, cap, &n, what);
+    err->msg[n] = '\0';
+    return st;
 }
 
 /* ---- the items of a container ------------------------------------------------------------ */

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "arbiter/json.h"
+#include "jbuild.h"
 #include "jscan.h"
 
 #define SMALL_OBJECT 16 /* objects up to this size are checked pairwise, no allocation */
@@ -460,8 +461,11 @@ static enum arb_status build_checked(const char *text, size_t len, unsigned flag
         parsed = copy;
         value_end -= 4 * rep->nuls;
     }
-    /* without require_null_terminated: with a length, cJSON 1.7.15 then demands a NUL byte */
-    root = cJSON_ParseWithLengthOpts(parsed, copy ? copy_len : len, &end, 0);
+    /* built here, or by cJSON when jbuild.c gives up; without require_null_terminated: with a
+     * length, cJSON 1.7.15 then demands a NUL byte */
+    root = arb_json_build(parsed, copy ? copy_len : len, &end);
+    if (!root)
+        root = cJSON_ParseWithLengthOpts(parsed, copy ? copy_len : len, &end, 0);
     st = !root ? ARB_ENOMEM : end != parsed + value_end ? ARB_EINTERNAL : ARB_OK;
     free(copy);
     if (st == ARB_ENOMEM)
@@ -471,7 +475,8 @@ static enum arb_status build_checked(const char *text, size_t len, unsigned flag
         return arb_jscan_err_at(err, ARB_EINTERNAL, text, len, value_end,
                                 "cJSON and the scanner disagree on where the value ends");
     }
-    w.dups = (flags & ARB_JSON_NO_DUPLICATES) != 0;
+    /* the scanner saw every object's names: when none may repeat, none does */
+    w.dups = (flags & ARB_JSON_NO_DUPLICATES) != 0 && rep->maybe_dup;
     w.inf = rep->maybe_inf;
     if (!w.dups && !w.inf) {
         *out = root;
@@ -565,7 +570,9 @@ static int read_members(const char *text, size_t len, size_t at, const char *con
                 !names[i][klen])
                 break;
         if (i < n && !values[i]) {
-            values[i] = cJSON_ParseWithLengthOpts(text + sc.pos, len - sc.pos, &end, 0);
+            values[i] = arb_json_build(text + sc.pos, len - sc.pos, &end);
+            if (!values[i])
+                values[i] = cJSON_ParseWithLengthOpts(text + sc.pos, len - sc.pos, &end, 0);
             if (!values[i])
                 return -1;
             sc.pos = (size_t)(end - text);

@@ -251,3 +251,99 @@ Test(compare, should_leave_a_regex_depth_limit_unresolved)
     arb_check_free(c);
     free(obs);
 }
+
+/* A memo reused across records and checks writes each record's own bytes, kept or not. */
+Test(compare, should_write_the_same_record_with_a_memo)
+{
+    static const char *const cfgs[] = {"{\"op\":\"contains\",\"expected\":\"ab\\\"c\"}",
+                                       "{\"op\":\"json_match\",\"expected\":{\"k\":[1,2.5,\"x\"]}}",
+                                       "{\"op\":\"regex\",\"expected\":\"a+\",\"extract\":\"/k\"}",
+                                       "{\"op\":\"numeric\",\"expected\":3.25}",
+                                       "{\"op\":\"json_valid\"}"};
+    const char text[] = "{\"k\": \"ab\\\"c \xff aaa\", \"n\": 3.25}";
+    const char other[] = "{\"k\": \"ab\\\"c \xff aaa\", \"n\": 3.25}";
+    struct arb_record_memo m;
+    struct arb_result r;
+    struct arb_buf plain, memo;
+    struct arb_err err = {{0}};
+    struct arb_check *c[sizeof(cfgs) / sizeof(cfgs[0])];
+    size_t i, round;
+
+    /* the checks live as long as the memo keeps their expected values (as a run's do) */
+    for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
+        c[i] = compile(cfgs[i]);
+    arb_result_init(&r);
+    arb_buf_init(&plain, 0);
+    arb_buf_init(&memo, 0);
+    arb_record_memo_init(&m);
+    /* the first two held for good, the others kept from one reset to the next */
+    arb_record_memo_hold(&m, arb_check_expected(c[0]));
+    arb_record_memo_hold(&m, arb_check_expected(c[1]));
+    for (round = 0; round < 6; round++) {
+        if (round % 2 == 0) {
+            arb_record_memo_reset(&m);
+            cr_assert_eq(m.n_slots, 2);
+            arb_record_memo_keep(&m, text, sizeof(text) - 1);
+        }
+        for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++) {
+            /* the kept text, and an equal text elsewhere that the memo must not take for it */
+            const char *obs = round % 3 == 1 ? other : text;
+
+            cr_assert_eq(arb_check_run(c[i], obs, sizeof(text) - 1, NULL, &r, &err), ARB_OK, "%s",
+                         err.msg);
+            arb_buf_reset(&plain);
+            arb_buf_reset(&memo);
+            cr_assert_eq(arb_result_write_json(&r, &plain), ARB_OK);
+            cr_assert_eq(arb_result_write_json_memo(&r, &memo, &m), ARB_OK);
+            cr_assert_str_eq(memo.ptr, plain.ptr);
+        }
+    }
+    arb_record_memo_release(&m);
+    arb_buf_release(&plain);
+    arb_buf_release(&memo);
+    arb_result_release(&r);
+    for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
+        arb_check_free(c[i]);
+}
+
+/* name and icontains keep what they derive from their own expected: a reused check writes the
+ * records a fresh one does, and a case's expected (not the check's) is read each time. */
+Test(compare, should_write_the_same_records_from_a_reused_name_or_icontains_check)
+{
+    static const char *const cfgs[] = {"{\"op\":\"name\",\"expected\":\"Acme, Inc.\"}",
+                                       "{\"op\":\"icontains\",\"expected\":\"ÄBC\"}",
+                                       "{\"op\":\"name\",\"expected\":\"\"}", "{\"op\":\"name\"}",
+                                       "{\"op\":\"icontains\"}"};
+    static const char *const texts[] = {"ACME Incorporated", "xx äbc yy", "", "Acme Corp."};
+    cJSON *case_expected = cJSON_CreateString("acme corp");
+    struct arb_result r;
+    struct arb_buf fresh, reused;
+    struct arb_err err = {{0}};
+    size_t i, k;
+
+    arb_result_init(&r);
+    arb_buf_init(&fresh, 0);
+    arb_buf_init(&reused, 0);
+    for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++) {
+        struct arb_check *kept = compile(cfgs[i]);
+
+        for (k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
+            struct arb_check *c = compile(cfgs[i]);
+            size_t n = strlen(texts[k]);
+
+            arb_buf_reset(&fresh);
+            arb_buf_reset(&reused);
+            cr_assert_eq(arb_check_run(c, texts[k], n, case_expected, &r, &err), ARB_OK);
+            cr_assert_eq(arb_result_write_json(&r, &fresh), ARB_OK);
+            cr_assert_eq(arb_check_run(kept, texts[k], n, case_expected, &r, &err), ARB_OK);
+            cr_assert_eq(arb_result_write_json(&r, &reused), ARB_OK);
+            cr_assert_str_eq(reused.ptr, fresh.ptr);
+            arb_check_free(c);
+        }
+        arb_check_free(kept);
+    }
+    cJSON_Delete(case_expected);
+    arb_buf_release(&fresh);
+    arb_buf_release(&reused);
+    arb_result_release(&r);
+}

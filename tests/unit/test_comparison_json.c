@@ -296,3 +296,72 @@ Test(comparison_json, should_take_the_judges_sentences_when_it_wrote_them)
     cJSON_Delete(fb);
     arb_suite_free(s);
 }
+
+/* ---- the memo: pairs decided with one scratch write what each pair alone writes ---------- */
+
+static int same_number(double x, double y)
+{
+    return (isnan(x) && isnan(y)) || x == y;
+}
+
+Test(comparison_json, should_write_each_pairs_own_text_when_pairs_repeat)
+{
+    struct arb_suite *s = parse(sentence_suite);
+    struct arb_case kase;
+    struct items it;
+    struct decide_scratch kept, fresh;
+    struct arb_buf t1, t2;
+    double crit[2][4];
+    enum arb_verdict exp[2][4];
+    struct side a = {.system = "alpha", .crit = crit[0], .exp = exp[0]};
+    struct side b = {.system = "beta", .crit = crit[1], .exp = exp[1]};
+    static const double scores[] = {1, 2.5, 5, NAN};
+    static const enum arb_verdict verdicts[] = {ARB_PASS, ARB_FAIL, ARB_UNRESOLVED};
+    unsigned seed = 7;
+    size_t n, i, k;
+
+    memset(&kase, 0, sizeof(kase));
+    it.suite = s;
+    it.kase = &kase;
+    it.words = NULL;
+    it.n_exp = s->n_expectations;
+    decide_scratch_init(&kept);
+    arb_buf_init(&t1, 0);
+    arb_buf_init(&t2, 0);
+    for (n = 0; n < 2000; n++) {
+        struct decision d1, d2;
+
+        /* each side one of six: some differ only in a score, some only in a verdict, so a
+         * memo that misses either gives the wrong text; pairs repeat, slots are hit and replaced */
+        for (k = 0; k < 2; k++) {
+            unsigned pick;
+
+            seed = seed * 1103515245u + 12345u;
+            pick = (seed >> 16) % 6;
+            for (i = 0; i < s->n_criteria; i++)
+                crit[k][i] = scores[(pick + i) % 4 == 3 && pick < 3 ? 3 : (pick / 2 + i) % 3];
+            for (i = 0; i < it.n_exp; i++)
+                exp[k][i] = verdicts[(pick % 2 + i) % 3];
+        }
+        seed = seed * 1103515245u + 12345u;
+        a.missing = (seed >> 16) % 16 == 0;
+        arb_buf_reset(&t1);
+        arb_buf_reset(&t2);
+        decide_scratch_init(&fresh);
+        cr_assert_eq(decide_write(&it, &a, &b, NULL, &d1, &kept, &t1), ARB_OK);
+        cr_assert_eq(decide_write(&it, &a, &b, NULL, &d2, &fresh, &t2), ARB_OK);
+        decide_scratch_release(&fresh);
+        cr_assert_str_eq(t1.ptr, t2.ptr);
+        cr_assert_str_eq(d1.status, d2.status);
+        cr_assert_eq(d1.winner, d2.winner);
+        cr_assert(d1.decided_by == d2.decided_by ||
+                  (d1.decided_by && d2.decided_by && !strcmp(d1.decided_by, d2.decided_by)));
+        cr_assert(same_number(d1.score_a, d2.score_a) && same_number(d1.score_b, d2.score_b));
+        cr_assert(same_number(d1.pass_rate_a, d2.pass_rate_a) &&
+                  same_number(d1.pass_rate_b, d2.pass_rate_b));
+    }
+    decide_scratch_release(&kept);
+    arb_buf_release(&t1);
+    arb_buf_release(&t2);
+    arb_suite_free(s);
+}
