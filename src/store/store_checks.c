@@ -99,42 +99,38 @@ static int member_spans(const char *rec, size_t n, size_t span[4])
     return span[3] <= n ? 0 : -1;
 }
 
-/*
- * The text to store for c: its record, or (in st->scratch) the record with null in place of
- * its expected value (expected_is_case) and of its observed string (observed_is_output);
- * at[0], at[1] where those nulls stand in it, -1 for a member not cut.
- */
-static enum arb_status stored_text(struct arb_store *st, const struct arb_check_row *c,
-                                   const char **text, size_t *len, int64_t at[2])
+enum arb_status store_check_text(const struct arb_check_row *c, int64_t run, struct arb_buf *buf,
+                                 struct store_check_text *t)
 {
     size_t n = strlen(c->record_json), span[4], from = 0;
     const char *r = c->record_json;
     int cut[2];
 
-    *text = r;
-    *len = n;
-    at[0] = at[1] = -1;
-    if ((!c->expected_is_case && !c->observed_is_output) || member_spans(r, n, span) != 0)
-        return ARB_OK;
-    cut[0] = c->expected_is_case != 0;
-    cut[1] = c->observed_is_output && r[span[2]] == '"';
-    if (!cut[0] && !cut[1])
-        return ARB_OK;
-    arb_buf_reset(&st->scratch);
-    for (int k = 0; k < 2; k++) {
-        if (!cut[k])
-            continue;
-        if (arb_buf_add(&st->scratch, r + from, span[2 * k] - from))
-            return ARB_ENOMEM;
-        at[k] = (int64_t)st->scratch.len;
-        if (arb_buf_add(&st->scratch, "null", 4))
-            return ARB_ENOMEM;
-        from = span[2 * k + 1];
+    t->text = r;
+    t->len = n;
+    t->at[0] = t->at[1] = -1;
+    if ((c->expected_is_case || c->observed_is_output) && member_spans(r, n, span) == 0) {
+        cut[0] = c->expected_is_case != 0;
+        cut[1] = c->observed_is_output && r[span[2]] == '"';
+        if (cut[0] || cut[1]) {
+            arb_buf_reset(buf);
+            for (int k = 0; k < 2; k++) {
+                if (!cut[k])
+                    continue;
+                if (arb_buf_add(buf, r + from, span[2 * k] - from))
+                    return ARB_ENOMEM;
+                t->at[k] = (int64_t)buf->len;
+                if (arb_buf_add(buf, "null", 4))
+                    return ARB_ENOMEM;
+                from = span[2 * k + 1];
+            }
+            if (arb_buf_add(buf, r + from, n - from))
+                return ARB_ENOMEM;
+            t->text = buf->ptr;
+            t->len = buf->len;
+        }
     }
-    if (arb_buf_add(&st->scratch, r + from, n - from))
-        return ARB_ENOMEM;
-    *text = st->scratch.ptr;
-    *len = st->scratch.len;
+    t->hash = store_text_hash(run, t->at, t->text, t->len);
     return ARB_OK;
 }
 
@@ -171,33 +167,29 @@ static int binds_key(int rc, sqlite3_stmt *s, int64_t run, const struct arb_chec
 }
 
 /*
- * The id of c's text, written unless remembered; *shared 0 when the record has a text of its
- * own (unresolved: it may be replaced; written now).
+ * The id of c's text (given cut as t, or NULL: cut here), written unless remembered; *shared 0
+ * when the record has a text of its own (unresolved: it may be replaced; written now).
  */
 static enum arb_status text_id(struct arb_store *st, int64_t run, const struct arb_check_row *c,
-                               int64_t *id, int *shared, struct arb_err *err)
+                               const struct store_check_text *t, int64_t *id, int *shared,
+                               struct arb_err *err)
 {
-    const char *text;
-    size_t len;
-    int64_t at[2];
-    uint64_t h = 0;
+    struct store_check_text own;
     enum arb_status ret;
 
     if (!c || !c->record_json || !c->verdict)
         return arb_err_set(err, ARB_EUSAGE, "arb_store_put_check: no check");
-    if (stored_text(st, c, &text, &len, at) != ARB_OK)
+    if (!t && store_check_text(c, run, &st->scratch, &own) != ARB_OK)
         return arb_err_set(err, ARB_ENOMEM, "out of memory putting a check");
+    if (!t)
+        t = &own;
     *shared = strcmp(c->verdict, "unresolved") != 0;
-    *id = 0;
-    if (*shared) {
-        h = store_text_hash(run, at, text, len);
-        *id = store_text_recall(st, h, run, at, text, len);
-    }
+    *id = *shared ? store_text_recall(st, t->hash, run, t->at, t->text, t->len) : 0;
     if (*id)
         return ARB_OK;
-    ret = put_text(st, run, text, len, at, id, err);
+    ret = put_text(st, run, t->text, t->len, t->at, id, err);
     if (ret == ARB_OK && *shared)
-        store_text_remember(st, h, run, at, text, len, *id);
+        store_text_remember(st, t->hash, run, t->at, t->text, t->len, *id);
     return ret;
 }
 
@@ -256,7 +248,9 @@ static enum arb_status put_own(struct arb_store *st, int64_t run, const struct a
 }
 
 enum arb_status store_put_checks(struct arb_store *st, int64_t run,
-                                 const struct arb_check_row *rows, size_t n, struct arb_err *err)
+                                 const struct arb_check_row *rows,
+                                 const struct store_check_text *texts, size_t n,
+                                 struct arb_err *err)
 {
     enum arb_status ret = store_need_txn(st, "put a check", err);
     int64_t ids[16];
@@ -265,9 +259,9 @@ enum arb_status store_put_checks(struct arb_store *st, int64_t run,
     if (n > 16)
         return arb_err_set(err, ARB_EUSAGE, "store_put_checks: %zu records at once", n);
     for (k = 0; ret == ARB_OK && k < n; k++) {
-        int shared;
+        int shared = 0;
 
-        ret = text_id(st, run, &rows[k], &ids[k], &shared, err);
+        ret = text_id(st, run, &rows[k], texts ? &texts[k] : NULL, &ids[k], &shared, err);
         if (ret != ARB_OK || shared)
             continue;
         /* A record with a text of its own goes alone, in its place among the others. */
@@ -284,7 +278,7 @@ enum arb_status store_put_checks(struct arb_store *st, int64_t run,
 enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
                                     const struct arb_check_row *c, struct arb_err *err)
 {
-    return store_put_checks(st, run, c, 1, err);
+    return store_put_checks(st, run, c, NULL, 1, err);
 }
 
 /* The text id and verdict of the check record c names; *id 0 when there is none. */
@@ -315,9 +309,8 @@ enum arb_status arb_store_set_check(struct arb_store *st, int64_t run,
 {
     sqlite3_stmt *s;
     enum arb_status ret = store_need_txn(st, "set a check", err);
-    const char *text;
-    size_t len;
-    int64_t at[2], id;
+    struct store_check_text t;
+    int64_t id;
     int own, rc = SQLITE_OK;
 
     if (ret == ARB_OK && (!c || !c->record_json || !c->verdict))
@@ -326,18 +319,18 @@ enum arb_status arb_store_set_check(struct arb_store *st, int64_t run,
         ret = text_of(st, run, c, &id, &own, err);
     if (ret != ARB_OK || id == 0)
         return ret;
-    if (stored_text(st, c, &text, &len, at) != ARB_OK)
+    if (store_check_text(c, run, &st->scratch, &t) != ARB_OK)
         return arb_err_set(err, ARB_ENOMEM, "out of memory setting a check");
     if (own) {
         /* Its text is its own (put unresolved): replaced in place. */
         s = st->stmt[Q_SET_TEXT];
         rc = store_bind_int(rc, s, 1, id);
-        rc = bind_at(rc, s, 2, at[0]);
-        rc = bind_at(rc, s, 3, at[1]);
-        rc = store_bind_blob_text(rc, s, 4, text, len);
+        rc = bind_at(rc, s, 2, t.at[0]);
+        rc = bind_at(rc, s, 3, t.at[1]);
+        rc = store_bind_blob_text(rc, s, 4, t.text, t.len);
         ret = store_exec(st, s, rc, err, "set a check record's text");
     } else {
-        ret = put_text(st, run, text, len, at, &id, err);
+        ret = put_text(st, run, t.text, t.len, t.at, &id, err);
     }
     if (ret != ARB_OK)
         return ret;

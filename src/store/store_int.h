@@ -122,12 +122,31 @@ struct arb_store {
 void store_foreign_keys(struct arb_store *st, int on);
 
 /*
- * Put the check records rows[0..n) in that order, as n calls of arb_store_put_check would,
- * with fewer statements: consecutive records whose text may be shared go in by fours and
- * eights (a statement's own cost was a sixth of a check record's).  store_checks.c.
+ * A check record's text as the store keeps it (store_checks.c, migration 10): the record, or
+ * (in buf, NUL-terminated) the record with null in place of its case's expected value
+ * (expected_is_case) and of its output's text (observed_is_output), at[0] and at[1] where
+ * those nulls stand (-1: not cut), and the hash it is remembered by (store_text_hash).  A
+ * run's writer makes it on the thread that queues the record, not on the one that writes it.
+ */
+struct store_check_text {
+    const char *text;
+    size_t len;
+    int64_t at[2];
+    uint64_t hash;
+};
+enum arb_status store_check_text(const struct arb_check_row *c, int64_t run, struct arb_buf *buf,
+                                 struct store_check_text *t);
+
+/*
+ * Put the check records rows[0..n) (n <= 16) in that order, as n calls of arb_store_put_check
+ * would, with fewer statements: consecutive records whose text may be shared go in by fours
+ * and eights (a statement's own cost was a sixth of a check record's).  texts[k]: rows[k]'s
+ * text already made (store_check_text), or texts NULL: made here.  store_checks.c.
  */
 enum arb_status store_put_checks(struct arb_store *st, int64_t run,
-                                 const struct arb_check_row *rows, size_t n, struct arb_err *err);
+                                 const struct arb_check_row *rows,
+                                 const struct store_check_text *texts, size_t n,
+                                 struct arb_err *err);
 
 /*
  * The texts written lately (store_texts.c).  at[] says where a check record's text was cut

@@ -47,6 +47,8 @@ struct op {
     size_t s[6];  /* texts: offsets into the chunk's text, NO_TEXT for NULL */
     double d[4];  /* numbers */
     int64_t i[5]; /* integers */
+    size_t len;   /* a check's text as stored: its length, */
+    uint64_t h;   /* and its hash */
 };
 
 struct chunk {
@@ -67,6 +69,7 @@ struct arb_store_writer {
     int busy;    /* the thread is executing a chunk */
     int closing; /* no more chunks: the thread ends when the queue is empty */
     struct chunk *filling;
+    struct arb_buf cut; /* a check record's text as stored, made by the queueing thread */
     struct chunk *spare; /* executed chunks, kept for reuse with their text's room (under mu) */
     size_t n_spare;
     atomic_int failed;  /* the first failure (an enum arb_status; set under mu) */
@@ -146,18 +149,23 @@ static enum arb_status put_checks(struct arb_store *st, const struct chunk *c, s
                                   size_t *m, struct arb_err *err)
 {
     struct arb_check_row rows[GROUP];
+    struct store_check_text texts[GROUP];
     size_t n = 0;
 
     while (k + n < c->n && n < GROUP && c->op[k + n].kind == OP_CHECK &&
            c->op[k + n].run == c->op[k].run) {
         const struct op *o = &c->op[k + n];
 
-        rows[n++] = (struct arb_check_row){text(c, o->s[0]), text(c, o->s[1]), text(c, o->s[2]),
-                                           text(c, o->s[3]), text(c, o->s[4]), text(c, o->s[5]),
-                                           o->d[0],          (int)o->i[0],     (int)o->i[1]};
+        /* s[4] is the text as stored, made by the queueing thread (arb_store_writer_put_check),
+         * which the record is not needed beside. */
+        rows[n] = (struct arb_check_row){text(c, o->s[0]), text(c, o->s[1]), text(c, o->s[2]),
+                                         text(c, o->s[3]), text(c, o->s[4]), text(c, o->s[5]),
+                                         o->d[0],          (int)o->i[0],     (int)o->i[1]};
+        texts[n] = (struct store_check_text){text(c, o->s[4]), o->len, {o->i[2], o->i[3]}, o->h};
+        n++;
     }
     *m = n;
-    return store_put_checks(st, c->op[k].run, rows, n, err);
+    return store_put_checks(st, c->op[k].run, rows, texts, n, err);
 }
 
 static void *writer_thread(void *arg)
@@ -318,6 +326,7 @@ enum arb_status arb_store_writer_start(struct arb_store *st, int threaded,
     *out = NULL;
     if (!w)
         return arb_err_set(err, ARB_ENOMEM, "out of memory");
+    arb_buf_init(&w->cut, 0);
     w->st = st;
     atomic_init(&w->failed, ARB_OK);
     /* The writer only inserts the records of a run that exists: checking each row's run
@@ -406,18 +415,28 @@ enum arb_status arb_store_writer_put_problem(struct arb_store_writer *w, int64_t
 enum arb_status arb_store_writer_put_check(struct arb_store_writer *w, int64_t run,
                                            const struct arb_check_row *c, struct arb_err *err)
 {
-    const char *t[6] = {c->case_id, c->system, c->kind, c->item, c->record_json, c->verdict};
+    struct store_check_text st;
+    const char *t[6];
     struct op *o;
 
-    if (!w->threaded)
+    if (!w->threaded || !c || !c->record_json || !c->verdict)
         return arb_store_put_check(w->st, run, c, err);
+    /* The text as stored, and its hash, made here: the writer is the run's longer thread. */
+    if (store_check_text(c, run, &w->cut, &st) != ARB_OK)
+        return arb_err_set(err, ARB_ENOMEM, "out of memory queueing a check");
+    t[0] = c->case_id, t[1] = c->system, t[2] = c->kind, t[3] = c->item, t[4] = st.text;
+    t[5] = c->verdict;
     o = new_op(w, OP_CHECK, run);
     if (o) {
         o->d[0] = c->score;
         o->i[0] = c->observed_is_output;
         o->i[1] = c->expected_is_case;
+        o->i[2] = st.at[0];
+        o->i[3] = st.at[1];
+        o->len = st.len;
+        o->h = st.hash;
     }
-    return queue_op(w, o, t, 6, err);
+    return queue_op_n(w, o, t, 6, 4, st.len, err);
 }
 
 enum arb_status arb_store_writer_put_blinding(struct arb_store_writer *w, int64_t run,
@@ -538,6 +557,7 @@ enum arb_status arb_store_writer_finish(struct arb_store_writer *w, struct arb_e
             *err = w->err;
     }
     store_foreign_keys(w->st, 1);
+    arb_buf_release(&w->cut);
     free(w);
     return f;
 }
