@@ -153,11 +153,13 @@ static const char *const sql[Q_N] = {
                        "FROM cases c CROSS JOIN verdicts v ON v.run = c.run "
                        "AND v.case_id = c.case_id LEFT JOIN verdict_texts t ON t.id = v.comparison "
                        "WHERE c.run = ?1 ORDER BY c.seq",
-    /* The same without comparison.json: SQLite then never reads a text. */
+    /* The same without comparison.json, for tallies: in the order of the verdicts' key (a
+     * case's verdicts together), which a scan of it gives without a search per case (a third
+     * of the time at 1,000,000 cases); SQLite never reads a text. */
     [Q_VERDICT_OUTCOMES] = "SELECT v.case_id, v.system_a, v.system_b, v.status, v.winner, "
                            "v.score_a, v.score_b, v.pass_rate_a, v.pass_rate_b, NULL "
-                           "FROM cases c CROSS JOIN verdicts v ON v.run = c.run "
-                           "AND v.case_id = c.case_id WHERE c.run = ?1 ORDER BY c.seq",
+                           "FROM verdicts v WHERE v.run = ?1 "
+                           "ORDER BY v.case_id, v.system_a, v.system_b",
     [Q_CASE_DONE] = "SELECT EXISTS (SELECT 1 FROM verdicts WHERE run = ?1 AND case_id = ?2)",
     [Q_COUNT_CASES] = "SELECT count(*) FROM cases WHERE run = ?1",
     [Q_COUNT_SYSTEMS] = "SELECT count(*) FROM systems WHERE run = ?1",
