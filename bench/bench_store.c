@@ -62,7 +62,8 @@ static enum arb_status put_case(struct arb_store *st, int64_t run, int i, struct
             (size_t)n,
             0,
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-            "{\"duration_ms\":1200}"};
+            "{\"duration_ms\":1200}",
+            0};
 
         ret = arb_store_put_output(st, run, &o, err);
         for (int k = 0; k < CHECKS && ret == ARB_OK; k++) {
