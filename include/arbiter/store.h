@@ -58,11 +58,12 @@ enum arb_status arb_store_open(const char *path, unsigned flags, struct arb_stor
 void arb_store_close(struct arb_store *st);
 
 /*
- * From now until arb_store_close, copy what st's connection commits into the database file on
- * a thread of the store's (a connection of its own, a checkpoint whenever the WAL holds 1 MB or
- * more), so that closing has little left to copy and sync.  For a writer that spends its time
- * waiting on something else (a run asking its judge) while committing often.  Best effort:
- * without a thread (none could be started) closing does it all, as before.  Not for a
+ * From now until a run's writer on st finishes (arb_store_writer_finish) or st closes, copy
+ * what st's connection commits into the database file on a thread of the store's (a connection
+ * of its own, a checkpoint whenever the WAL holds 1 MB or more; store_ckpt.c), so that closing
+ * has little left to copy and sync.  For a writer that spends its time waiting on something
+ * else (a run asking its judge) while committing often.  Best effort: without a thread (none
+ * could be started) the committing connection checkpoints, as SQLite does.  Not for a
  * read-only store, nor while st's connection is shared with another thread (ARB_STORE_UNSHARED
  * is the caller's promise; the commits' hook runs on the committing thread).
  */

@@ -373,7 +373,7 @@ enum arb_status store_begin_immediate(struct arb_store *st, struct arb_err *err)
  * appends to its tables and indexes, in case order but for the outputs' index (a second
  * system's outputs go between the first's); its cache keeps the pages it returns to.  A
  * stream reader (pass 3 of a run reading the outputs back, case by case) visits each page
- * about once.  The WAL is checkpointed every WAL_PAGES pages instead of SQLite's 1,000: a
+ * about once.  The WAL is checkpointed every st->wal_pages pages instead of SQLite's 1,000: a
  * page written many times between two checkpoints is copied into the database once, and
  * each checkpoint's fsync is paid a fraction as often.  (A million-case run: 156 MB with
  * two caches of 32 MB at its peak; now 8 MB and 2 MB.)

@@ -1,5 +1,5 @@
 /*
- * test_store_checkpoint.c - checkpointing ahead (store_checkpoint.c): what a store commits
+ * test_store_checkpoint.c - checkpointing ahead (store_ckpt.c): what a store commits
  * reaches the database file while it is open, and closing leaves the whole record in the file.
  */
 #include <stdio.h>
