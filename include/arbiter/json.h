@@ -106,6 +106,16 @@ char *arb_json_text(const char *s, size_t *len);
 size_t arb_json_number_format(double d, char *out);
 
 /*
+ * Append v as compact JSON, byte for byte what cJSON_PrintUnformatted(v) returns (members in
+ * tree order, cJSON's escapes and number forms), only faster.  ARB_ENOMEM, or ARB_EUSAGE for
+ * a tree cJSON cannot print either (a raw item without text, an unknown type).
+ */
+enum arb_status arb_json_print(const cJSON *v, struct arb_buf *out);
+
+/* As arb_json_print, into a malloc'd string the caller frees (*len optional); NULL on failure. */
+char *arb_json_print_string(const cJSON *v, size_t *len);
+
+/*
  * Deep equality as JSON values: numbers by numeric value (1 == 1.0), objects
  * regardless of member order, arrays in order, strings by bytes.  Booleans
  * are not numbers.  Returns 1 when equal, 0 otherwise.

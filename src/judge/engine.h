@@ -37,14 +37,37 @@ struct call {
     char *key_msg;  /* the same with the fence placeholder, for the key (attempt 0 only) */
 };
 
+/* A reply schema, built and compiled once for the questions that ask for it (schemas.c). */
+struct judge_schema {
+    cJSON *tree;
+    struct arb_schema *compiled;
+    char *key; /* what the tree is made of (schemas.c); NULL: an entry of one question's own */
+    size_t key_len;
+    unsigned refs; /* the table's and every question's holding it */
+};
+
+/* The last reply schemas asked for, the most recent first. */
+#define JUDGE_SCHEMAS 8
+struct judge_schemas {
+    struct judge_schema *slot[JUDGE_SCHEMAS];
+};
+
+/* q's reply schema (judge_schema), one held already if it is the same: *out is held by the
+ * caller until judge_schema_put.  ARB_ENOMEM, or arb_schema_compile's failure. */
+enum arb_status judge_schema_get(struct judge_schemas *c, const struct arb_judge_question *q,
+                                 struct judge_schema **out, struct arb_err *err);
+void judge_schema_put(struct judge_schema *e); /* NULL: nothing */
+void judge_schemas_release(struct judge_schemas *c);
+
 /* One question (a case and pair, or one output) and its judgments, one slot per order and
  * sample. */
 struct question {
     struct arb_judge_question q;
     void (*done)(void *ctx, const struct arb_judge_question *q, const struct arb_judge_answer *a);
     void *ctx;
-    cJSON *schema;
-    struct arb_schema *compiled;
+    struct judge_schema *shared; /* held: its reply schema */
+    const cJSON *schema;         /* shared's tree and compiled form */
+    const struct arb_schema *compiled;
     cJSON **slots; /* per (order, sample): the valid answer, or NULL */
     int *slot_done;
     int n_slots, n_done, n_cached;
@@ -79,6 +102,7 @@ struct arb_judge {
     size_t n_answered; /* qs[0 .. n_answered) are answered (during a drain) */
     struct question **qs;
     size_t n_qs, cap_qs;
+    struct judge_schemas schemas; /* the questions' reply schemas */
     struct call **calls; /* every call made, freed at the end */
     size_t n_calls, cap_calls;
     size_t unreachable;

@@ -130,8 +130,7 @@ void judge_question_free(struct question *qn)
         cJSON_Delete(qn->slots[i]);
     free(qn->slots);
     free(qn->slot_done);
-    cJSON_Delete(qn->schema);
-    arb_schema_free(qn->compiled);
+    judge_schema_put(qn->shared);
     free(qn);
 }
 
@@ -144,6 +143,7 @@ void arb_judge_free(struct arb_judge *j)
     for (i = 0; i < j->n_qs; i++)
         judge_question_free(j->qs[i]);
     free(j->qs);
+    judge_schemas_release(&j->schemas);
     for (i = 0; i < j->n_calls; i++)
         judge_call_free(j->calls[i]);
     free(j->calls);
@@ -371,16 +371,17 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
     qn->n_slots = orders * j->cfg->samples;
     qn->slots = calloc((size_t)qn->n_slots, sizeof(*qn->slots));
     qn->slot_done = calloc((size_t)qn->n_slots, sizeof(*qn->slot_done));
-    qn->schema = judge_schema(&qn->q);
-    if (!qn->slots || !qn->slot_done || !qn->schema) {
+    if (!qn->slots || !qn->slot_done) {
         judge_question_free(qn);
         return ARB_ENOMEM;
     }
-    st = arb_schema_compile(qn->schema, NULL, &qn->compiled, err);
+    st = judge_schema_get(&j->schemas, &qn->q, &qn->shared, err);
     if (st) {
         judge_question_free(qn);
         return st;
     }
+    qn->schema = qn->shared->tree;
+    qn->compiled = qn->shared->compiled;
     if (j->n_qs == j->cap_qs) {
         size_t cap = j->cap_qs ? j->cap_qs * 2 : 64;
         struct question **v = realloc(j->qs, cap * sizeof(*v));

@@ -377,7 +377,7 @@ static char *user_text(const struct arb_judge_config *cfg, const struct judge_re
 
     if (!schema_in_prompt(cfg, rq))
         return strdup(prompt);
-    schema = cJSON_PrintUnformatted(rq->schema);
+    schema = arb_json_print_string(rq->schema, NULL);
     if (!schema)
         return NULL;
     arb_buf_init(&b, 0);
@@ -596,7 +596,7 @@ enum arb_status judge_build(const struct arb_judge_config *cfg, const struct jud
     /* A command judge reads the canonical form; a server, compact JSON. */
     if (!st && cfg->provider == ARB_JUDGE_COMMAND)
         st = arb_jcs_string(sent, body, NULL, err);
-    else if (!st && !(*body = cJSON_PrintUnformatted(sent)))
+    else if (!st && !(*body = arb_json_print_string(sent, NULL)))
         st = ARB_ENOMEM;
     cJSON_Delete(sent);
     return st;

@@ -190,13 +190,14 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
     struct escalation *e = x->e;
     struct decision d;
     struct judged jd;
-    cJSON *cmp = NULL;
-    char *text = NULL;
+    struct decide_scratch ds;
+    struct arb_buf text;
     size_t i;
     enum arb_status st = ARB_OK;
     struct arb_verdict_row v;
 
     (void)q;
+    arb_buf_init(&text, 0);
     if (ans->held)
         return; /* not asked for want of budget: the pair stays pending_judge */
     if (!ans->failed) {
@@ -240,9 +241,10 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
     jd.sample_agreement = ans->sample_agreement;
     jd.n_judgments = ans->n_judgments;
     jd.feedback = ans->feedback; /* in the question's terms: system_a is the pair's A */
-    st = decide_judged(x->it, &x->a, &x->b, &jd, &d, &cmp);
-    if (!st && !(text = cJSON_PrintUnformatted(cmp)))
-        st = ARB_ENOMEM;
+    /* comparison.json as text, the bytes cJSON would print of decide_judged's tree */
+    decide_scratch_init(&ds);
+    st = decide_write(x->it, &x->a, &x->b, &jd, &d, &ds, &text);
+    decide_scratch_release(&ds);
     if (st)
         goto out;
     v.case_id = x->it->kase->id;
@@ -257,7 +259,7 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
     v.score_b = d.score_b;
     v.pass_rate_a = d.pass_rate_a;
     v.pass_rate_b = d.pass_rate_b;
-    v.comparison_json = text;
+    v.comparison_json = text.ptr;
     /* Final, through the run's writer as the pending verdict was (its own transaction: the
      * judge's record commits between answers). */
     st = arb_store_writer_begin(e->w, e->err);
@@ -270,8 +272,7 @@ static void on_answer(void *ctx, const struct arb_judge_question *q,
 out:
     if (st && !e->st_cb)
         e->st_cb = st;
-    cJSON_free(text);
-    cJSON_Delete(cmp);
+    arb_buf_release(&text);
 }
 
 enum arb_status escalation_ask(struct escalation *e, const struct items *it, const struct side *a,

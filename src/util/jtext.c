@@ -1,5 +1,5 @@
 /*
- * jtext.c - JSON text written as cJSON_PrintUnformatted writes it (run_int.h, struct jtext).
+ * jtext.c - JSON text written as cJSON_PrintUnformatted writes it (jtext.h, struct jtext).
  *
  * comparison.json was built as a cJSON tree and printed; a run writes one per pair, and the
  * tree (a node and a copied key per member, a copied string per value, %1.15g per number,
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "arbiter/json.h"
-#include "run_int.h"
+#include "jtext.h"
 
 void jtext_init(struct jtext *j, struct arb_buf *out)
 {
