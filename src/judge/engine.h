@@ -221,6 +221,18 @@ void judge_finish_slot(struct arb_judge *j, struct call *c, cJSON *answer);
 void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, int cached,
                         struct arb_judge_call_row *call);
 
+/* A reply body read once (judge_parse_reply's result and why), for judge_handle_parsed. */
+struct judge_parsed {
+    struct judge_reply rp;
+    enum arb_status st;
+    struct arb_err err;
+};
+void judge_parse(const struct arb_judge_config *cfg, const char *reply, struct judge_parsed *p);
+
+/* judge_handle_reply of a reply parsed already (p->rp is taken over and released). */
+void judge_handle_parsed(struct arb_judge *j, struct call *c, const char *reply,
+                         struct judge_parsed *p, int cached, struct arb_judge_call_row *call);
+
 /* No reply for c after every retry: store the call (its body capped) and fail the slot. */
 void judge_handle_failure(struct arb_judge *j, struct call *c, struct arb_judge_call_row *call);
 

@@ -691,9 +691,16 @@ static void on_done(void *ctx, const struct arb_http_result *r)
     struct arb_judge *j = ctx;
     struct call *c = r->user;
     struct arb_judge_call_row row;
+    struct judge_parsed p;
     struct judge_usage u;
 
-    judge_reply_usage(j->cfg, r->body_len ? r->body : NULL, &u);
+    /* A reply is read once: for its usage (what it cost) and then for its answer. */
+    if (r->st == ARB_OK) {
+        judge_parse(j->cfg, r->body ? r->body : "", &p);
+        u = p.rp.usage;
+    } else {
+        judge_reply_usage(j->cfg, r->body_len ? r->body : NULL, &u);
+    }
     memset(&row, 0, sizeof(row));
     row.charged_usd = settle(j, c, r, &u);
     if (!j->cfg->price.set)
@@ -716,12 +723,15 @@ static void on_done(void *ctx, const struct arb_http_result *r)
     row.valid = -1;
     if (j->cfg->provider != ARB_JUDGE_COMMAND)
         row.response_format = arb_judge_response_format_name(c->mode);
-    if (j->fatal)
+    if (j->fatal) {
+        if (r->st == ARB_OK)
+            judge_reply_release(&p.rp);
         return;
+    }
     /* Stored the moment it arrives, with the judgment it makes: a reply is never requested
      * twice, even after a crash. */
     if (r->st == ARB_OK) {
-        judge_handle_reply(j, c, r->body ? r->body : "", 0, &row);
+        judge_handle_parsed(j, c, r->body ? r->body : "", &p, 0, &row);
         return;
     }
     {

@@ -134,13 +134,20 @@ static int capped(const char *text, char **copy, const char **out, struct arb_bu
                           note->len ? "; " : "", n, len) != ARB_ENOMEM;
 }
 
-/* Parse and validate a reply: 1 valid (rp->answer), else 0 with why; -1 out of memory. */
-static int check(struct arb_judge *j, const struct call *c, const char *reply,
-                 struct judge_reply *rp, struct arb_buf *why)
+void judge_parse(const struct arb_judge_config *cfg, const char *reply, struct judge_parsed *p)
 {
-    struct arb_err perr = {{0}};
+    memset(&p->err, 0, sizeof(p->err));
+    p->st = judge_parse_reply(cfg, reply, &p->rp, &p->err);
+}
+
+/* Validate a parsed reply: 1 valid (rp->answer), else 0 with why; -1 out of memory. */
+static int check(struct arb_judge *j, const struct call *c, const struct judge_parsed *p,
+                 struct arb_buf *why)
+{
+    const struct judge_reply *rp = &p->rp;
+    const struct arb_err *perr = &p->err;
     struct arb_schema_errors errs;
-    enum arb_status st = judge_parse_reply(j->cfg, reply, rp, &perr);
+    enum arb_status st = p->st;
     int valid;
 
     if (st == ARB_ENOMEM)
@@ -148,9 +155,9 @@ static int check(struct arb_judge *j, const struct call *c, const char *reply,
     if (st && rp->truncated && !rp->refused)
         arb_buf_printf(why, "cut at %s=%ld: %s",
                        judge_limit_field(j->cfg),
-                       judge_limit(j->cfg, c->max_tokens), perr.msg);
+                       judge_limit(j->cfg, c->max_tokens), perr->msg);
     else if (st)
-        arb_buf_adds(why, perr.msg);
+        arb_buf_adds(why, perr->msg);
     if (st)
         return 0;
     arb_schema_errors_init(&errs);
@@ -205,6 +212,15 @@ static void retry(struct arb_judge *j, struct call *c, const char *rejected, con
 void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, int cached,
                         struct arb_judge_call_row *call)
 {
+    struct judge_parsed p;
+
+    judge_parse(j->cfg, reply, &p);
+    judge_handle_parsed(j, c, reply, &p, cached, call);
+}
+
+void judge_handle_parsed(struct arb_judge *j, struct call *c, const char *reply,
+                         struct judge_parsed *p, int cached, struct arb_judge_call_row *call)
+{
     struct judge_reply rp;
     cJSON *answer = NULL;
     char *text = NULL, *reply_cut = NULL, *text_cut = NULL;
@@ -215,7 +231,9 @@ void judge_handle_reply(struct arb_judge *j, struct call *c, const char *reply, 
 
     arb_buf_init(&why, 4096);
     arb_buf_init(&note, 4096);
-    valid = check(j, c, reply, &rp, &why);
+    valid = check(j, c, p, &why);
+    rp = p->rp; /* taken over */
+    memset(&p->rp, 0, sizeof(p->rp));
     answer = rp.answer;
     text = rp.text;
     rp.answer = NULL;

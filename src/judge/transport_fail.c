@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../util/jscan.h"
 #include "transport_int.h"
 
 /* Codes that another attempt cannot fix: our own setup, TLS trust, the size cap. */
@@ -79,12 +80,17 @@ void transport_describe_curl(CURLcode rc, long connect_timeout_ms, long timeout_
 
 int transport_is_json(const char *body, size_t len)
 {
+    struct arb_jscan_report rep;
     const char *end = NULL;
     cJSON *v;
     int ok;
 
     if (!body || len == 0)
         return 0;
+    /* Strict JSON is what cJSON reads too, found without building a tree; anything else
+     * (a byte order mark, "\u0000", invalid UTF-8 cJSON lets through) is cJSON's to judge. */
+    if (arb_jscan_check(body, len, &rep) == ARB_OK)
+        return 1;
     v = cJSON_ParseWithLengthOpts(body, len, &end, 0);
     ok = v != NULL;
     cJSON_Delete(v);
