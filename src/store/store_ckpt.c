@@ -15,6 +15,9 @@
  * A run that waits on its judge commits every reply and is otherwise idle: checkpointing ahead
  * (store.h: arb_store_checkpoint_ahead) makes the thread copy every megabyte, so that the close
  * after the last reply has little left to sync and copy (500 replies left 19 MB, 25-35 ms).
+ * It copies once the replies pause: copying while a round of replies arrives ran a checkpoint
+ * (two syncs) after nearly every commit, 100-230 of them in a 1.6 s run at concurrency 64,
+ * on the cores the judge's next requests need.
  *
  * Nothing changes what a kill keeps: every commit is in the log before the hook runs, and a
  * checkpoint only copies committed pages.  The thread and its connection start on the first
@@ -24,11 +27,17 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "store_int.h"
 
-/* Checkpointing ahead: a megabyte of 4 KB pages, a round of a judge's replies or so. */
-#define AHEAD_PAGES 256
+/* Checkpointing ahead: a megabyte of 4 KB pages, a round of a judge's replies or so, copied
+ * once the replies have paused for AHEAD_QUIET_MS, or at the latest AHEAD_WAIT_MS after it was
+ * due: not while they pour in, when the judge's next requests and the test judge (on the same
+ * two cores, in the benchmarks) want the processor. */
+#define AHEAD_PAGES    256
+#define AHEAD_QUIET_MS 10
+#define AHEAD_WAIT_MS  250
 
 struct store_ckpt {
     char *path; /* the database file, for the thread's connection */
@@ -44,8 +53,44 @@ struct store_ckpt {
     int running; /* the thread is checkpointing */
     int copied;  /* it checkpointed since the writer's connection last did */
     int stop;    /* end the thread */
+    int ahead;   /* checkpointing ahead: wait for a pause in the commits */
+    struct timespec last; /* ahead: when the writer last committed (CLOCK_MONOTONIC) */
     unsigned long runs; /* checkpoints the thread ran */
 };
+
+static struct timespec after_ms(struct timespec t, long ms)
+{
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += (ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
+static int before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Ahead: wait (under mu) until the commits pause, the latest wait is over, or stop. */
+static void wait_for_pause(struct store_ckpt *ck)
+{
+    struct timespec now, until, latest;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    latest = after_ms(now, AHEAD_WAIT_MS);
+    while (!ck->stop) {
+        until = after_ms(ck->last, AHEAD_QUIET_MS);
+        if (before(&latest, &until))
+            until = latest;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!before(&now, &until))
+            return;
+        pthread_cond_timedwait(&ck->due_cv, &ck->mu, &until);
+    }
+}
 
 static void *ckpt_thread(void *arg)
 {
@@ -62,6 +107,10 @@ static void *ckpt_thread(void *arg)
         while (!ck->due && !ck->stop)
             pthread_cond_wait(&ck->due_cv, &ck->mu);
         if (!ck->due)
+            break;
+        if (ck->ahead)
+            wait_for_pause(ck);
+        if (ck->stop)
             break;
         ck->due = 0;
         ck->running = 1;
@@ -97,6 +146,8 @@ static int on_wal(void *arg, sqlite3 *db, const char *name, int pages)
     int tail = 0;
 
     pthread_mutex_lock(&ck->mu);
+    if (ck->ahead)
+        clock_gettime(CLOCK_MONOTONIC, &ck->last);
     if (pages >= ck->pages && !ck->running && !ck->due) {
         if (!ck->started && !ck->failed)
             ck->started = pthread_create(&ck->thread, NULL, ckpt_thread, ck) == 0;
@@ -116,6 +167,19 @@ static int on_wal(void *arg, sqlite3 *db, const char *name, int pages)
     return SQLITE_OK;
 }
 
+/* A condition variable whose timed waits count on CLOCK_MONOTONIC: 1, or 0. */
+static int cond_init_monotonic(pthread_cond_t *cv)
+{
+    pthread_condattr_t a;
+    int ok;
+
+    if (pthread_condattr_init(&a) != 0)
+        return 0;
+    ok = pthread_condattr_setclock(&a, CLOCK_MONOTONIC) == 0 && pthread_cond_init(cv, &a) == 0;
+    pthread_condattr_destroy(&a);
+    return ok;
+}
+
 void store_ckpt_start(struct arb_store *st)
 {
     const char *path = sqlite3_db_filename(st->db, "main");
@@ -132,7 +196,7 @@ void store_ckpt_start(struct arb_store *st)
         free(ck);
         return;
     }
-    if (pthread_cond_init(&ck->due_cv, NULL) != 0) {
+    if (!cond_init_monotonic(&ck->due_cv)) {
         pthread_mutex_destroy(&ck->mu);
         free(ck->path);
         free(ck);
@@ -153,6 +217,8 @@ void arb_store_checkpoint_ahead(struct arb_store *st)
     pthread_mutex_lock(&st->ckpt->mu);
     st->ckpt->pages = AHEAD_PAGES < st->wal_pages ? AHEAD_PAGES : st->wal_pages;
     st->ckpt->tail_at = st->wal_pages;
+    st->ckpt->ahead = 1;
+    clock_gettime(CLOCK_MONOTONIC, &st->ckpt->last);
     pthread_mutex_unlock(&st->ckpt->mu);
 }
 

@@ -1,6 +1,7 @@
 /*
  * test_store_checkpoint.c - checkpointing ahead (store_ckpt.c): what a store commits
- * reaches the database file while it is open, and closing leaves the whole record in the file.
+ * reaches the database file while it is open, and closing leaves the whole record in the file;
+ * the copying waits for the commits to pause (a round of a judge's replies), but not forever.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "arbiter/judge.h"
 #include "arbiter/status.h"
 #include "arbiter/store.h"
+#include "../../src/store/store_int.h"
 #include "store_fixture.h"
 
 static long file_size(const char *path)
@@ -99,4 +101,54 @@ Test(store, should_leave_commits_to_closing_without_checkpointing_ahead, .init =
     cr_assert_eq(file_size(fx_db_path), before, "the WAL was checkpointed before closing");
     arb_store_close(st);
     assert_whole_file(300);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+Test(store, should_wait_for_a_pause_in_the_commits_to_checkpoint_ahead, .init = fx_setup,
+     .fini = fx_teardown)
+{
+    struct arb_store *st = fx_open_store(ARB_STORE_UNSHARED);
+    struct timespec pause = {0, 150 * 1000 * 1000};
+    unsigned long during, bound;
+    double t0;
+
+    arb_store_checkpoint_ahead(st);
+    /* 2,000 commits back to back, about 12 MB: copying every megabyte as it filled (as before
+     * the pause was waited for) ran a dozen checkpoints or more; waiting for a pause, only the
+     * latest wait (a quarter second) may force one, and a stall of the machine (slack: 3). */
+    t0 = now_s();
+    put_calls(st, 0, 2000);
+    during = store_ckpt_runs(st);
+    bound = (unsigned long)((now_s() - t0) / 0.25) + 3;
+    cr_assert_leq(during, bound, "%lu checkpoints while the commits poured in (%.2f s)", during,
+                  now_s() - t0);
+    nanosleep(&pause, NULL);
+    cr_assert_gt(store_ckpt_runs(st), during, "no checkpoint once the commits paused");
+    arb_store_close(st);
+    assert_whole_file(2000);
+}
+
+Test(store, should_checkpoint_ahead_even_when_the_commits_never_pause, .init = fx_setup,
+     .fini = fx_teardown)
+{
+    struct arb_store *st = fx_open_store(ARB_STORE_UNSHARED);
+    double until = now_s() + 1.0;
+    int n = 0;
+
+    arb_store_checkpoint_ahead(st);
+    /* a second of commits without a pause: the copy is due within a quarter of it */
+    while (now_s() < until) {
+        put_calls(st, n, 5);
+        n += 5;
+    }
+    cr_assert_gt(store_ckpt_runs(st), 0, "no checkpoint in a second of commits (%d)", n);
+    arb_store_close(st);
+    assert_whole_file(n);
 }
