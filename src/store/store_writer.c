@@ -55,7 +55,7 @@ struct op {
     size_t s[6];  /* texts: offsets into the chunk's text, NO_TEXT for NULL */
     double d[4];  /* numbers */
     int64_t i[5]; /* integers */
-    size_t len;   /* a check's text as stored: its length, */
+    size_t len;   /* a check's text as stored, or a verdict's text: its length, */
     uint64_t h;   /* and its hash */
 };
 
@@ -134,10 +134,10 @@ static enum arb_status execute(struct arb_store *st, const struct chunk *c, cons
                                     text(c, o->s[3]), text(c, o->s[4]), o->d[0],
                                     o->d[1],          o->d[2],          o->d[3],
                                     text(c, o->s[5])};
+        struct store_verdict_text t = {o->len, o->h}; /* made by the queueing thread */
 
         /* i[0]: the judge's final verdict, replacing the pending one. */
-        return o->i[0] ? arb_store_set_verdict(st, o->run, &v, err)
-                       : arb_store_put_verdict(st, o->run, &v, err);
+        return store_write_verdict(st, o->run, &v, &t, (int)o->i[0], err);
     }
     case OP_TRIAL: {
         struct arb_trial_row t = {text(c, o->s[0]), text(c, o->s[1]), o->i[0], (int)o->i[1],
@@ -465,11 +465,14 @@ static enum arb_status verdict_op(struct arb_store_writer *w, int64_t run,
 {
     const char *t[6] = {v->case_id, v->system_a, v->system_b,
                         v->status,  v->winner,   v->comparison_json};
+    struct store_verdict_text vt;
     struct op *o;
 
     if (!w->threaded)
         return replace ? arb_store_set_verdict(w->st, run, v, err)
                        : arb_store_put_verdict(w->st, run, v, err);
+    /* The text's length and hash made here, as a check's: the writer only looks it up. */
+    store_verdict_text(v, run, &vt);
     o = new_op(w, OP_VERDICT, run);
     if (o) {
         o->d[0] = v->score_a;
@@ -477,8 +480,10 @@ static enum arb_status verdict_op(struct arb_store_writer *w, int64_t run,
         o->d[2] = v->pass_rate_a;
         o->d[3] = v->pass_rate_b;
         o->i[0] = replace;
+        o->len = vt.len;
+        o->h = vt.hash;
     }
-    return queue_op(w, o, t, 6, err);
+    return queue_op_n(w, o, t, 6, 5, vt.len, err);
 }
 
 enum arb_status arb_store_writer_put_verdict(struct arb_store_writer *w, int64_t run,
