@@ -124,6 +124,8 @@ struct line_reader {
     size_t lineno; /* of the line last returned */
     size_t cap;
     struct arb_buf line;
+    char *in;            /* owned: the bytes read from f and not yet taken, in[at..got) */
+    size_t at, got;
 };
 
 /* Open path.  ARB_EIO naming the file ("cannot open cases file 'x': reason" uses what). */
