@@ -223,7 +223,7 @@ static enum arb_status insert_rows(struct arb_store *st, int64_t run,
 
         for (size_t k = 0; k < m; k++)
             rc = bind_row(rc, s, (int)k, run, &rows[k], ids[k]);
-        ret = store_exec(st, s, rc, err, "put a check");
+        ret = store_exec_bound(st, s, rc, err, "put a check"); /* every row binds all 8 */
         rows += m;
         ids += m;
         n -= m;

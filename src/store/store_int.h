@@ -259,6 +259,13 @@ double store_col_real(sqlite3_stmt *s, int i);
 enum arb_status store_exec(struct arb_store *st, sqlite3_stmt *s, int rc, struct arb_err *err,
                            const char *what);
 
+/*
+ * store_exec without clearing the bindings, for a statement every use of which binds all its
+ * parameters (the check records' inserts: clearing their 64 was 1.4% of a run's writer).
+ */
+enum arb_status store_exec_bound(struct arb_store *st, sqlite3_stmt *s, int rc,
+                                 struct arb_err *err, const char *what);
+
 /* ARB_EUSAGE unless a transaction (arb_store_begin) is open: puts write only inside one. */
 enum arb_status store_need_txn(struct arb_store *st, const char *what, struct arb_err *err);
 
