@@ -261,7 +261,7 @@ enum arb_status store_exec(struct arb_store *st, sqlite3_stmt *s, int rc, struct
 
 /*
  * store_exec without clearing the bindings, for a statement every use of which binds all its
- * parameters (the check records' inserts: clearing their 64 was 1.4% of a run's writer).
+ * parameters: a run's inserts (clearing the check records' 64 was 1.4% of a run's writer).
  */
 enum arb_status store_exec_bound(struct arb_store *st, sqlite3_stmt *s, int rc,
                                  struct arb_err *err, const char *what);

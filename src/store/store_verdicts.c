@@ -34,7 +34,7 @@ static enum arb_status put_text(struct arb_store *st, int64_t run, const char *t
     enum arb_status ret;
 
     rc = store_bind_text(rc, s, 2, text);
-    ret = store_exec(st, s, rc, err, "put a verdict's comparison text");
+    ret = store_exec_bound(st, s, rc, err, "put a verdict's comparison text");
     *id = ret == ARB_OK ? sqlite3_last_insert_rowid(st->db) : 0;
     return ret;
 }
@@ -97,7 +97,7 @@ static enum arb_status verdict_exec(struct arb_store *st, enum store_stmt q, int
     rc = store_bind_real(rc, s, 9, v->pass_rate_a);
     rc = store_bind_real(rc, s, 10, v->pass_rate_b);
     rc = text ? store_bind_int(rc, s, 11, text) : store_bind_text(rc, s, 11, NULL);
-    return store_exec(st, s, rc, err, what);
+    return store_exec_bound(st, s, rc, err, what);
 }
 
 /* Put v with the text id, just taken by text_id: a fresh text no verdict took goes again. */
