@@ -372,9 +372,10 @@ enum arb_status arb_store_case_done(struct arb_store *st, int64_t run, const cha
                                     int *done, struct arb_err *err);
 
 /*
- * The verdicts of every case without their comparison_json (NULL in the rows): the
- * outcomes, for tallies, skip the run's largest column.  A case's verdicts come together,
- * the cases in the order of their ids (not the suite's: no search per case).
+ * The verdicts of every case without their comparison_json (NULL in the rows) and scores
+ * (NaN): the outcomes, for tallies, skip the run's largest column and decode five.  A case's
+ * verdicts come together, the cases in the order of their ids (not the suite's: no search
+ * per case).
  */
 enum arb_status arb_store_verdict_outcomes(struct arb_store *st, int64_t run,
                                            int (*fn)(void *ctx, const struct arb_verdict_row *v),

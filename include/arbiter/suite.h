@@ -140,7 +140,7 @@ void arb_suite_free(struct arb_suite *s);
 struct arb_case {
     char *id;
     char *prompt;                         /* what the systems were asked (may be NULL) */
-    cJSON *expected;                      /* may be NULL */
+    cJSON *expected; /* may be NULL; the reader's is raw's member "expected", freed with raw */
     struct arb_expectation *expectations; /* the case's own, compiled */
     size_t n_expectations;
     cJSON *raw;  /* the case object as written */

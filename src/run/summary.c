@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "arbiter/buf.h"
 #include "arbiter/run.h"
 
 void arb_run_summary_release(struct arb_run_summary *s)
@@ -21,7 +22,8 @@ void arb_run_summary_release(struct arb_run_summary *s)
 
 struct tally {
     struct arb_run_summary *sum;
-    char *case_id; /* the case being tallied */
+    struct arb_buf case_id; /* the case being tallied, */
+    int in_case;            /* when there is one */
     int missing, pending, failed, refused;
     enum arb_status st;
     int (*fn)(void *ctx, const struct arb_verdict_row *v); /* the caller's, or NULL */
@@ -52,7 +54,7 @@ static struct arb_run_system_total *system_total(struct arb_run_summary *sum, co
 
 static void close_case(struct tally *t)
 {
-    if (!t->case_id)
+    if (!t->in_case)
         return;
     if (t->missing)
         t->sum->missing++;
@@ -64,8 +66,8 @@ static void close_case(struct tally *t)
         t->sum->pending++;
     else
         t->sum->decided++;
-    free(t->case_id);
-    t->case_id = NULL;
+    arb_buf_reset(&t->case_id);
+    t->in_case = 0;
     t->missing = t->pending = t->failed = t->refused = 0;
 }
 
@@ -74,13 +76,14 @@ static int tally_verdict(void *ctx, const struct arb_verdict_row *v)
     struct tally *t = ctx;
     struct arb_run_system_total *a, *b;
 
-    if (!t->case_id || strcmp(t->case_id, v->case_id) != 0) {
+    if (!t->in_case || strcmp(t->case_id.ptr ? t->case_id.ptr : "", v->case_id) != 0) {
+        /* kept in a buffer reused case after case, not a copy of each id */
         close_case(t);
-        t->case_id = strdup(v->case_id);
-        if (!t->case_id) {
+        if (arb_buf_adds(&t->case_id, v->case_id) != ARB_OK) {
             t->st = ARB_ENOMEM;
             return 1;
         }
+        t->in_case = 1;
     }
     /* Looking b up may grow the array a points into: look a up again after it. */
     b = system_total(t->sum, v->system_b);
@@ -150,10 +153,11 @@ enum arb_status arb_run_summarize_rows(struct arb_store *st, int64_t run,
                                        int (*fn)(void *ctx, const struct arb_verdict_row *v),
                                        void *ctx, struct arb_err *err)
 {
-    struct tally t = {sum, NULL, 0, 0, 0, 0, ARB_OK, fn, ctx, 0};
+    struct tally t = {sum, {NULL, 0, 0, 0}, 0, 0, 0, 0, 0, ARB_OK, fn, ctx, 0};
     int64_t n = 0;
     enum arb_status rc;
 
+    arb_buf_init(&t.case_id, 0);
     memset(sum, 0, sizeof(*sum));
     sum->run_id = run;
     rc = arb_store_runs(st, run, note_systems, &t, err);
@@ -176,6 +180,7 @@ enum arb_status arb_run_summarize_rows(struct arb_store *st, int64_t run,
         rc = fn ? arb_store_verdicts_ahead(st, run, tally_verdict, &t, err)
                 : arb_store_verdict_outcomes(st, run, tally_verdict, &t, err);
     close_case(&t);
+    arb_buf_release(&t.case_id);
     if (!rc)
         rc = t.st;
     if (rc)

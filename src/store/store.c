@@ -157,7 +157,7 @@ static const char *const sql[Q_N] = {
      * case's verdicts together), which a scan of it gives without a search per case (a third
      * of the time at 1,000,000 cases); SQLite never reads a text. */
     [Q_VERDICT_OUTCOMES] = "SELECT v.case_id, v.system_a, v.system_b, v.status, v.winner, "
-                           "v.score_a, v.score_b, v.pass_rate_a, v.pass_rate_b, NULL "
+                           "NULL, NULL, NULL, NULL, NULL "
                            "FROM verdicts v WHERE v.run = ?1 "
                            "ORDER BY v.case_id, v.system_a, v.system_b",
     [Q_CASE_DONE] = "SELECT EXISTS (SELECT 1 FROM verdicts WHERE run = ?1 AND case_id = ?2)",

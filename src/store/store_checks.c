@@ -152,7 +152,7 @@ static enum arb_status put_text(struct arb_store *st, int64_t run, const char *t
     rc = bind_at(rc, s, 2, at[0]);
     rc = bind_at(rc, s, 3, at[1]);
     rc = store_bind_blob_text(rc, s, 4, text, len);
-    ret = store_exec(st, s, rc, err, "put a check record's text");
+    ret = store_exec_bound(st, s, rc, err, "put a check record's text");
     *id = sqlite3_last_insert_rowid(st->db);
     return ret;
 }
@@ -223,7 +223,7 @@ static enum arb_status insert_rows(struct arb_store *st, int64_t run,
 
         for (size_t k = 0; k < m; k++)
             rc = bind_row(rc, s, (int)k, run, &rows[k], ids[k]);
-        ret = store_exec(st, s, rc, err, "put a check");
+        ret = store_exec_bound(st, s, rc, err, "put a check"); /* every row binds all 8 */
         rows += m;
         ids += m;
         n -= m;

@@ -28,7 +28,7 @@ enum arb_status arb_store_put_case(struct arb_store *st, int64_t run, const char
     rc = store_bind_text(rc, s, 4, prompt);
     rc = store_bind_text(rc, s, 5, expected_json);
     rc = store_bind_text(rc, s, 6, case_json);
-    return store_exec(st, s, rc, err, "put a case");
+    return store_exec_bound(st, s, rc, err, "put a case");
 }
 
 enum arb_status arb_store_put_output(struct arb_store *st, int64_t run,
@@ -56,7 +56,7 @@ enum arb_status arb_store_put_output(struct arb_store *st, int64_t run,
     rc = store_bind_text(rc, s, 8, o->sha256);
     rc = store_bind_text(rc, s, 9, o->meta_json);
     rc = store_bind_int(rc, s, 10, o->trial);
-    return store_exec(st, s, rc, err, "put an output");
+    return store_exec_bound(st, s, rc, err, "put an output");
 }
 
 enum arb_status arb_store_put_trial(struct arb_store *st, int64_t run,
@@ -100,7 +100,7 @@ enum arb_status arb_store_put_blinding(struct arb_store *st, int64_t run, const 
     rc = store_bind_text(rc, s, 3, system_a);
     rc = store_bind_text(rc, s, 4, system_b);
     rc = store_bind_text(rc, s, 5, hmac_hex);
-    return store_exec(st, s, rc, err, "put a blinding");
+    return store_exec_bound(st, s, rc, err, "put a blinding");
 }
 
 enum arb_status arb_store_put_problem(struct arb_store *st, int64_t run, const char *kind,

@@ -88,8 +88,8 @@ double store_col_real(sqlite3_stmt *s, int i)
     return sqlite3_column_double(s, i);
 }
 
-enum arb_status store_exec(struct arb_store *st, sqlite3_stmt *s, int rc, struct arb_err *err,
-                           const char *what)
+enum arb_status store_exec_bound(struct arb_store *st, sqlite3_stmt *s, int rc,
+                                 struct arb_err *err, const char *what)
 {
     enum arb_status ret = ARB_OK;
 
@@ -98,6 +98,14 @@ enum arb_status store_exec(struct arb_store *st, sqlite3_stmt *s, int rc, struct
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         ret = store_fail(st, rc, err, "%s", what);
     sqlite3_reset(s);
+    return ret;
+}
+
+enum arb_status store_exec(struct arb_store *st, sqlite3_stmt *s, int rc, struct arb_err *err,
+                           const char *what)
+{
+    enum arb_status ret = store_exec_bound(st, s, rc, err, what);
+
     sqlite3_clear_bindings(s);
     return ret;
 }

@@ -34,7 +34,7 @@ static enum arb_status put_text(struct arb_store *st, int64_t run, const char *t
     enum arb_status ret;
 
     rc = store_bind_text(rc, s, 2, text);
-    ret = store_exec(st, s, rc, err, "put a verdict's comparison text");
+    ret = store_exec_bound(st, s, rc, err, "put a verdict's comparison text");
     *id = ret == ARB_OK ? sqlite3_last_insert_rowid(st->db) : 0;
     return ret;
 }
@@ -48,24 +48,29 @@ static enum arb_status del_text(struct arb_store *st, int64_t id, struct arb_err
                       "delete a verdict's comparison text");
 }
 
+void store_verdict_text(const struct arb_verdict_row *v, int64_t run,
+                        struct store_verdict_text *t)
+{
+    t->len = v->comparison_json ? strlen(v->comparison_json) : 0;
+    t->hash = v->comparison_json && !replaceable(v->status)
+                  ? store_text_hash(run, verdict_at, v->comparison_json, t->len)
+                  : 0;
+}
+
 /*
- * The id of v's text in *id (0: v has none), written unless remembered; *fresh 1 when it was
- * written now, with *h its hash when it may be shared (remembered once the verdict is in).
+ * The id of v's text (its length and hash in t) in *id (0: v has none), written unless
+ * remembered; *fresh 1 when it was written now.
  */
 static enum arb_status text_id(struct arb_store *st, int64_t run, const struct arb_verdict_row *v,
-                               int64_t *id, int *fresh, uint64_t *h, struct arb_err *err)
+                               const struct store_verdict_text *t, int64_t *id, int *fresh,
+                               struct arb_err *err)
 {
-    size_t len;
-
     *id = 0;
     *fresh = 0;
-    *h = 0;
     if (!v->comparison_json)
         return ARB_OK;
-    len = strlen(v->comparison_json);
     if (!replaceable(v->status)) {
-        *h = store_text_hash(run, verdict_at, v->comparison_json, len);
-        *id = store_text_recall(st, *h, run, verdict_at, v->comparison_json, len);
+        *id = store_text_recall(st, t->hash, run, verdict_at, v->comparison_json, t->len);
         if (*id)
             return ARB_OK;
     }
@@ -92,13 +97,14 @@ static enum arb_status verdict_exec(struct arb_store *st, enum store_stmt q, int
     rc = store_bind_real(rc, s, 9, v->pass_rate_a);
     rc = store_bind_real(rc, s, 10, v->pass_rate_b);
     rc = text ? store_bind_int(rc, s, 11, text) : store_bind_text(rc, s, 11, NULL);
-    return store_exec(st, s, rc, err, what);
+    return store_exec_bound(st, s, rc, err, what);
 }
 
 /* Put v with the text id, just taken by text_id: a fresh text no verdict took goes again. */
 static enum arb_status put_with(struct arb_store *st, enum store_stmt q, int64_t run,
                                 const struct arb_verdict_row *v, int64_t id, int fresh,
-                                uint64_t h, const char *what, struct arb_err *err)
+                                const struct store_verdict_text *t, const char *what,
+                                struct arb_err *err)
 {
     enum arb_status ret = verdict_exec(st, q, run, v, id, what, err);
 
@@ -107,27 +113,36 @@ static enum arb_status put_with(struct arb_store *st, enum store_stmt q, int64_t
     if (sqlite3_changes(st->db) == 0)
         return del_text(st, id, err); /* the verdict was there already (a resumed run) */
     if (!replaceable(v->status))
-        store_text_remember(st, h, run, verdict_at, v->comparison_json,
-                            strlen(v->comparison_json), id);
+        store_text_remember(st, t->hash, run, verdict_at, v->comparison_json, t->len, id);
     return ARB_OK;
 }
 
-enum arb_status arb_store_put_verdict(struct arb_store *st, int64_t run,
-                                      const struct arb_verdict_row *v, struct arb_err *err)
+static enum arb_status put_verdict(struct arb_store *st, int64_t run,
+                                   const struct arb_verdict_row *v,
+                                   const struct store_verdict_text *t, struct arb_err *err)
 {
     enum arb_status ret = store_need_txn(st, "put a verdict", err);
     int64_t id;
-    uint64_t h;
     int fresh;
 
     if (ret != ARB_OK)
         return ret;
     if (!v)
         return arb_err_set(err, ARB_EUSAGE, "put a verdict: no verdict");
-    ret = text_id(st, run, v, &id, &fresh, &h, err);
+    ret = text_id(st, run, v, t, &id, &fresh, err);
     if (ret != ARB_OK)
         return ret;
-    return put_with(st, Q_PUT_VERDICT, run, v, id, fresh, h, "put a verdict", err);
+    return put_with(st, Q_PUT_VERDICT, run, v, id, fresh, t, "put a verdict", err);
+}
+
+enum arb_status arb_store_put_verdict(struct arb_store *st, int64_t run,
+                                      const struct arb_verdict_row *v, struct arb_err *err)
+{
+    struct store_verdict_text t = {0, 0};
+
+    if (v)
+        store_verdict_text(v, run, &t);
+    return put_verdict(st, run, v, &t, err);
 }
 
 /* The stored verdict with v's key: its text's id (0: none) and whether that text is its own. */
@@ -155,13 +170,13 @@ static enum arb_status stored_text(struct arb_store *st, int64_t run,
     return rc == SQLITE_DONE ? ARB_OK : store_fail(st, rc, err, "read a verdict");
 }
 
-enum arb_status arb_store_set_verdict(struct arb_store *st, int64_t run,
-                                      const struct arb_verdict_row *v, struct arb_err *err)
+static enum arb_status set_verdict(struct arb_store *st, int64_t run,
+                                   const struct arb_verdict_row *v,
+                                   const struct store_verdict_text *t, struct arb_err *err)
 {
     enum arb_status ret = store_need_txn(st, "set a verdict", err);
     sqlite3_stmt *s = st->stmt[Q_SET_VTEXT];
     int64_t old, id;
-    uint64_t h;
     int own, fresh, rc;
 
     if (ret != ARB_OK)
@@ -173,10 +188,10 @@ enum arb_status arb_store_set_verdict(struct arb_store *st, int64_t run,
         return ret;
     if (!old || !own) {
         /* No text of its own to replace: as a put (a shared text stays as it is). */
-        ret = text_id(st, run, v, &id, &fresh, &h, err);
+        ret = text_id(st, run, v, t, &id, &fresh, err);
         if (ret != ARB_OK)
             return ret;
-        return put_with(st, Q_SET_VERDICT, run, v, id, fresh, h, "set a verdict", err);
+        return put_with(st, Q_SET_VERDICT, run, v, id, fresh, t, "set a verdict", err);
     }
     if (!v->comparison_json) {
         ret = verdict_exec(st, Q_SET_VERDICT, run, v, 0, "set a verdict", err);
@@ -189,4 +204,22 @@ enum arb_status arb_store_set_verdict(struct arb_store *st, int64_t run,
     if (ret != ARB_OK)
         return ret;
     return verdict_exec(st, Q_SET_VERDICT, run, v, old, "set a verdict", err);
+}
+
+enum arb_status arb_store_set_verdict(struct arb_store *st, int64_t run,
+                                      const struct arb_verdict_row *v, struct arb_err *err)
+{
+    struct store_verdict_text t = {0, 0};
+
+    if (v)
+        store_verdict_text(v, run, &t);
+    return set_verdict(st, run, v, &t, err);
+}
+
+enum arb_status store_write_verdict(struct arb_store *st, int64_t run,
+                                    const struct arb_verdict_row *v,
+                                    const struct store_verdict_text *t, int replace,
+                                    struct arb_err *err)
+{
+    return replace ? set_verdict(st, run, v, t, err) : put_verdict(st, run, v, t, err);
 }

@@ -14,6 +14,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arbiter/file.h"
 #include "arbiter/json.h"
@@ -34,6 +35,7 @@ struct arb_case_reader {
     /* a cases JSONL file, or lines from elsewhere (arb_case_reader_open_lines) */
     int jsonl;
     struct line_reader lr;
+    struct ahead *ahead; /* owned: lr read on a thread of its own (case_reader_ahead), or NULL */
     const struct arb_case_lines *lines;
     size_t lineno;
     cJSON *schema_doc;
@@ -46,7 +48,8 @@ void arb_case_release(struct arb_case *c)
         return;
     free(c->id);
     free(c->prompt);
-    cJSON_Delete(c->expected);
+    if (c->expected != cJSON_GetObjectItemCaseSensitive(c->raw, "expected"))
+        cJSON_Delete(c->expected); /* not raw's own member (a case the reader did not fill) */
     expectations_free(c->expectations, c->n_expectations);
     cJSON_Delete(c->raw);
     memset(c, 0, sizeof(*c));
@@ -116,6 +119,24 @@ void case_reader_record(struct arb_case_reader *r, struct arb_suite *s)
     r->env.record = s;
 }
 
+void case_reader_release(struct arb_case_reader *r, struct arb_case *c)
+{
+    if (r->ahead && c->raw) {
+        if (c->expected == cJSON_GetObjectItemCaseSensitive(c->raw, "expected"))
+            c->expected = NULL; /* raw's, freed with it */
+        ahead_recycle(r->ahead, c->raw);
+        c->raw = NULL;
+    }
+    arb_case_release(c);
+}
+
+void case_reader_ahead(struct arb_case_reader *r)
+{
+    if (r->jsonl && !r->lines && !r->ahead && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
+        ahead_start(&r->lr, &r->ahead) != ARB_OK)
+        r->ahead = NULL; /* read here, as without */
+}
+
 enum arb_status arb_case_reader_open(const struct arb_suite *s, struct arb_case_reader **out,
                                      struct arb_err *err)
 {
@@ -156,6 +177,7 @@ void arb_case_reader_free(struct arb_case_reader *r)
         r->lines->close(r->lines->ctx);
     idset_release(&r->ids);
     free(r->text);
+    ahead_free(r->ahead); /* before the reader it reads */
     line_reader_close(&r->lr);
     arb_schema_free(r->schema);
     cJSON_Delete(r->schema_doc);
@@ -211,12 +233,15 @@ static enum arb_status fill(struct arb_case_reader *r, cJSON *obj, const char *p
     c->raw = obj;
     c->id = strdup(cJSON_GetObjectItemCaseSensitive(obj, "id")->valuestring);
     c->prompt = prompt ? strdup(prompt->valuestring) : NULL;
-    c->expected = expected ? cJSON_Duplicate(expected, 1) : NULL;
-    if (!c->id || (prompt && !c->prompt) || (expected && !c->expected))
+    /* raw's own member, not a copy: a copy and its freeing were a tenth of reading a case */
+    c->expected = (cJSON *)expected;
+    if (!c->id || (prompt && !c->prompt))
         return arb_err_set(err, ARB_ENOMEM, "out of memory");
-    snprintf(ptr, sizeof(ptr), "%s/expectations", prefix);
-    st = compile_expectations(&r->env, cJSON_GetObjectItemCaseSensitive(obj, "expectations"), ptr,
-                              &c->expectations, &c->n_expectations, err);
+    if (prefix[0])
+        snprintf(ptr, sizeof(ptr), "%s/expectations", prefix);
+    st = compile_expectations(&r->env, cJSON_GetObjectItemCaseSensitive(obj, "expectations"),
+                              prefix[0] ? ptr : "/expectations", &c->expectations,
+                              &c->n_expectations, err);
     return st ? st : expected_fits(r, c, prefix, err);
 }
 
@@ -322,28 +347,43 @@ static int next_inline(struct arb_case_reader *r, struct arb_case *c, struct arb
     return 1;
 }
 
-static int next_line(struct arb_case_reader *r, struct arb_case *c, struct arb_err *err)
+/* The next line, parsed (l->obj, or l->parse_st and its message): 1, 0 at the end, -status. */
+static int take_line(struct arb_case_reader *r, struct ahead_line *l, struct arb_err *err)
 {
-    struct arb_err perr = {{0}};
-    const char *text;
-    size_t len;
-    cJSON *obj = NULL;
-    enum arb_status st;
-    int got = r->lines ? r->lines->next(r->lines->ctx, &text, &len, err)
-                       : line_reader_next(&r->lr, &text, &len, err);
+    int got;
 
+    if (r->ahead)
+        return ahead_next(r->ahead, l, err);
+    got = r->lines ? r->lines->next(r->lines->ctx, &l->text, &l->len, err)
+                   : line_reader_next(&r->lr, &l->text, &l->len, err);
     if (got <= 0)
         return got;
     if (r->lines)
         r->lineno++;
+    l->lineno = r->lines ? r->lineno : r->lr.lineno;
+    l->obj = NULL;
+    l->parse_st = arb_json_parse(l->text, l->len, ARB_JSON_NO_DUPLICATES, &l->obj, &l->parse_err);
+    return 1;
+}
+
+static int next_line(struct arb_case_reader *r, struct arb_case *c, struct arb_err *err)
+{
+    struct ahead_line l;
+    cJSON *obj;
+    enum arb_status st;
+    int got = take_line(r, &l, err);
+
+    if (got <= 0)
+        return got;
     r->src.file = r->lines ? r->lines->label : r->lr.name;
-    r->src.text = text;
-    r->src.len = len;
-    r->src.line0 = r->lines ? r->lineno : r->lr.lineno;
-    st = arb_json_parse(text, len, ARB_JSON_NO_DUPLICATES, &obj, &perr);
+    r->src.text = l.text;
+    r->src.len = l.len;
+    r->src.line0 = l.lineno;
+    obj = l.obj;
+    st = l.parse_st;
     if (st)
         return -(int)(st == ARB_ENOMEM ? arb_err_set(err, st, "out of memory")
-                                       : located_parse(err, st, &r->src, perr.msg));
+                                       : located_parse(err, st, &r->src, l.parse_err.msg));
     st = shape_check(r->schema, r->schema_doc, "/$defs/case", obj, &r->src, "", err);
     if (st) {
         cJSON_Delete(obj);

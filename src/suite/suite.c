@@ -303,9 +303,10 @@ static enum arb_status read_cases(struct arb_suite *s, const struct src *src, st
     if (st)
         return st;
     case_reader_record(r, s); /* and so are the files their checks read */
+    case_reader_ahead(r);     /* lines read and parsed on a second core meanwhile */
     memset(&c, 0, sizeof(c));
     while ((got = arb_case_reader_next(r, &c, err)) == 1)
-        arb_case_release(&c);
+        case_reader_release(r, &c);
     arb_case_reader_free(r);
     return got < 0 ? (enum arb_status)(-got) : ARB_OK;
 }

@@ -124,6 +124,8 @@ struct line_reader {
     size_t lineno; /* of the line last returned */
     size_t cap;
     struct arb_buf line;
+    char *in; /* owned: the bytes read from f and not yet taken, in[at..got) */
+    size_t at, got;
 };
 
 /* Open path.  ARB_EIO naming the file ("cannot open cases file 'x': reason" uses what). */
@@ -139,6 +141,31 @@ enum arb_status line_reader_open(struct line_reader *lr, const char *path, const
 int line_reader_next(struct line_reader *lr, const char **text, size_t *len, struct arb_err *err);
 
 void line_reader_close(struct line_reader *lr);
+
+/* ---- ahead.c ------------------------------------------------------------------------- */
+
+/*
+ * A JSONL file's lines read and parsed on a thread of their own, ahead of the caller's
+ * (ahead.c).  ahead_start takes over reading lr (which must outlive it); ahead_next gives the
+ * lines in order: 1 with *l (text valid until the next call; obj, the parse, the caller's to
+ * free, NULL when parse_st, which has its message in parse_err), 0 at the end, or a negated
+ * status with err set, as line_reader_next gives them.  ahead_free stops the thread and frees
+ * what was not taken.  ahead_start: ARB_ENOMEM, or ARB_EINTERNAL when no thread starts.
+ */
+struct ahead;
+struct ahead_line {
+    const char *text;
+    size_t len, lineno;
+    cJSON *obj;
+    enum arb_status parse_st;
+    struct arb_err parse_err;
+};
+enum arb_status ahead_start(struct line_reader *lr, struct ahead **out);
+int ahead_next(struct ahead *a, struct ahead_line *l, struct arb_err *err);
+void ahead_free(struct ahead *a);
+
+/* Hand back obj, the parse of the line ahead_next gave last, before the next call: freed there. */
+void ahead_recycle(struct ahead *a, cJSON *obj);
 
 /* ---- idset.c ------------------------------------------------------------------------- */
 
@@ -170,5 +197,15 @@ enum arb_status case_reader_open_text(const struct arb_suite *s, const char *tex
 
 /* Have the reader add the expected_files of the cases it reads to s (the load's pass). */
 void case_reader_record(struct arb_case_reader *r, struct arb_suite *s);
+
+/*
+ * Have the reader of a cases file read and parse its lines on a thread of their own (ahead.c),
+ * for a pass that only checks them (the load's), when the machine has a core for it; the
+ * cases, errors and their order are the same.  Without a thread it reads them itself.
+ */
+void case_reader_ahead(struct arb_case_reader *r);
+
+/* arb_case_release(c) for a case r just gave: its parse is freed where it was made. */
+void case_reader_release(struct arb_case_reader *r, struct arb_case *c);
 
 #endif

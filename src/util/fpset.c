@@ -33,7 +33,10 @@ static struct arb_fpset_slot *slots_alloc(size_t cap)
         return calloc(cap, sizeof(struct arb_fpset_slot));
     p = mmap(NULL, cap * sizeof(struct arb_fpset_slot), PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p; /* zero-filled, as calloc's */
+    if (p == MAP_FAILED)
+        return NULL;
+    madvise(p, cap * sizeof(struct arb_fpset_slot), MADV_HUGEPAGE);
+    return p; /* zero-filled, as calloc's */
 }
 
 static void slots_free(struct arb_fpset_slot *slots, size_t cap)
