@@ -62,7 +62,7 @@ struct store_ckpt {
     int stop;    /* end the thread */
     int ahead;   /* checkpointing ahead: wait for a pause in the commits */
     struct timespec last; /* ahead: when the writer last committed (CLOCK_MONOTONIC) */
-    unsigned long runs; /* checkpoints the thread ran */
+    unsigned long runs;   /* checkpoints the thread ran */
 };
 
 static struct timespec after_ms(struct timespec t, long ms)

@@ -14,7 +14,7 @@
  * JSON text as cJSON_PrintUnformatted prints the same tree (jtext.c): comparison.json is
  * written without one.  Errors are sticky in st.
  */
-#define JTEXT_DEPTH 16
+#define JTEXT_DEPTH      16
 #define JTEXT_NUMBER_MAX 32
 
 /* Numbers jtext_num printed with printf (pass rates: 2/3), kept by value to be printed again. */
@@ -28,7 +28,7 @@ struct jtext_nums {
 struct jtext {
     struct jtext_nums *nums; /* NULL: none kept (jtext_init) */
     struct arb_buf *out;     /* appended to (borrowed) */
-    enum arb_status st;  /* the first failure */
+    enum arb_status st;      /* the first failure */
     int depth;
     int keyed;                        /* jtext_key wrote the next member's name */
     unsigned char first[JTEXT_DEPTH]; /* per level: nothing written in it yet */

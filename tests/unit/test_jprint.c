@@ -36,11 +36,35 @@ static void same_as_cjson(const cJSON *v)
 
 static double some_number(unsigned *seed)
 {
-    static const double fixed[] = {0.0, -0.0, 1.0, -1.0, 0.1, 0.5, 1.0 / 3, 2.0 / 3, 1e15, -1e15,
-                                   999999999999999.0, 1e15 + 1, 9007199254740992.0,
-                                   9007199254740993.0, 4294967296.0, 2147483647.0, 2147483648.0,
-                                   -2147483649.0, 1e-7, 1e-300, 5e-324, DBL_MIN, DBL_MAX, 1e21,
-                                   123456789012345.6, 0.30000000000000004, 100.0, 1e100, -7.25};
+    static const double fixed[] = {0.0,
+                                   -0.0,
+                                   1.0,
+                                   -1.0,
+                                   0.1,
+                                   0.5,
+                                   1.0 / 3,
+                                   2.0 / 3,
+                                   1e15,
+                                   -1e15,
+                                   999999999999999.0,
+                                   1e15 + 1,
+                                   9007199254740992.0,
+                                   9007199254740993.0,
+                                   4294967296.0,
+                                   2147483647.0,
+                                   2147483648.0,
+                                   -2147483649.0,
+                                   1e-7,
+                                   1e-300,
+                                   5e-324,
+                                   DBL_MIN,
+                                   DBL_MAX,
+                                   1e21,
+                                   123456789012345.6,
+                                   0.30000000000000004,
+                                   100.0,
+                                   1e100,
+                                   -7.25};
     double m;
 
     switch (rnd(seed, 5)) {
@@ -66,9 +90,25 @@ static double some_number(unsigned *seed)
 
 static char *some_string(unsigned *seed)
 {
-    static const char *const piece[] = {"a", "Zq", "\"", "\\", "/", "\b", "\f", "\n", "\r",
-                                        "\t", "\x01", "\x1f", "\x7f", "\xc3\xa9", "\xe2\x82\xac",
-                                        "\xf0\x9f\x98\x80", "\xff", " ", "plain text of a run"};
+    static const char *const piece[] = {"a",
+                                        "Zq",
+                                        "\"",
+                                        "\\",
+                                        "/",
+                                        "\b",
+                                        "\f",
+                                        "\n",
+                                        "\r",
+                                        "\t",
+                                        "\x01",
+                                        "\x1f",
+                                        "\x7f",
+                                        "\xc3\xa9",
+                                        "\xe2\x82\xac",
+                                        "\xf0\x9f\x98\x80",
+                                        "\xff",
+                                        " ",
+                                        "plain text of a run"};
     unsigned n = rnd(seed, 10) ? rnd(seed, 8) : 30 + rnd(seed, 80), i;
     char *s = calloc(1, (size_t)n * 20 + 1);
     size_t len = 0;

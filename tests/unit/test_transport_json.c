@@ -68,16 +68,16 @@ Test(transport_json, whole_replies_and_every_cut_agree_with_cjson)
 Test(transport_json, where_strict_json_and_cjson_part_cjson_decides)
 {
     static const char *const texts[] = {
-        "\xef\xbb\xbf{\"a\":1}",            /* a byte order mark: cJSON skips it */
-        "{\"a\":\"x\\u0000y\"}",            /* "\u0000": cJSON reads it, strict JSON refuses */
-        "{\"a\":\"\xff\xfe\"}",             /* invalid UTF-8 inside a string */
-        "\x01\x02{\"a\":1}",                /* control bytes before the value */
-        "{\"a\":1} x",                      /* something after it */
-        "{\"a\":1}\x0b",                    /* a vertical tab after it */
+        "\xef\xbb\xbf{\"a\":1}", /* a byte order mark: cJSON skips it */
+        "{\"a\":\"x\\u0000y\"}", /* "\u0000": cJSON reads it, strict JSON refuses */
+        "{\"a\":\"\xff\xfe\"}",  /* invalid UTF-8 inside a string */
+        "\x01\x02{\"a\":1}",     /* control bytes before the value */
+        "{\"a\":1} x",           /* something after it */
+        "{\"a\":1}\x0b",         /* a vertical tab after it */
         "<html><body>502 Bad Gateway</body></html>",
-        "{\"a\":01}",                       /* a leading zero */
-        "{\"a\":1,}",                       /* a trailing comma */
-        "[\"\t\"]",                         /* a raw tab inside a string */
+        "{\"a\":01}", /* a leading zero */
+        "{\"a\":1,}", /* a trailing comma */
+        "[\"\t\"]",   /* a raw tab inside a string */
         "nul",
         "\"just a string\"",
         "1e999",
