@@ -170,11 +170,12 @@ static const char *const sql[Q_N] = {
     [Q_COUNT_PROBLEMS] = "SELECT count(*) FROM problems WHERE run = ?1",
     [Q_COUNT_TRIALS] = "SELECT count(*) FROM trials WHERE run = ?1",
     [Q_COUNT_JUDGED_CASES] = "SELECT count(DISTINCT case_id) FROM judgments WHERE run = ?1",
-    [Q_SET_VERDICT] = VERDICT_INSERT "ON CONFLICT (run, case_id, system_a, system_b) DO UPDATE SET "
-                      "status = excluded.status, winner = excluded.winner, "
-                      "score_a = excluded.score_a, score_b = excluded.score_b, "
-                      "pass_rate_a = excluded.pass_rate_a, pass_rate_b = excluded.pass_rate_b, "
-                      "comparison = excluded.comparison, comparison_inline = NULL",
+    [Q_SET_VERDICT] =
+        VERDICT_INSERT "ON CONFLICT (run, case_id, system_a, system_b) DO UPDATE SET "
+                       "status = excluded.status, winner = excluded.winner, "
+                       "score_a = excluded.score_a, score_b = excluded.score_b, "
+                       "pass_rate_a = excluded.pass_rate_a, pass_rate_b = excluded.pass_rate_b, "
+                       "comparison = excluded.comparison, comparison_inline = NULL",
     /* A stored valid reply is never replaced; a failed call is, by its next attempt, and so
      * is a reply that is not known to be valid (moved aside first: Q_REJECT_JUDGE_CALL).  The
      * request goes with its reply: a new attempt draws new fence codes. */
@@ -298,6 +299,8 @@ enum arb_status store_acquire(struct arb_store *st, enum store_stmt q, sqlite3_s
 
     *out = NULL;
     if (!st->in_use[q]) {
+        if (!store_stmt(st, q))
+            return store_fail(st, store_errcode(st), err, "prepare a query");
         st->in_use[q] = 1;
         *out = st->stmt[q];
         return ARB_OK;
@@ -346,8 +349,7 @@ int store_query_int(struct arb_store *st, const char *text, int64_t *v)
 }
 
 /* A failure while reading the file at open: "not a database" gets its own wording. */
-enum arb_status store_open_fail(struct arb_store *st, int rc, struct arb_err *err,
-                                const char *what)
+enum arb_status store_open_fail(struct arb_store *st, int rc, struct arb_err *err, const char *what)
 {
     if ((rc & 0xff) == SQLITE_NOTADB)
         return arb_err_set(err, ARB_EDB, "'%s' is not an Arbiter database (%s)", st->path,
@@ -412,9 +414,9 @@ static enum arb_status configure(struct arb_store *st, struct arb_err *err)
      * issue 21).  A read-only connection reads its rows in order, once: 4 MB serve it as well
      * (markdown of 100,000 cases 0.44 s / 16 MB against 0.50 s / 55 MB with 32 MB). */
     rc = store_query_int(st,
-                   st->flags & ARB_STORE_READONLY ? "PRAGMA cache_size = -4096" /* 4 MB */
-                                                  : "PRAGMA cache_size = -32768",
-                   NULL);
+                         st->flags & ARB_STORE_READONLY ? "PRAGMA cache_size = -4096" /* 4 MB */
+                                                        : "PRAGMA cache_size = -32768",
+                         NULL);
     if (rc == SQLITE_OK)
         rc = size_cache(st);
     if (rc == SQLITE_OK && (st->flags & ARB_STORE_READONLY))
@@ -443,14 +445,34 @@ static void on_rollback(void *arg)
     store_texts_forget(arg);
 }
 
+/*
+ * The statement table's q, prepared on its first use and kept (NULL when it cannot be: the
+ * connection's error code says why).  A command uses a few of the table's statements, and
+ * preparing all of them at every open was a third of what opening cost (6 M instructions).
+ */
+sqlite3_stmt *store_stmt(struct arb_store *st, enum store_stmt q)
+{
+    if (!st->stmt[q] && sqlite3_prepare_v3(st->db, sql[q], -1, SQLITE_PREPARE_PERSISTENT,
+                                           &st->stmt[q], NULL) != SQLITE_OK) {
+        sqlite3_finalize(st->stmt[q]);
+        st->stmt[q] = NULL;
+    }
+    return st->stmt[q];
+}
+
+int store_errcode(struct arb_store *st)
+{
+    int rc = sqlite3_errcode(st->db);
+
+    return rc == SQLITE_OK ? SQLITE_ERROR : rc;
+}
+
+/* The transactions' statements at open: a rollback must not fail for want of its own. */
 static enum arb_status prepare_all(struct arb_store *st, struct arb_err *err)
 {
-    for (int q = 0; q < Q_N; q++) {
-        int rc =
-            sqlite3_prepare_v3(st->db, sql[q], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[q], NULL);
-        if (rc != SQLITE_OK)
-            return store_fail(st, rc, err, "prepare statement %d", q);
-    }
+    for (int q = 0; q <= Q_ROLLBACK_TO; q++)
+        if (!store_stmt(st, (enum store_stmt)q))
+            return store_fail(st, store_errcode(st), err, "prepare statement %d", q);
     return ARB_OK;
 }
 
@@ -616,7 +638,7 @@ void arb_store_close(struct arb_store *st)
 
 enum arb_status arb_store_begin(struct arb_store *st, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_BEGIN];
+    sqlite3_stmt *s = store_stmt(st, Q_BEGIN);
     enum arb_status ret;
     int rc = SQLITE_BUSY;
 
@@ -638,7 +660,7 @@ enum arb_status arb_store_begin(struct arb_store *st, struct arb_err *err)
 
 enum arb_status arb_store_commit(struct arb_store *st, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_COMMIT];
+    sqlite3_stmt *s = store_stmt(st, Q_COMMIT);
     enum arb_status ret;
     int rc;
 
@@ -657,7 +679,7 @@ void arb_store_rollback(struct arb_store *st)
 
     if (!st || sqlite3_get_autocommit(st->db))
         return;
-    s = st->stmt[Q_ROLLBACK];
+    s = store_stmt(st, Q_ROLLBACK);
     sqlite3_step(s);
     sqlite3_reset(s);
 }

@@ -36,7 +36,7 @@ enum arb_status arb_store_cases(struct arb_store *st, int64_t run,
 
 enum arb_status arb_store_run_delete(struct arb_store *st, int64_t id, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_RUN_DELETE];
+    sqlite3_stmt *s = store_stmt(st, Q_RUN_DELETE);
     enum arb_status ret = store_need_txn(st, "delete a run", err);
 
     if (ret != ARB_OK)

@@ -14,7 +14,7 @@
 enum arb_status arb_store_put_calibration(struct arb_store *st, const struct arb_calibration_row *c,
                                           struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_CALIBRATION];
+    sqlite3_stmt *s = store_stmt(st, Q_PUT_CALIBRATION);
     enum arb_status ret;
     int rc = SQLITE_OK;
 

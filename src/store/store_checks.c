@@ -144,7 +144,7 @@ static int bind_at(int rc, sqlite3_stmt *s, int i, int64_t at)
 static enum arb_status put_text(struct arb_store *st, int64_t run, const char *text, size_t len,
                                 const int64_t at[2], int64_t *id, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_TEXT];
+    sqlite3_stmt *s = store_stmt(st, Q_PUT_TEXT);
     enum arb_status ret;
     int rc = SQLITE_OK;
 
@@ -218,7 +218,9 @@ static enum arb_status insert_rows(struct arb_store *st, int64_t run,
 
     while (ret == ARB_OK && n > 0) {
         size_t m = n >= 8 ? 8 : n >= 4 ? 4 : 1;
-        sqlite3_stmt *s = st->stmt[m == 8 ? Q_PUT_CHECKS8 : m == 4 ? Q_PUT_CHECKS4 : Q_PUT_CHECK];
+        sqlite3_stmt *s = store_stmt(st, m == 8   ? Q_PUT_CHECKS8
+                                         : m == 4 ? Q_PUT_CHECKS4
+                                                  : Q_PUT_CHECK);
         int rc = SQLITE_OK;
 
         for (size_t k = 0; k < m; k++)
@@ -239,7 +241,7 @@ static enum arb_status put_own(struct arb_store *st, int64_t run, const struct a
                                int64_t id, struct arb_err *err)
 {
     enum arb_status ret = insert_rows(st, run, c, &id, 1, err);
-    sqlite3_stmt *s = st->stmt[Q_DEL_TEXT];
+    sqlite3_stmt *s = store_stmt(st, Q_DEL_TEXT);
 
     if (ret != ARB_OK || sqlite3_changes(st->db) != 0)
         return ret;
@@ -285,11 +287,13 @@ enum arb_status arb_store_put_check(struct arb_store *st, int64_t run,
 static enum arb_status text_of(struct arb_store *st, int64_t run, const struct arb_check_row *c,
                                int64_t *id, int *unresolved, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_CHECK_TEXT];
+    sqlite3_stmt *s = store_stmt(st, Q_CHECK_TEXT);
     int rc = binds_key(SQLITE_OK, s, run, c);
 
     *id = 0;
     *unresolved = 0;
+    if (!s)
+        return store_fail(st, store_errcode(st), err, "prepare to read a check");
     if (rc == SQLITE_OK)
         rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
@@ -323,7 +327,7 @@ enum arb_status arb_store_set_check(struct arb_store *st, int64_t run,
         return arb_err_set(err, ARB_ENOMEM, "out of memory setting a check");
     if (own) {
         /* Its text is its own (put unresolved): replaced in place. */
-        s = st->stmt[Q_SET_TEXT];
+        s = store_stmt(st, Q_SET_TEXT);
         rc = store_bind_int(rc, s, 1, id);
         rc = bind_at(rc, s, 2, t.at[0]);
         rc = bind_at(rc, s, 3, t.at[1]);
@@ -334,7 +338,7 @@ enum arb_status arb_store_set_check(struct arb_store *st, int64_t run,
     }
     if (ret != ARB_OK)
         return ret;
-    s = st->stmt[Q_SET_CHECK];
+    s = store_stmt(st, Q_SET_CHECK);
     rc = binds_key(SQLITE_OK, s, run, c);
     rc = store_bind_text(rc, s, 6, c->verdict);
     rc = store_bind_real(rc, s, 7, c->score);

@@ -109,11 +109,10 @@ struct arb_store {
     struct store_texts *texts;
     /* owned: the thread checkpointing a run's WAL (store_ckpt.c); NULL when none */
     struct store_ckpt *ckpt;
-    int wal_pages; /* checkpoint at this many pages in the log (STORE_WAL_PAGES) */
-    int lock_fd;   /* the runs' lock file (store_lock.c), -1 until a run is locked */
+    int wal_pages;          /* checkpoint at this many pages in the log (STORE_WAL_PAGES) */
+    int lock_fd;            /* the runs' lock file (store_lock.c), -1 until a run is locked */
     struct arb_buf scratch; /* a check record's text without its observed text */
 };
-
 
 /*
  * Enforce foreign keys on st's connection (on: 1), as every connection does from its opening;
@@ -159,8 +158,7 @@ struct store_verdict_text {
     size_t len;
     uint64_t hash;
 };
-void store_verdict_text(const struct arb_verdict_row *v, int64_t run,
-                        struct store_verdict_text *t);
+void store_verdict_text(const struct arb_verdict_row *v, int64_t run, struct store_verdict_text *t);
 enum arb_status store_write_verdict(struct arb_store *st, int64_t run,
                                     const struct arb_verdict_row *v,
                                     const struct store_verdict_text *t, int replace,
@@ -253,6 +251,14 @@ const char *store_col_text(sqlite3_stmt *s, int i);
 double store_col_real(sqlite3_stmt *s, int i);
 
 /*
+ * The statement table's q, prepared on its first use (store.c; the transactions' at open):
+ * NULL when it cannot be, store_errcode(st) then says why.  The binds and store_exec below take
+ * a NULL statement and fail with that error.
+ */
+sqlite3_stmt *store_stmt(struct arb_store *st, enum store_stmt q);
+int store_errcode(struct arb_store *st); /* the connection's error code, SQLITE_ERROR for none */
+
+/*
  * Run a bound write statement to completion, then reset and clear it.  rc is
  * the result of the binds; on any error the message names what.
  */
@@ -263,8 +269,8 @@ enum arb_status store_exec(struct arb_store *st, sqlite3_stmt *s, int rc, struct
  * store_exec without clearing the bindings, for a statement every use of which binds all its
  * parameters: a run's inserts (clearing the check records' 64 was 1.4% of a run's writer).
  */
-enum arb_status store_exec_bound(struct arb_store *st, sqlite3_stmt *s, int rc,
-                                 struct arb_err *err, const char *what);
+enum arb_status store_exec_bound(struct arb_store *st, sqlite3_stmt *s, int rc, struct arb_err *err,
+                                 const char *what);
 
 /* ARB_EUSAGE unless a transaction (arb_store_begin) is open: puts write only inside one. */
 enum arb_status store_need_txn(struct arb_store *st, const char *what, struct arb_err *err);

@@ -10,12 +10,14 @@
 enum arb_status arb_store_put_judge_call(struct arb_store *st, const struct arb_judge_call_row *c,
                                          struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_JUDGE_CALL];
+    sqlite3_stmt *s = store_stmt(st, Q_PUT_JUDGE_CALL);
     enum arb_status ret = store_need_txn(st, "store a judge call", err);
     int rc = SQLITE_OK;
 
     if (ret != ARB_OK)
         return ret;
+    if (!s)
+        return store_fail(st, store_errcode(st), err, "prepare to store a judge call");
     rc = store_bind_text(rc, s, 1, c->key);
     rc = store_bind_text(rc, s, 2, c->provider);
     rc = store_bind_text(rc, s, 3, c->model);
@@ -40,9 +42,9 @@ enum arb_status arb_store_put_judge_call(struct arb_store *st, const struct arb_
     rc = store_bind_text(rc, s, 19, c->error_type);
     rc = store_bind_text(rc, s, 20, c->error_code);
     rc = store_bind_text(rc, s, 21, c->error_message);
-    ret = store_exec(st, st->stmt[Q_REJECT_JUDGE_CALL],
-                     store_bind_text(SQLITE_OK, st->stmt[Q_REJECT_JUDGE_CALL], 1, c->key), err,
-                     "keep a rejected judge reply");
+    ret = store_exec(st, store_stmt(st, Q_REJECT_JUDGE_CALL),
+                     store_bind_text(SQLITE_OK, store_stmt(st, Q_REJECT_JUDGE_CALL), 1, c->key),
+                     err, "keep a rejected judge reply");
     if (ret != ARB_OK) {
         sqlite3_reset(s);
         sqlite3_clear_bindings(s);
@@ -107,7 +109,7 @@ enum arb_status arb_store_get_judge_call(struct arb_store *st, const char *key,
 enum arb_status arb_store_put_judgment(struct arb_store *st, int64_t run,
                                        const struct arb_judgment_row *j, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_JUDGMENT];
+    sqlite3_stmt *s = store_stmt(st, Q_PUT_JUDGMENT);
     enum arb_status ret = store_need_txn(st, "store a judgment", err);
     int rc = SQLITE_OK;
 

@@ -16,7 +16,7 @@ enum arb_status arb_store_put_case(struct arb_store *st, int64_t run, const char
                                    int64_t seq, const char *prompt, const char *expected_json,
                                    const char *case_json, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_CASE];
+    sqlite3_stmt *s = store_stmt(st, Q_PUT_CASE);
     enum arb_status ret = store_need_txn(st, "put a case", err);
     int rc = SQLITE_OK;
 
@@ -34,7 +34,7 @@ enum arb_status arb_store_put_case(struct arb_store *st, int64_t run, const char
 enum arb_status arb_store_put_output(struct arb_store *st, int64_t run,
                                      const struct arb_output_row *o, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_OUTPUT];
+    sqlite3_stmt *s = store_stmt(st, Q_PUT_OUTPUT);
     enum arb_status ret = store_need_txn(st, "put an output", err);
     int rc = SQLITE_OK;
 
@@ -62,7 +62,7 @@ enum arb_status arb_store_put_output(struct arb_store *st, int64_t run,
 enum arb_status arb_store_put_trial(struct arb_store *st, int64_t run,
                                     const struct arb_trial_row *t, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_TRIAL];
+    sqlite3_stmt *s = store_stmt(st, Q_PUT_TRIAL);
     enum arb_status ret = store_need_txn(st, "put a trial", err);
     int rc = SQLITE_OK;
 
@@ -89,7 +89,7 @@ enum arb_status arb_store_put_blinding(struct arb_store *st, int64_t run, const 
                                        const char *system_a, const char *system_b,
                                        const char *hmac_hex, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_BLINDING];
+    sqlite3_stmt *s = store_stmt(st, Q_PUT_BLINDING);
     enum arb_status ret = store_need_txn(st, "put a blinding", err);
     int rc = SQLITE_OK;
 
@@ -107,7 +107,7 @@ enum arb_status arb_store_put_problem(struct arb_store *st, int64_t run, const c
                                       const char *case_id, const char *system, const char *message,
                                       struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_PROBLEM];
+    sqlite3_stmt *s = store_stmt(st, Q_PUT_PROBLEM);
     enum arb_status ret = store_need_txn(st, "put a problem", err);
     int rc = SQLITE_OK;
 

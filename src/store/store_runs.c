@@ -23,7 +23,7 @@ static enum arb_status scope_begin(struct arb_store *st, int *own, const char *w
     *own = sqlite3_get_autocommit(st->db);
     if (*own)
         return arb_store_begin(st, err);
-    return store_exec(st, st->stmt[Q_SAVEPOINT], SQLITE_OK, err, "start a savepoint");
+    return store_exec(st, store_stmt(st, Q_SAVEPOINT), SQLITE_OK, err, "start a savepoint");
 }
 
 /* Close the scope of scope_begin: keep its writes when ret is ARB_OK, else undo them. */
@@ -40,10 +40,10 @@ static enum arb_status scope_end(struct arb_store *st, int own, enum arb_status 
         return ret;
     }
     if (ret != ARB_OK) {
-        store_exec(st, st->stmt[Q_ROLLBACK_TO], SQLITE_OK, NULL, "roll back a savepoint");
+        store_exec(st, store_stmt(st, Q_ROLLBACK_TO), SQLITE_OK, NULL, "roll back a savepoint");
         store_texts_forget(st); /* no rollback hook for a savepoint's */
     }
-    released = store_exec(st, st->stmt[Q_RELEASE], SQLITE_OK, ret == ARB_OK ? err : NULL,
+    released = store_exec(st, store_stmt(st, Q_RELEASE), SQLITE_OK, ret == ARB_OK ? err : NULL,
                           "release a savepoint");
     return ret == ARB_OK ? released : ret;
 }
@@ -51,7 +51,7 @@ static enum arb_status scope_end(struct arb_store *st, int own, enum arb_status 
 enum arb_status arb_store_run_create(struct arb_store *st, const struct arb_run_row *run,
                                      int64_t *id, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_RUN_CREATE];
+    sqlite3_stmt *s = store_stmt(st, Q_RUN_CREATE);
     const char *systems;
     enum arb_status ret;
     int64_t new_id = 0;
@@ -84,7 +84,7 @@ enum arb_status arb_store_run_create(struct arb_store *st, const struct arb_run_
     ret = store_exec(st, s, rc, err, "create a run");
     if (ret == ARB_OK) {
         new_id = sqlite3_last_insert_rowid(st->db);
-        s = st->stmt[Q_RUN_SYSTEMS];
+        s = store_stmt(st, Q_RUN_SYSTEMS);
         rc = store_bind_int(SQLITE_OK, s, 1, new_id);
         rc = store_bind_text(rc, s, 2, systems);
         ret = store_exec(st, s, rc, err, "record the systems of a run (systems_json)");
@@ -98,7 +98,7 @@ enum arb_status arb_store_run_create(struct arb_store *st, const struct arb_run_
 enum arb_status arb_store_run_set_status(struct arb_store *st, int64_t id, const char *status,
                                          struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_RUN_STATUS];
+    sqlite3_stmt *s = store_stmt(st, Q_RUN_STATUS);
     enum arb_status ret;
     int own = 0, rc;
 

@@ -46,6 +46,8 @@ int store_bind_text(int rc, sqlite3_stmt *s, int i, const char *t)
 {
     if (rc != SQLITE_OK)
         return rc;
+    if (!s)
+        return SQLITE_MISUSE; /* store_stmt could not prepare it */
     if (!t)
         return sqlite3_bind_null(s, i);
     return sqlite3_bind_text64(s, i, t, strlen(t), SQLITE_STATIC, SQLITE_UTF8);
@@ -55,6 +57,8 @@ int store_bind_blob_text(int rc, sqlite3_stmt *s, int i, const char *t, size_t l
 {
     if (rc != SQLITE_OK)
         return rc;
+    if (!s)
+        return SQLITE_MISUSE; /* store_stmt could not prepare it */
     if (!t)
         return sqlite3_bind_null(s, i);
     return sqlite3_bind_text64(s, i, t, len, SQLITE_STATIC, SQLITE_UTF8);
@@ -64,6 +68,8 @@ int store_bind_int(int rc, sqlite3_stmt *s, int i, int64_t v)
 {
     if (rc != SQLITE_OK)
         return rc;
+    if (!s)
+        return SQLITE_MISUSE; /* store_stmt could not prepare it */
     return sqlite3_bind_int64(s, i, v);
 }
 
@@ -71,6 +77,8 @@ int store_bind_real(int rc, sqlite3_stmt *s, int i, double v)
 {
     if (rc != SQLITE_OK)
         return rc;
+    if (!s)
+        return SQLITE_MISUSE; /* store_stmt could not prepare it */
     if (v != v)
         return sqlite3_bind_null(s, i);
     return sqlite3_bind_double(s, i, v);
@@ -88,11 +96,13 @@ double store_col_real(sqlite3_stmt *s, int i)
     return sqlite3_column_double(s, i);
 }
 
-enum arb_status store_exec_bound(struct arb_store *st, sqlite3_stmt *s, int rc,
-                                 struct arb_err *err, const char *what)
+enum arb_status store_exec_bound(struct arb_store *st, sqlite3_stmt *s, int rc, struct arb_err *err,
+                                 const char *what)
 {
     enum arb_status ret = ARB_OK;
 
+    if (!s)
+        return store_fail(st, store_errcode(st), err, "prepare to %s", what);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(s);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
@@ -106,7 +116,8 @@ enum arb_status store_exec(struct arb_store *st, sqlite3_stmt *s, int rc, struct
 {
     enum arb_status ret = store_exec_bound(st, s, rc, err, what);
 
-    sqlite3_clear_bindings(s);
+    if (s)
+        sqlite3_clear_bindings(s);
     return ret;
 }
 

@@ -21,15 +21,14 @@ static const int64_t verdict_at[2] = {STORE_TEXT_VERDICT, STORE_TEXT_VERDICT};
 /* 1 when a verdict of this status is replaced later: its text is its own. */
 static int replaceable(const char *status)
 {
-    return status &&
-           (strcmp(status, "pending_judge") == 0 || strcmp(status, "judge_failed") == 0);
+    return status && (strcmp(status, "pending_judge") == 0 || strcmp(status, "judge_failed") == 0);
 }
 
 /* Write a text; its id in *id. */
-static enum arb_status put_text(struct arb_store *st, int64_t run, const char *text,
-                                int64_t *id, struct arb_err *err)
+static enum arb_status put_text(struct arb_store *st, int64_t run, const char *text, int64_t *id,
+                                struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_PUT_VTEXT];
+    sqlite3_stmt *s = store_stmt(st, Q_PUT_VTEXT);
     int rc = store_bind_int(SQLITE_OK, s, 1, run);
     enum arb_status ret;
 
@@ -42,14 +41,13 @@ static enum arb_status put_text(struct arb_store *st, int64_t run, const char *t
 /* Delete the text id (one no verdict refers to). */
 static enum arb_status del_text(struct arb_store *st, int64_t id, struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_DEL_VTEXT];
+    sqlite3_stmt *s = store_stmt(st, Q_DEL_VTEXT);
 
     return store_exec(st, s, store_bind_int(SQLITE_OK, s, 1, id), err,
                       "delete a verdict's comparison text");
 }
 
-void store_verdict_text(const struct arb_verdict_row *v, int64_t run,
-                        struct store_verdict_text *t)
+void store_verdict_text(const struct arb_verdict_row *v, int64_t run, struct store_verdict_text *t)
 {
     t->len = v->comparison_json ? strlen(v->comparison_json) : 0;
     t->hash = v->comparison_json && !replaceable(v->status)
@@ -80,10 +78,10 @@ static enum arb_status text_id(struct arb_store *st, int64_t run, const struct a
 
 /* The ten values of a verdict but its key's run, and its text's id (NULL for 0). */
 static enum arb_status verdict_exec(struct arb_store *st, enum store_stmt q, int64_t run,
-                                    const struct arb_verdict_row *v, int64_t text,
-                                    const char *what, struct arb_err *err)
+                                    const struct arb_verdict_row *v, int64_t text, const char *what,
+                                    struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[q];
+    sqlite3_stmt *s = store_stmt(st, q);
     int rc = SQLITE_OK;
 
     rc = store_bind_int(rc, s, 1, run);
@@ -150,11 +148,13 @@ static enum arb_status stored_text(struct arb_store *st, int64_t run,
                                    const struct arb_verdict_row *v, int64_t *id, int *own,
                                    struct arb_err *err)
 {
-    sqlite3_stmt *s = st->stmt[Q_VERDICT_TEXT];
+    sqlite3_stmt *s = store_stmt(st, Q_VERDICT_TEXT);
     int rc = store_bind_int(SQLITE_OK, s, 1, run);
 
     *id = 0;
     *own = 0;
+    if (!s)
+        return store_fail(st, store_errcode(st), err, "prepare to read a verdict");
     rc = store_bind_text(rc, s, 2, v->case_id);
     rc = store_bind_text(rc, s, 3, v->system_a);
     rc = store_bind_text(rc, s, 4, v->system_b);
@@ -175,7 +175,7 @@ static enum arb_status set_verdict(struct arb_store *st, int64_t run,
                                    const struct store_verdict_text *t, struct arb_err *err)
 {
     enum arb_status ret = store_need_txn(st, "set a verdict", err);
-    sqlite3_stmt *s = st->stmt[Q_SET_VTEXT];
+    sqlite3_stmt *s = store_stmt(st, Q_SET_VTEXT);
     int64_t old, id;
     int own, fresh, rc;
 
