@@ -146,6 +146,13 @@ enum arb_status arb_transport_run(struct arb_transport *t,
                                   void *ctx, struct arb_err *err);
 
 /*
+ * Have arb_transport_run call on_idle (with its ctx) each time it is about to wait for the
+ * network with nothing left to hand over: the moment for work on_done deferred (a commit
+ * of what the callbacks stored).  on_idle may abort.  NULL: none (the default).
+ */
+void arb_transport_on_idle(struct arb_transport *t, void (*on_idle)(void *ctx));
+
+/*
  * From on_done: make arb_transport_run return ARB_OK once this callback
  * returns, leaving the other requests queued, waiting, running or (finished,
  * their callbacks not made) for the next run, which hands those over first.

@@ -337,7 +337,13 @@ struct arb_judge_slot {
  *                 judgment's error.  The judge asks with the slot first and falls back to key.
  *   put_call      a request's call (its reply or its failure), just before its judgment
  *   put_judgment  a run's judgment of one question slot; once it returns, it and the call
- *                 put just before it (if any) are durable together
+ *                 put just before it (if any) are durable together (unless held)
+ *   hold          optional (NULL: puts are durable as they return).  on 1: what is put
+ *                 from now on may be held and made durable later, all of it in the order
+ *                 put (a kill loses the last ones, never one without those before it);
+ *                 on 0: what is held is made durable before it returns, and puts are
+ *                 durable again.  A drain holds the puts while replies come in, and makes
+ *                 them durable each time before it waits for more and when it returns.
  * Each returns ARB_OK or a status with err filled; a failure stops the drain.
  */
 struct arb_judge_cache {
@@ -349,6 +355,7 @@ struct arb_judge_cache {
                                 struct arb_err *err);
     enum arb_status (*put_judgment)(void *ctx, const struct arb_judgment_row *j,
                                     struct arb_err *err);
+    enum arb_status (*hold)(void *ctx, int on, struct arb_err *err);
 };
 
 struct arb_judge;

@@ -73,6 +73,25 @@ enum arb_status arb_store_begin(struct arb_store *st, struct arb_err *err);
 enum arb_status arb_store_commit(struct arb_store *st, struct arb_err *err);
 void arb_store_rollback(struct arb_store *st);
 
+/*
+ * Group commit, for a writer that commits many small transactions while it waits on
+ * something else (a run storing its judge's replies as they come).  From
+ * arb_store_group_begin to arb_store_group_end, each arb_store_begin .. arb_store_commit is
+ * a savepoint in one transaction of the group's, and arb_store_rollback undoes that savepoint
+ * alone.  The group's transaction is committed by arb_store_group_flush (before the writer
+ * waits), by arb_store_group_end, at close, and on its own once it holds 64 transactions or
+ * is 50 ms old.  What is durable is always a prefix of the transactions in the order they were
+ * committed: a killed process loses the last ones, never one without those before it.  So a
+ * transaction whose durability something outside the process relies on (a provider batch
+ * submitted after it is recorded) must not be committed in a group, or must be flushed first.
+ * A failed commit of the group's transaction loses every transaction it held and returns
+ * the error; the next arb_store_begin starts a new one.  Not with a threaded writer on st
+ * (the group is st's connection's).
+ */
+enum arb_status arb_store_group_begin(struct arb_store *st, struct arb_err *err);
+enum arb_status arb_store_group_flush(struct arb_store *st, struct arb_err *err);
+enum arb_status arb_store_group_end(struct arb_store *st, struct arb_err *err);
+
 /* ---- runs ---------------------------------------------------------------------------- */
 
 struct arb_run_row {

@@ -94,16 +94,47 @@ static void hold_the_rest(struct arb_judge *j)
     judge_notify(j);
 }
 
-/* Run the transport until the drain's questions are answered or nothing is left to send. */
+/*
+ * Have the cache hold what the callbacks put (on 1), or make it durable (on 0).  A batch
+ * judge never holds: what it records must be durable before a batch goes out.  When making
+ * it durable fails, the judge stops with that failure.
+ */
+static void hold(struct arb_judge *j, int on)
+{
+    enum arb_status st;
+
+    if (!j->cache->hold || j->batcher || j->holding == on)
+        return;
+    st = j->cache->hold(j->cache->ctx, on, j->err);
+    j->holding = on && !st;
+    if (st)
+        judge_fatal(j, st);
+}
+
+void judge_on_idle(void *ctx)
+{
+    struct arb_judge *j = ctx;
+
+    if (!j->holding)
+        return;
+    hold(j, 0);
+    if (!j->fatal)
+        hold(j, 1);
+}
+
+/* Run the transport until the drain's questions are answered or nothing is left to send;
+ * what the replies' callbacks store is committed in groups, each before the next wait. */
 static enum arb_status run_until_done(struct arb_judge *j, struct arb_err *err)
 {
     enum arb_status st = ARB_OK;
 
     if (answer_ready(j))
         return ARB_OK;
+    hold(j, 1);
     do
         st = arb_transport_run(j->t, judge_on_done, j, err);
     while (!st && !stopping(j) && !answer_ready(j) && send_held(j));
+    hold(j, 0);
     /* Idle with calls still held: the cap is reached (a drain that stops at its target
      * leaves the later questions' held calls for a later drain). */
     if (!answer_ready(j))

@@ -98,6 +98,7 @@ struct arb_judge {
     int draining;      /* inside arb_judge_drain_first: qs[0 .. drain_target) are answered
                           as they complete, in order */
     int drain_partial; /* fewer than all: the transport yields once those are answered */
+    int holding;       /* the cache holds what is put until the transport waits (cache->hold) */
     size_t drain_target;
     size_t n_answered; /* qs[0 .. n_answered) are answered (during a drain) */
     struct question **qs;
@@ -148,6 +149,9 @@ void judge_on_done(void *ctx, const struct arb_http_result *r);
  * partial drain's are all answered, make the transport return, the others' requests staying
  * in flight. */
 void judge_check_drained(struct arb_judge *j);
+
+/* The transport's idle callback: what the cache holds is made durable before it waits. */
+void judge_on_idle(void *ctx);
 
 /* Tell the caller something it should see now (a mode switch, a provider's error). */
 void judge_notice(struct arb_judge *j, const char *fmt, ...)

@@ -42,7 +42,8 @@ static enum arb_status none_put_judgment(void *ctx, const struct arb_judgment_ro
     return ARB_OK;
 }
 
-static const struct arb_judge_cache no_cache = {NULL, none_get, none_put_call, none_put_judgment};
+static const struct arb_judge_cache no_cache = {NULL, none_get, none_put_call, none_put_judgment,
+                                                NULL};
 
 /* The config's extra headers as "Name: value" lines, values from the environment read now. */
 static enum arb_status extra_headers(struct arb_judge *j, struct arb_err *err)
@@ -116,6 +117,7 @@ enum arb_status arb_judge_new(const struct arb_judge_config *cfg, const char *ap
         arb_judge_free(j);
         return rc;
     }
+    arb_transport_on_idle(j->t, judge_on_idle);
     *out = j;
     return ARB_OK;
 }

@@ -624,6 +624,11 @@ enum arb_status arb_transport_step(struct arb_transport *t, struct arb_err *err)
     return ARB_OK;
 }
 
+void arb_transport_on_idle(struct arb_transport *t, void (*on_idle)(void *ctx))
+{
+    t->on_idle = on_idle;
+}
+
 enum arb_status arb_transport_run(struct arb_transport *t,
                                   void (*on_done)(void *ctx, const struct arb_http_result *r),
                                   void *ctx, struct arb_err *err)
@@ -666,6 +671,11 @@ enum arb_status arb_transport_run(struct arb_transport *t,
             continue;
         if (!has_work(t))
             break;
+        if (t->on_idle) {
+            t->on_idle(ctx);
+            if (atomic_load(&t->aborted))
+                continue;
+        }
         mc = curl_multi_poll(t->multi, NULL, 0, poll_timeout_ms(t), NULL);
         if (mc) {
             st = multi_failed(t, mc, err);

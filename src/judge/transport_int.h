@@ -140,6 +140,7 @@ struct arb_transport {
     int yield;      /* a callback asked arb_transport_run to return */
     double stepped; /* when arb_transport_step last ran curl (monotonic seconds) */
     void (*on_done)(void *ctx, const struct arb_http_result *r);
+    void (*on_idle)(void *ctx); /* arb_transport_on_idle: before a run waits for curl */
     void *ctx;
     enum arb_status run_st; /* first infrastructure failure of this run */
 };

@@ -631,8 +631,8 @@ enum arb_status arb_run_execute(struct arb_store *st, struct arb_suite *suite,
     if (!rc && r.esc) {
         escalation_set_writer(r.esc, r.w);
         rc = judge_hooks(&r);
-        /* Every reply is a commit while the run mostly waits: let the store copy them into
-         * the database meanwhile, not all after the last reply. */
+        /* Every burst of replies is a commit while the run mostly waits: let the store copy
+         * them into the database meanwhile, not all after the last reply. */
         arb_store_checkpoint_ahead(st);
     }
     if (!rc)

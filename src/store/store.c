@@ -1,7 +1,8 @@
 /*
- * store.c - opening and closing the SQLite record; transactions; the statement
- * table (the binding and reading helpers the other files of src/store/ share are
- * in store_util.c; the schema and its migrations in store_migrate.c).
+ * store.c - opening and closing the SQLite record; the statement table
+ * (transactions are store_txn.c's; the binding and reading helpers the other
+ * files of src/store/ share are in store_util.c; the schema and its migrations
+ * in store_migrate.c).
  *
  * Opening sets WAL mode (writers), foreign keys, synchronous=NORMAL and a
  * busy timeout, checks that the file is an Arbiter database (or empty),
@@ -24,7 +25,6 @@
 #include "store_int.h"
 
 #define BUSY_TIMEOUT_MS 5000
-#define BEGIN_ATTEMPTS  3
 
 #define RUN_COLUMNS                                                                                \
     "r.id, r.created_at, r.status, r.suite_path, r.suite_name, r.suite_sha256, r.suite_json, "     \
@@ -65,6 +65,9 @@ static const char *const sql[Q_N] = {
     [Q_SAVEPOINT] = "SAVEPOINT arb_store",
     [Q_RELEASE] = "RELEASE arb_store",
     [Q_ROLLBACK_TO] = "ROLLBACK TO arb_store",
+    [Q_GROUP_SAVEPOINT] = "SAVEPOINT arb_group",
+    [Q_GROUP_RELEASE] = "RELEASE arb_group",
+    [Q_GROUP_ROLLBACK_TO] = "ROLLBACK TO arb_group",
     [Q_RUN_CREATE] =
         "INSERT INTO runs (id, created_at, status, suite_path, suite_name, "
         "suite_sha256, suite_json, systems_json, seed, version, judge_json, scope_json, "
@@ -362,7 +365,7 @@ enum arb_status store_begin_immediate(struct arb_store *st, struct arb_err *err)
     int rc = SQLITE_BUSY;
 
     /* The busy timeout already waits; a few more attempts ride out a long writer. */
-    for (int i = 0; i < BEGIN_ATTEMPTS && (rc & 0xff) == SQLITE_BUSY; i++) {
+    for (int i = 0; i < STORE_BEGIN_ATTEMPTS && (rc & 0xff) == SQLITE_BUSY; i++) {
         rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     }
     if (rc != SQLITE_OK)
@@ -621,6 +624,7 @@ void arb_store_close(struct arb_store *st)
 {
     if (!st)
         return;
+    store_group_close(st);
     store_ckpt_stop(st);
     for (int q = 0; q < Q_N; q++)
         sqlite3_finalize(st->stmt[q]);
@@ -632,54 +636,4 @@ void arb_store_close(struct arb_store *st)
     store_texts_free(st);
     free(st->path);
     free(st);
-}
-
-/* ---- transactions ------------------------------------------------------------------------- */
-
-enum arb_status arb_store_begin(struct arb_store *st, struct arb_err *err)
-{
-    sqlite3_stmt *s = store_stmt(st, Q_BEGIN);
-    enum arb_status ret;
-    int rc = SQLITE_BUSY;
-
-    if (st->flags & ARB_STORE_READONLY)
-        return arb_err_set(err, ARB_EUSAGE, "cannot write to '%s': opened read-only", st->path);
-    if (!sqlite3_get_autocommit(st->db))
-        return arb_err_set(err, ARB_EUSAGE, "cannot begin a transaction in '%s': one is open",
-                           st->path);
-    /* The busy timeout already waits; a few more attempts ride out a long writer. */
-    for (int i = 0; i < BEGIN_ATTEMPTS && (rc & 0xff) == SQLITE_BUSY; i++) {
-        if (i > 0)
-            sqlite3_reset(s);
-        rc = sqlite3_step(s);
-    }
-    ret = rc == SQLITE_DONE ? ARB_OK : store_fail(st, rc, err, "begin a transaction");
-    sqlite3_reset(s);
-    return ret;
-}
-
-enum arb_status arb_store_commit(struct arb_store *st, struct arb_err *err)
-{
-    sqlite3_stmt *s = store_stmt(st, Q_COMMIT);
-    enum arb_status ret;
-    int rc;
-
-    if (sqlite3_get_autocommit(st->db))
-        return arb_err_set(err, ARB_EUSAGE, "cannot commit in '%s': no transaction is open",
-                           st->path);
-    rc = sqlite3_step(s);
-    ret = rc == SQLITE_DONE ? ARB_OK : store_fail(st, rc, err, "commit");
-    sqlite3_reset(s);
-    return ret;
-}
-
-void arb_store_rollback(struct arb_store *st)
-{
-    sqlite3_stmt *s;
-
-    if (!st || sqlite3_get_autocommit(st->db))
-        return;
-    s = store_stmt(st, Q_ROLLBACK);
-    sqlite3_step(s);
-    sqlite3_reset(s);
 }

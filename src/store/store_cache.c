@@ -4,7 +4,8 @@
  * shares, judgments what one run used.  A call and the judgment that
  * follows it are one transaction: put_call opens it, put_judgment commits,
  * so a kill between the two loses both and a resume asks again, never
- * finds a call without the judgment that used it.  A lookup by slot reads
+ * finds a call without the judgment that used it.  While the judge holds
+ * them (hold), those transactions are a group commit's (store_txn.c).  A lookup by slot reads
  * what the recorded run (a replay's or a resume's) used for that slot
  * (store_recorded.c), in the store replies are read from.  The judge itself never
  * opens a database (DESIGN.md "The judge harness": it reaches storage
@@ -67,6 +68,15 @@ static enum arb_status put_judgment(void *ctx, const struct arb_judgment_row *j,
     return st;
 }
 
+/* The judge's puts held in a group commit of st (arb_store_group_begin), with whatever else
+ * its connection commits meanwhile (the run's verdicts). */
+static enum arb_status hold(void *ctx, int on, struct arb_err *err)
+{
+    struct arb_store_judge_cache *sc = ctx;
+
+    return on ? arb_store_group_begin(sc->st, err) : arb_store_group_end(sc->st, err);
+}
+
 void arb_store_judge_cache_init(struct arb_store_judge_cache *sc, struct arb_store *st,
                                 int64_t run)
 {
@@ -77,4 +87,5 @@ void arb_store_judge_cache_init(struct arb_store_judge_cache *sc, struct arb_sto
     sc->cache.get = get;
     sc->cache.put_call = put_call;
     sc->cache.put_judgment = put_judgment;
+    sc->cache.hold = hold;
 }

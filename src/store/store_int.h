@@ -27,6 +27,9 @@ enum store_stmt {
     Q_SAVEPOINT,
     Q_RELEASE,
     Q_ROLLBACK_TO,
+    Q_GROUP_SAVEPOINT, /* a caller's transaction in a group (store_txn.c), prepared by */
+    Q_GROUP_RELEASE,   /* arb_store_group_begin */
+    Q_GROUP_ROLLBACK_TO,
     Q_RUN_CREATE,
     Q_RUN_SYSTEMS,
     Q_RUN_STATUS,
@@ -96,6 +99,19 @@ struct store_ci_search;
 struct store_texts;
 struct store_ckpt;
 
+/*
+ * Group commit (store_txn.c, arb_store_group_begin): while on, the callers' transactions are
+ * savepoints in one of the group's (open), committed when it holds GROUP_MAX of them, is
+ * GROUP_MAX_MS old, or is flushed.
+ */
+struct store_group {
+    int on;       /* holding commits */
+    int open;     /* the group's transaction is open */
+    int scope;    /* a caller's transaction is open in it, as a savepoint */
+    unsigned n;   /* callers' transactions released into it since it began */
+    double since; /* when it began, seconds (CLOCK_MONOTONIC) */
+};
+
 struct arb_store {
     sqlite3 *db;
     char *path;                /* as given to arb_store_open, for messages */
@@ -109,9 +125,10 @@ struct arb_store {
     struct store_texts *texts;
     /* owned: the thread checkpointing a run's WAL (store_ckpt.c); NULL when none */
     struct store_ckpt *ckpt;
-    int wal_pages;          /* checkpoint at this many pages in the log (STORE_WAL_PAGES) */
-    int lock_fd;            /* the runs' lock file (store_lock.c), -1 until a run is locked */
-    struct arb_buf scratch; /* a check record's text without its observed text */
+    int wal_pages;            /* checkpoint at this many pages in the log (STORE_WAL_PAGES) */
+    int lock_fd;              /* the runs' lock file (store_lock.c), -1 until a run is locked */
+    struct arb_buf scratch;   /* a check record's text without its observed text */
+    struct store_group group; /* group commit (store_txn.c) */
 };
 
 /*
@@ -207,7 +224,12 @@ enum arb_status store_open_fail(struct arb_store *st, int rc, struct arb_err *er
                                 const char *what);
 
 /* BEGIN IMMEDIATE, a few attempts past the busy timeout. */
+#define STORE_BEGIN_ATTEMPTS 3
 enum arb_status store_begin_immediate(struct arb_store *st, struct arb_err *err);
+
+/* At close: a caller's transaction left open in a group is undone, what the group holds
+ * committed (store_txn.c). */
+void store_group_close(struct arb_store *st);
 
 /*
  * Decide what the opened file is: an Arbiter database (migrated when older and st may write),

@@ -336,7 +336,8 @@ static enum arb_status cache_put_judgment(void *ctx, const struct arb_judgment_r
 Test(judge_drain, should_send_each_request_once_across_partial_drains)
 {
     struct hs_reply script[] = {{200, JSON_TYPE, reply_body, 0, 100, 0}};
-    const struct arb_judge_cache cache = {NULL, cache_get, cache_put_call, cache_put_judgment};
+    const struct arb_judge_cache cache = {NULL, cache_get, cache_put_call, cache_put_judgment,
+                                          NULL};
     struct arb_judge_config cfg;
     struct hs_server server;
     struct answers log = {0};
@@ -370,4 +371,115 @@ Test(judge_drain, should_send_each_request_once_across_partial_drains)
     hs_stop(&server);
     cr_assert_eq(hs_requests(&server), 3, "%zu requests for 3 single-output questions",
                  hs_requests(&server));
+}
+
+/* A cache that records when the judge holds its puts (hold) and whether each put came while
+ * it held them; fail_at: the hold(0) call (1, 2, ...) that fails, 0 none. */
+struct holding {
+    int on;
+    int n_on, n_off;
+    int puts, puts_held;
+    int first_on_before_puts;
+    int fail_at;
+};
+
+static enum arb_status hold_put_call(void *ctx, const struct arb_judge_call_row *c,
+                                     struct arb_err *err)
+{
+    struct holding *h = ctx;
+
+    (void)c, (void)err;
+    h->puts++;
+    h->puts_held += h->on;
+    return ARB_OK;
+}
+
+static enum arb_status hold_put_judgment(void *ctx, const struct arb_judgment_row *jr,
+                                         struct arb_err *err)
+{
+    (void)jr;
+    return hold_put_call(ctx, NULL, err);
+}
+
+static enum arb_status hold_get(void *ctx, const char *key, const struct arb_judge_slot *slot,
+                                int (*fn)(void *arg, const struct arb_judge_call_row *c), void *arg,
+                                int *found, struct arb_err *err)
+{
+    (void)ctx, (void)key, (void)slot, (void)fn, (void)arg, (void)err;
+    *found = 0;
+    return ARB_OK;
+}
+
+static enum arb_status hold_hold(void *ctx, int on, struct arb_err *err)
+{
+    struct holding *h = ctx;
+
+    cr_assert_neq(h->on, on, "hold(%d) twice in a row", on);
+    if (on && !h->n_on)
+        h->first_on_before_puts = h->puts == 0;
+    h->on = on;
+    if (on) {
+        h->n_on++;
+        return ARB_OK;
+    }
+    h->n_off++;
+    if (h->n_off == h->fail_at)
+        return arb_err_set(err, ARB_EDB, "disk I/O error (test)");
+    return ARB_OK;
+}
+
+/* Six requests of 100 ms on two slots: three rounds, the judge idle between them. */
+static enum arb_status drain_holding(struct holding *h)
+{
+    struct hs_reply script[] = {{200, JSON_TYPE, reply_body, 0, 100, 0}};
+    const struct arb_judge_cache cache = {h, hold_get, hold_put_call, hold_put_judgment, hold_hold};
+    struct arb_judge_config cfg;
+    struct hs_server server;
+    struct answers log = {0};
+    struct asked x[3];
+    struct arb_err err = {{0}};
+    struct arb_judge *j = NULL;
+    enum arb_status st;
+    char url[128];
+
+    hs_start(&server, script, 1);
+    config_at(&server, &cfg, url, sizeof(url));
+    cr_assert_eq(arb_judge_new(&cfg, "test-key", &cache, 1, &j, &err), ARB_OK, "%s", err.msg);
+    for (int i = 0; i < 3; i++) {
+        x[i] = (struct asked){&log, i};
+        ask(j, &x[i], i);
+    }
+    st = arb_judge_drain(j, NULL, &err);
+    if (st)
+        cr_assert_not_null(strstr(err.msg, "disk I/O error (test)"), "%s", err.msg);
+    else
+        cr_assert_eq(log.n, 3);
+    arb_judge_free(j);
+    hs_stop(&server);
+    return st;
+}
+
+/* The replies' records are held (one transaction for many, store_txn.c) while the judge is
+ * busy, and made durable each time it goes idle and when the drain returns. */
+Test(judge_drain, should_hold_the_puts_while_busy_and_make_them_durable_when_idle)
+{
+    struct holding h = {0};
+
+    cr_assert_eq(drain_holding(&h), ARB_OK);
+    cr_assert(h.first_on_before_puts, "a put before the first hold");
+    cr_assert_geq(h.puts, 6, "%d puts for 6 replies", h.puts);
+    cr_assert_eq(h.puts_held, h.puts, "%d of %d puts not held", h.puts - h.puts_held, h.puts);
+    cr_assert_eq(h.on, 0, "still held after the drain");
+    cr_assert_eq(h.n_on, h.n_off);
+    cr_assert_geq(h.n_off, 3, "made durable %d times over three rounds", h.n_off);
+}
+
+/* Making the held records durable fails (the disk): the drain stops with that failure. */
+Test(judge_drain, should_stop_when_what_it_holds_cannot_be_made_durable)
+{
+    struct holding h = {.fail_at = 1};
+
+    cr_assert_eq(drain_holding(&h), ARB_EDB);
+    cr_assert_eq(h.on, 0);
+    cr_assert_eq(h.n_off, 1, "held again after the failure");
 }
