@@ -8,8 +8,9 @@
  * handle from a small pool, so connections are reused), or the FIFO of
  * completions whose callback is yet to run.  arb_transport_run turns the
  * crank: it starts ready requests, drives curl, classifies every finished
- * attempt (success, retry later, final failure) and sleeps in
- * curl_multi_poll no longer than the next due retry.
+ * attempt (success, retry later, final failure) and sleeps on curl's
+ * sockets no longer than the next due retry (curl is driven by its socket
+ * events, transport_drive.c, so a call costs the transfers with news, not all).
  *
  * Slots go to work that can use them.  A request waiting for its retry holds
  * none: it is off the multi handle until due, and a due retry goes before the
@@ -122,6 +123,7 @@ enum arb_status arb_transport_new(const struct arb_transport_opts *opts, struct 
     *out = NULL;
     if (!t)
         return arb_err_set(err, ARB_ENOMEM, "out of memory creating the transport");
+    t->wake[0] = t->wake[1] = -1;
     fill_defaults(&t->o, opts);
     t->rng = t->o.jitter_seed;
     atomic_init(&t->aborted, 0);
@@ -139,6 +141,8 @@ enum arb_status arb_transport_new(const struct arb_transport_opts *opts, struct 
     mc = curl_multi_setopt(t->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)t->o.concurrency);
     if (!mc)
         mc = curl_multi_setopt(t->multi, CURLMOPT_MAXCONNECTS, (long)t->o.concurrency);
+    if (!mc)
+        mc = transport_drive_init(t);
     if (mc) {
         arb_transport_free(t);
         return arb_err_set(err, ARB_EINTERNAL, "curl multi: %s", curl_multi_strerror(mc));
@@ -161,6 +165,7 @@ void arb_transport_free(struct arb_transport *t)
     }
     if (t->multi)
         curl_multi_cleanup(t->multi);
+    transport_drive_free(t);
     for (i = 0; i < t->n_idle; i++)
         curl_easy_cleanup(t->idle[i]);
     transport_req_free_list(t->ready);
@@ -219,9 +224,8 @@ void arb_transport_yield(struct arb_transport *t)
 void arb_transport_abort(struct arb_transport *t)
 {
     atomic_store(&t->aborted, 1);
-    /* Safe from any thread; gets a sleeping curl_multi_poll to look at the flag. */
-    if (t->multi)
-        curl_multi_wakeup(t->multi);
+    /* Safe from any thread; gets a sleeping wait to look at the flag. */
+    transport_drive_wake(t);
 }
 
 /*
@@ -515,7 +519,8 @@ static void drain_messages(struct arb_transport *t)
     }
 }
 
-/* Milliseconds curl_multi_poll may sleep: until the next due retry at the latest. */
+/* Milliseconds a wait may last: until the next due retry at the latest (curl's own timer
+ * shortens it). */
 static int poll_timeout_ms(struct arb_transport *t)
 {
     double ms;
@@ -540,24 +545,20 @@ static int has_work(const struct arb_transport *t)
  */
 static void refill(struct arb_transport *t)
 {
-    int running;
-
     if (t->done_failed || atomic_load(&t->aborted))
         return;
     promote_due(t, now_s());
     start_ready(t);
-    curl_multi_perform(t->multi, &running);
+    transport_drive(t, 0, NULL);
 }
 
 /* Between two callbacks: when a socket has news, read what finished and refill its slot, so
  * that a reply arriving while others are stored does not wait for all of them. */
 static void catch_up(struct arb_transport *t)
 {
-    int ready = 0, running;
+    int ready = 0;
 
-    if (curl_multi_poll(t->multi, NULL, 0, 0, &ready) || !ready)
-        return;
-    if (curl_multi_perform(t->multi, &running))
+    if (transport_drive(t, 0, &ready) || !ready)
         return;
     drain_messages(t);
     refill(t);
@@ -594,7 +595,6 @@ enum arb_status arb_transport_step(struct arb_transport *t, struct arb_err *err)
     CURLMcode mc;
     size_t was_active;
     double now;
-    int running;
 
     if (t->in_run)
         return arb_err_set(err, ARB_EUSAGE, "arb_transport_step called from a callback");
@@ -613,11 +613,9 @@ enum arb_status arb_transport_step(struct arb_transport *t, struct arb_err *err)
      * failure of the multi handle is left for the run to meet again and fail everything.  A
      * new connection is set up on the first call and used on the next, when ready at once
      * (loopback, a connection reused): a glance at the sockets, no wait, in between. */
-    mc = curl_multi_perform(t->multi, &running);
+    mc = transport_drive(t, 0, NULL);
     if (!mc && t->n_active > was_active)
-        mc = curl_multi_poll(t->multi, NULL, 0, 0, NULL);
-    if (!mc && t->n_active > was_active)
-        mc = curl_multi_perform(t->multi, &running);
+        mc = transport_drive(t, 0, NULL);
     if (mc)
         return arb_err_set(err, mc == CURLM_OUT_OF_MEMORY ? ARB_ENOMEM : ARB_EINTERNAL,
                            "curl multi: %s", curl_multi_strerror(mc));
@@ -635,7 +633,6 @@ enum arb_status arb_transport_run(struct arb_transport *t,
 {
     enum arb_status st = ARB_OK;
     CURLMcode mc;
-    int running;
 
     if (t->in_run)
         return arb_err_set(err, ARB_EUSAGE, "arb_transport_run called from its own callback");
@@ -651,7 +648,7 @@ enum arb_status arb_transport_run(struct arb_transport *t,
         }
         promote_due(t, now_s());
         start_ready(t);
-        mc = curl_multi_perform(t->multi, &running);
+        mc = transport_drive(t, 0, NULL);
         if (mc) {
             st = multi_failed(t, mc, err);
             break;
@@ -663,7 +660,7 @@ enum arb_status arb_transport_run(struct arb_transport *t,
             refill(t);
         deliver(t);
         /* Transfers that finished during the refills: read now, or their slots would wait
-         * for the next socket event in curl_multi_poll. */
+         * for the next socket event. */
         drain_messages(t);
         /* A callback may have submitted, aborted, yielded, or made a slot free. */
         if (atomic_load(&t->aborted) || t->yield || t->done ||
@@ -676,7 +673,7 @@ enum arb_status arb_transport_run(struct arb_transport *t,
             if (atomic_load(&t->aborted))
                 continue;
         }
-        mc = curl_multi_poll(t->multi, NULL, 0, poll_timeout_ms(t), NULL);
+        mc = transport_drive(t, poll_timeout_ms(t), NULL);
         if (mc) {
             st = multi_failed(t, mc, err);
             break;

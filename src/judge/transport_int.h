@@ -15,6 +15,7 @@
 #ifndef ARBITER_TRANSPORT_INT_H
 #define ARBITER_TRANSPORT_INT_H
 
+#include <poll.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -120,6 +121,12 @@ struct req {
     char why[200];           /* ... and why, "" for a success */
 };
 
+/* A socket poll() found with news, and what it means for curl (transport_drive.c). */
+struct transport_news {
+    curl_socket_t fd;
+    int mask; /* CURL_CSELECT_* */
+};
+
 struct arb_transport {
     struct arb_transport_opts o;
     CURLM *multi;
@@ -143,7 +150,27 @@ struct arb_transport {
     void (*on_idle)(void *ctx); /* arb_transport_on_idle: before a run waits for curl */
     void *ctx;
     enum arb_status run_st; /* first infrastructure failure of this run */
+    /* curl's sockets and timer (transport_drive.c) */
+    struct pollfd *pfd; /* pfd[0]: the wake pipe's read end; then curl's sockets */
+    size_t n_pfd, cap_pfd;
+    struct transport_news *news; /* scratch: the sockets with news, cap_news of them */
+    size_t cap_news;
+    int wake[2];     /* a pipe: arb_transport_abort writes, a wait wakes */
+    double timer_at; /* when curl's timeout is due (monotonic seconds); -1: none */
 };
+
+/*
+ * curl driven by its sockets and timer (transport_drive.c).  init sets the multi handle's
+ * socket and timer callbacks and makes the wake pipe (a CURLMcode; free undoes it, after
+ * curl_multi_cleanup).  transport_drive acts on curl's due timer, waits up to limit_ms (0:
+ * not at all) for news on curl's sockets, curl's next timeout or a wake, and tells curl of
+ * what came; *ready (may be NULL): how many sockets had news.  transport_drive_wake, from any
+ * thread, ends a wait.
+ */
+CURLMcode transport_drive_init(struct arb_transport *t);
+void transport_drive_free(struct arb_transport *t);
+CURLMcode transport_drive(struct arb_transport *t, int limit_ms, int *ready);
+void transport_drive_wake(struct arb_transport *t);
 
 /* Free one request (what it owns; its easy handle is the transport's), or a list of them. */
 void transport_req_free(struct req *r);
