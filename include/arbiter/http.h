@@ -174,6 +174,14 @@ enum arb_status arb_transport_step(struct arb_transport *t, struct arb_err *err)
 void arb_transport_abort(struct arb_transport *t);
 
 /*
+ * The caller has nothing more to send: from now on, a connection that falls idle while no
+ * request is ready or waiting for its retry is closed as the next transfer finishes, while
+ * the last replies are awaited, instead of all together when the transport is freed.
+ * Requests submitted later still go, on new connections.
+ */
+void arb_transport_wind_down(struct arb_transport *t);
+
+/*
  * Process-wide setup and teardown of the HTTP library (curl_global_init):
  * the one piece of global state, owned by the program, called once from main.
  */

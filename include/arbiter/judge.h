@@ -466,6 +466,13 @@ enum arb_status arb_judge_drain_first(struct arb_judge *j, size_t n, size_t *unr
 /* How many questions are asked and not yet answered. */
 size_t arb_judge_pending(const struct arb_judge *j);
 
+/*
+ * The caller will ask no more (its last drain is next): connections are closed as they fall
+ * idle during that drain (arb_transport_wind_down), not all when the judge is freed.
+ * Questions asked later still work, on new connections.
+ */
+void arb_judge_wind_down(struct arb_judge *j);
+
 /* ---- batch mode: who decides where a request goes (src/run/batch_route.c) ---- */
 
 /* A request the cache could not answer, as a batcher sees it (everything borrowed). */

@@ -229,3 +229,8 @@ size_t arb_judge_pending(const struct arb_judge *j)
 {
     return j->n_qs;
 }
+
+void arb_judge_wind_down(struct arb_judge *j)
+{
+    arb_transport_wind_down(j->t);
+}

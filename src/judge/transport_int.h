@@ -146,6 +146,8 @@ struct arb_transport {
     int in_run;
     int yield;      /* a callback asked arb_transport_run to return */
     double stepped; /* when arb_transport_step last ran curl (monotonic seconds) */
+    int winding;    /* arb_transport_wind_down: keep only the connections in use */
+    long max_conns; /* CURLMOPT_MAXCONNECTS as last set */
     void (*on_done)(void *ctx, const struct arb_http_result *r);
     void (*on_idle)(void *ctx); /* arb_transport_on_idle: before a run waits for curl */
     void *ctx;

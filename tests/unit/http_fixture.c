@@ -174,8 +174,14 @@ static void *serve_conn(void *arg)
         if (have == cap)
             break;
         k = recv(fd, buf + have, cap - have, 0);
-        if (k <= 0)
+        if (k <= 0) {
+            if (k == 0 && !atomic_load(&s->stop)) {
+                pthread_mutex_lock(&s->mu);
+                s->n_ended++;
+                pthread_mutex_unlock(&s->mu);
+            }
             break;
+        }
         have += (size_t)k;
     }
     free(buf);
@@ -292,6 +298,16 @@ size_t hs_requests(struct hs_server *s)
 
     pthread_mutex_lock(&s->mu);
     n = s->n_requests;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
+size_t hs_ended(struct hs_server *s)
+{
+    size_t n;
+
+    pthread_mutex_lock(&s->mu);
+    n = s->n_ended;
     pthread_mutex_unlock(&s->mu);
     return n;
 }

@@ -40,6 +40,7 @@ struct hs_server {
     pthread_t conns[HS_MAX_CONNS];
     int conn_fds[HS_MAX_CONNS];
     size_t n_conns;
+    size_t n_ended; /* connections the client closed (EOF), not the server */
     size_t n_requests;
     double arrival[HS_MAX_SEEN];
     int in_flight;
@@ -60,6 +61,9 @@ void hs_url(const struct hs_server *s, char *out, size_t n);
 
 /* How many requests have arrived so far (taken under the lock). */
 size_t hs_requests(struct hs_server *s);
+
+/* How many connections the client has closed so far (taken under the lock). */
+size_t hs_ended(struct hs_server *s);
 
 /* A port nobody listens on. */
 int hs_closed_port(void);

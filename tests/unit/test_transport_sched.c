@@ -338,3 +338,49 @@ Test(transport_sched, should_start_requests_queued_ahead_before_fresh_ones)
     arb_transport_free(s.t);
     hs_stop(&server);
 }
+
+/* Four requests answered 60 ms apart on four connections: how many connections the client
+ * had closed once the run returned (waiting up to 1 s for the server to see 3 closes). */
+static size_t ended_after_run(int wind_down)
+{
+    struct hs_reply script[] = {{200, "", "{}", 0, 0, 0},
+                                {200, "", "{}", 0, 60, 0},
+                                {200, "", "{}", 0, 120, 0},
+                                {200, "", "{}", 0, 180, 0}};
+    struct arb_transport_opts o = opts(4);
+    struct sched s = {0};
+    struct hs_server server;
+    struct arb_err err = {{0}};
+    double until;
+    size_t n;
+
+    hs_start(&server, script, 4);
+    s.server = &server;
+    s.t = queued(&o, &server, 4);
+    if (wind_down)
+        arb_transport_wind_down(s.t);
+    cr_assert_eq(arb_transport_run(s.t, on_done, &s, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(s.n, 4);
+    until = hs_now() + (wind_down ? 1.0 : 0.1);
+    while ((!wind_down || hs_ended(&server) < 3) && hs_now() < until) {
+        struct timespec ts = {0, 5 * 1000000L};
+
+        nanosleep(&ts, NULL);
+    }
+    n = hs_ended(&server);
+    arb_transport_free(s.t);
+    hs_stop(&server);
+    return n;
+}
+
+/* Winding down (the caller has nothing more to send), a connection that falls idle is closed
+ * as the next transfer finishes, while the last replies are awaited; otherwise all stay open
+ * for reuse until the transport is freed. */
+Test(transport_sched, should_close_idle_connections_while_winding_down)
+{
+    size_t n = ended_after_run(0);
+
+    cr_assert_eq(n, 0, "%zu connections closed without winding down", n);
+    n = ended_after_run(1);
+    cr_assert_geq(n, 3, "%zu of 4 connections closed before the free", n);
+}
