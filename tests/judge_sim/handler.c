@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
@@ -26,7 +27,8 @@ struct conn {
     size_t cap;
     size_t max; /* the route's body limit: SIM_MAX_BODY, more for a batch upload */
     bool too_big;
-    char *hashed; /* body with Arbiter's fence code masked (fence.c), or NULL: body */
+    char *hashed;            /* body with Arbiter's fence code masked (fence.c), or NULL: body */
+    struct timespec arrived; /* when the request's headers came (CLOCK_MONOTONIC) */
 };
 
 static int append(struct conn *c, const char *data, size_t n)
@@ -417,6 +419,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
         if (!c)
             return MHD_NO;
         c->max = body_limit(url, method);
+        clock_gettime(CLOCK_MONOTONIC, &c->arrived);
         *con_cls = c;
         return MHD_YES;
     }
@@ -445,7 +448,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     sim_log_request(st, url, attempt, r.status, log_body ? log_body : c->body, auth,
                     fault[0] ? fault : NULL, r.detail[0] ? r.detail : NULL);
     free(log_body);
-    if (sim_sleep_ms(st, st->cfg->latency_ms) && r.hang)
+    /* The latency counts from the request's arrival, as a client sees a provider's: the
+     * parsing and checking above are inside it, not added to it. */
+    if (sim_sleep_from(st, &c->arrived, st->cfg->latency_ms) && r.hang)
         sim_sleep_ms(st, st->cfg->hang_ms);
     ret = send_reply(st, mc, &r, attempt);
     free(r.text);

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -129,8 +130,10 @@ unsigned long sim_attempt_next(struct sim_state *st, const unsigned char *digest
  * fixture refused the request). Errors writing the log are reported on stderr. */
 void sim_log_request(struct sim_state *st, const char *path, unsigned long attempt, int status,
                      const char *body, bool auth, const char *fault, const char *detail);
-/* Sleeps ms milliseconds or until sim_state_stop; returns false when cut short. */
+/* Sleeps ms milliseconds (from now, or until ms after *from, CLOCK_MONOTONIC) or until
+ * sim_state_stop; returns false when cut short. */
 bool sim_sleep_ms(struct sim_state *st, long ms);
+bool sim_sleep_from(struct sim_state *st, const struct timespec *from, long ms);
 void sim_state_stop(struct sim_state *st);
 
 /* fence.c */

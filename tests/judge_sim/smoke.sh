@@ -249,6 +249,18 @@ done
 wait $cpids
 dt=$(($(now_ms) - t0))
 check "16 concurrent requests overlap their latency (took $dt ms)" test "$dt" -lt 1500
+# The latency counts from the request's arrival (its headers), as a client sees a provider's:
+# a body that comes 600 ms after its headers is answered when it is in, not 300 ms after that.
+t0=$(now_ms)
+{
+    sleep 0.6
+    oa_req slow-body
+} | curl -s -m 10 -o "$T/su.body" -X POST -T - -H 'Expect:' -H 'Content-Type: application/json' \
+    -H "Authorization: Bearer ${KEY:-test-key}" "http://127.0.0.1:$PORT/v1/chat/completions"
+dt=$(($(now_ms) - t0))
+check "a slow body's reply is not delayed by a further --latency-ms (took $dt ms)" \
+    test "$dt" -ge 550 -a "$dt" -lt 850
+check "a slow body is answered" grep -q chat.completion "$T/su.body"
 stop
 
 # --- --fixture: a scripted exchange, replayed in arrival order ---

@@ -168,12 +168,19 @@ void sim_log_request(struct sim_state *st, const char *path, unsigned long attem
 
 bool sim_sleep_ms(struct sim_state *st, long ms)
 {
-    struct timespec until;
+    struct timespec now;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return sim_sleep_from(st, &now, ms);
+}
+
+bool sim_sleep_from(struct sim_state *st, const struct timespec *from, long ms)
+{
+    struct timespec until = *from;
     bool stopped;
 
     if (ms <= 0)
         return true;
-    clock_gettime(CLOCK_MONOTONIC, &until);
     until.tv_sec += ms / 1000;
     until.tv_nsec += (ms % 1000) * 1000000L;
     if (until.tv_nsec >= 1000000000L) {

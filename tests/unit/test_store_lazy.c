@@ -60,3 +60,31 @@ Test(store, should_fail_a_call_whose_statement_cannot_be_prepared, .init = fx_se
     arb_store_rollback(st);
     arb_store_close(st);
 }
+
+static int64_t pragma_int(struct arb_store *st, const char *sql)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t v = -1;
+
+    cr_assert_eq(sqlite3_prepare_v2(st->db, sql, -1, &s, NULL), SQLITE_OK);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return v;
+}
+
+/* A new file gets its schema without syncing (store.c, configure), and every store is left
+ * in WAL mode with synchronous=NORMAL (1) once open: a new one and an existing one. */
+Test(store, should_sync_normally_once_open, .init = fx_setup, .fini = fx_teardown)
+{
+    struct arb_store *st = fx_open_store(ARB_STORE_UNSHARED);
+
+    cr_assert_eq(pragma_int(st, "PRAGMA synchronous"), 1, "a new store left unsynced");
+    cr_assert_gt(pragma_int(st, "PRAGMA user_version"), 0, "no schema");
+    arb_store_close(st);
+    st = fx_open_store(ARB_STORE_UNSHARED);
+    cr_assert_eq(pragma_int(st, "PRAGMA synchronous"), 1);
+    arb_store_close(st);
+    cr_assert_eq(fx_raw_int("SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
+    cr_assert_eq(fx_integrity_ok(), 1);
+}
