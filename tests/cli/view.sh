@@ -69,7 +69,9 @@ stop_view() {
     [ ! -e "$T/view.port" ] && ok || bad "the port file is left after exit"
     VIEW_PID=
 }
-trap 'if [ -n "$VIEW_PID" ]; then kill "$VIEW_PID" 2>/dev/null; fi' EXIT
+# lib.sh's own EXIT trap (lib_cleanup: the test judges, $T) is replaced here, so it is called
+# here too (it was not: every run left its directory in /tmp).
+trap 'if [ -n "$VIEW_PID" ]; then kill "$VIEW_PID" 2>/dev/null; fi; lib_cleanup' EXIT
 
 # get NAME WANT_STATUS PATH [CURL_ARG...]: the body in $T/body, headers in $T/head
 get() {
