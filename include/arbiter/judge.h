@@ -439,8 +439,10 @@ enum arb_status arb_judge_ask(struct arb_judge *j, const struct arb_judge_questi
                               void *ctx, struct arb_err *err);
 
 /*
- * Send what is not cached and wait for every answer.  Each reply is committed
- * to the store as it arrives (the caller must not hold a transaction open).
+ * Send what is not cached and wait for every answer.  Each reply is stored as
+ * it arrives, and made durable before the drain waits for more (in groups,
+ * when the cache can hold: arb_judge_cache.hold) and when it returns (the
+ * caller must not hold a transaction open).
  * Questions are answered in the order asked, each as soon as it and those
  * before it are complete (while later replies are still awaited).  ARB_EDB,
  * ARB_ENOMEM; ARB_EREMOTE with "judge authentication failed (HTTP 401)" when

@@ -64,7 +64,7 @@
 #define IDLE_POLL_MS            1000  /* curl shortens this to its own timers */
 #define STEP_PERFORM_S          0.002 /* between steps that start nothing, curl runs this often */
 
-static double now_s(void)
+double transport_now_s(void)
 {
     struct timespec ts;
 
@@ -247,7 +247,7 @@ static void complete(struct arb_transport *t, struct req *r, enum arb_status st,
     res.body = r->reply.ptr ? r->reply.ptr : "";
     res.body_len = r->reply.len;
     res.attempts = r->attempts;
-    res.latency_s = r->attempts ? now_s() - r->first_start : 0.0;
+    res.latency_s = r->attempts ? transport_now_s() - r->first_start : 0.0;
     if (!why)
         res.error[0] = '\0';
     else if (r->attempts <= 1 || st == ARB_EUSAGE)
@@ -374,7 +374,7 @@ static void start_one(struct arb_transport *t, struct req *r)
     transport_hints_clear(&r->hints);
     r->too_big = 0;
     r->no_mem = 0;
-    r->attempt_start = now_s();
+    r->attempt_start = transport_now_s();
     if (!r->attempts)
         r->first_start = r->attempt_start;
     r->attempts++;
@@ -446,7 +446,7 @@ static void schedule_retry(struct arb_transport *t, struct req *r, double retry_
         retry_after = t->o.retry_after_max_s;
     if (retry_after > delay)
         delay = retry_after;
-    r->due = now_s() + delay;
+    r->due = transport_now_s() + delay;
     /* After any equal due time, so retries due together keep their order. */
     p = &t->waiting;
     while (*p && (*p)->due <= r->due)
@@ -476,7 +476,7 @@ static void finish_attempt(struct arb_transport *t, size_t slot, CURLcode rc)
         snprintf(why, sizeof(why), "reply larger than %zu bytes", t->o.max_body);
     } else if (rc != CURLE_OK) {
         transport_describe_curl(rc, t->o.connect_timeout_ms, t->o.timeout_ms,
-                                (now_s() - r->attempt_start) * 1000.0, why, sizeof(why));
+                                (transport_now_s() - r->attempt_start) * 1000.0, why, sizeof(why));
         retry = transport_curl_retryable(rc);
     } else if (transport_req_outcome(t, r, &retry, why, sizeof(why))) {
         complete_later(t, r, ARB_OK, NULL);
@@ -550,7 +550,7 @@ static int poll_timeout_ms(struct arb_transport *t)
 
     if (!t->waiting)
         return IDLE_POLL_MS;
-    ms = (t->waiting->due - now_s()) * 1000.0 + 1.0;
+    ms = (t->waiting->due - transport_now_s()) * 1000.0 + 1.0;
     if (ms <= 0)
         return 0;
     return ms > IDLE_POLL_MS ? IDLE_POLL_MS : (int)ms;
@@ -570,7 +570,7 @@ static void refill(struct arb_transport *t)
 {
     if (t->done_failed || atomic_load(&t->aborted))
         return;
-    promote_due(t, now_s());
+    promote_due(t, transport_now_s());
     start_ready(t);
     transport_drive(t, 0, NULL);
 }
@@ -623,7 +623,7 @@ enum arb_status arb_transport_step(struct arb_transport *t, struct arb_err *err)
         return arb_err_set(err, ARB_EUSAGE, "arb_transport_step called from a callback");
     if (atomic_load(&t->aborted))
         return ARB_OK; /* the next run fails what is queued */
-    now = now_s();
+    now = transport_now_s();
     was_active = t->n_active;
     promote_due(t, now);
     start_ready(t);
@@ -669,7 +669,7 @@ enum arb_status arb_transport_run(struct arb_transport *t,
             fail_all(t, ARB_EUSAGE, "aborted");
             continue;
         }
-        promote_due(t, now_s());
+        promote_due(t, transport_now_s());
         start_ready(t);
         mc = transport_drive(t, 0, NULL);
         if (mc) {

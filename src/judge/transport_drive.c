@@ -18,20 +18,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "transport_int.h"
 
 #define MAX_TIMER_ROUNDS 8 /* timeouts acted on in one call, when curl asks for 0 ms again */
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static short poll_events(int what)
 {
@@ -83,7 +74,7 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
     struct arb_transport *t = userp;
 
     (void)multi;
-    t->timer_at = timeout_ms < 0 ? -1.0 : now_s() + (double)timeout_ms / 1000.0;
+    t->timer_at = timeout_ms < 0 ? -1.0 : transport_now_s() + (double)timeout_ms / 1000.0;
     return 0;
 }
 
@@ -91,7 +82,6 @@ CURLMcode transport_drive_init(struct arb_transport *t)
 {
     CURLMcode mc;
 
-    t->wake[0] = t->wake[1] = -1;
     t->timer_at = -1.0;
     t->cap_pfd = t->o.concurrency + 8;
     t->pfd = calloc(t->cap_pfd, sizeof(*t->pfd));
@@ -149,8 +139,8 @@ static CURLMcode act_on_timer(struct arb_transport *t)
     CURLMcode mc = CURLM_OK;
     int running;
 
-    for (int i = 0; i < MAX_TIMER_ROUNDS && !mc && t->timer_at >= 0 && t->timer_at <= now_s();
-         i++) {
+    for (int i = 0;
+         i < MAX_TIMER_ROUNDS && !mc && t->timer_at >= 0 && t->timer_at <= transport_now_s(); i++) {
         t->timer_at = -1.0;
         mc = curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
     }
@@ -163,7 +153,7 @@ static int wait_ms(const struct arb_transport *t, int limit)
 
     if (t->timer_at < 0)
         return limit;
-    ms = (t->timer_at - now_s()) * 1000.0;
+    ms = (t->timer_at - transport_now_s()) * 1000.0;
     if (ms <= 0)
         return 0;
     ms += 1.0; /* past the timeout, not just before it */

@@ -161,13 +161,16 @@ struct arb_transport {
     double timer_at; /* when curl's timeout is due (monotonic seconds); -1: none */
 };
 
+/* Monotonic seconds, the clock of every due time and latency here (transport.c). */
+double transport_now_s(void);
+
 /*
  * curl driven by its sockets and timer (transport_drive.c).  init sets the multi handle's
- * socket and timer callbacks and makes the wake pipe (a CURLMcode; free undoes it, after
- * curl_multi_cleanup).  transport_drive acts on curl's due timer, waits up to limit_ms (0:
- * not at all) for news on curl's sockets, curl's next timeout or a wake, and tells curl of
- * what came; *ready (may be NULL): how many sockets had news.  transport_drive_wake, from any
- * thread, ends a wait.
+ * socket and timer callbacks and makes the wake pipe (a CURLMcode; wake[] is -1 before it,
+ * so that free, after curl_multi_cleanup, closes only what init made).  transport_drive acts
+ * on curl's due timer, waits up to limit_ms (0: not at all) for news on curl's sockets,
+ * curl's next timeout or a wake, and tells curl of what came; *ready (may be NULL): how many
+ * sockets had news.  transport_drive_wake, from any thread, ends a wait.
  */
 CURLMcode transport_drive_init(struct arb_transport *t);
 void transport_drive_free(struct arb_transport *t);

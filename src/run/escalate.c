@@ -409,7 +409,6 @@ static enum arb_status drain(struct escalation *e, size_t n, size_t n_pairs, siz
 enum arb_status escalation_drain(struct escalation *e, size_t *unreachable, struct arb_err *err)
 {
     e->mark_asked = e->mark_q = 0;
-    arb_judge_wind_down(e->judge); /* the last drain: nothing is asked after it */
     return drain(e, SIZE_MAX, e->n_asked, unreachable, err);
 }
 

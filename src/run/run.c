@@ -349,6 +349,8 @@ static enum arb_status flush_batch(struct runner *r, int last)
     struct arb_case *c;
     struct items *it;
 
+    if (!st && r->esc && last) /* nothing is asked after it */
+        arb_judge_wind_down(escalation_judge(r->esc));
     if (!st && r->esc)
         st = last ? escalation_drain(r->esc, &r->unreachable, r->err)
                   : escalation_drain_marked(r->esc, &r->unreachable, r->err);

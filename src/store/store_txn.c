@@ -68,13 +68,9 @@ static void rollback_all(struct arb_store *st)
     st->group.open = st->group.scope = 0;
     if (sqlite3_get_autocommit(st->db))
         return;
-    s = store_stmt(st, Q_ROLLBACK);
-    if (s) {
-        sqlite3_step(s);
-        sqlite3_reset(s);
-    } else {
-        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-    }
+    s = store_stmt(st, Q_ROLLBACK); /* prepared at open */
+    sqlite3_step(s);
+    sqlite3_reset(s);
 }
 
 /* Commit the group's transaction; when that fails, everything it held is undone. */
@@ -95,9 +91,6 @@ static enum arb_status group_scope_begin(struct arb_store *st, struct arb_err *e
     int began = 0;
 
     if (!st->group.open) {
-        if (!sqlite3_get_autocommit(st->db))
-            return arb_err_set(err, ARB_EUSAGE, "cannot begin a transaction in '%s': one is open",
-                               st->path);
         ret = begin_immediate(st, err);
         if (ret)
             return ret;
@@ -131,7 +124,7 @@ enum arb_status arb_store_begin(struct arb_store *st, struct arb_err *err)
 {
     if (st->flags & ARB_STORE_READONLY)
         return arb_err_set(err, ARB_EUSAGE, "cannot write to '%s': opened read-only", st->path);
-    if (st->group.scope || (!st->group.on && !st->group.open && !sqlite3_get_autocommit(st->db)))
+    if (st->group.scope || (!st->group.open && !sqlite3_get_autocommit(st->db)))
         return arb_err_set(err, ARB_EUSAGE, "cannot begin a transaction in '%s': one is open",
                            st->path);
     if (st->group.on || st->group.open)

@@ -292,22 +292,23 @@ int hs_closed_port(void)
     return port;
 }
 
-size_t hs_requests(struct hs_server *s)
+/* A count the connection threads keep, read under the lock. */
+static size_t locked(struct hs_server *s, const size_t *count)
 {
     size_t n;
 
     pthread_mutex_lock(&s->mu);
-    n = s->n_requests;
+    n = *count;
     pthread_mutex_unlock(&s->mu);
     return n;
 }
 
+size_t hs_requests(struct hs_server *s)
+{
+    return locked(s, &s->n_requests);
+}
+
 size_t hs_ended(struct hs_server *s)
 {
-    size_t n;
-
-    pthread_mutex_lock(&s->mu);
-    n = s->n_ended;
-    pthread_mutex_unlock(&s->mu);
-    return n;
+    return locked(s, &s->n_ended);
 }

@@ -67,14 +67,23 @@ static struct arb_store *open_counted(int64_t *run)
     return st;
 }
 
+/* open_counted, with its commits grouped. */
+static struct arb_store *open_grouped(int64_t *run)
+{
+    struct arb_store *st = open_counted(run);
+    struct arb_err err = {{0}};
+
+    cr_assert_eq(arb_store_group_begin(st, &err), ARB_OK, "%s", err.msg);
+    return st;
+}
+
 Test(store_group, should_commit_the_transactions_of_a_group_as_one, .init = fx_setup,
      .fini = fx_teardown)
 {
     struct arb_err err = {{0}};
     int64_t run;
-    struct arb_store *st = open_counted(&run);
+    struct arb_store *st = open_grouped(&run);
 
-    cr_assert_eq(arb_store_group_begin(st, &err), ARB_OK, "%s", err.msg);
     ones(st, run, 0, 10);
     cr_assert_eq(problems(), 0, "committed before the flush");
     cr_assert_eq(commits, 0);
@@ -97,9 +106,8 @@ Test(store_group, should_undo_a_rolled_back_transaction_alone, .init = fx_setup,
 {
     struct arb_err err = {{0}};
     int64_t run;
-    struct arb_store *st = open_counted(&run);
+    struct arb_store *st = open_grouped(&run);
 
-    cr_assert_eq(arb_store_group_begin(st, &err), ARB_OK, "%s", err.msg);
     one(st, run, "c1", 0);
     one(st, run, "c2", 1);
     one(st, run, "c3", 0);
@@ -114,9 +122,8 @@ Test(store_group, should_commit_on_its_own_when_full_or_old, .init = fx_setup, .
     struct timespec pause = {0, 60 * 1000000L};
     struct arb_err err = {{0}};
     int64_t run;
-    struct arb_store *st = open_counted(&run);
+    struct arb_store *st = open_grouped(&run);
 
-    cr_assert_eq(arb_store_group_begin(st, &err), ARB_OK, "%s", err.msg);
     ones(st, run, 0, 63);
     cr_assert_eq(problems(), 0);
     ones(st, run, 63, 1);
@@ -138,9 +145,8 @@ Test(store_group, should_finish_what_is_open_at_the_end, .init = fx_setup, .fini
 {
     struct arb_err err = {{0}};
     int64_t run;
-    struct arb_store *st = open_counted(&run);
+    struct arb_store *st = open_grouped(&run);
 
-    cr_assert_eq(arb_store_group_begin(st, &err), ARB_OK, "%s", err.msg);
     one(st, run, "c1", 0);
     cr_assert_eq(arb_store_begin(st, &err), ARB_OK, "%s", err.msg);
     cr_assert_eq(arb_store_put_problem(st, run, "missing_output", "c2", "a", "x", &err), ARB_OK);
@@ -217,9 +223,8 @@ Test(store_group, should_lose_the_group_when_its_commit_fails, .init = fx_setup,
 {
     struct arb_err err = {{0}};
     int64_t run;
-    struct arb_store *st = open_counted(&run);
+    struct arb_store *st = open_grouped(&run);
 
-    cr_assert_eq(arb_store_group_begin(st, &err), ARB_OK, "%s", err.msg);
     one(st, run, "c1", 0);
     cr_assert_eq(sqlite3_exec(st->db, "PRAGMA defer_foreign_keys = ON", NULL, NULL, NULL),
                  SQLITE_OK);
