@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arbiter/http.h"
 #include "arbiter/json.h"
 #include "arbiter/run.h"
 #include "arbiter/store.h"
@@ -441,7 +442,7 @@ static int run_cmd(int argc, char **argv)
     struct arb_err err = {{0}}, suite_err = {{0}};
     struct opening opening;
     struct cli_judge judge;
-    enum arb_status rs, rs_suite = ARB_OK;
+    enum arb_status rs, rs_suite = ARB_OK, http = ARB_EINTERNAL; /* ARB_OK: to clean up */
     double min_kappa = NAN, max_cost = 0.0;
     struct cli_case_select sel;
     struct cli_progress prog;
@@ -505,12 +506,19 @@ static int run_cmd(int argc, char **argv)
         goto out;
     }
     open_start(&opening, db, !resume);
+    /* libcurl and OpenSSL are set up while the database opens (main.c leaves them to run). */
+    http = arb_http_global_init();
     if (!resume) {
         rs_suite = arb_suite_load(suite_path, &suite, &suite_err);
         for (i = 0; !rs_suite && i < systems.n; i++)
             rs_suite = arb_suite_set_system(suite, systems.spec[i], &suite_err);
     }
     rs = opened(&opening, &st, &err);
+    if (http != ARB_OK) {
+        cli_error("run", "cannot initialise the HTTP library");
+        code = EXIT_ENV;
+        goto out;
+    }
     if (rs) {
         cli_error("run", "%s", err.msg);
         code = EXIT_ENV;
@@ -624,6 +632,8 @@ out:
     arb_run_summary_release(&sum);
     arb_suite_free(suite);
     arb_store_close(st);
+    if (http == ARB_OK)
+        arb_http_global_cleanup();
     return code;
 }
 

@@ -22,7 +22,7 @@ static const struct cmd_row {
     unsigned needs; /* enum arb_cmd_flags */
 } commands[] = {
     {&arb_cmd_check, 0},
-    {&arb_cmd_run, ARB_CMD_NEEDS_HTTP},
+    {&arb_cmd_run, 0}, /* sets up HTTP itself, while its database opens */
     {&arb_cmd_runs, 0},
     {&arb_cmd_merge, 0},
     {&arb_cmd_show, 0},

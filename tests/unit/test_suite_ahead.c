@@ -12,8 +12,10 @@
 #include <criterion/criterion.h>
 
 #include "arbiter/suite.h"
+#include "../../src/suite/suite_int.h"
 
 #define LINES 3000 /* a dozen of the thread's blocks */
+#define PAD   900  /* bytes of padding a line: the file over AHEAD_MIN_BYTES, read on the thread */
 
 struct fixture {
     char dir[64];
@@ -50,7 +52,9 @@ static void write_cases(const struct fixture *f, const char *const *lines_at, co
                         size_t n_bad)
 {
     FILE *c = fopen(f->cases, "w");
+    char pad[PAD];
 
+    memset(pad, 'x', sizeof(pad));
     cr_assert_not_null(c);
     for (size_t k = 1; k <= LINES; k++) {
         const char *bad = NULL;
@@ -63,8 +67,10 @@ static void write_cases(const struct fixture *f, const char *const *lines_at, co
         else if (k % 7 == 0)
             fprintf(c, "\n"); /* blank lines count */
         else
-            fprintf(c, "{\"id\": \"c%zu\", \"expected\": {\"n\": %zu}}\n", k, k);
+            fprintf(c, "{\"id\": \"c%zu\", \"expected\": {\"n\": %zu, \"pad\": \"%.*s\"}}\n", k,
+                    k, PAD, pad);
     }
+    cr_assert_geq(ftell(c), AHEAD_MIN_BYTES, "the cases file is read on the caller's thread");
     fclose(c);
 }
 
