@@ -286,6 +286,21 @@ unsigned long store_ckpt_runs(const struct arb_store *st)
     return n;
 }
 
+void store_ckpt_wait_idle(struct arb_store *st)
+{
+    struct store_ckpt *ck = st->ckpt;
+    const struct timespec ms = {0, 1000000L};
+    int busy = 1;
+
+    while (ck && busy) {
+        pthread_mutex_lock(&ck->mu);
+        busy = ck->started && !ck->failed && !ck->stop && (ck->due || ck->running);
+        pthread_mutex_unlock(&ck->mu);
+        if (busy)
+            nanosleep(&ms, NULL);
+    }
+}
+
 int store_set_wal_pages(struct arb_store *st, int pages)
 {
     if (st->ckpt || pages < 4)

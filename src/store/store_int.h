@@ -206,13 +206,15 @@ void store_texts_free(struct arb_store *st);
  * database once).  store_ckpt_start moves those checkpoints to a thread of their own with its
  * own connection (started when the first is due) and store_ckpt_stop, which must come before
  * st's connection closes, ends it and gives them back to st's connection (store_ckpt.c).
- * store_ckpt_runs counts the thread's checkpoints; store_set_wal_pages (before a start) sets
- * st->wal_pages, for tests of a small log.
+ * store_ckpt_runs counts the thread's checkpoints; store_ckpt_wait_idle waits until none is due
+ * or running (a test's pace, whatever the machine's load); store_set_wal_pages (before a start)
+ * sets st->wal_pages, for tests of a small log.
  */
 #define STORE_WAL_PAGES 8192
 void store_ckpt_start(struct arb_store *st);
 void store_ckpt_stop(struct arb_store *st);
 unsigned long store_ckpt_runs(const struct arb_store *st);
+void store_ckpt_wait_idle(struct arb_store *st);
 int store_set_wal_pages(struct arb_store *st, int pages);
 
 /* Run a statement with no parameters that returns at most one integer (PRAGMA x) into *v
