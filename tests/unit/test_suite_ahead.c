@@ -67,8 +67,8 @@ static void write_cases(const struct fixture *f, const char *const *lines_at, co
         else if (k % 7 == 0)
             fprintf(c, "\n"); /* blank lines count */
         else
-            fprintf(c, "{\"id\": \"c%zu\", \"expected\": {\"n\": %zu, \"pad\": \"%.*s\"}}\n", k,
-                    k, PAD, pad);
+            fprintf(c, "{\"id\": \"c%zu\", \"expected\": {\"n\": %zu, \"pad\": \"%.*s\"}}\n", k, k,
+                    PAD, pad);
     }
     cr_assert_geq(ftell(c), AHEAD_MIN_BYTES, "the cases file is read on the caller's thread");
     fclose(c);
