@@ -40,7 +40,8 @@
  * message, a log line or a result.  Error texts are built from fixed words,
  * the status and curl's code text, never from a reply's body or headers.
  * No global state: curl_global_init is the caller's (the command line calls
- * it once at start).
+ * it once, before the command's work or, for run, beside its database's
+ * opening: arb_http_global_init).
  */
 #ifndef ARBITER_HTTP_H
 #define ARBITER_HTTP_H
@@ -183,9 +184,13 @@ void arb_transport_wind_down(struct arb_transport *t);
 
 /*
  * Process-wide setup and teardown of the HTTP library (curl_global_init):
- * the one piece of global state, owned by the program, called once from main.
+ * the one piece of global state, owned by the program, called once by the
+ * command line.  arb_http_global_init_threadsafe is 1 when this libcurl may
+ * be set up while another thread runs (CURL_VERSION_THREADSAFE, since 7.84;
+ * Debian 12's 7.88 is): otherwise it must come before any thread starts.
  */
 enum arb_status arb_http_global_init(void);
+int arb_http_global_init_threadsafe(void);
 void arb_http_global_cleanup(void);
 
 #endif

@@ -45,7 +45,9 @@ struct arb_cmd {
 
 /* What a command needs set up before it runs (main.c's table, like git's RUN_SETUP). */
 enum arb_cmd_flags {
-    ARB_CMD_NEEDS_HTTP = 1 << 0 /* it may ask an HTTP judge: libcurl and OpenSSL initialised */
+    ARB_CMD_NEEDS_HTTP = 1 << 0, /* it may ask an HTTP judge: libcurl and OpenSSL initialised */
+    ARB_CMD_OWN_HTTP = 1 << 1    /* it may, and sets them up itself (run: while its database
+                                    opens); main.c leaves them to it */
 };
 
 extern const struct arb_cmd arb_cmd_check;

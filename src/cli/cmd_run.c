@@ -442,7 +442,9 @@ static int run_cmd(int argc, char **argv)
     struct arb_err err = {{0}}, suite_err = {{0}};
     struct opening opening;
     struct cli_judge judge;
-    enum arb_status rs, rs_suite = ARB_OK, http = ARB_EINTERNAL; /* ARB_OK: to clean up */
+    enum arb_status rs, rs_suite = ARB_OK;
+    enum arb_status http = ARB_EINTERNAL; /* arb_http_global_init's: ARB_OK to clean up */
+    int early;
     double min_kappa = NAN, max_cost = 0.0;
     struct cli_case_select sel;
     struct cli_progress prog;
@@ -505,9 +507,14 @@ static int run_cmd(int argc, char **argv)
         code = EXIT_USAGE;
         goto out;
     }
+    /* libcurl and OpenSSL are set up while the database opens (main.c leaves them to run),
+     * when this libcurl allows it with another thread running; before, when not. */
+    early = !arb_http_global_init_threadsafe();
+    if (early)
+        http = arb_http_global_init();
     open_start(&opening, db, !resume);
-    /* libcurl and OpenSSL are set up while the database opens (main.c leaves them to run). */
-    http = arb_http_global_init();
+    if (!early)
+        http = arb_http_global_init();
     if (!resume) {
         rs_suite = arb_suite_load(suite_path, &suite, &suite_err);
         for (i = 0; !rs_suite && i < systems.n; i++)

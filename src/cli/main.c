@@ -15,14 +15,15 @@
 /*
  * Every command, in the order `arbiter --help` lists them, with what it needs: only the
  * commands that may ask an HTTP judge pay for libcurl's and OpenSSL's set-up (loading the TLS
- * configuration and the system's certificates), so `arbiter runs` and `report` start fast.
+ * configuration and the system's certificates), so `arbiter runs` and `report` start fast;
+ * run does it itself, beside opening its database.
  */
 static const struct cmd_row {
     const struct arb_cmd *cmd;
     unsigned needs; /* enum arb_cmd_flags */
 } commands[] = {
     {&arb_cmd_check, 0},
-    {&arb_cmd_run, 0}, /* sets up HTTP itself, while its database opens */
+    {&arb_cmd_run, ARB_CMD_OWN_HTTP},
     {&arb_cmd_runs, 0},
     {&arb_cmd_merge, 0},
     {&arb_cmd_show, 0},

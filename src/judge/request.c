@@ -593,8 +593,11 @@ static enum arb_status print_exact(const cJSON *sent, char **body)
 
     arb_buf_init(&b, 0);
     st = arb_json_print(sent, &b) ? ARB_ENOMEM : ARB_OK; /* the request is ours: only memory */
-    if (!st && !(*body = arb_memdup0(b.ptr ? b.ptr : "", b.len)))
-        st = ARB_ENOMEM;
+    if (!st) {
+        *body = arb_memdup0(b.ptr ? b.ptr : "", b.len);
+        if (!*body)
+            st = ARB_ENOMEM;
+    }
     arb_buf_release(&b);
     return st;
 }

@@ -132,18 +132,19 @@ void case_reader_release(struct arb_case_reader *r, struct arb_case *c)
 }
 
 /* The size of the file f, or -1 when it cannot be told. */
-static long file_size(FILE *f)
+static off_t file_size(FILE *f)
 {
     struct stat sb;
 
-    return f && fstat(fileno(f), &sb) == 0 ? (long)sb.st_size : -1;
+    return f && fstat(fileno(f), &sb) == 0 ? sb.st_size : -1;
 }
 
-void case_reader_ahead(struct arb_case_reader *r)
+int case_reader_ahead(struct arb_case_reader *r)
 {
     if (r->jsonl && !r->lines && !r->ahead && file_size(r->lr.f) >= AHEAD_MIN_BYTES &&
         sysconf(_SC_NPROCESSORS_ONLN) > 1 && ahead_start(&r->lr, &r->ahead) != ARB_OK)
         r->ahead = NULL; /* read here, as without */
+    return r->ahead != NULL;
 }
 
 enum arb_status arb_case_reader_open(const struct arb_suite *s, struct arb_case_reader **out,

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <cjson/cJSON.h>
 
@@ -162,14 +163,6 @@ struct ahead_line {
 };
 enum arb_status ahead_start(struct line_reader *lr, struct ahead **out);
 
-/*
- * A cases file smaller than this is read on the caller's thread (case_reader_ahead): below
- * it, starting the thread and waiting on its first block cost more than the parsing it
- * overlaps.  Measured on 2 cores, the whole read: 500 cases (30 KB) 2.0 ms with the thread
- * against 0.2 ms without, 20,000 (0.7 MB) 9.4-11.0 ms against 7.2-7.6, 60,000 (2.1 MB)
- * about even, 200,000 (7.3 MB) 59-76 ms against 74-80.
- */
-#define AHEAD_MIN_BYTES ((long)2 << 20)
 int ahead_next(struct ahead *a, struct ahead_line *l, struct arb_err *err);
 void ahead_free(struct ahead *a);
 
@@ -208,12 +201,21 @@ enum arb_status case_reader_open_text(const struct arb_suite *s, const char *tex
 void case_reader_record(struct arb_case_reader *r, struct arb_suite *s);
 
 /*
+ * A cases file smaller than this is read on the caller's thread (case_reader_ahead): below
+ * it, starting the thread and waiting on its first block cost more than the parsing it
+ * overlaps.  Measured on 2 cores, the whole read: 500 cases (30 KB) 2.0 ms with the thread
+ * against 0.2 ms without, 20,000 (0.7 MB) 9.4-11.0 ms against 7.2-7.6, 60,000 (2.1 MB)
+ * about even, 200,000 (7.3 MB) 59-76 ms against 74-80.
+ */
+#define AHEAD_MIN_BYTES ((off_t)2 << 20)
+
+/*
  * Have the reader of a cases file read and parse its lines on a thread of their own (ahead.c),
  * for a pass that only checks them (the load's), when the machine has a core for it and the
  * file holds AHEAD_MIN_BYTES or more; the cases, errors and their order are the same.
- * Without a thread it reads them itself.
+ * Without a thread it reads them itself.  1 when they are read on the thread.
  */
-void case_reader_ahead(struct arb_case_reader *r);
+int case_reader_ahead(struct arb_case_reader *r);
 
 /* arb_case_release(c) for a case r just gave: its parse is freed where it was made. */
 void case_reader_release(struct arb_case_reader *r, struct arb_case *c);

@@ -127,6 +127,51 @@ static void expect_same_error(const char *const *bad, const size_t *at, size_t n
     cr_assert_not_null(strstr(got.msg, contains), "%s", got.msg);
 }
 
+/* Read the cases of the suite's file through a reader, on a thread when it takes one: how
+ * many cases, and *ahead whether it read them on the thread. */
+static size_t read_all(const struct fixture *f, int *ahead)
+{
+    struct arb_suite *s = NULL;
+    struct arb_case_reader *r = NULL;
+    struct arb_case c;
+    struct arb_err err = {""};
+    size_t n = 0;
+    int got;
+
+    cr_assert_eq(arb_suite_load(f->suite, &s, &err), ARB_OK, "%s", err.msg);
+    cr_assert_eq(arb_case_reader_open(s, &r, &err), ARB_OK, "%s", err.msg);
+    *ahead = case_reader_ahead(r);
+    while ((got = arb_case_reader_next(r, &c, &err)) == 1) {
+        n++;
+        arb_case_release(&c);
+    }
+    cr_assert_eq(got, 0, "%s", err.msg);
+    arb_case_reader_free(r);
+    arb_suite_free(s);
+    return n;
+}
+
+Test(suite_ahead, should_read_on_a_thread_only_a_file_past_the_threshold)
+{
+    struct fixture f;
+    FILE *c;
+    int ahead = -1;
+
+    fixture_init(&f);
+    write_cases(&f, NULL, NULL, 0);
+    cr_assert_eq(read_all(&f, &ahead), LINES - LINES / 7);
+    cr_assert_eq(ahead, 1, "a file of %d lines over AHEAD_MIN_BYTES was read without the thread",
+                 LINES);
+    c = fopen(f.cases, "w"); /* a small file: read on this thread */
+    cr_assert_not_null(c);
+    for (int k = 1; k <= 300; k++)
+        fprintf(c, "{\"id\": \"c%d\", \"expected\": {\"n\": %d}}\n", k, k);
+    fclose(c);
+    cr_assert_eq(read_all(&f, &ahead), 300);
+    cr_assert_eq(ahead, 0, "a file of 300 short lines was read on a thread");
+    fixture_release(&f);
+}
+
 Test(suite_ahead, should_load_a_cases_file_of_many_blocks)
 {
     struct fixture f;
