@@ -161,6 +161,7 @@ test-cli:
 	@sh tests/cli/statistical.sh $(BUILD)/arbiter $(BUILD)/judge_sim
 	@sh tests/cli/matrix.sh $(BUILD)/arbiter
 	@sh tests/cli/csv.sh $(BUILD)/arbiter
+	@sh tests/cli/collide.sh $(BUILD)/arbiter
 	@sh tests/judge_sim/smoke.sh $(BUILD)/judge_sim
 	@sh tests/judge_sim/batch_smoke.sh $(BUILD)/judge_sim
 	@sh tests/cli/judge.sh $(BUILD)/arbiter $(BUILD)/judge_sim
