@@ -60,4 +60,11 @@ JSON
             printf "report (%s): %d cases in %.2f s, peak RSS %.1f MB\n", w, n, e - s, m / 1024
         }'
     done
+    # The CSV table as `export --csv` writes it (the same table as the csv report).
+    start=$(date +%s.%N)
+    /usr/bin/time -f '%M' -o "$T/mem" "$ARB" export 1 --csv --db "$T/run.db" >/dev/null
+    end=$(date +%s.%N)
+    awk -v s="$start" -v e="$end" -v n="$N" -v m="$(cat "$T/mem")" 'BEGIN {
+        printf "export (csv): %d cases in %.2f s, peak RSS %.1f MB\n", n, e - s, m / 1024
+    }'
 done
