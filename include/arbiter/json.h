@@ -112,7 +112,8 @@ size_t arb_json_number_format(double d, char *out);
  */
 enum arb_status arb_json_print(const cJSON *v, struct arb_buf *out);
 
-/* As arb_json_print, into a malloc'd string the caller frees (*len optional); NULL on failure. */
+/* As arb_json_print, into a malloc'd string of its length that the caller frees (*len
+ * optional); NULL on failure. */
 char *arb_json_print_string(const cJSON *v, size_t *len);
 
 /*

@@ -584,24 +584,6 @@ static enum arb_status request_key(const struct arb_judge_config *cfg,
     return st;
 }
 
-/* sent as compact JSON in *body, allocated at its length: a call keeps its body until it is
- * answered, and the printer's buffer, grown by doubling, holds up to twice the text. */
-static enum arb_status print_exact(const cJSON *sent, char **body)
-{
-    struct arb_buf b;
-    enum arb_status st;
-
-    arb_buf_init(&b, 0);
-    st = arb_json_print(sent, &b) ? ARB_ENOMEM : ARB_OK; /* the request is ours: only memory */
-    if (!st) {
-        *body = arb_memdup0(b.ptr ? b.ptr : "", b.len);
-        if (!*body)
-            st = ARB_ENOMEM;
-    }
-    arb_buf_release(&b);
-    return st;
-}
-
 enum arb_status judge_build(const struct arb_judge_config *cfg, const struct judge_request *rq,
                             char **body, char *key, struct arb_err *err)
 {
@@ -614,8 +596,8 @@ enum arb_status judge_build(const struct arb_judge_config *cfg, const struct jud
     /* A command judge reads the canonical form; a server, compact JSON. */
     if (!st && cfg->provider == ARB_JUDGE_COMMAND)
         st = arb_jcs_string(sent, body, NULL, err);
-    else if (!st)
-        st = print_exact(sent, body);
+    else if (!st && !(*body = arb_json_print_string(sent, NULL)))
+        st = ARB_ENOMEM;
     cJSON_Delete(sent);
     return st;
 }

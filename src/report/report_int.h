@@ -16,7 +16,7 @@
 #include "arbiter/store.h"
 
 /* A listed case: its id (owned), its place in case order and the lowest pass rate of any
- * system (NaN when none decided anything); its counts are kept beside it. */
+ * system, NaN when none decided anything; its counts are kept beside it. */
 struct case_rate {
     char *id;
     size_t i;
@@ -80,7 +80,7 @@ void matrix_acc_free(struct matrix_acc *m);
 
 struct stats_acc;
 struct cmp_view;
-/* store and run: the outputs' durations are read there, one pass per system (NULL: none). */
+/* store and run: the outputs' durations are read there, one pass per system, NULL for none. */
 struct stats_acc *stats_acc_new(const char *const *names, size_t n, struct arb_store *store,
                                 int64_t run, struct arb_err *err);
 /* ARB_OK or ARB_ENOMEM. */

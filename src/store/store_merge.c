@@ -17,8 +17,8 @@
  *
  * The rows go in in the order the unsharded run would have written them, so their ids
  * (which some readers order by: problems, checks, judgments) follow the same order: per
- * case by seq, within a case as its shard wrote them; outputs per system (the order they
- * were loaded), then by seq.  Problems are in the order found while loading the outputs:
+ * case by seq, within a case as its shard wrote them; outputs by system in the order they
+ * were loaded, then by seq.  Problems are in the order found while loading the outputs:
  * those of cases the suite lacks (and of no case) were found by every shard, in the same
  * order, and anchor the others, which fall between the anchors by system and case order
  * (the order found, as long as a system's outputs list its cases in the suite's order).

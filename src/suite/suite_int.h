@@ -162,7 +162,6 @@ struct ahead_line {
     struct arb_err parse_err;
 };
 enum arb_status ahead_start(struct line_reader *lr, struct ahead **out);
-
 int ahead_next(struct ahead *a, struct ahead_line *l, struct arb_err *err);
 void ahead_free(struct ahead *a);
 

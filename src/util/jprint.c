@@ -99,14 +99,18 @@ enum arb_status arb_json_print(const cJSON *v, struct arb_buf *out)
     return st;
 }
 
+/* Copied out at its length, for a caller that keeps it (a judge's request body, held until
+ * answered): the buffer, grown by doubling, holds up to twice the text. */
 char *arb_json_print_string(const cJSON *v, size_t *len)
 {
     struct arb_buf b;
+    char *s = NULL;
 
     arb_buf_init(&b, 0);
-    if (arb_json_print(v, &b)) {
-        arb_buf_release(&b);
-        return NULL;
-    }
-    return arb_buf_detach(&b, len);
+    if (!arb_json_print(v, &b))
+        s = arb_memdup0(b.ptr ? b.ptr : "", b.len);
+    if (s && len)
+        *len = b.len;
+    arb_buf_release(&b);
+    return s;
 }

@@ -219,7 +219,7 @@ static int on_output(void *ctx, const struct arb_output_row *o)
 
     if (strcmp(o->system, b->system) != 0)
         return 0;
-    /* A file's name may spell its system ("out/gpt-4o.md"): the judge saw it redacted. */
+    /* A file's name may spell its system, as "out/gpt-4o.md" does: the judge saw it redacted. */
     if (*o->file) {
         html_raw(b->h, "<span class=\"file\">");
         b->rc = blind_text(b->h, b->ri, o->file, strlen(o->file), NULL);
